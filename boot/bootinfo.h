@@ -1,0 +1,128 @@
+/*
+ * bootinfo.h - the one ABI between a loader and the kernel.
+ *
+ * Two loaders fill this structure: the UEFI application in boot/uefi/ and
+ * the PVH direct-boot entry in boot/pvh/.  The kernel reads nothing else
+ * from either of them: no firmware tables are touched through loader
+ * pointers except the ACPI RSDP, whose physical address is passed here.
+ *
+ * Hand-off contract (both loaders):
+ *   - CPU in 64-bit long mode, CPL 0, interrupts disabled (RFLAGS.IF = 0),
+ *     direction flag clear, CR4.PAE set, 4-level paging (no LA57).
+ *   - The active page tables identity-map every physical range listed in
+ *     mmap[] below max(4 GiB, highest mapped address), and map the kernel
+ *     image at its link address KPROF_KERNEL_LINK_VA onwards to the physical
+ *     pages starting at kernel_phys_base (2 MiB aligned).
+ *   - %rdi holds the physical (identity-mapped) address of this structure;
+ *     %rsp points to a usable, 16-byte aligned stack (the kernel switches to
+ *     its own at once).
+ *   - The kernel copies the structure before it replaces the page tables,
+ *     so the loader's memory may be anything except KERNEL type.
+ *
+ * All fields are little-endian, fixed width, and laid out without implicit
+ * padding; the _Static_asserts at the end check the layout at compile time
+ * in both loaders and in the kernel.
+ */
+#ifndef KPROF_BOOT_BOOTINFO_H
+#define KPROF_BOOT_BOOTINFO_H
+
+#include <stdint.h>
+
+#define BOOTINFO_MAGIC   0x4f4f42464f52504bULL /* "KPROFBOO" little-endian */
+#define BOOTINFO_VERSION 1u
+
+/* The kernel's virtual link address (higher half) and the physical address
+ * the PVH path loads it at.  A UEFI loader may place the image elsewhere
+ * (any 2 MiB aligned address) and reports where in kernel_phys_base. */
+#define KPROF_KERNEL_LINK_VA 0xFFFFFFFF80200000ULL
+#define KPROF_KERNEL_LINK_PA 0x0000000000200000ULL
+
+#define BOOTINFO_CMDLINE_MAX 1024 /* bytes, including the terminating NUL  */
+#define BOOTINFO_MMAP_MAX    512  /* entries after merging adjacent ranges */
+#define BOOTINFO_NAME_MAX    32
+
+/* Who filled the structure. */
+enum bootinfo_loader {
+	BOOTINFO_LOADER_UEFI = 1, /* boot/uefi, after ExitBootServices()   */
+	BOOTINFO_LOADER_PVH = 2,  /* boot/pvh, from the PVH start_info      */
+};
+
+/* Where the command line came from. */
+enum bootinfo_cmdline_source {
+	BOOTINFO_CMDLINE_NONE = 0,         /* empty: defaults apply          */
+	BOOTINFO_CMDLINE_LOAD_OPTIONS = 1, /* UEFI LoadedImage LoadOptions   */
+	BOOTINFO_CMDLINE_FILE = 2,         /* \kprof\cmdline.txt on the ESP  */
+	BOOTINFO_CMDLINE_PVH = 3,          /* start_info cmdline (-append)   */
+};
+
+/* Memory types, E820-like so PVH maps across unchanged; UEFI types are
+ * folded into these by the loader (boot services code/data and
+ * conventional memory become USABLE after ExitBootServices). */
+enum bootinfo_mem_type {
+	BOOTINFO_MEM_USABLE = 1,       /* free RAM                            */
+	BOOTINFO_MEM_RESERVED = 2,     /* never touch                         */
+	BOOTINFO_MEM_ACPI_RECLAIM = 3, /* ACPI tables; RAM once parsed        */
+	BOOTINFO_MEM_ACPI_NVS = 4,     /* firmware-owned across sleep         */
+	BOOTINFO_MEM_BAD = 5,          /* failed memory                       */
+	BOOTINFO_MEM_LOADER = 6,       /* loader data: bootinfo, page tables,
+					* loader stack; free once copied      */
+	BOOTINFO_MEM_KERNEL = 7,       /* the kernel image (text .. bss end)  */
+	BOOTINFO_MEM_FIRMWARE = 8,     /* UEFI runtime services code/data     */
+	BOOTINFO_MEM_MMIO = 9,         /* memory-mapped I/O reported by UEFI  */
+	BOOTINFO_MEM_PERSISTENT = 10,  /* persistent memory                   */
+};
+
+struct bootinfo_mmap_entry {
+	uint64_t base;   /* physical start, bytes                    */
+	uint64_t length; /* bytes; entries are sorted and disjoint   */
+	uint32_t type;   /* enum bootinfo_mem_type                   */
+	uint32_t attr;   /* UEFI attribute bits 0..31 (0 under PVH)  */
+};
+
+/* Pixel layouts of a linear framebuffer. */
+enum bootinfo_fb_format {
+	BOOTINFO_FB_NONE = 0, /* no framebuffer                          */
+	BOOTINFO_FB_RGBX = 1, /* byte 0 red, 1 green, 2 blue (32 bpp)    */
+	BOOTINFO_FB_BGRX = 2, /* byte 0 blue, 1 green, 2 red (32 bpp)    */
+};
+
+struct bootinfo_framebuffer {
+	uint64_t phys;        /* physical base of the linear framebuffer */
+	uint64_t size;        /* bytes                                   */
+	uint32_t width;       /* visible pixels per line                 */
+	uint32_t height;      /* lines                                   */
+	uint32_t pitch;       /* bytes per scan line                     */
+	uint32_t format;      /* enum bootinfo_fb_format                 */
+};
+
+struct bootinfo {
+	uint64_t magic;            /* BOOTINFO_MAGIC                          */
+	uint32_t version;          /* BOOTINFO_VERSION                        */
+	uint32_t size;             /* sizeof(struct bootinfo)                 */
+	uint32_t loader;           /* enum bootinfo_loader                    */
+	uint32_t cmdline_source;   /* enum bootinfo_cmdline_source            */
+	uint64_t kernel_phys_base; /* physical address of KPROF_KERNEL_LINK_VA */
+	uint64_t kernel_phys_end;  /* end of the image including bss          */
+	uint64_t rsdp_phys;        /* ACPI RSDP, 0 if none was found          */
+	uint64_t loader_tsc;       /* TSC when the loader started (0 unknown) */
+	uint64_t handoff_tsc;      /* TSC just before entering the kernel     */
+	char loader_name[BOOTINFO_NAME_MAX]; /* e.g. "kprof-uefi 0.1", NUL-terminated */
+	char cmdline[BOOTINFO_CMDLINE_MAX];  /* ASCII, NUL-terminated          */
+	struct bootinfo_framebuffer fb;      /* format NONE when absent        */
+	uint32_t mmap_count;       /* valid entries in mmap[]                 */
+	uint32_t mmap_dropped;     /* entries that did not fit (should be 0)  */
+	struct bootinfo_mmap_entry mmap[BOOTINFO_MMAP_MAX];
+};
+
+/* Compile-time layout checks shared by every user of the ABI. */
+_Static_assert(sizeof(struct bootinfo_mmap_entry) == 24, "mmap entry size");
+_Static_assert(sizeof(struct bootinfo_framebuffer) == 32, "framebuffer size");
+_Static_assert(__builtin_offsetof(struct bootinfo, kernel_phys_base) == 24, "bootinfo layout");
+_Static_assert(__builtin_offsetof(struct bootinfo, loader_name) == 64, "bootinfo layout");
+_Static_assert(__builtin_offsetof(struct bootinfo, cmdline) == 96, "bootinfo layout");
+_Static_assert(__builtin_offsetof(struct bootinfo, fb) == 96 + BOOTINFO_CMDLINE_MAX, "bootinfo layout");
+_Static_assert(__builtin_offsetof(struct bootinfo, mmap) == 96 + BOOTINFO_CMDLINE_MAX + 40, "bootinfo layout");
+_Static_assert(sizeof(struct bootinfo) == 96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX,
+	       "bootinfo size");
+
+#endif /* KPROF_BOOT_BOOTINFO_H */
