@@ -1,0 +1,72 @@
+/*
+ * arch/cpu.h - the small CPU primitives generic kernel code may use.
+ *
+ * Generic code reaches the processor only through these: time stamp,
+ * spin-wait hint, halt, and saving/restoring the interrupt flag.  The host
+ * unit tests provide their own version of this header (tests/unit/shadow).
+ */
+#ifndef KPROF_ARCH_CPU_H
+#define KPROF_ARCH_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Read the time-stamp counter (cycles at the TSC rate). */
+static inline uint64_t arch_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Spin-wait hint inside busy loops. */
+static inline void arch_cpu_relax(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
+
+/* Sleep until the next interrupt (the caller decides whether they are on). */
+static inline void arch_halt(void)
+{
+	__asm__ volatile("hlt" ::: "memory");
+}
+
+/* Disable interrupts and return the previous state for arch_irq_restore(). */
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+	__asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	if (flags & (1UL << 9))
+		__asm__ volatile("sti" ::: "memory");
+}
+
+static inline void arch_irq_enable(void)
+{
+	__asm__ volatile("sti" ::: "memory");
+}
+
+static inline void arch_irq_disable(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
+
+static inline bool arch_irqs_enabled(void)
+{
+	unsigned long flags;
+	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
+	return (flags & (1UL << 9)) != 0;
+}
+
+/* Stop this CPU for good: interrupts off, halt in a loop. */
+static inline __attribute__((noreturn)) void arch_halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt" ::: "memory");
+}
+
+#endif /* KPROF_ARCH_CPU_H */

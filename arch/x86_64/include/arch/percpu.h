@@ -1,0 +1,18 @@
+/*
+ * arch/percpu.h - the per-CPU base: GS points at the CPU's KPRCB, whose
+ * first field is a pointer to itself, so one gs-relative load finds it.
+ */
+#ifndef KPROF_ARCH_PERCPU_H
+#define KPROF_ARCH_PERCPU_H
+
+static inline void *arch_percpu_self(void)
+{
+	void *p;
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+/* Point this CPU's per-CPU base at block (whose first word is block). */
+void arch_percpu_set(void *block);
+
+#endif /* KPROF_ARCH_PERCPU_H */

@@ -1,0 +1,37 @@
+/*
+ * config.h - the typed configuration parsed once from the command line.
+ *
+ * Every field has a default (cmdline.c: config_defaults) and is set only by
+ * cmdline_parse(); the rest of the kernel reads kconfig and never parses
+ * text.  README.md lists every key; kernel/cmdline_keys.c is the table.
+ */
+#ifndef KPROF_KERNEL_CONFIG_H
+#define KPROF_KERNEL_CONFIG_H
+
+#include <stdint.h>
+
+#define KPROF_MAX_CPUS 256 /* logical CPUs the kernel is built for */
+
+enum kprof_scenario {
+	SCENARIO_BOOT,     /* bring the machine up, print what was found, end */
+	SCENARIO_COUNT
+};
+
+enum kprof_selftest {
+	SELFTEST_NONE,     /* no deliberate failure                           */
+	SELFTEST_FAULT,    /* page fault on an unmapped address, 3 calls deep  */
+	SELFTEST_UD,       /* invalid opcode (ud2)                             */
+	SELFTEST_PANIC,    /* bug check MANUALLY_INITIATED_CRASH               */
+	SELFTEST_STACK,    /* run off the end of the kernel stack (guard page) */
+	SELFTEST_COUNT
+};
+
+struct kconfig {
+	uint32_t scenario; /* enum kprof_scenario                            */
+	uint32_t cpus;     /* CPUs to start; 0 = every enabled CPU           */
+	uint32_t selftest; /* enum kprof_selftest                            */
+};
+
+extern struct kconfig kconfig;
+
+#endif /* KPROF_KERNEL_CONFIG_H */

@@ -1,0 +1,33 @@
+/*
+ * console.h - kernel text output to every registered sink (serial port,
+ * framebuffer).  Lines from different CPUs do not interleave: one call of
+ * kprintf() is written under the console lock.
+ */
+#ifndef KPROF_KERNEL_CONSOLE_H
+#define KPROF_KERNEL_CONSOLE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct console_sink {
+	const char *name;                                         /* "serial", "fb"       */
+	void (*write)(struct console_sink *, const char *, size_t); /* text, '\n' line ends */
+	struct console_sink *next;                                /* registration list    */
+};
+
+void console_register(struct console_sink *sink);
+void console_write(const char *s, size_t n);
+
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Exclusive use of the output for a sequence of writes (a binary frame
+ * between console lines); returns the saved interrupt state. */
+unsigned long console_lock(void);
+void console_unlock(unsigned long flags);
+
+/* From now on only the calling CPU prints, without taking the lock: the
+ * lock may be held by a CPU that will never release it. */
+void console_enter_panic(void);
+
+#endif /* KPROF_KERNEL_CONSOLE_H */

@@ -1,0 +1,65 @@
+/*
+ * main.c - what the kernel does once the boot CPU can run C normally:
+ * the banner, the boot log, the command line, then the chosen scenario.
+ */
+#include "kernel/main.h"
+
+#include <arch/platform.h>
+#include <arch/serial.h>
+
+#include "generated/version.h"
+#include "kernel/bootlog.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/fbcon.h"
+#include "kernel/libk.h"
+#include "kernel/panic.h"
+#include "kernel/scenario.h"
+#include "kernel/selftest.h"
+
+struct kconfig kconfig;
+
+static const char *cmdline_source_name(uint32_t src)
+{
+	switch (src) {
+	case BOOTINFO_CMDLINE_LOAD_OPTIONS: return "UEFI load options";
+	case BOOTINFO_CMDLINE_FILE: return "\\kprof\\cmdline.txt";
+	case BOOTINFO_CMDLINE_PVH: return "direct-boot command line";
+	default: return "none: defaults";
+	}
+}
+
+static void print_cmdline_error(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("%s\n", msg);
+}
+
+static void parse_command_line(const struct bootinfo *bi)
+{
+	kprintf("cmdline: \"%s\" (%s)\n", bi->cmdline, cmdline_source_name(bi->cmdline_source));
+	config_defaults(&kconfig);
+	int errors = cmdline_parse(bi->cmdline, &kconfig, print_cmdline_error, NULL);
+	if (errors) {
+		kprintf("cmdline: %d error%s; nothing was run (README.md lists every key)\n", errors,
+			errors == 1 ? "" : "s");
+		kprof_run_end(KPROF_EXIT_CONFIG);
+	}
+}
+
+void kernel_main(const struct bootinfo *bi)
+{
+	fbcon_init(&bi->fb);
+
+	kprintf("kprof %s (build %s, %s) booted by %s%s\n", KPROF_VERSION, KPROF_BUILD_ID, KPROF_BUILD_DATE,
+		bi->loader_name, arch_platform_is_qemu() ? " under QEMU" : "");
+	kprintf("console: serial %s; framebuffer %s\n", arch_serial_describe(), fbcon_describe());
+	bootlog_memory(bi);
+	bootlog_cpu();
+	kprintf("acpi: RSDP %s0x%llx\n", bi->rsdp_phys ? "at " : "not passed by the loader: ",
+		(unsigned long long)bi->rsdp_phys);
+	parse_command_line(bi);
+
+	selftest_run(kconfig.selftest);
+	kprof_run_end(scenario_run(kconfig.scenario));
+}

@@ -1,0 +1,13 @@
+/*
+ * scenario.h - workloads selected with scenario=.
+ */
+#ifndef KPROF_KERNEL_SCENARIO_H
+#define KPROF_KERNEL_SCENARIO_H
+
+#include "include/kprof/exit_status.h"
+#include "kernel/config.h"
+
+/* Run the scenario and return how the run should end. */
+enum kprof_exit_status scenario_run(enum kprof_scenario which);
+
+#endif
