@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""run_boot_tests.py - boot kprof in QEMU and assert on what it reports.
+
+Each test boots one configuration through tools/qemu.py (the same code
+`make run` uses) with a hard timeout, captures the serial port, checks the
+exit status and the output, and prints how long the boot took to reach the
+kernel banner.  The serial log is kept (under BUILD/test-logs/) only when
+the test fails.
+
+    run_boot_tests.py --kernel build/kernel.elf --image build/kprof.img [--only NAME...]
+"""
+
+import argparse
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+
+import qemu  # noqa: E402
+import boot_tests  # noqa: E402
+
+
+Failure = boot_tests.Failure
+
+
+class Context:
+    """What a test's check function gets: the run's output and helpers."""
+
+    def __init__(self, result):
+        self.result = result
+        self.text = qemu.clean_for_terminal(result.output).decode("utf-8", "replace")
+
+    def expect(self, pattern, what=None, flags=re.M):
+        m = re.search(pattern, self.text, flags)
+        if not m:
+            raise Failure("expected %s (pattern %r) in the serial output" % (what or "a line", pattern))
+        return m
+
+    def reject(self, pattern, what=None, flags=re.M):
+        m = re.search(pattern, self.text, flags)
+        if m:
+            raise Failure("did not expect %s, found %r" % (what or "this", m.group(0)))
+
+    def expect_in_order(self, patterns, what):
+        pos = 0
+        for p in patterns:
+            m = re.compile(p, re.M).search(self.text, pos)
+            if not m:
+                raise Failure("%s: %r not found after offset %d" % (what, p, pos))
+            pos = m.end()
+
+    def expect_status(self, status):
+        if self.result.status != status:
+            raise Failure("exit: expected status %d, got %d (%s)" % (
+                status, self.result.status, self.result.outcome))
+
+
+def run_test(t, opts):
+    qopts = argparse.Namespace(
+        boot=t.boot, cpus=t.cpus, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
+        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
+    res = qemu.run(qopts, say=lambda m: print("    " + m, flush=True))
+    ctx = Context(res)
+    error = None
+    try:
+        t.check(ctx)
+    except Failure as e:
+        error = str(e)
+    return res, error
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--image", required=True)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--only", nargs="*", help="run only these tests")
+    ap.add_argument("--list", action="store_true")
+    opts = ap.parse_args()
+
+    tests = boot_tests.TESTS
+    if opts.list:
+        for t in tests:
+            print("%-22s %s" % (t.name, t.doc))
+        return 0
+    if opts.only:
+        unknown = set(opts.only) - {t.name for t in tests}
+        if unknown:
+            print("unknown test(s): %s; known: %s" % (", ".join(sorted(unknown)),
+                                                     ", ".join(t.name for t in tests)))
+            return 2
+        tests = [t for t in tests if t.name in opts.only]
+
+    logdir = os.path.join(opts.build, "test-logs")
+    os.makedirs(logdir, exist_ok=True)
+    failed = []
+    banner_times = {}
+    start = time.monotonic()
+    for t in tests:
+        print("boot test %-22s %s" % (t.name, t.doc), flush=True)
+        res, error = run_test(t, opts)
+        banner = "%.2f s" % res.banner_s if res.banner_s is not None else "never"
+        log = os.path.join(logdir, t.name + ".log")
+        if error:
+            with open(log, "wb") as f:
+                f.write(res.output)
+            failed.append(t.name)
+            print("  FAIL %s: %s" % (t.name, error))
+            print("       %s; boot to banner %s; serial log kept in %s" % (res.outcome, banner, log))
+            print("       qemu: %s" % " ".join(res.command))
+        else:
+            if os.path.exists(log):
+                os.unlink(log)
+            print("  PASS %-22s boot to banner %-7s whole run %.2f s (%s)" % (
+                t.name, banner, res.elapsed_s, res.accel), flush=True)
+            if res.banner_s is not None:
+                banner_times.setdefault(t.boot, []).append(res.banner_s)
+
+    summary = ", ".join("%s %.2f s" % (b, min(v)) for b, v in sorted(banner_times.items()))
+    print("boot tests: %d run, %d passed, %d failed in %.0f s; fastest boot to banner: %s" % (
+        len(tests), len(tests) - len(failed), len(failed), time.monotonic() - start, summary or "n/a"))
+    if failed:
+        print("boot tests failed: %s" % ", ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+/*
+ * shadow arch/cpu.h - host stand-ins for the CPU primitives, so kernel .c
+ * files compile and run as ordinary host code in the unit tests.
+ * Interrupt state is a per-thread flag; there are no real interrupts.
+ */
+#ifndef KPROF_SHADOW_ARCH_CPU_H
+#define KPROF_SHADOW_ARCH_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <x86intrin.h>
+
+extern __thread bool shadow_irqs_on;
+
+static inline uint64_t arch_rdtsc(void) { return __rdtsc(); }
+static inline void arch_cpu_relax(void) { _mm_pause(); }
+static inline void arch_halt(void) {}
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long was = shadow_irqs_on;
+	shadow_irqs_on = false;
+	return was;
+}
+static inline void arch_irq_restore(unsigned long flags) { shadow_irqs_on = flags != 0; }
+static inline void arch_irq_enable(void) { shadow_irqs_on = true; }
+static inline void arch_irq_disable(void) { shadow_irqs_on = false; }
+static inline bool arch_irqs_enabled(void) { return shadow_irqs_on; }
+static inline __attribute__((noreturn)) void arch_halt_forever(void) { abort(); }
+
+#endif

@@ -1,0 +1,12 @@
+/*
+ * shadow arch/percpu.h - each host thread plays one CPU.
+ */
+#ifndef KPROF_SHADOW_ARCH_PERCPU_H
+#define KPROF_SHADOW_ARCH_PERCPU_H
+
+extern __thread void *shadow_percpu;
+
+static inline void *arch_percpu_self(void) { return shadow_percpu; }
+static inline void arch_percpu_set(void *block) { shadow_percpu = block; }
+
+#endif

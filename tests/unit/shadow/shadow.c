@@ -1,0 +1,38 @@
+/*
+ * shadow.c - definitions behind the shadow arch headers, and the kernel
+ * services the tested files call (console output, bug checks) reduced to
+ * what a test can observe.
+ */
+#include "shadow.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__thread bool shadow_irqs_on = true;
+__thread void *shadow_percpu;
+uint64_t arch_hhdm_offset;
+
+__thread jmp_buf *shadow_bugcheck_jmp;
+__thread unsigned shadow_last_bugcheck;
+__thread char shadow_console[8192];
+
+void kprintf(const char *fmt, ...)
+{
+	size_t len = strlen(shadow_console);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(shadow_console + len, sizeof(shadow_console) - len, fmt, ap);
+	va_end(ap);
+}
+
+void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint64_t p4, const char *fmt, ...)
+{
+	(void)p1; (void)p2; (void)p3; (void)p4; (void)fmt;
+	shadow_last_bugcheck = code;
+	if (shadow_bugcheck_jmp)
+		longjmp(*shadow_bugcheck_jmp, 1);
+	fprintf(stderr, "unexpected bug check 0x%x in a unit test\n", code);
+	abort();
+}

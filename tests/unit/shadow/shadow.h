@@ -1,0 +1,32 @@
+/*
+ * shadow.h - what unit tests can see of the shadowed kernel services.
+ */
+#ifndef KPROF_SHADOW_H
+#define KPROF_SHADOW_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Set to a jmp_buf to catch a bug check (the code lands in last_bugcheck). */
+extern __thread jmp_buf *shadow_bugcheck_jmp;
+extern __thread unsigned shadow_last_bugcheck;
+/* Everything kprintf() printed in this thread. */
+extern __thread char shadow_console[8192];
+
+/* Run stmt; true if it bug-checked (then shadow_last_bugcheck says how). */
+#define SHADOW_EXPECT_BUGCHECK(stmt)                                   \
+	({                                                             \
+		jmp_buf jb_;                                           \
+		volatile bool hit_ = false;                                  \
+		shadow_bugcheck_jmp = &jb_;                            \
+		if (setjmp(jb_) == 0) {                                \
+			stmt;                                          \
+		} else {                                               \
+			hit_ = true;                                   \
+		}                                                      \
+		shadow_bugcheck_jmp = NULL;                            \
+		hit_;                                                  \
+	})
+
+#endif

@@ -1,0 +1,39 @@
+# unit.mk - host unit tests (included by the Makefile).
+#
+# Each tests/unit/test_NAME.c is linked with the kernel sources listed in
+# unit_NAME_SRCS, compiled for the host against the shadow arch headers in
+# tests/unit/shadow (never arch/x86_64/include), with cmocka, ASan and UBSan.
+
+UNIT_CC     ?= gcc
+UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include \
+	-DKPROF_FONT_PSF='"$(BUILD)/kernel-obj/font.psf"'
+UNIT_LIBS   := -lcmocka -lpthread
+UNIT_SHADOW := tests/unit/shadow/shadow.c
+
+unit_printf_SRCS       := kernel/printf.c
+unit_cmdline_SRCS      := kernel/cmdline.c kernel/printf.c
+unit_cmdline_keys_SRCS := kernel/cmdline.c kernel/cmdline_keys.c kernel/printf.c
+unit_pmm_SRCS          := kernel/pmm.c
+unit_bootmap_SRCS      := boot/common/bootmap.c
+unit_heap_SRCS         := kernel/heap.c kernel/pmm.c
+unit_ksyms_SRCS        := kernel/ksyms.c
+unit_psf_SRCS          := kernel/psf.c
+unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
+
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap
+UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
+
+.SECONDEXPANSION:
+$(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
+		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
+
+$(BUILD)/tests/unit/test_psf: $(BUILD)/kernel-obj/font.o
+
+.PHONY: unit-tests
+unit-tests: $(UNIT_BINS)
+	@sh tests/unit/run-unit-tests.sh $(UNIT_BINS)

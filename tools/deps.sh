@@ -1,0 +1,57 @@
+#!/bin/sh
+# deps.sh PROFILE - install the Debian packages kprof needs, if missing.
+#
+#   run    what `make run` needs: compilers, GNU-EFI, QEMU, OVMF, image tools
+#   check  run + what the test suite needs
+#
+# Installs with apt-get as root, else through sudo, and says what it installs.
+# On a system without dpkg it lists what it could not verify and carries on.
+set -eu
+
+profile=${1:-check}
+
+# command-or-file : package
+RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
+console-setup-linux python3 git"
+CHECK_PKGS="libcmocka-dev"
+
+case "$profile" in
+run) pkgs="$RUN_PKGS" ;;
+check) pkgs="$RUN_PKGS $CHECK_PKGS" ;;
+*) echo "deps.sh: unknown profile '$profile' (accepted: run, check)" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "kprof: not a Debian system; make sure these (Debian names) are installed: $pkgs" >&2
+	exit 0
+fi
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "kprof: installing missing Debian packages:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO="sudo"
+	echo "kprof: (using sudo; you may be asked for your password)"
+else
+	echo "kprof: cannot install as a normal user without sudo; as root run:" >&2
+	echo "  apt-get install$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# Package lists may be empty on a fresh machine: refresh them once.
+$SUDO apt-get update -qq || echo "kprof: apt-get update failed; trying the install anyway" >&2
+# shellcheck disable=SC2086
+if ! $SUDO apt-get install -y -qq --no-install-recommends $missing >/tmp/kprof-apt.log 2>&1; then
+	tail -n 20 /tmp/kprof-apt.log >&2
+	echo "kprof: apt-get install$missing failed (log above)" >&2
+	exit 1
+fi
+echo "kprof: installed:$missing"

@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""qemu.py - start kprof in QEMU, capture the serial port, map the exit status.
+
+Used by `make run` (the `run` command below) and imported by the boot tests
+(tests/boot/run_boot_tests.py), so both boot the machine the same way.
+
+Boot paths:
+  uefi    OVMF firmware, the GPT image as a virtio disk
+  usb     OVMF firmware, the same image as a USB stick (qemu-xhci + usb-storage)
+  direct  no firmware: qemu -kernel with the kernel's PVH entry
+
+The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
+QEMU then exits with (status << 1) | 1.  Anything else is a failure: a
+timeout, QEMU's own exit 0 (a reset or triple fault under -no-reboot), or a
+QEMU error.
+"""
+
+import argparse
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# include/kprof/exit_status.h, as QEMU reports them.
+EXIT_STATUSES = {
+    (0x10 << 1) | 1: ("success", 0),
+    (0x11 << 1) | 1: ("failure: a check in the run failed", 1),
+    (0x12 << 1) | 1: ("panic: exception or bug check", 2),
+    (0x13 << 1) | 1: ("configuration rejected: see the cmdline errors above", 3),
+    (0x14 << 1) | 1: ("loader failure: see the kprof-uefi error above", 4),
+}
+EXIT_TIMEOUT = 124
+EXIT_OTHER = 125
+
+BANNER_RE = re.compile(rb"^kprof \S+ \(build ", re.M)
+ANSI_RE = re.compile(rb"\x1b\[[0-9;?=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>c]")
+
+OVMF_CANDIDATES = [
+    ("/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"),
+    ("/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"),
+    ("/usr/share/ovmf/OVMF.fd", None),
+]
+ESP_OFFSET = 1024 * 1024  # tools/mkimage.sh puts the ESP at 1 MiB
+
+
+class RunError(Exception):
+    """A problem that stops a run before QEMU starts."""
+
+
+def find_ovmf():
+    for code, vars_ in OVMF_CANDIDATES:
+        if os.path.exists(code) and (vars_ is None or os.path.exists(vars_)):
+            return code, vars_
+    raise RunError("OVMF firmware not found (looked for %s); install the Debian package 'ovmf' "
+                   "or use BOOT=direct" % ", ".join(c for c, _ in OVMF_CANDIDATES))
+
+
+def kvm_usable():
+    """(usable, reason)."""
+    if not os.path.exists("/dev/kvm"):
+        return False, "/dev/kvm does not exist (no KVM in this kernel, or inside a VM without nesting)"
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False, "/dev/kvm is not readable and writable by this user (add yourself to group 'kvm')"
+    return True, ""
+
+
+def image_with_cmdline(image, cmdline, workdir):
+    """A private copy of the disk image whose \\kprof\\cmdline.txt holds cmdline."""
+    dst = os.path.join(workdir, "disk.img")
+    subprocess.run(["cp", "--sparse=always", image, dst], check=True)
+    txt = os.path.join(workdir, "cmdline.txt")
+    with open(txt, "w") as f:
+        f.write("# written by tools/qemu.py for this run\n%s\n" % cmdline)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (dst, ESP_OFFSET), txt, "::/kprof/cmdline.txt"],
+                   check=True, env=env)
+    return dst
+
+
+def qemu_command(opts, workdir, accel):
+    cmd = ["qemu-system-x86_64",
+           "-machine", opts.machine,
+           "-m", opts.mem,
+           "-smp", str(opts.cpus),
+           "-display", "none",
+           "-monitor", "none",
+           "-serial", "stdio",
+           "-no-reboot",
+           "-nic", "none",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if accel == "kvm":
+        cmd += ["-accel", "kvm", "-cpu", opts.cpu or "host"]
+    else:
+        cmd += ["-accel", "tcg"]
+        if opts.cpu:
+            cmd += ["-cpu", opts.cpu]
+    if opts.boot == "direct":
+        cmd += ["-kernel", opts.kernel]
+        if opts.cmdline:
+            cmd += ["-append", opts.cmdline]
+        return cmd
+    code, vars_ = find_ovmf()
+    if vars_:
+        vars_copy = os.path.join(workdir, "OVMF_VARS.fd")
+        shutil.copyfile(vars_, vars_copy)
+        cmd += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+                "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy]
+    else:
+        cmd += ["-bios", code]
+    disk = image_with_cmdline(opts.image, opts.cmdline, workdir)
+    if opts.boot == "usb":
+        cmd += ["-device", "qemu-xhci,id=xhci",
+                "-drive", "if=none,id=stick,format=raw,file=" + disk,
+                "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=1"]
+    else:
+        cmd += ["-drive", "if=none,id=disk0,format=raw,file=" + disk,
+                "-device", "virtio-blk-pci,drive=disk0,bootindex=1"]
+    return cmd
+
+
+class Result:
+    def __init__(self):
+        self.status = EXIT_OTHER      # our status (0 = success)
+        self.qemu_status = None       # QEMU's exit status, None on timeout
+        self.outcome = ""             # words for humans
+        self.output = b""             # everything the serial port produced
+        self.banner_s = None          # seconds from start to the kernel banner
+        self.elapsed_s = 0.0
+        self.accel = "tcg"
+        self.command = []
+
+
+def clean_for_terminal(data):
+    """Firmware output is full of escape sequences; show plain text."""
+    return ANSI_RE.sub(b"", data).replace(b"\r", b"")
+
+
+def run_once(opts, accel, echo=None):
+    res = Result()
+    res.accel = accel
+    with tempfile.TemporaryDirectory(prefix="kprof-qemu-") as workdir:
+        cmd = qemu_command(opts, workdir, accel)
+        res.command = cmd
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        chunks = []
+        deadline = start + opts.timeout
+        fd = proc.stdout.fileno()
+        os.set_blocking(fd, False)
+        timed_out = False
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                timed_out = True
+                proc.kill()
+                break
+            ready, _, _ = select.select([fd], [], [], min(0.2, deadline - now))
+            if ready:
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                chunks.append(data)
+                if res.banner_s is None and BANNER_RE.search(b"".join(chunks[-8:])):
+                    res.banner_s = time.monotonic() - start
+                if echo:
+                    echo(data)
+            elif proc.poll() is not None:
+                # Drain whatever is left, then stop.
+                try:
+                    rest = os.read(fd, 1 << 20)
+                except BlockingIOError:
+                    rest = b""
+                if rest:
+                    chunks.append(rest)
+                    if echo:
+                        echo(rest)
+                    continue
+                break
+        proc.wait()
+        res.elapsed_s = time.monotonic() - start
+        res.output = b"".join(chunks)
+        if res.banner_s is None and BANNER_RE.search(res.output):
+            res.banner_s = res.elapsed_s
+        if timed_out:
+            res.status = EXIT_TIMEOUT
+            res.outcome = "timeout after %d s (the kernel never ended the run)" % opts.timeout
+            return res
+        res.qemu_status = proc.returncode
+        if proc.returncode in EXIT_STATUSES:
+            res.outcome, res.status = EXIT_STATUSES[proc.returncode]
+        elif proc.returncode == 0:
+            res.outcome = "QEMU exited on its own (reset or triple fault, no kernel exit status)"
+        else:
+            res.outcome = "QEMU failed with status %d" % proc.returncode
+    return res
+
+
+def run(opts, echo=None, say=print):
+    """Run once, handling ACCEL=kvm falling back to TCG."""
+    accel = opts.accel
+    if accel not in ("tcg", "kvm"):
+        raise RunError("ACCEL=%s: accepted values are tcg and kvm" % accel)
+    if accel == "kvm":
+        ok, why = kvm_usable()
+        if not ok:
+            say("kprof: KVM cannot be used: %s; falling back to TCG (software emulation)" % why)
+            accel = "tcg"
+    res = run_once(opts, accel, echo)
+    if accel == "kvm" and res.banner_s is None and res.status != 0:
+        if b"KVM internal error" in res.output or b"failed to initialize kvm" in res.output.lower() \
+                or res.qemu_status not in EXIT_STATUSES:
+            say("kprof: the run did not get as far as the kernel under KVM (%s); "
+                "this host's KVM cannot run %s. Retrying with TCG (software emulation)."
+                % (res.outcome, "the OVMF firmware" if opts.boot != "direct" else "this kernel"))
+            res = run_once(opts, "tcg", echo)
+    return res
+
+
+def positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("CPUS=%s: expected a whole number from 1 to 256" % text)
+    if not 1 <= v <= 256:
+        raise argparse.ArgumentTypeError("CPUS=%s: expected a whole number from 1 to 256" % text)
+    return v
+
+
+def parser():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=["run"])
+    p.add_argument("--boot", default="uefi", choices=["uefi", "usb", "direct"])
+    p.add_argument("--cpus", type=positive_int, default=1)
+    p.add_argument("--cmdline", default="")
+    p.add_argument("--accel", default="tcg")
+    p.add_argument("--machine", default="q35", choices=["q35", "pc"])
+    p.add_argument("--cpu", default="")
+    p.add_argument("--mem", default="512M")
+    p.add_argument("--kernel", default="build/kernel.elf")
+    p.add_argument("--image", default="build/kprof.img")
+    p.add_argument("--out", default="build/run")
+    p.add_argument("--timeout", type=int, default=120)
+    return p
+
+
+def main():
+    opts = parser().parse_args()
+    os.makedirs(opts.out, exist_ok=True)
+    log = os.path.join(opts.out, "serial.log")
+    print("kprof: booting %s with %d CPU%s (%s), command line: %s" % (
+        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.accel, opts.cmdline or "(none)"),
+        flush=True)
+    def echo(data):
+        # The terminal gets plain text; serial.log keeps every byte.
+        sys.stdout.buffer.write(clean_for_terminal(data))
+        sys.stdout.buffer.flush()
+
+    try:
+        res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
+    except RunError as e:
+        print("kprof: %s" % e, file=sys.stderr)
+        return EXIT_OTHER
+    with open(log, "wb") as f:
+        f.write(res.output)
+    banner = "%.2f s" % res.banner_s if res.banner_s is not None else "never"
+    print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
+        res.outcome, banner, res.elapsed_s, res.accel.upper()))
+    print("kprof: serial output saved in %s" % log)
+    return res.status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
