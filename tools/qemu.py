@@ -139,6 +139,9 @@ def clean_for_terminal(data):
     return ANSI_RE.sub(b"", data).replace(b"\r", b"")
 
 
+KVM_STALL_S = 20  # under KVM, this long without output before the banner is a hang
+
+
 def run_once(opts, accel, echo=None):
     res = Result()
     res.accel = accel
@@ -152,11 +155,16 @@ def run_once(opts, accel, echo=None):
         deadline = start + opts.timeout
         fd = proc.stdout.fileno()
         os.set_blocking(fd, False)
-        timed_out = False
+        timed_out = stalled = False
+        last_output = start
         while True:
             now = time.monotonic()
             if now >= deadline:
                 timed_out = True
+                proc.kill()
+                break
+            if accel == "kvm" and res.banner_s is None and now - last_output > KVM_STALL_S:
+                stalled = True
                 proc.kill()
                 break
             ready, _, _ = select.select([fd], [], [], min(0.2, deadline - now))
@@ -164,6 +172,7 @@ def run_once(opts, accel, echo=None):
                 data = os.read(fd, 65536)
                 if not data:
                     break
+                last_output = time.monotonic()
                 chunks.append(data)
                 if res.banner_s is None and BANNER_RE.search(b"".join(chunks[-8:])):
                     res.banner_s = time.monotonic() - start
@@ -186,6 +195,10 @@ def run_once(opts, accel, echo=None):
         res.output = b"".join(chunks)
         if res.banner_s is None and BANNER_RE.search(res.output):
             res.banner_s = res.elapsed_s
+        if stalled:
+            res.status = EXIT_TIMEOUT
+            res.outcome = "no output for %d s under KVM before the kernel started" % KVM_STALL_S
+            return res
         if timed_out:
             res.status = EXIT_TIMEOUT
             res.outcome = "timeout after %d s (the kernel never ended the run)" % opts.timeout
@@ -211,12 +224,21 @@ def run(opts, echo=None, say=print):
             say("kprof: KVM cannot be used: %s; falling back to TCG (software emulation)" % why)
             accel = "tcg"
     res = run_once(opts, accel, echo)
+    if accel == "kvm" and res.banner_s is None and b"failed to set MSR 0x10a" in res.output and not opts.cpu:
+        # Some hosts' KVM advertises IA32_ARCH_CAPABILITIES to -cpu host but
+        # refuses QEMU's write of it; the CPU model without it works.
+        say("kprof: this host's KVM rejects the ARCH_CAPABILITIES MSR of -cpu host; "
+            "retrying with -cpu host,-arch-capabilities")
+        opts.cpu = "host,-arch-capabilities"
+        res = run_once(opts, accel, echo)
     if accel == "kvm" and res.banner_s is None and res.status != 0:
         if b"KVM internal error" in res.output or b"failed to initialize kvm" in res.output.lower() \
                 or res.qemu_status not in EXIT_STATUSES:
             say("kprof: the run did not get as far as the kernel under KVM (%s); "
                 "this host's KVM cannot run %s. Retrying with TCG (software emulation)."
                 % (res.outcome, "the OVMF firmware" if opts.boot != "direct" else "this kernel"))
+            if opts.cpu.startswith("host"):
+                opts.cpu = ""
             res = run_once(opts, "tcg", echo)
     return res
 
