@@ -50,11 +50,12 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 
-KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*.c kernel/lib/*.c)
-KERNEL_ASM := $(wildcard boot/pvh/*.asm arch/x86_64/*.asm)
+KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*.c kernel/acpi/*.c kernel/lib/*.c)
+# trampoline.asm is a flat binary (the AP start-up page), embedded as data.
+KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/kernel-obj/%.o,$(KERNEL_ASM)) \
-	$(BUILD)/kernel-obj/font.o
+	$(BUILD)/kernel-obj/font.o $(BUILD)/kernel-obj/trampoline.o
 
 FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
 KERNEL   := $(BUILD)/kernel.elf
@@ -83,6 +84,13 @@ $(BUILD)/kernel-obj/font.o: $(FONT_SRC)
 	$(Q)gzip -dc $(FONT_SRC) > $(BUILD)/kernel-obj/font.psf
 	$(Q)cd $(BUILD)/kernel-obj && $(OBJCOPY) -I binary -O elf64-x86-64 -B i386:x86-64 \
 		--rename-section .data=.rodata,alloc,load,readonly,data,contents font.psf font.o
+
+$(BUILD)/kernel-obj/trampoline.o: arch/x86_64/trampoline.asm
+	@mkdir -p $(dir $@)
+	$(quiet) NASM $<
+	$(Q)$(NASM) -f bin $< -o $(BUILD)/kernel-obj/trampoline.bin
+	$(Q)cd $(BUILD)/kernel-obj && $(OBJCOPY) -I binary -O elf64-x86-64 -B i386:x86-64 \
+		--rename-section .data=.rodata,alloc,load,readonly,data,contents trampoline.bin trampoline.o
 
 # Version header: rewritten only when the git description changes.
 GIT_DESC := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)

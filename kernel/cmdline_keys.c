@@ -21,6 +21,21 @@ static const char *const selftest_names[SELFTEST_COUNT + 1] = {
 	[SELFTEST_UD] = "ud",
 	[SELFTEST_PANIC] = "panic",
 	[SELFTEST_STACK] = "stack",
+	[SELFTEST_IRQL] = "irql",
+};
+
+static const char *const timer_names[TIMER_MODE_COUNT + 1] = {
+	[TIMER_AUTO] = "auto",
+	[TIMER_DEADLINE] = "deadline",
+	[TIMER_ONESHOT] = "oneshot",
+	[TIMER_PERIODIC] = "periodic",
+};
+
+static const char *const tsc_source_names[TSC_SOURCE_COUNT + 1] = {
+	[TSC_SOURCE_AUTO] = "auto",
+	[TSC_SOURCE_CPUID] = "cpuid",
+	[TSC_SOURCE_HPET] = "hpet",
+	[TSC_SOURCE_PMTIMER] = "pmtimer",
 };
 
 const struct cmdline_key cmdline_keys[] = {
@@ -30,6 +45,12 @@ const struct cmdline_key cmdline_keys[] = {
 	  .min = 1, .max = KPROF_MAX_CPUS, .special = "all", .help = "how many CPUs to start" },
 	{ .name = "selftest", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, selftest),
 	  .names = selftest_names, .help = "deliberate failure to check the fault path" },
+	{ .name = "timer", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, timer),
+	  .names = timer_names, .help = "mode of the per-CPU interrupt timer" },
+	{ .name = "tick_hz", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, tick_hz),
+	  .min = 10, .max = 1000, .help = "clock interrupts per second on each CPU" },
+	{ .name = "tsc_source", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, tsc_source),
+	  .names = tsc_source_names, .help = "where the TSC rate comes from" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -40,5 +61,8 @@ void config_defaults(struct kconfig *cfg)
 		.scenario = SCENARIO_BOOT,
 		.cpus = 0, /* all */
 		.selftest = SELFTEST_NONE,
+		.timer = TIMER_AUTO,
+		.tick_hz = 100,
+		.tsc_source = TSC_SOURCE_AUTO,
 	};
 }

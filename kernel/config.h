@@ -23,13 +23,33 @@ enum kprof_selftest {
 	SELFTEST_UD,       /* invalid opcode (ud2)                             */
 	SELFTEST_PANIC,    /* bug check MANUALLY_INITIATED_CRASH               */
 	SELFTEST_STACK,    /* run off the end of the kernel stack (guard page) */
+	SELFTEST_IRQL,     /* lower IRQL to a higher level: bug check          */
 	SELFTEST_COUNT
 };
 
+enum kprof_timer_mode {
+	TIMER_AUTO,        /* TSC-deadline when the CPU has it, else one-shot */
+	TIMER_DEADLINE,
+	TIMER_ONESHOT,
+	TIMER_PERIODIC,
+	TIMER_MODE_COUNT
+};
+
+enum kprof_tsc_source {
+	TSC_SOURCE_AUTO,   /* CPUID when it states the rate, else HPET, else PM */
+	TSC_SOURCE_CPUID,
+	TSC_SOURCE_HPET,
+	TSC_SOURCE_PMTIMER,
+	TSC_SOURCE_COUNT
+};
+
 struct kconfig {
-	uint32_t scenario; /* enum kprof_scenario                            */
-	uint32_t cpus;     /* CPUs to start; 0 = every enabled CPU           */
-	uint32_t selftest; /* enum kprof_selftest                            */
+	uint32_t scenario;   /* enum kprof_scenario                          */
+	uint32_t cpus;       /* CPUs to start; 0 = every enabled CPU         */
+	uint32_t selftest;   /* enum kprof_selftest                          */
+	uint32_t timer;      /* enum kprof_timer_mode                        */
+	uint32_t tick_hz;    /* clock interrupts per second per CPU          */
+	uint32_t tsc_source; /* enum kprof_tsc_source                        */
 };
 
 extern struct kconfig kconfig;

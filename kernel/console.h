@@ -16,6 +16,10 @@ struct console_sink {
 };
 
 void console_register(struct console_sink *sink);
+/* Register, first writing the recent text (up to 16 KiB) the sink missed:
+ * for a console found late, e.g. the UART the ACPI SPCR table names. */
+void console_register_replay(struct console_sink *sink);
+void console_unregister(struct console_sink *sink);
 void console_write(const char *s, size_t n);
 
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

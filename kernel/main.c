@@ -9,6 +9,7 @@
 
 #include "generated/version.h"
 #include "kernel/bootlog.h"
+#include "kernel/clock.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/fbcon.h"
@@ -16,6 +17,7 @@
 #include "kernel/panic.h"
 #include "kernel/scenario.h"
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 
 struct kconfig kconfig;
 
@@ -56,9 +58,12 @@ void kernel_main(const struct bootinfo *bi)
 	kprintf("console: serial %s; framebuffer %s\n", arch_serial_describe(), fbcon_describe());
 	bootlog_memory(bi);
 	bootlog_cpu();
-	kprintf("acpi: RSDP %s0x%llx\n", bi->rsdp_phys ? "at " : "not passed by the loader: ",
-		(unsigned long long)bi->rsdp_phys);
 	parse_command_line(bi);
+
+	arch_platform_init(bi);
+	ke_clock_init();
+	ki_processor_start_boot();
+	ke_start_processors(kconfig.cpus);
 
 	selftest_run(kconfig.selftest);
 	kprof_run_end(scenario_run(kconfig.scenario));

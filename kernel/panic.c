@@ -9,11 +9,13 @@
 #include "kernel/panic.h"
 
 #include <arch/cpu.h>
+#include <arch/interrupt.h>
 #include <arch/platform.h>
 #include <stdarg.h>
 
 #include "kernel/backtrace.h"
 #include "kernel/console.h"
+#include "kernel/prcb.h"
 #include "kernel/printf.h"
 
 static int panic_depth; /* bug checks entered (any CPU) */
@@ -55,6 +57,10 @@ static __attribute__((noreturn)) void bug_check(uint32_t code, const KTRAP_FRAME
 		kprof_run_end(KPROF_EXIT_PANIC);
 	}
 	console_enter_panic();
+	/* Stop every other CPU (their NMI handler halts once it sees the bug
+	 * check in progress). */
+	if (ke_number_processors > 1)
+		arch_send_nmi_all_but_self();
 	kprintf("\n*** STOP: 0x%08X (0x%016llx, 0x%016llx, 0x%016llx, 0x%016llx)\n*** %s\n", code,
 		(unsigned long long)p[0], (unsigned long long)p[1], (unsigned long long)p[2],
 		(unsigned long long)p[3], bugcheck_name(code));

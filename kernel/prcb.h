@@ -3,21 +3,45 @@
  *
  * One per logical CPU, reached through the arch per-CPU base register
  * (arch/percpu.h), so ke_get_current_prcb() is a single load.  Fields are
- * owned by their CPU; other CPUs read them only where a comment says so.
+ * written only by their own CPU unless a comment says otherwise; other
+ * CPUs may read the statistics without a lock.
  */
 #ifndef KPROF_KERNEL_PRCB_H
 #define KPROF_KERNEL_PRCB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <arch/percpu.h>
 
+#include "kernel/config.h"
+#include "kernel/dpc.h"
+#include "kernel/timerq.h"
+
 typedef struct kprcb {
-	struct kprcb *Self;        /* must stay first: arch_percpu_self() reads it */
-	uint32_t Number;           /* logical CPU index, 0 = boot CPU             */
-	uint32_t ArchId;           /* hardware id (x86: local APIC id)            */
-	void *ArchData;            /* arch per-CPU state (descriptor tables, ...) */
+	struct kprcb *Self;               /* must stay first: arch_percpu_self() reads it */
+	uint32_t Number;                  /* logical CPU index, 0 = boot CPU              */
+	uint32_t ArchId;                  /* hardware id (x86: local APIC id)             */
+	void *ArchData;                   /* arch per-CPU state (descriptor tables, ...)  */
+
+	volatile uint32_t InterruptCount; /* hardware interrupts taken (wraps)            */
+	volatile uint8_t InterruptNesting;/* interrupts in progress on this CPU          */
+	volatile uint8_t DpcRoutineActive;/* a DPC is running                             */
+	uint8_t Reserved[2];
+
+	KDPC_DATA DpcData;                /* DPC queue; other CPUs insert under its lock */
+	KTIMER_QUEUE TimerQueue;          /* per-CPU timer queue (kernel/timerq.c)        */
+
+	uint64_t TscHz;                   /* this CPU's measured TSC rate                 */
+	uint64_t TimerHz;                 /* its interrupt timer's tick rate              */
+	uint64_t ClockTicks;              /* clock interrupts handled                     */
+	uint64_t OnlineTsc;               /* TSC when the CPU finished starting           */
 } KPRCB;
+
+/* Every started CPU, by logical number; written once at start-up. */
+extern KPRCB *KiProcessorBlock[KPROF_MAX_CPUS];
+/* How many CPUs run (KeNumberProcessors). */
+extern volatile uint32_t ke_number_processors;
 
 static inline KPRCB *ke_get_current_prcb(void)
 {
@@ -27,6 +51,22 @@ static inline KPRCB *ke_get_current_prcb(void)
 static inline uint32_t ke_get_current_processor_number(void)
 {
 	return ke_get_current_prcb()->Number;
+}
+
+/* Work for ki_retire_dpc_list()? */
+static inline bool ki_dpc_pending(const KPRCB *prcb)
+{
+	return prcb->DpcData.DpcQueueDepth != 0;
+}
+
+static inline uint8_t ke_is_executing_dpc(void)
+{
+	return ke_get_current_prcb()->DpcRoutineActive;
+}
+
+static inline uint8_t ke_is_executing_isr(void)
+{
+	return ke_get_current_prcb()->InterruptNesting != 0;
 }
 
 #endif /* KPROF_KERNEL_PRCB_H */

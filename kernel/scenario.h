@@ -7,6 +7,9 @@
 #include "include/kprof/exit_status.h"
 #include "kernel/config.h"
 
+/* The scenarios, one file each. */
+enum kprof_exit_status scenario_boot(void);
+
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);
 

@@ -9,6 +9,7 @@
 #include "kernel/selftest.h"
 
 #include "kernel/console.h"
+#include "kernel/irql.h"
 #include "kernel/panic.h"
 
 #include <stdint.h>
@@ -64,6 +65,10 @@ void selftest_run(enum kprof_selftest which)
 	case SELFTEST_PANIC:
 		kprintf("selftest: bug check on request\n");
 		ke_bug_check_ex(MANUALLY_INITIATED_CRASH, 0x6b70726f66, 0, 0, 0, "selftest=panic");
+	case SELFTEST_IRQL:
+		kprintf("selftest: lowering IRQL from %u to %u\n", ke_get_current_irql(), DISPATCH_LEVEL);
+		ke_lower_irql(DISPATCH_LEVEL);
+		break;
 	case SELFTEST_STACK:
 		kprintf("selftest: recursing past the end of the kernel stack\n");
 		selftest_recurse(0);

@@ -85,7 +85,7 @@ def qemu_command(opts, workdir, accel):
     cmd = ["qemu-system-x86_64",
            "-machine", opts.machine,
            "-m", opts.mem,
-           "-smp", str(opts.cpus),
+           "-smp", getattr(opts, "smp", None) or str(opts.cpus),
            "-display", "none",
            "-monitor", "none",
            "-serial", "stdio",
@@ -258,6 +258,7 @@ def parser():
     p.add_argument("command", choices=["run"])
     p.add_argument("--boot", default="uefi", choices=["uefi", "usb", "direct"])
     p.add_argument("--cpus", type=positive_int, default=1)
+    p.add_argument("--smp", default="", help="raw qemu -smp value (overrides --cpus), e.g. 2,maxcpus=4")
     p.add_argument("--cmdline", default="")
     p.add_argument("--accel", default="tcg")
     p.add_argument("--machine", default="q35", choices=["q35", "pc"])

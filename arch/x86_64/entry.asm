@@ -36,3 +36,23 @@ global boot_stack_top
 boot_stack:
 	resb 16384
 boot_stack_top:
+
+; ap_entry64: where trampoline.asm lands in the higher half, with the AP's
+; own stack (16-byte aligned) and %rdi = its KPRCB.
+section .text
+extern arch_ap_main
+global ap_entry64
+ap_entry64:
+	xor ebp, ebp
+	call arch_ap_main
+.halt:
+	cli
+	hlt
+	jmp .halt
+
+; ap_park64: where a CPU that answered too late is sent: stop for good.
+global ap_park64
+ap_park64:
+	cli
+	hlt
+	jmp ap_park64

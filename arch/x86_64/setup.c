@@ -14,6 +14,7 @@
 #include <arch/mmu.h>
 #include <arch/percpu.h>
 
+#include "arch/x86_64/cpu_local.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/paging.h"
@@ -27,6 +28,7 @@
 #include "kernel/panic.h"
 #include "kernel/pmm.h"
 #include "kernel/prcb.h"
+#include "kernel/smp.h"
 
 #define KERNEL_STACK_SIZE (32 * 1024)
 
@@ -34,8 +36,8 @@ void arch_boot_main(const struct bootinfo *loader_bi);
 void arch_switch_stack(uintptr_t top, void (*fn)(void *), void *arg) __attribute__((noreturn));
 
 static struct bootinfo boot_info;                /* the kernel's own copy */
-static KPRCB bsp_prcb;
-static struct cpu_descriptors bsp_descriptors;
+static KPRCB bsp_prcb __attribute__((aligned(64)));
+struct x86_cpu x86_bsp_cpu;
 static uint8_t bsp_ist[3][IST_STACK_SIZE] __attribute__((aligned(16)));
 
 /* Both 8259 PICs masked: the local APIC is the only interrupt source. */
@@ -63,9 +65,8 @@ static void kernel_main_thunk(void *arg)
 
 void arch_boot_main(const struct bootinfo *loader_bi)
 {
-	bsp_prcb.Self = &bsp_prcb;
-	bsp_prcb.Number = 0;
-	bsp_prcb.ArchData = &bsp_descriptors;
+	ki_prcb_init(&bsp_prcb, 0);
+	bsp_prcb.ArchData = &x86_bsp_cpu;
 	arch_percpu_set(&bsp_prcb);
 
 	serial_setup_early();
@@ -74,7 +75,7 @@ void arch_boot_main(const struct bootinfo *loader_bi)
 	uint64_t ist_tops[3];
 	for (int i = 0; i < 3; i++)
 		ist_tops[i] = (uint64_t)(uintptr_t)(bsp_ist[i] + IST_STACK_SIZE);
-	gdt_load(&bsp_descriptors, ist_tops);
+	gdt_load(&x86_bsp_cpu.desc, ist_tops);
 	idt_init();
 	idt_load();
 

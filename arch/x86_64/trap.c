@@ -83,7 +83,7 @@ static void dump_registers(const KTRAP_FRAME *tf)
 			(unsigned long long)regs[i + 2].value);
 }
 
-static __attribute__((noreturn)) void exception_fatal(KTRAP_FRAME *tf)
+void trap_fatal(KTRAP_FRAME *tf)
 {
 	unsigned v = (unsigned)tf->vector;
 	const char *name = exception_names[v] ? exception_names[v] : "reserved exception";
@@ -114,6 +114,6 @@ void trap_dispatch(KTRAP_FRAME *tf)
 		return;
 	}
 	if (v < 32)
-		exception_fatal(tf);
+		trap_fatal(tf);
 	kprintf("trap: unexpected interrupt vector %u on CPU %u, ignored\n", v, ke_get_current_processor_number());
 }

@@ -15,9 +15,9 @@ class Failure(Exception):
 
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
-                 cpu="", mem="512M", timeout=60):
+                 cpu="", mem="512M", timeout=60, smp=""):
         self.name, self.doc, self.check = name, doc, check
-        self.boot, self.cpus, self.cmdline, self.accel = boot, cpus, cmdline, accel
+        self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
         self.machine, self.cpu, self.mem, self.timeout = machine, cpu, mem, timeout
 
 
@@ -43,24 +43,72 @@ def check_healthy_boot(ctx, loader, cmdline_source):
         raise_failure("implausible page counts: %d free of %d" % (free, total))
     ctx.expect(r"^cpu: (GenuineIntel|AuthenticAMD) \"[^\"]+\" family 0x[0-9a-f]+ model 0x[0-9a-f]+ stepping \d+",
                "the CPU vendor and model")
-    ctx.expect(r"^acpi: RSDP at 0x[0-9a-f]+$", "the ACPI RSDP address")
     ctx.expect(r"^cmdline: \"[^\"]*\" \(%s\)$" % re.escape(cmdline_source), "the command line and its source")
+    ctx.expect(r"^acpi: RSDP revision \d+ \(OEM \"[^\"]*\"\), [RX]SDT with \d+ tables: .*APIC", "the ACPI tables")
     ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
-    ctx.reject(r"exception|STOP:|unexpected interrupt", "an exception or bug check")
+    ctx.reject(r"exception|STOP:|unexpected interrupt|has no handler|apic: error", "an exception or bug check")
+
+
+def check_cpus(ctx, online, listed=None, extra=""):
+    """Every CPU online with its APIC id and measured rates; time checks."""
+    listed = listed or online
+    m = ctx.expect(r"^time: TSC calibration error against the (HPET|ACPI PM timer) over 100 ms: "
+                   r"[+-]\d+\.\d{4}% \(([+-]\d+) ppm\)$", "the TSC calibration error")
+    if abs(int(m.group(2))) > 10000:
+        raise_failure("TSC calibration error %s ppm exceeds 1%%" % m.group(2))
+    ctx.expect(r"^clock: \d+ Hz tick at IRQL 13 \(vector 0xd0\), timer in (TSC-deadline|one-shot|periodic) mode$",
+               "the clock line")
+    ids = {}
+    for cpu, apic, tsc, ppm, timer in re.findall(
+            r"^cpu (\d+): APIC id (\d+) online, TSC (\d+\.\d{3}) MHz \(([+-]\d+) ppm from the boot CPU's\), "
+            r"APIC timer (\d+\.\d{3}) MHz$", ctx.text, re.M):
+        cpu = int(cpu)
+        if cpu in ids:
+            raise_failure("cpu %d reported twice" % cpu)
+        ids[cpu] = int(apic)
+        if abs(int(ppm)) > 10000 or float(tsc) <= 0 or float(timer) <= 0:
+            raise_failure("cpu %d: implausible rates: TSC %s MHz (%s ppm), timer %s MHz" % (cpu, tsc, ppm, timer))
+    if sorted(ids) != list(range(online)):
+        raise_failure("expected CPUs 0..%d online, saw %s" % (online - 1, sorted(ids)))
+    if len(set(ids.values())) != online:
+        raise_failure("APIC ids are not unique: %s" % ids)
+    ctx.expect(r"^smp: %d of %d listed CPUs online in \d+ ms%s$" % (online, listed, re.escape(extra)),
+               "the SMP summary")
+    ctx.expect(r"^check: DPCs: %d of %d CPUs ran the DPC targeted at them, at IRQL 2 in DPC context$"
+               % (online, online), "a DPC on every CPU")
+    m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs \(expected (\d+)\)$"
+                   % online, "clock ticks on every CPU")
+    lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if lo * 2 < want or hi > want * 2 + 2:
+        raise_failure("clock ticks %d..%d, expected about %d" % (lo, hi, want))
+    ctx.expect(r"^check: a 20 ms one-shot timer fired \d+ us late$", "the one-shot timer")
+    ctx.expect(r"^check: empty interrupt round trip \(self-IPI at IRQL 14\): \d+ cycles average", "the IPI cost")
+    ctx.expect(r"^scenario boot: machine is up, every check passed$", "the scenario verdict")
+
+
+def smp_test(online, listed=None, extra=""):
+    def check(ctx):
+        check_direct(ctx)
+        check_cpus(ctx, online, listed, extra)
+    return check
 
 
 def raise_failure(msg):
     raise Failure(msg)
 
 
-def check_uefi(ctx):
-    check_healthy_boot(ctx, "kprof-uefi", "\\kprof\\cmdline.txt")
-    ctx.expect(r"kprof-uefi: ", "the loader's progress lines")
-    ctx.expect(r"^console: .*framebuffer \d+x\d+ (RGBX|BGRX) at 0x", "the GOP framebuffer console")
+def check_uefi(online):
+    def check(ctx):
+        check_healthy_boot(ctx, "kprof-uefi", "\\kprof\\cmdline.txt")
+        ctx.expect(r"kprof-uefi: ", "the loader's progress lines")
+        ctx.expect(r"^console: .*framebuffer \d+x\d+ (RGBX|BGRX) at 0x", "the GOP framebuffer console")
+        check_cpus(ctx, online)
+    return check
 
 
 def check_direct(ctx):
-    check_healthy_boot(ctx, "pvh", "direct-boot command line")
+    check_healthy_boot(ctx, "pvh", "direct-boot command line" if ctx.result.command.count("-append") else
+                       "none: defaults")
 
 
 def check_fault(ctx):
@@ -117,17 +165,57 @@ def check_bad_value(ctx):
     ctx.reject(r"^scenario ", "the scenario running")
 
 
+def check_irql_misuse(ctx):
+    ctx.expect_status(PANIC)
+    ctx.expect(r"^\*\*\* STOP: 0x0000000A \(0x0000000000000000, 0x0000000000000002,", "the stop code")
+    ctx.expect(r"^\*\*\* IRQL_NOT_LESS_OR_EQUAL$", "the stop code name")
+    ctx.expect(r"^\*\*\* ke_lower_irql: lowering from IRQL 0 to the higher IRQL 2$", "the explanation")
+    ctx.expect(r"^  #0  0x[0-9a-f]{16} ke_lower_irql\+", "where it was detected")
+
+
+def check_cpuid_refused(ctx):
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: tsc_source=cpuid: this machine does not have it", "the refusal")
+
+
+def check_kvm(ctx):
+    check_direct(ctx)
+    check_cpus(ctx, 4)
+    if ctx.result.accel == "kvm":
+        ctx.expect(r"^apic: x2APIC \(MSR access\)", "x2APIC under KVM")
+        ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
+
+
 def check_uefi_bad_value(ctx):
     check_bad_value(ctx)
     ctx.expect(r"^cmdline: \"cpus=x\" \(\\kprof\\cmdline.txt\)$", "the command line read from the ESP")
 
 
 TESTS = [
-    BootTest("direct", "direct boot (PVH, no firmware)", check_direct, boot="direct", cmdline="scenario=boot"),
-    BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image", check_uefi, boot="uefi", cmdline="scenario=boot",
-             timeout=90),
-    BootTest("uefi-usb", "UEFI from the same image as a USB stick (xHCI)", check_uefi, boot="usb",
+    BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
+    BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi(4), boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),
+    BootTest("uefi-usb", "UEFI from the same image as a USB stick (xHCI), 2 CPUs", check_uefi(2), boot="usb",
+             cpus=2, cmdline="scenario=boot", timeout=90),
+    BootTest("smp-2", "2 CPUs, q35", smp_test(2), cpus=2),
+    BootTest("smp-8", "8 CPUs, q35", smp_test(8), cpus=8),
+    BootTest("smp-64", "64 CPUs, q35", smp_test(64), cpus=64, timeout=120),
+    BootTest("q35-intel-4", "4 CPUs, q35, Intel model (Westmere)", smp_test(4), cpus=4, cpu="Westmere"),
+    BootTest("q35-amd-4", "4 CPUs, q35, AMD model (EPYC)", smp_test(4), cpus=4, cpu="EPYC"),
+    BootTest("pc-intel-4", "4 CPUs, pc (i440FX), Intel model", smp_test(4), cpus=4, machine="pc", cpu="Westmere"),
+    BootTest("pc-amd-8", "8 CPUs, pc (i440FX), AMD model", smp_test(8), cpus=8, machine="pc", cpu="EPYC"),
+    BootTest("periodic-timer", "cpus=2 of 4, timer=periodic tick_hz=250",
+             smp_test(2, listed=4, extra=", 2 left off by cpus=2"), cpus=4,
+             cmdline="cpus=2 timer=periodic tick_hz=250"),
+    BootTest("pmtimer", "tsc_source=pmtimer on pc", smp_test(2), cpus=2, machine="pc", cmdline="tsc_source=pmtimer"),
+    BootTest("disabled-cpus", "-smp 2,maxcpus=4: two CPUs disabled in the MADT",
+             smp_test(2, listed=4, extra=", 2 disabled in firmware"), smp="2,maxcpus=4"),
+    BootTest("kvm-4", "ACCEL=kvm with 4 CPUs (x2APIC, TSC-deadline when KVM runs it)", check_kvm, cpus=4,
+             accel="kvm", timeout=90),
+    BootTest("irql-misuse", "selftest=irql: lowering to a higher IRQL bug-checks", check_irql_misuse,
+             cmdline="selftest=irql"),
+    BootTest("tsc-cpuid-refused", "tsc_source=cpuid on a CPU that does not state its rate", check_cpuid_refused,
+             cmdline="tsc_source=cpuid"),
     BootTest("fault", "selftest=fault: page fault with a symbolized backtrace", check_fault,
              cmdline="selftest=fault"),
     BootTest("stack-overflow", "selftest=stack: guard page, double fault on IST", check_stack_overflow,

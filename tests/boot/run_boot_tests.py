@@ -61,7 +61,7 @@ class Context:
 
 def run_test(t, opts):
     qopts = argparse.Namespace(
-        boot=t.boot, cpus=t.cpus, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
+        boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
     res = qemu.run(qopts, say=lambda m: print("    " + m, flush=True))
     ctx = Context(res)

@@ -21,8 +21,13 @@ unit_heap_SRCS         := kernel/heap.c kernel/pmm.c
 unit_ksyms_SRCS        := kernel/ksyms.c
 unit_psf_SRCS          := kernel/psf.c
 unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
+unit_irql_dpc_SRCS     := kernel/irql.c kernel/dpc.c
+unit_timerq_SRCS       := kernel/timerq.c kernel/time.c kernel/lib/muldiv.c
+unit_smp_SRCS          := kernel/smp.c kernel/pmm.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c \
+	kernel/printf.c
 
-UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp
+-include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
 
 .SECONDEXPANSION:

@@ -5,18 +5,34 @@
  */
 #include "shadow.h"
 
+#include <arch/interrupt.h>
+#include <arch/irql.h>
+#include <arch/timer.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 __thread bool shadow_irqs_on = true;
+__thread uint8_t shadow_irql;
+volatile uint32_t shadow_ipis[SHADOW_MAX_CPUS][ARCH_INT_COUNT];
+volatile uint32_t shadow_nmis;
+__thread uint64_t shadow_timer_armed;
+__thread uint64_t shadow_timer_period;
+enum arch_timer_mode shadow_timer_mode = ARCH_TIMER_ONESHOT;
 __thread void *shadow_percpu;
 uint64_t arch_hhdm_offset;
 
 __thread jmp_buf *shadow_bugcheck_jmp;
 __thread unsigned shadow_last_bugcheck;
 __thread char shadow_console[8192];
+
+void kvprintf(const char *fmt, va_list ap)
+{
+	size_t len = strlen(shadow_console);
+	vsnprintf(shadow_console + len, sizeof(shadow_console) - len, fmt, ap);
+}
 
 void kprintf(const char *fmt, ...)
 {
@@ -34,5 +50,11 @@ void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint6
 	if (shadow_bugcheck_jmp)
 		longjmp(*shadow_bugcheck_jmp, 1);
 	fprintf(stderr, "unexpected bug check 0x%x in a unit test\n", code);
+	abort();
+}
+
+/* Weak: tests that start "CPUs" as threads end them here. */
+__attribute__((weak)) void shadow_idle(void)
+{
 	abort();
 }

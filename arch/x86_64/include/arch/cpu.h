@@ -43,6 +43,8 @@ static inline void arch_irq_restore(unsigned long flags)
 {
 	if (flags & (1UL << 9))
 		__asm__ volatile("sti" ::: "memory");
+	else
+		__asm__ volatile("cli" ::: "memory");
 }
 
 static inline void arch_irq_enable(void)
@@ -60,6 +62,13 @@ static inline bool arch_irqs_enabled(void)
 	unsigned long flags;
 	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
 	return (flags & (1UL << 9)) != 0;
+}
+
+/* Enable interrupts and halt until one arrives, with no window between
+ * (sti's one-instruction interrupt shadow covers the hlt). */
+static inline void arch_idle(void)
+{
+	__asm__ volatile("sti; hlt" ::: "memory");
 }
 
 /* Stop this CPU for good: interrupts off, halt in a loop. */

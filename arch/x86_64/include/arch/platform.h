@@ -7,6 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct bootinfo;
+
+/* ACPI, interrupt controller, clocks: everything before other CPUs start. */
+void arch_platform_init(const struct bootinfo *bi);
+
 /* True under QEMU (its fw_cfg device answers with "QEMU"). */
 bool arch_platform_is_qemu(void);
 

@@ -27,5 +27,8 @@ static inline void arch_irq_enable(void) { shadow_irqs_on = true; }
 static inline void arch_irq_disable(void) { shadow_irqs_on = false; }
 static inline bool arch_irqs_enabled(void) { return shadow_irqs_on; }
 static inline __attribute__((noreturn)) void arch_halt_forever(void) { abort(); }
+/* A started "CPU" (a thread) that goes idle has nothing more to do. */
+void shadow_idle(void);
+static inline void arch_idle(void) { shadow_idle(); }
 
 #endif

@@ -1,0 +1,22 @@
+/*
+ * clock.h - the per-CPU clock interrupt and timed callbacks on top of the
+ * timer queue.
+ */
+#ifndef KPROF_KERNEL_CLOCK_H
+#define KPROF_KERNEL_CLOCK_H
+
+#include <stdint.h>
+
+#include "kernel/timerq.h"
+
+/* Connect the clock interrupt and pick the timer mode (boot CPU, once). */
+void ke_clock_init(void);
+/* Start this CPU's timer and its clock tick (every CPU, interrupts off). */
+void ke_clock_start_cpu(void);
+/* Queue a callback on the current CPU (any IRQL <= CLOCK_LEVEL). */
+void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t period_tsc);
+bool ke_cancel_timer_current(KTIMER_ENTRY *e);
+/* Clock tick period in TSC cycles. */
+uint64_t ke_clock_tick_cycles(void);
+
+#endif

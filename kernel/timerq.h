@@ -1,0 +1,46 @@
+/*
+ * timerq.h - the per-CPU timer queue: callbacks at TSC deadlines, run from
+ * the CPU's clock interrupt at CLOCK_LEVEL.
+ *
+ * Each CPU has one queue in its KPRCB and only that CPU touches it, with
+ * interrupts disabled; there is no lock.  Entries are kept sorted by
+ * deadline.  A periodic entry is put back one period later (periods that
+ * are already past are skipped and counted in Missed).
+ */
+#ifndef KPROF_KERNEL_TIMERQ_H
+#define KPROF_KERNEL_TIMERQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <arch/trapframe.h>
+
+struct ktimer_entry;
+typedef void (*ktimer_callback_t)(struct ktimer_entry *entry, KTRAP_FRAME *tf, void *context);
+
+typedef struct ktimer_entry {
+	uint64_t Deadline;          /* TSC value at which it is due       */
+	uint64_t Period;            /* TSC cycles between runs, 0 = once  */
+	ktimer_callback_t Callback; /* runs at CLOCK_LEVEL                */
+	void *Context;              /* its third argument                 */
+	struct ktimer_entry *Next;  /* next later entry                   */
+	bool Queued;                /* on a queue now                     */
+	uint32_t Missed;            /* periods skipped: already past      */
+	uint64_t Runs;              /* times the callback ran             */
+} KTIMER_ENTRY;
+
+typedef struct ktimer_queue {
+	KTIMER_ENTRY *Head;         /* earliest deadline first            */
+	uint64_t Expirations;       /* callbacks run from this queue      */
+} KTIMER_QUEUE;
+
+void ke_timer_entry_init(KTIMER_ENTRY *e, ktimer_callback_t callback, void *context);
+
+/* The queue itself; callers hold interrupts off on the queue's CPU. */
+void ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period);
+bool ki_timer_queue_remove(KTIMER_QUEUE *q, KTIMER_ENTRY *e);
+/* Run every entry due at `now`; returns the next deadline or UINT64_MAX. */
+uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf);
+uint64_t ki_timer_queue_next(const KTIMER_QUEUE *q);
+
+#endif /* KPROF_KERNEL_TIMERQ_H */
