@@ -1,0 +1,131 @@
+/*
+ * wire.h - how the trace leaves the machine: frames on the serial port.
+ *
+ * Console text and binary frames share one serial port.  Console text is
+ * 7-bit ASCII; a frame starts with the byte 0xFE, which text never
+ * contains, so a decoder finds frames by scanning for the magic and
+ * confirms each by its header CRC.  docs/wire-format.md describes all of
+ * this for someone writing a decoder; this header is the C version.
+ *
+ * Frame = 24-byte header + payload, no padding, little-endian:
+ *
+ *   off size field
+ *   0   4    magic        0x46504BFE (bytes FE 4B 50 46, "\xFEKPF")
+ *   4   1    version      KPROF_FRAME_VERSION
+ *   5   1    type         enum kprof_frame_type
+ *   6   2    cpu          CPU number, KPROF_FRAME_CPU_NONE for run frames
+ *   8   4    seq          per-CPU frame sequence number (run frames: their own)
+ *   12  4    length       payload bytes
+ *   16  4    payload_crc  CRC-32 (IEEE 802.3, as zlib) of the payload
+ *   20  4    header_crc   CRC-32 of bytes 0..19
+ *
+ * A frame whose header CRC fails is not a frame (the decoder resumes at the
+ * next magic); a frame whose payload CRC fails is reported as corrupt with
+ * its byte offset; a gap in a CPU's seq numbers is reported as missing
+ * frames.  A frame cut short by the end of the log is reported truncated.
+ */
+#ifndef KPROF_WIRE_H
+#define KPROF_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KPROF_FRAME_MAGIC        0x46504BFEu
+#define KPROF_FRAME_VERSION      1
+#define KPROF_FRAME_HEADER_SIZE  24
+#define KPROF_FRAME_MAX_PAYLOAD  (1u << 20)   /* decoders reject longer frames */
+#define KPROF_FRAME_CPU_NONE     0xFFFFu
+
+enum kprof_frame_type {
+	KPROF_FRAME_RUN_HEADER = 1,  /* struct kprof_run_header + strings        */
+	KPROF_FRAME_BUFFER = 2,      /* struct kprof_buffer_header + records     */
+	KPROF_FRAME_CPU_END = 3,     /* struct kprof_cpu_end                      */
+	KPROF_FRAME_RUN_END = 4,     /* struct kprof_run_end                      */
+};
+
+struct kprof_frame_header {
+	uint32_t magic;              /* KPROF_FRAME_MAGIC                         */
+	uint8_t version;             /* KPROF_FRAME_VERSION                       */
+	uint8_t type;                /* enum kprof_frame_type                     */
+	uint16_t cpu;                /* writer CPU or KPROF_FRAME_CPU_NONE        */
+	uint32_t seq;                /* per-CPU sequence number                   */
+	uint32_t length;             /* payload bytes                             */
+	uint32_t payload_crc;        /* CRC-32 of the payload                     */
+	uint32_t header_crc;         /* CRC-32 of the 20 bytes before this field  */
+};
+_Static_assert(sizeof(struct kprof_frame_header) == KPROF_FRAME_HEADER_SIZE, "frame header size");
+
+/* Trace modes (trace.mode=). */
+enum kprof_trace_mode {
+	KPROF_TRACE_STREAM = 0,      /* full buffers go out while the run goes on */
+	KPROF_TRACE_DUMP = 1,        /* everything goes out at the end of the run */
+};
+
+/* Clock types, as TRACE_LOGFILE_HEADER.ReservedFlags. */
+#define KPROF_CLOCK_CYCLES 3
+
+/* Run header frame payload: fixed part, then build_id and cmdline strings
+ * (NUL-terminated, at the offsets given). */
+struct kprof_run_header {
+	uint32_t version;            /* KPROF_RUN_HEADER_VERSION                  */
+	uint32_t size;               /* sizeof(struct kprof_run_header)           */
+	uint32_t cpu_count;          /* CPUs online, numbered 0..cpu_count-1      */
+	uint32_t pointer_size;       /* 8                                          */
+	uint64_t tsc_hz;             /* TimeStamp units per second                */
+	uint64_t start_tsc;          /* TSC when tracing started                  */
+	uint64_t boot_unix_s;        /* wall clock (CMOS RTC) at start, 0 unknown */
+	uint32_t clock_type;         /* KPROF_CLOCK_CYCLES                         */
+	uint32_t trace_mode;         /* enum kprof_trace_mode                      */
+	uint32_t buffer_size;        /* bytes per trace sub-buffer                 */
+	uint32_t buffers_per_cpu;    /* sub-buffers per CPU                        */
+	uint32_t group_masks[8];     /* PERFINFO_GROUPMASK in force                */
+	uint32_t build_id_offset;    /* from the start of this struct             */
+	uint32_t cmdline_offset;     /* from the start of this struct             */
+	uint32_t scenario;           /* enum kprof_scenario                        */
+	uint32_t reserved;
+};
+#define KPROF_RUN_HEADER_VERSION 1
+_Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
+
+/* Buffer frame payload: this header, then `used` bytes of records, each a
+ * PERFINFO_TRACE_HEADER + payload, each starting 8-byte aligned. */
+struct kprof_buffer_header {
+	uint32_t buffer_seq;         /* sub-buffer number on this CPU, from 0      */
+	uint32_t used;               /* bytes of records that follow               */
+	uint32_t records;            /* records in it                              */
+	uint32_t flags;              /* KPROF_BUFFER_*                             */
+	uint64_t first_ts;           /* TimeStamp of the first record, 0 if none   */
+	uint64_t last_ts;            /* TimeStamp of the last record               */
+};
+#define KPROF_BUFFER_FINAL   0x1u  /* the CPU's last buffer (partly filled)   */
+#define KPROF_BUFFER_LOSSES  0x2u  /* records were lost since the previous one */
+_Static_assert(sizeof(struct kprof_buffer_header) == 32, "buffer header size");
+
+/* Why records were dropped (counted per CPU, never silent). */
+enum kprof_loss_cause {
+	KPROF_LOSS_BUFFERS_FULL = 0, /* no free sub-buffer: the port or dump space ran out */
+	KPROF_LOSS_TOO_LARGE = 1,    /* record larger than a sub-buffer                    */
+	KPROF_LOSS_NOT_STARTED = 2,  /* written before this CPU's buffers existed          */
+	KPROF_LOSS_CAUSES = 3
+};
+
+/* Per-CPU end frame payload. */
+struct kprof_cpu_end {
+	uint32_t cpu;
+	uint32_t buffers;            /* buffer frames this CPU sent                */
+	uint64_t records;            /* records written (committed)                */
+	uint64_t bytes;              /* record bytes written, padding included     */
+	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause             */
+	uint64_t stuck;              /* records reserved but never committed       */
+};
+_Static_assert(sizeof(struct kprof_cpu_end) == 56, "cpu end size");
+
+/* Run end frame payload. */
+struct kprof_run_end {
+	uint32_t status;             /* enum kprof_exit_status                     */
+	uint32_t cpu_count;          /* CPU end frames sent                        */
+	uint64_t end_tsc;
+};
+_Static_assert(sizeof(struct kprof_run_end) == 16, "run end size");
+
+#endif /* KPROF_WIRE_H */

@@ -1,0 +1,315 @@
+/*
+ * wmi.h - the NT Kernel Logger records kprof writes, byte for byte.
+ *
+ * Shared by the kernel (which writes them into per-CPU trace buffers) and
+ * the host tool (which decodes them and writes ETL and CTF).  Layouts,
+ * hook ids and group masks follow ../shared/reference/etw-records.md and
+ * the seeds (000 WMI_SPINLOCK, 003 WMI_RESOURCE, 004 WMI_CONTEXTSWAP);
+ * names are Microsoft's so the code can be held against them.  Every size
+ * and offset the reference gives is checked below at compile time.
+ *
+ * All records are x64 and little-endian: a PERFINFO_TRACE_HEADER, then the
+ * payload.  Records start 8-byte aligned in a buffer; Size is the header
+ * plus payload without the alignment padding.
+ */
+#ifndef KPROF_WMI_H
+#define KPROF_WMI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- header */
+
+typedef struct _PERFINFO_TRACE_HEADER {
+	uint32_t Marker;   /* flags, header type, PMC count, event version    */
+	uint16_t Size;     /* header + inserted data + payload, in bytes      */
+	uint16_t HookId;   /* (group << 8) | type                             */
+	uint64_t TimeStamp;/* TSC                                             */
+} PERFINFO_TRACE_HEADER;
+
+#define TRACE_HEADER_FLAG           0x80000000u
+#define TRACE_HEADER_EVENT_TRACE    0x40000000u
+#define TRACE_HEADER_TYPE_PERFINFO32 0x10u
+#define TRACE_HEADER_TYPE_PERFINFO64 0x11u
+#define PERFINFO_MARKER_64          0xC0110000u /* FLAG | EVENT_TRACE | PERFINFO64 << 16 */
+#define PERFINFO_MARKER_VERSION(m)  ((m) & 0xFFu)
+#define PERFINFO_MARKER_PMC_COUNT(m) (((m) >> 8) & 0x7u)
+#define PERFINFO_MARKER_TYPE(m)     (((m) >> 16) & 0xFFu)
+#define PERFINFO_RECORD_ALIGN       8
+
+static inline uint32_t perfinfo_marker(uint8_t version)
+{
+	return PERFINFO_MARKER_64 | version;
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+#define EVENT_TRACE_GROUP_THREAD    0x0500u
+#define EVENT_TRACE_GROUP_PERFINFO  0x0F00u
+#define EVENT_TRACE_GROUP_STACKWALK 0x1800u
+#define EVENT_TRACE_GROUP_KPROF     0xFE00u /* kprof's own (not Windows)  */
+
+#define PERFINFO_LOG_TYPE_CONTEXTSWAP     0x0524u
+#define PERFINFO_LOG_TYPE_SPINLOCK        0x0529u
+#define PERFINFO_LOG_TYPE_RESOURCE        0x052Bu
+#define PERFINFO_LOG_TYPE_SAMPLED_PROFILE 0x0F2Eu
+#define PERFINFO_LOG_TYPE_PMC_INTERRUPT   0x0F2Fu
+#define PERFINFO_LOG_TYPE_STACKWALK       0x1820u
+#define KPROF_LOG_TYPE_TRACETEST          0xFE01u /* scenario=tracetest pattern */
+
+/* Event versions (the marker's low byte). */
+#define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
+#define SPINLOCK_VERSION        2
+#define RESOURCE_VERSION        2
+#define SAMPLED_PROFILE_VERSION 2
+#define PMC_INTERRUPT_VERSION   2
+#define STACKWALK_VERSION       2
+#define TRACETEST_VERSION       1
+
+/* ---------------------------------------------------------------- groups */
+
+/* A group mask names an index (top 3 bits) into PERFINFO_GROUPMASK.Masks
+ * and the bits to test there. */
+#define PERF_MASK_INDEX      0xE0000000u
+#define PERF_MASK_GROUP      (~PERF_MASK_INDEX)
+#define PERF_NUM_MASKS       8
+
+#define PERF_PROFILE         0x20000002u
+#define PERF_CONTEXT_SWITCH  0x20000004u
+#define PERF_PMC_PROFILE     0x20000400u
+#define PERF_SPINLOCK        0x20010000u
+#define PERF_SYNC_OBJECTS    0x20020000u
+/* kprof's own groups live at index 7, which Windows leaves unused. */
+#define PERF_KPROF_TRACETEST 0xE0000001u /* scenario=tracetest pattern records   */
+#define PERF_KPROF_STACKWALK 0xE0000002u /* a stack walk after each sample      */
+
+typedef struct _PERFINFO_GROUPMASK {
+	uint32_t Masks[PERF_NUM_MASKS];
+} PERFINFO_GROUPMASK;
+
+static inline int perfinfo_is_group_on(const PERFINFO_GROUPMASK *g, uint32_t mask)
+{
+	return (g->Masks[mask >> 29] & (mask & PERF_MASK_GROUP)) != 0;
+}
+
+static inline void perfinfo_group_set(PERFINFO_GROUPMASK *g, uint32_t mask)
+{
+	g->Masks[mask >> 29] |= mask & PERF_MASK_GROUP;
+}
+
+/* ---------------------------------------------------------------- payloads */
+
+/* WMI_CONTEXTSWAP, version 4 (seed 004). */
+typedef struct _WMI_CONTEXTSWAP {
+	uint32_t NewThreadId;
+	uint32_t OldThreadId;
+	int8_t NewThreadPriority;
+	int8_t OldThreadPriority;
+	uint8_t PreviousCState;              /* old thread idle; else OldThreadRank / 0 */
+	int8_t NewThreadPriorityDecrement;   /* SpareByte                                */
+	uint8_t OldThreadWaitReason;         /* KWAIT_REASON                             */
+	uint8_t Flags;                       /* OldThreadWaitMode:1, Old/NewThreadBamQosLevel:3 each */
+	uint8_t OldThreadState;              /* KTHREAD_STATE                            */
+	uint8_t OldThreadIdealProcessor;
+	uint32_t NewThreadWaitTime;
+	int32_t OldThreadRemainingQuantum;   /* (QuantumTarget - CycleTime) / 1024       */
+} WMI_CONTEXTSWAP;
+
+#define CSWITCH_FLAG_WAIT_MODE_USER  0x01u
+#define CSWITCH_OLD_QOS_SHIFT        1
+#define CSWITCH_NEW_QOS_SHIFT        4
+
+/* WMI_SPINLOCK, version 2 (seed 000), packed. */
+typedef struct __attribute__((packed)) _WMI_SPINLOCK {
+	uint64_t SpinLockAddress;            /* PVOID                                  */
+	uint64_t CallerAddress;              /* PVOID: return address of the release   */
+	uint64_t AcquireTime;                /* rdtsc when acquired                    */
+	uint64_t ReleaseTime;                /* rdtsc at release                       */
+	uint32_t WaitTimeInCycles;           /* first try to acquired                  */
+	uint32_t SpinCount;                  /* extra tests of the lock                */
+	uint32_t ThreadId;
+	uint32_t InterruptCount;             /* interrupts from first try to release   */
+	uint8_t Irql;                        /* while held                             */
+	uint8_t AcquireDepth;                /* locks held at release, this one included (1..8) */
+	uint8_t Flags;                       /* AcquireMode:6 | ExecuteDpc:1 | ExecuteIsr:1 */
+	uint8_t Reserved[5];
+} WMI_SPINLOCK;
+
+#define SPINLOCK_ACQUIRE_MODE_MASK  0x3Fu
+#define SPINLOCK_FLAG_EXECUTE_DPC   0x40u
+#define SPINLOCK_FLAG_EXECUTE_ISR   0x80u
+
+enum spinlock_acquire_mode {
+	SpinLockModeOrdinary = 0,            /* KSPIN_LOCK                             */
+	SpinLockModeQueued = 1,              /* queued / in-stack queued spin lock     */
+	SpinLockModeExecutiveShared = 2,
+	SpinLockModeExecutiveExclusive = 3,
+	SpinLockModeExecutiveConverted = 4,  /* shared converted to exclusive          */
+};
+
+/* WMI_RESOURCE, version 2 (seed 003). */
+typedef struct _WMI_RESOURCE {
+	uint64_t AcquireTime;
+	uint64_t HoldTime;
+	uint64_t WaitTime;
+	uint32_t MaxRecursionDepth;
+	uint32_t ThreadId;
+	uint64_t Resource;                   /* PVOID                                  */
+	uint32_t Action;
+	uint32_t ContentionDelta;
+} WMI_RESOURCE;
+
+#define WMI_RESOURCE_ACTION_INITIALIZE                    0x00010008u
+#define WMI_RESOURCE_ACTION_REINITIALIZE                  0x00010018u
+#define WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE    0x00010022u
+#define WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED       0x00010042u
+#define WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_EXCLUSIVE  0x00010224u
+#define WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_SHARED     0x00010244u
+
+/* Sampled profile (hook 0x0F2E). */
+typedef struct _PERFINFO_SAMPLED_PROFILE_INFORMATION {
+	uint64_t InstructionPointer;         /* PVOID                                  */
+	uint32_t ThreadId;
+	uint16_t Count;
+	uint8_t Flags;                       /* ExecutingDpc:1 ExecutingIsr:1 Reserved:1 Priority:5 */
+	uint8_t Rank;
+} PERFINFO_SAMPLED_PROFILE_INFORMATION;
+
+#define SAMPLED_PROFILE_FLAG_DPC     0x01u
+#define SAMPLED_PROFILE_FLAG_ISR     0x02u
+#define SAMPLED_PROFILE_PRIORITY_SHIFT 3
+
+/* PMC sample (hook 0x0F2F). */
+typedef struct _PERFINFO_PMC_SAMPLE {
+	uint64_t InstructionPointer;         /* PVOID                                  */
+	uint32_t ThreadId;
+	uint16_t ProfileSource;              /* KPROFILE_SOURCE                        */
+	uint16_t Reserved;
+} PERFINFO_PMC_SAMPLE;
+
+/* StackWalk_Event (hook 0x1820): 16 bytes, then N return addresses. */
+typedef struct _STACK_WALK_EVENT_DATA {
+	uint64_t EventTimeStamp;             /* TimeStamp of the sample it belongs to  */
+	uint32_t StackProcess;
+	uint32_t StackThread;
+	uint64_t Stack[];                    /* return addresses, innermost first      */
+} STACK_WALK_EVENT_DATA;
+
+#define STACKWALK_MAX_FRAMES 32
+
+/* kprof's tracetest pattern (hook 0xFE01): not a Windows event. */
+typedef struct _KPROF_TRACETEST {
+	uint32_t Cpu;                        /* CPU that wrote it                      */
+	uint32_t Writer;                     /* 0 thread, 1 interrupt (nested)         */
+	uint32_t Sequence;                   /* per CPU and writer, from 0             */
+	uint32_t Length;                     /* bytes of Pattern[]                     */
+	uint8_t Pattern[];                   /* byte i = (Sequence * 31 + i + Writer * 7) & 0xFF */
+} KPROF_TRACETEST;
+
+#define TRACETEST_MAX_PATTERN 64
+
+static inline uint8_t kprof_tracetest_byte(uint32_t seq, uint32_t writer, uint32_t i)
+{
+	return (uint8_t)(seq * 31u + i + writer * 7u);
+}
+
+/* ---------------------------------------------------------------- enums */
+
+enum KPROFILE_SOURCE {
+	ProfileTime = 0, ProfileAlignmentFixup = 1, ProfileTotalIssues = 2, ProfilePipelineDry = 3,
+	ProfileLoadInstructions = 4, ProfilePipelineFrozen = 5, ProfileBranchInstructions = 6,
+	ProfileTotalNonissues = 7, ProfileDcacheMisses = 8, ProfileIcacheMisses = 9, ProfileCacheMisses = 10,
+	ProfileBranchMispredictions = 11, ProfileStoreInstructions = 12, ProfileFpInstructions = 13,
+	ProfileIntegerInstructions = 14, Profile2Issue = 15, Profile3Issue = 16, Profile4Issue = 17,
+	ProfileSpecialInstructions = 18, ProfileTotalCycles = 19, ProfileIcacheIssues = 20,
+	ProfileDcacheAccesses = 21, ProfileMemoryBarrierCycles = 22, ProfileLoadLinkedIssues = 23,
+	ProfileMaximum = 24
+};
+
+enum KTHREAD_STATE {
+	Initialized = 0, Ready = 1, Running = 2, Standby = 3, Terminated = 4, Waiting = 5, Transition = 6,
+	DeferredReady = 7, GateWaitObsolete = 8, WaitingForProcessInSwap = 9
+};
+
+enum KWAIT_REASON {
+	Executive = 0, FreePage = 1, PageIn = 2, PoolAllocation = 3, DelayExecution = 4, Suspended = 5,
+	UserRequest = 6, WrExecutive = 7, WrFreePage = 8, WrPageIn = 9, WrPoolAllocation = 10,
+	WrDelayExecution = 11, WrSuspended = 12, WrUserRequest = 13, WrEventPair = 14, WrQueue = 15,
+	WrLpcReceive = 16, WrLpcReply = 17, WrVirtualMemory = 18, WrPageOut = 19, WrRendezvous = 20,
+	WrKeyedEvent = 21, WrTerminated = 22, WrProcessInSwap = 23, WrCpuRateControl = 24, WrCalloutStack = 25,
+	WrKernel = 26, WrResource = 27, WrPushLock = 28, WrMutex = 29, WrQuantumEnd = 30, WrDispatchInt = 31,
+	WrPreempted = 32, WrYieldExecution = 33, WrFastMutex = 34, WrGuardedMutex = 35, WrRundown = 36,
+	WrAlertByThreadId = 37, WrDeferredPreempt = 38, MaximumWaitReason = 39
+};
+
+/* ---------------------------------------------------------------- checks */
+
+#define WMI_ASSERT_OFFSET(type, field, off) \
+	_Static_assert(offsetof(type, field) == (off), #type "." #field " is at offset " #off)
+
+_Static_assert(sizeof(PERFINFO_TRACE_HEADER) == 0x10, "PERFINFO_TRACE_HEADER is 16 bytes");
+WMI_ASSERT_OFFSET(PERFINFO_TRACE_HEADER, Marker, 0x00);
+WMI_ASSERT_OFFSET(PERFINFO_TRACE_HEADER, Size, 0x04);
+WMI_ASSERT_OFFSET(PERFINFO_TRACE_HEADER, HookId, 0x06);
+WMI_ASSERT_OFFSET(PERFINFO_TRACE_HEADER, TimeStamp, 0x08);
+
+_Static_assert(sizeof(WMI_CONTEXTSWAP) == 0x18, "WMI_CONTEXTSWAP is 0x18 bytes");
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, NewThreadId, 0x00);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadId, 0x04);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, NewThreadPriority, 0x08);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadPriority, 0x09);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, PreviousCState, 0x0A);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, NewThreadPriorityDecrement, 0x0B);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadWaitReason, 0x0C);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, Flags, 0x0D);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadState, 0x0E);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadIdealProcessor, 0x0F);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, NewThreadWaitTime, 0x10);
+WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadRemainingQuantum, 0x14);
+
+_Static_assert(sizeof(WMI_SPINLOCK) == 0x38, "WMI_SPINLOCK is 0x38 bytes");
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, SpinLockAddress, 0x00);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, CallerAddress, 0x08);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, AcquireTime, 0x10);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, ReleaseTime, 0x18);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, WaitTimeInCycles, 0x20);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, SpinCount, 0x24);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, ThreadId, 0x28);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, InterruptCount, 0x2C);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, Irql, 0x30);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, AcquireDepth, 0x31);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, Flags, 0x32);
+WMI_ASSERT_OFFSET(WMI_SPINLOCK, Reserved, 0x33);
+
+_Static_assert(sizeof(WMI_RESOURCE) == 0x30, "WMI_RESOURCE is 0x30 bytes");
+WMI_ASSERT_OFFSET(WMI_RESOURCE, AcquireTime, 0x00);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, HoldTime, 0x08);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, WaitTime, 0x10);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, MaxRecursionDepth, 0x18);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, ThreadId, 0x1C);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, Resource, 0x20);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, Action, 0x28);
+WMI_ASSERT_OFFSET(WMI_RESOURCE, ContentionDelta, 0x2C);
+
+_Static_assert(sizeof(PERFINFO_SAMPLED_PROFILE_INFORMATION) == 0x10, "sampled profile is 0x10 bytes");
+WMI_ASSERT_OFFSET(PERFINFO_SAMPLED_PROFILE_INFORMATION, InstructionPointer, 0x00);
+WMI_ASSERT_OFFSET(PERFINFO_SAMPLED_PROFILE_INFORMATION, ThreadId, 0x08);
+WMI_ASSERT_OFFSET(PERFINFO_SAMPLED_PROFILE_INFORMATION, Count, 0x0C);
+WMI_ASSERT_OFFSET(PERFINFO_SAMPLED_PROFILE_INFORMATION, Flags, 0x0E);
+WMI_ASSERT_OFFSET(PERFINFO_SAMPLED_PROFILE_INFORMATION, Rank, 0x0F);
+
+_Static_assert(sizeof(PERFINFO_PMC_SAMPLE) == 0x10, "PMC sample is 0x10 bytes");
+WMI_ASSERT_OFFSET(PERFINFO_PMC_SAMPLE, InstructionPointer, 0x00);
+WMI_ASSERT_OFFSET(PERFINFO_PMC_SAMPLE, ThreadId, 0x08);
+WMI_ASSERT_OFFSET(PERFINFO_PMC_SAMPLE, ProfileSource, 0x0C);
+WMI_ASSERT_OFFSET(PERFINFO_PMC_SAMPLE, Reserved, 0x0E);
+
+_Static_assert(sizeof(STACK_WALK_EVENT_DATA) == 0x10, "stack walk header is 16 bytes");
+WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, EventTimeStamp, 0x00);
+WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, StackProcess, 0x08);
+WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, StackThread, 0x0C);
+WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, Stack, 0x10);
+
+_Static_assert(sizeof(KPROF_TRACETEST) == 0x10, "tracetest header is 16 bytes");
+
+#endif /* KPROF_WMI_H */
