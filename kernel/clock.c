@@ -19,6 +19,7 @@
 #include "kernel/console.h"
 #include "kernel/prcb.h"
 #include "kernel/time.h"
+#include "kernel/trace/trace.h"
 
 static KTIMER_ENTRY clock_tick_entry[KPROF_MAX_CPUS];
 static uint64_t clock_tick_cycles;
@@ -49,7 +50,11 @@ static void clock_interrupt(KTRAP_FRAME *tf)
 
 static void clock_tick(KTIMER_ENTRY *e, KTRAP_FRAME *tf, void *context)
 {
-	ke_get_current_prcb()->ClockTicks++;
+	KPRCB *prcb = ke_get_current_prcb();
+
+	prcb->ClockTicks++;
+	if (prcb->Number == 0)
+		trace_poll(); /* CPU 0 sends the trace */
 }
 
 void ke_clock_init(void)
@@ -103,11 +108,7 @@ void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t perio
 	arch_irq_restore(flags);
 }
 
-bool ke_cancel_timer_current(KTIMER_ENTRY *e)
+bool ke_cancel_timer(KTIMER_ENTRY *e)
 {
-	KPRCB *prcb = ke_get_current_prcb();
-	unsigned long flags = arch_irq_save();
-	bool removed = ki_timer_queue_remove(&prcb->TimerQueue, e);
-	arch_irq_restore(flags);
-	return removed;
+	return ki_timer_queue_remove(e);
 }

@@ -15,7 +15,9 @@ void ke_clock_init(void);
 void ke_clock_start_cpu(void);
 /* Queue a callback on the current CPU (any IRQL <= CLOCK_LEVEL). */
 void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t period_tsc);
-bool ke_cancel_timer_current(KTIMER_ENTRY *e);
+/* Take an entry off whichever CPU's queue it is on; false if it was not
+ * queued (it may be running its callback right now). */
+bool ke_cancel_timer(KTIMER_ENTRY *e);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

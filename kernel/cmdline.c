@@ -139,6 +139,11 @@ static bool set_value(const struct cmdline_key *k, struct word v, struct kconfig
 			       k->special ? k->special : "", k->special ? "'" : "");
 			return false;
 		}
+		if (k->pow2 && (x & (x - 1))) {
+			report(err, ctx, "cmdline: %s=%.*s: not a power of two; accepted: 4, 8, 16, ... up to %llu",
+			       k->name, (int)v.n, v.p, (unsigned long long)k->max);
+			return false;
+		}
 		*field = (uint32_t)x;
 		return true;
 	}

@@ -9,6 +9,7 @@
 #ifndef KPROF_KERNEL_CMDLINE_H
 #define KPROF_KERNEL_CMDLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct cmdline_key {
 	const char *const *names;  /* ENUM and SET: NULL-terminated           */
 	uint64_t min, max;         /* UINT range                              */
 	const char *special;       /* UINT: a word meaning 0 (e.g. "all")     */
+	bool pow2;                 /* UINT: must be a power of two            */
 	const char *help;          /* one line for README and --help          */
 };
 

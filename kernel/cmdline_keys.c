@@ -13,6 +13,7 @@
 
 static const char *const scenario_names[SCENARIO_COUNT + 1] = {
 	[SCENARIO_BOOT] = "boot",
+	[SCENARIO_TRACETEST] = "tracetest",
 };
 
 static const char *const selftest_names[SELFTEST_COUNT + 1] = {
@@ -38,6 +39,20 @@ static const char *const tsc_source_names[TSC_SOURCE_COUNT + 1] = {
 	[TSC_SOURCE_PMTIMER] = "pmtimer",
 };
 
+static const char *const trace_names[TRACE_ITEM_COUNT + 1] = {
+	[TRACE_ITEM_CSWITCH] = "cswitch",
+	[TRACE_ITEM_SPINLOCK] = "spinlock",
+	[TRACE_ITEM_RESOURCE] = "resource",
+	[TRACE_ITEM_PROFILE] = "profile",
+	[TRACE_ITEM_PMC] = "pmc",
+	[TRACE_ITEM_STACK] = "stack",
+	[TRACE_ITEM_TRACETEST] = "tracetest",
+	[TRACE_ITEM_NONE] = "none",
+	[TRACE_ITEM_ALL] = "all",
+};
+
+static const char *const trace_mode_names[] = { "stream", "dump", NULL };
+
 const struct cmdline_key cmdline_keys[] = {
 	{ .name = "scenario", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, scenario),
 	  .names = scenario_names, .help = "workload to run" },
@@ -51,6 +66,16 @@ const struct cmdline_key cmdline_keys[] = {
 	  .min = 10, .max = 1000, .help = "clock interrupts per second on each CPU" },
 	{ .name = "tsc_source", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, tsc_source),
 	  .names = tsc_source_names, .help = "where the TSC rate comes from" },
+	{ .name = "trace", .type = CMDLINE_SET, .offset = offsetof(struct kconfig, trace),
+	  .names = trace_names, .help = "event groups to record" },
+	{ .name = "trace.mode", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, trace_mode),
+	  .names = trace_mode_names, .help = "send full buffers while running, or everything at the end" },
+	{ .name = "trace.buffer_kb", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, trace_buffer_kb),
+	  .min = 8, .max = 262144, .help = "trace buffer per CPU, KiB" },
+	{ .name = "trace.subbuf_kb", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, trace_subbuf_kb),
+	  .min = 4, .max = 1024, .pow2 = true, .help = "one sub-buffer (the unit sent), KiB" },
+	{ .name = "tracetest.records", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, tracetest_records),
+	  .min = 1, .max = 10000000, .help = "scenario=tracetest: thread-context records per CPU" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -64,5 +89,10 @@ void config_defaults(struct kconfig *cfg)
 		.timer = TIMER_AUTO,
 		.tick_hz = 100,
 		.tsc_source = TSC_SOURCE_AUTO,
+		.trace = 1u << TRACE_ITEM_ALL,
+		.trace_mode = 0, /* stream */
+		.trace_buffer_kb = 256,
+		.trace_subbuf_kb = 64,
+		.tracetest_records = 20000,
 	};
 }

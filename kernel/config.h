@@ -14,6 +14,7 @@
 
 enum kprof_scenario {
 	SCENARIO_BOOT,     /* bring the machine up, print what was found, end */
+	SCENARIO_TRACETEST,/* every CPU writes a known pattern of records     */
 	SCENARIO_COUNT
 };
 
@@ -43,6 +44,21 @@ enum kprof_tsc_source {
 	TSC_SOURCE_COUNT
 };
 
+/* trace= items (bits of kconfig.trace); kernel/trace/trace.c maps them
+ * to group masks. */
+enum kprof_trace_item {
+	TRACE_ITEM_CSWITCH,   /* PERF_CONTEXT_SWITCH: WMI_CONTEXTSWAP        */
+	TRACE_ITEM_SPINLOCK,  /* PERF_SPINLOCK: WMI_SPINLOCK                 */
+	TRACE_ITEM_RESOURCE,  /* PERF_SYNC_OBJECTS: WMI_RESOURCE             */
+	TRACE_ITEM_PROFILE,   /* PERF_PROFILE: sampled profile               */
+	TRACE_ITEM_PMC,       /* PERF_PMC_PROFILE: PMC samples               */
+	TRACE_ITEM_STACK,     /* a stack walk after each sample              */
+	TRACE_ITEM_TRACETEST, /* scenario=tracetest pattern records          */
+	TRACE_ITEM_NONE,      /* nothing                                     */
+	TRACE_ITEM_ALL,       /* everything above                            */
+	TRACE_ITEM_COUNT
+};
+
 struct kconfig {
 	uint32_t scenario;   /* enum kprof_scenario                          */
 	uint32_t cpus;       /* CPUs to start; 0 = every enabled CPU         */
@@ -50,6 +66,11 @@ struct kconfig {
 	uint32_t timer;      /* enum kprof_timer_mode                        */
 	uint32_t tick_hz;    /* clock interrupts per second per CPU          */
 	uint32_t tsc_source; /* enum kprof_tsc_source                        */
+	uint32_t trace;      /* bits of enum kprof_trace_item                */
+	uint32_t trace_mode; /* enum kprof_trace_mode (include/kprof/wire.h) */
+	uint32_t trace_buffer_kb; /* per CPU, all sub-buffers together       */
+	uint32_t trace_subbuf_kb; /* one sub-buffer (a power of two)         */
+	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
 };
 
 extern struct kconfig kconfig;

@@ -18,6 +18,7 @@
 #include "kernel/scenario.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
+#include "kernel/trace/trace.h"
 
 struct kconfig kconfig;
 
@@ -64,7 +65,10 @@ void kernel_main(const struct bootinfo *bi)
 	ke_clock_init();
 	ki_processor_start_boot();
 	ke_start_processors(kconfig.cpus);
+	trace_start(bi->cmdline);
 
 	selftest_run(kconfig.selftest);
-	kprof_run_end(scenario_run(kconfig.scenario));
+	enum kprof_exit_status status = scenario_run(kconfig.scenario);
+	trace_finish(status);
+	kprof_run_end(status);
 }

@@ -17,6 +17,7 @@
 #include "kernel/console.h"
 #include "kernel/prcb.h"
 #include "kernel/printf.h"
+#include "kernel/trace/trace.h"
 
 static int panic_depth; /* bug checks entered (any CPU) */
 
@@ -70,6 +71,7 @@ static __attribute__((noreturn)) void bug_check(uint32_t code, const KTRAP_FRAME
 		backtrace_print_trap(tf);
 	else
 		backtrace_print(ip, fp);
+	trace_panic_flush(); /* what was recorded up to here still goes out */
 	kprof_run_end(KPROF_EXIT_PANIC);
 }
 

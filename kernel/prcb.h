@@ -18,6 +18,8 @@
 #include "kernel/dpc.h"
 #include "kernel/timerq.h"
 
+struct trace_cpu;
+
 typedef struct kprcb {
 	struct kprcb *Self;               /* must stay first: arch_percpu_self() reads it */
 	uint32_t Number;                  /* logical CPU index, 0 = boot CPU              */
@@ -36,6 +38,7 @@ typedef struct kprcb {
 	uint64_t TimerHz;                 /* its interrupt timer's tick rate              */
 	uint64_t ClockTicks;              /* clock interrupts handled                     */
 	uint64_t OnlineTsc;               /* TSC when the CPU finished starting           */
+	struct trace_cpu *TraceCpu;       /* this CPU's trace buffer, NULL if none        */
 } KPRCB;
 
 /* Every started CPU, by logical number; written once at start-up. */

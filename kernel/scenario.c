@@ -10,6 +10,8 @@ enum kprof_exit_status scenario_run(enum kprof_scenario which)
 	switch (which) {
 	case SCENARIO_BOOT:
 		return scenario_boot();
+	case SCENARIO_TRACETEST:
+		return scenario_tracetest();
 	case SCENARIO_COUNT:
 		break;
 	}

@@ -1,0 +1,324 @@
+/*
+ * trace.c - the trace session: buffers on every CPU and getting the
+ * records out as frames (the writer is in writer.c).
+ *
+ * Start (boot CPU, after every CPU is online): allocate each CPU's buffer,
+ * send the run header frame, then switch the configured groups on.
+ *
+ * Getting records out: only CPU 0 sends frames.  In stream mode its clock
+ * tick (trace_poll) queues a DPC when some CPU has a full sub-buffer, and
+ * the DPC sends every full sub-buffer (like the ETW logger flushing full
+ * buffers); writers never wait for it: when the port cannot keep up the
+ * ring fills and records are dropped, counted.  In dump mode nothing is
+ * sent until the end.
+ *
+ * Finish: groups off, wait (bounded) for writers in flight to commit, send
+ * every remaining sub-buffer and each CPU's partly filled last one, then a
+ * CPU end frame per CPU (records, bytes, losses by cause) and the run end.
+ *
+ * Lock order: frames are sent under the console lock, so text lines and
+ * frames never interleave on the port; the buffers themselves take no
+ * locks.  Only CPU 0 reads (sends), at DISPATCH_LEVEL, so readers never
+ * race each other.
+ */
+#include "kernel/trace/trace.h"
+
+#include <arch/cpu.h>
+#include <arch/mmu.h>
+#include <arch/rtc.h>
+#include <arch/serial.h>
+
+#include "generated/version.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/dpc.h"
+#include "kernel/heap.h"
+#include "kernel/libk.h"
+#include "kernel/panic.h"
+#include "kernel/pmm.h"
+#include "kernel/prcb.h"
+#include "kernel/time.h"
+#include "kernel/trace/frame.h"
+
+#define SETTLE_US 100000 /* how long the end waits for writers in flight */
+
+static struct {
+	bool started;                 /* buffers exist                        */
+	bool finished;                /* end frames sent                      */
+	uint32_t ncpu;                /* CPUs with buffers                    */
+	uint32_t run_seq;             /* sequence of run-level frames         */
+	PERFINFO_GROUPMASK groups;    /* what trace_start() switched on       */
+	KDPC flush_dpc;               /* stream mode: runs on CPU 0           */
+	uint64_t start_tsc;
+} trace;
+
+static const uint32_t item_group[TRACE_ITEM_NONE] = {
+	[TRACE_ITEM_CSWITCH] = PERF_CONTEXT_SWITCH,
+	[TRACE_ITEM_SPINLOCK] = PERF_SPINLOCK,
+	[TRACE_ITEM_RESOURCE] = PERF_SYNC_OBJECTS,
+	[TRACE_ITEM_PROFILE] = PERF_PROFILE,
+	[TRACE_ITEM_PMC] = PERF_PMC_PROFILE,
+	[TRACE_ITEM_STACK] = PERF_KPROF_STACKWALK,
+	[TRACE_ITEM_TRACETEST] = PERF_KPROF_TRACETEST,
+};
+
+/* ---------------------------------------------------------------- frames */
+
+static void send_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
+		       uint32_t l2)
+{
+	struct kprof_frame_header h;
+
+	frame_header_build(&h, type, cpu, seq, p1, l1, p2, l2);
+	unsigned long flags = console_lock();
+	arch_serial_write_raw(&h, sizeof(h));
+	arch_serial_write_raw(p1, l1);
+	if (l2)
+		arch_serial_write_raw(p2, l2);
+	console_unlock(flags);
+}
+
+static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
+{
+	struct kprof_buffer_header b = {
+		.buffer_seq = (uint32_t)v->seq,
+		.used = v->used,
+		.records = v->records,
+		.flags = flags | (tc->lost_since_sent ? KPROF_BUFFER_LOSSES : 0),
+	};
+	/* First and last time stamps, walking the records by their sizes. */
+	for (uint32_t off = 0; off + sizeof(PERFINFO_TRACE_HEADER) <= v->used;) {
+		const PERFINFO_TRACE_HEADER *h = (const void *)(v->data + off);
+		if (h->Size < sizeof(*h))
+			break; /* unsettled space at the end of a final buffer */
+		if (!b.first_ts)
+			b.first_ts = h->TimeStamp;
+		b.last_ts = h->TimeStamp;
+		off += ALIGN_UP((uint32_t)h->Size, PERFINFO_RECORD_ALIGN);
+	}
+	tc->lost_since_sent = 0;
+	send_frame(KPROF_FRAME_BUFFER, (uint16_t)tc->cpu, tc->frame_seq++, &b, sizeof(b), v->data, v->used);
+	tc->sent++;
+}
+
+static void flush_full(struct trace_cpu *tc)
+{
+	struct trace_view v;
+	while (tracebuf_peek_full(tc, &v)) {
+		send_view(tc, &v, 0);
+		tracebuf_release(tc);
+	}
+}
+
+void trace_subbuffer_filled(void)
+{
+	/* Stream mode: wake the flusher on CPU 0 now rather than at its next
+	 * clock tick.  Inserting a DPC that is already queued is a no-op. */
+	if (kconfig.trace_mode == KPROF_TRACE_STREAM && trace.started && !trace.finished)
+		ke_insert_queue_dpc(&trace.flush_dpc, 0, 0);
+}
+
+static void flush_dpc_routine(KDPC *dpc, void *context, void *a1, void *a2)
+{
+	for (uint32_t i = 0; i < trace.ncpu; i++)
+		if (KiProcessorBlock[i]->TraceCpu)
+			flush_full(KiProcessorBlock[i]->TraceCpu);
+}
+
+void trace_poll(void)
+{
+	if (!trace.started || trace.finished || kconfig.trace_mode != KPROF_TRACE_STREAM)
+		return;
+	for (uint32_t i = 0; i < trace.ncpu; i++) {
+		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
+		if (tc && tc->consumed < (__atomic_load_n(&tc->offset, __ATOMIC_RELAXED) >> tc->shift)) {
+			ke_insert_queue_dpc(&trace.flush_dpc, 0, 0);
+			return;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- session */
+
+static void send_run_header(const char *cmdline)
+{
+	static uint8_t buf[sizeof(struct kprof_run_header) + 64 + BOOTINFO_CMDLINE_MAX];
+	struct kprof_run_header *h = (void *)buf;
+	size_t id_len = strlen(KPROF_BUILD_ID) + 1, cl_len = strnlen(cmdline, BOOTINFO_CMDLINE_MAX - 1) + 1;
+
+	*h = (struct kprof_run_header){
+		.version = KPROF_RUN_HEADER_VERSION,
+		.size = sizeof(*h),
+		.cpu_count = trace.ncpu,
+		.pointer_size = 8,
+		.tsc_hz = ke_tsc_hz,
+		.start_tsc = trace.start_tsc,
+		.boot_unix_s = arch_rtc_unix_time(),
+		.clock_type = KPROF_CLOCK_CYCLES,
+		.trace_mode = kconfig.trace_mode,
+		.buffer_size = kconfig.trace_subbuf_kb * 1024,
+		.buffers_per_cpu = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb,
+		.build_id_offset = sizeof(*h),
+		.cmdline_offset = (uint32_t)(sizeof(*h) + MIN(id_len, 64)),
+		.scenario = kconfig.scenario,
+	};
+	memcpy(h->group_masks, trace.groups.Masks, sizeof(h->group_masks));
+	memcpy(buf + h->build_id_offset, KPROF_BUILD_ID, MIN(id_len, 64));
+	buf[h->build_id_offset + MIN(id_len, 64) - 1] = '\0';
+	memcpy(buf + h->cmdline_offset, cmdline, cl_len - 1);
+	buf[h->cmdline_offset + cl_len - 1] = '\0';
+	send_frame(KPROF_FRAME_RUN_HEADER, KPROF_FRAME_CPU_NONE, trace.run_seq++, buf, h->cmdline_offset + (uint32_t)cl_len,
+		   0, 0);
+}
+
+static bool alloc_cpu(KPRCB *prcb, uint32_t shift, uint32_t nsub)
+{
+	size_t bytes = (size_t)nsub << shift;
+	uint64_t pa = pmm_alloc_pages(bytes / PAGE_SIZE);
+	struct trace_cpu *tc = kzalloc(sizeof(*tc) + nsub * sizeof(struct trace_subbuf) + 64);
+
+	if (!pa || !tc) {
+		if (pa)
+			pmm_free_pages(pa, bytes / PAGE_SIZE);
+		kfree(tc);
+		return false;
+	}
+	tc = (struct trace_cpu *)ALIGN_UP((uintptr_t)tc, 64); /* kfree never sees it again: kept for the run */
+	tracebuf_init(tc, prcb->Number, phys_to_virt(pa), (struct trace_subbuf *)(tc + 1), shift, nsub);
+	prcb->TraceCpu = tc;
+	return true;
+}
+
+void trace_start(const char *cmdline)
+{
+	uint32_t items = kconfig.trace, shift = 10;
+
+	while ((1u << shift) < kconfig.trace_subbuf_kb * 1024)
+		shift++;
+	uint32_t nsub = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb;
+	if (nsub < 2) {
+		kprintf("cmdline: trace.buffer_kb=%u must hold at least two sub-buffers of trace.subbuf_kb=%u\n",
+			kconfig.trace_buffer_kb, kconfig.trace_subbuf_kb);
+		kprof_run_end(KPROF_EXIT_CONFIG);
+	}
+	if (items & (1u << TRACE_ITEM_ALL))
+		items |= (1u << TRACE_ITEM_NONE) - 1;
+	if (items & (1u << TRACE_ITEM_NONE))
+		items = 0;
+	for (uint32_t i = 0; i < TRACE_ITEM_NONE; i++)
+		if (items & (1u << i))
+			perfinfo_group_set(&trace.groups, item_group[i]);
+
+	trace.ncpu = ke_number_processors;
+	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);
+	ke_set_target_processor_dpc(&trace.flush_dpc, 0);
+	uint32_t failed = 0;
+	for (uint32_t i = 0; i < trace.ncpu; i++)
+		failed += !alloc_cpu(KiProcessorBlock[i], shift, nsub);
+	if (failed)
+		kprintf("trace: no memory for the buffers of %u CPU%s: their records are lost (counted)\n", failed,
+			failed == 1 ? "" : "s");
+	trace.start_tsc = arch_rdtsc();
+	trace.started = true;
+	send_run_header(cmdline);
+	kprintf("trace: %u CPUs x %u KiB (%u sub-buffers of %u KiB), %s mode, groups %08x %08x\n", trace.ncpu,
+		kconfig.trace_buffer_kb, nsub, kconfig.trace_subbuf_kb,
+		kconfig.trace_mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],
+		trace.groups.Masks[7]);
+	/* Last: from here on writers find their buffers. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy(&trace_groups, &trace.groups, sizeof(trace_groups));
+}
+
+static void send_final(struct trace_cpu *tc, uint64_t *stuck)
+{
+	struct trace_view v;
+
+	flush_full(tc);
+	if (tracebuf_peek_final(tc, &v)) {
+		*stuck += v.unsettled;
+		send_view(tc, &v, KPROF_BUFFER_FINAL);
+		tracebuf_release(tc);
+	}
+}
+
+static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck)
+{
+	for (uint32_t i = 0; i < trace.ncpu; i++) {
+		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
+		struct kprof_cpu_end e = { .cpu = i };
+		if (tc) {
+			e.buffers = tc->sent;
+			e.records = tc->records;
+			e.bytes = tc->bytes;
+			memcpy(e.lost, tc->lost, sizeof(e.lost));
+			e.stuck = stuck[i];
+		}
+		send_frame(KPROF_FRAME_CPU_END, (uint16_t)i, tc ? tc->frame_seq++ : 0, &e, sizeof(e), 0, 0);
+	}
+	struct kprof_run_end r = { .status = status, .cpu_count = trace.ncpu, .end_tsc = arch_rdtsc() };
+	send_frame(KPROF_FRAME_RUN_END, KPROF_FRAME_CPU_NONE, trace.run_seq++, &r, sizeof(r), 0, 0);
+}
+
+void trace_finish(enum kprof_exit_status status)
+{
+	static uint64_t stuck[KPROF_MAX_CPUS];
+
+	if (!trace.started || trace.finished)
+		return;
+	memset(&trace_groups, 0, sizeof(trace_groups));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	/* Writers already past the group check finish within microseconds:
+	 * wait for every CPU's reserved bytes to be committed, bounded. */
+	uint64_t start = arch_rdtsc(), limit = ke_us_to_tsc(SETTLE_US);
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL); /* keep the flush DPC out */
+	for (uint32_t i = 0; i < trace.ncpu; i++) {
+		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
+		struct trace_view v;
+		if (!tc)
+			continue;
+		for (;;) {
+			flush_full(tc);
+			if (!tracebuf_peek_final(tc, &v) || !v.unsettled || arch_rdtsc() - start > limit)
+				break;
+			arch_cpu_relax();
+		}
+		send_final(tc, &stuck[i]);
+	}
+	trace.finished = true;
+	send_end_frames(status, stuck);
+	ke_lower_irql(old);
+
+	uint64_t records, lost;
+	trace_totals(&records, &lost);
+	kprintf("trace: %llu records sent, %llu lost (see the decoder's summary for causes)\n",
+		(unsigned long long)records, (unsigned long long)lost);
+}
+
+void trace_panic_flush(void)
+{
+	static uint64_t stuck[KPROF_MAX_CPUS];
+
+	if (!trace.started || trace.finished)
+		return;
+	memset(&trace_groups, 0, sizeof(trace_groups));
+	trace.finished = true;
+	for (uint32_t i = 0; i < trace.ncpu; i++)
+		if (KiProcessorBlock[i]->TraceCpu)
+			send_final(KiProcessorBlock[i]->TraceCpu, &stuck[i]);
+	send_end_frames(KPROF_EXIT_PANIC, stuck);
+}
+
+void trace_totals(uint64_t *records, uint64_t *lost)
+{
+	*records = *lost = 0;
+	for (uint32_t i = 0; i < trace.ncpu; i++) {
+		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
+		if (!tc)
+			continue;
+		*records += tc->records;
+		for (int c = 0; c < KPROF_LOSS_CAUSES; c++)
+			*lost += tc->lost[c];
+	}
+}

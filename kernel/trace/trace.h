@@ -1,0 +1,63 @@
+/*
+ * trace.h - writing NT Kernel Logger records (include/kprof/wmi.h).
+ *
+ * Every event write is the same short sequence:
+ *     if (!trace_enabled(PERF_SPINLOCK)) return;       group mask
+ *     p = trace_record_begin(&rec, HOOK, VERSION, sizeof(*p));
+ *     if (!p) return;                                   dropped, counted
+ *     ... fill *p ...
+ *     trace_record_commit(&rec);
+ * or trace_log() with a payload built beforehand.  The time stamp is taken
+ * when space is reserved.  Any IRQL; no locks; a writer below
+ * DISPATCH_LEVEL is raised to it for the write so it stays on its CPU.
+ */
+#ifndef KPROF_KERNEL_TRACE_H
+#define KPROF_KERNEL_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "include/kprof/exit_status.h"
+#include "include/kprof/wmi.h"
+#include "kernel/irql.h"
+#include "kernel/trace/tracebuf.h"
+
+/* Groups being traced; all zero before trace_start() and after the end. */
+extern PERFINFO_GROUPMASK trace_groups;
+
+static inline bool trace_enabled(uint32_t group_mask)
+{
+	return perfinfo_is_group_on(&trace_groups, group_mask);
+}
+
+struct trace_record {
+	struct trace_reservation r; /* where it goes              */
+	KIRQL old_irql;             /* to lower back to           */
+	bool raised;                /* raised to DISPATCH_LEVEL   */
+};
+
+/* Reserve a record with `payload_size` payload bytes and fill its header;
+ * returns the payload to fill, or NULL if it was dropped (counted). */
+void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size);
+void trace_record_commit(struct trace_record *rec);
+
+/* Write a whole record; false if dropped or the group is off. */
+bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size);
+
+/* Session: allocate buffers on every online CPU and send the run header
+ * (after the CPUs are up); at the end stop, flush everything, and send
+ * the per-CPU and run end frames.  trace_poll() runs on CPU 0's clock tick
+ * and schedules the streaming flush. */
+void trace_start(const char *cmdline);
+void trace_finish(enum kprof_exit_status status);
+void trace_poll(void);
+/* After a bug check: send what is committed, without waiting for anyone. */
+void trace_panic_flush(void);
+
+/* The writer filled a sub-buffer (session side: wakes the flusher). */
+void trace_subbuffer_filled(void);
+
+/* Totals over all CPUs so far (for reports). */
+void trace_totals(uint64_t *records, uint64_t *lost);
+
+#endif /* KPROF_KERNEL_TRACE_H */

@@ -1,0 +1,81 @@
+/*
+ * tracebuf.h - one CPU's trace buffer: lock-free writer, flushing reader.
+ *
+ * A CPU's buffer is a ring of nsub sub-buffers of 2^shift bytes.  Writers
+ * on that CPU (at any IRQL, nested in each other by interrupts) reserve
+ * space by advancing `offset` with a CPU-local compare-and-swap, fill the
+ * record, and commit it by adding its size to the sub-buffer's commit
+ * count.  A reader (on any CPU) takes a sub-buffer once the writer has
+ * moved past it and every byte of it is committed, sends it, and releases
+ * it for reuse.  Nothing blocks: with no free sub-buffer a record is
+ * dropped and counted by cause.  See tracebuf.c for the invariants.
+ */
+#ifndef KPROF_KERNEL_TRACEBUF_H
+#define KPROF_KERNEL_TRACEBUF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "include/kprof/wire.h"
+#include "include/kprof/wmi.h"
+
+struct trace_subbuf {
+	uint32_t commit;   /* bytes committed, switch padding included      */
+	uint32_t used;     /* end of the records (less than the size when a */
+	                   /* record did not fit and the writer moved on)   */
+	uint32_t records;  /* records committed                             */
+	uint32_t reserved;
+};
+
+struct trace_cpu {
+	uint64_t offset;      /* writer position: sub-buffer number << shift | pos */
+	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
+	uint8_t *data;        /* nsub << shift bytes                           */
+	struct trace_subbuf *sub; /* nsub entries                              */
+	uint32_t shift;       /* log2 of the sub-buffer size                   */
+	uint32_t nsub;        /* sub-buffers in the ring                       */
+	uint32_t cpu;         /* owner                                         */
+	uint32_t lost_since_sent; /* set by a drop, cleared by the reader      */
+	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause         */
+	uint64_t records;     /* records committed                             */
+	uint64_t bytes;       /* bytes committed, alignment padding included   */
+	uint32_t frame_seq;   /* reader: next frame sequence number            */
+	uint32_t sent;        /* reader: buffer frames sent                    */
+} __attribute__((aligned(64)));
+
+struct trace_reservation {
+	struct trace_cpu *tc;
+	PERFINFO_TRACE_HEADER *hdr; /* where the record goes                   */
+	uint32_t sub;               /* its sub-buffer (index in the ring)      */
+	uint32_t size;              /* bytes reserved (8-byte aligned)         */
+	bool switched;              /* it filled a sub-buffer: one is ready    */
+};
+
+/* What the reader gets: one sub-buffer's records. */
+struct trace_view {
+	const uint8_t *data;
+	uint32_t used;      /* bytes of records                                */
+	uint32_t records;
+	uint64_t seq;       /* absolute sub-buffer number on its CPU           */
+	uint32_t unsettled; /* final view only: bytes reserved, not committed  */
+};
+
+/* Set up over `data` (nsub << shift bytes) and `sub` (nsub entries). */
+void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct trace_subbuf *sub, uint32_t shift,
+		   uint32_t nsub);
+
+/* Writer (on the owning CPU only): reserve `size` bytes (a multiple of 8)
+ * and stamp the header with the TSC read in the same step, so records are
+ * in time order within the buffer.  False when dropped (counted). */
+bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r);
+void tracebuf_commit(const struct trace_reservation *r);
+void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause);
+
+/* Reader (any CPU): the oldest full, fully committed sub-buffer. */
+bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v);
+/* The partly filled current sub-buffer, once writers have stopped. */
+bool tracebuf_peek_final(struct trace_cpu *tc, struct trace_view *v);
+/* Release what the last peek returned. */
+void tracebuf_release(struct trace_cpu *tc);
+
+#endif /* KPROF_KERNEL_TRACEBUF_H */

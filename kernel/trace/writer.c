@@ -1,0 +1,59 @@
+/*
+ * writer.c - the record writer: the hot path every traced event takes.
+ *
+ * Group check (trace_enabled, inline in trace.h), then reserve (which
+ * takes the time stamp), fill, commit.  No locks, any IRQL.  A writer
+ * below DISPATCH_LEVEL raises to it for the few instructions between
+ * reserve and commit so that it cannot be moved to another CPU while it
+ * holds space in this CPU's buffer; above it, nothing changes.
+ */
+#include "kernel/trace/trace.h"
+
+#include "kernel/libk.h"
+#include "kernel/prcb.h"
+
+PERFINFO_GROUPMASK trace_groups;
+
+void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size)
+{
+	uint32_t size = ALIGN_UP((uint32_t)sizeof(PERFINFO_TRACE_HEADER) + payload_size, PERFINFO_RECORD_ALIGN);
+
+	rec->old_irql = ke_get_current_irql();
+	rec->raised = rec->old_irql < DISPATCH_LEVEL;
+	if (rec->raised)
+		ke_raise_irql(DISPATCH_LEVEL); /* stay on this CPU until commit */
+	struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
+	if (!tc || !tracebuf_reserve(tc, size, &rec->r)) {
+		if (rec->raised)
+			ke_lower_irql(rec->old_irql);
+		return NULL;
+	}
+	PERFINFO_TRACE_HEADER *h = rec->r.hdr;
+	h->Marker = perfinfo_marker(version);
+	h->Size = (uint16_t)(sizeof(*h) + payload_size);
+	h->HookId = hook;
+	return h + 1;
+}
+
+void trace_record_commit(struct trace_record *rec)
+{
+	tracebuf_commit(&rec->r);
+	if (rec->r.switched)
+		trace_subbuffer_filled(); /* the sub-buffer before this one is full */
+	if (rec->raised)
+		ke_lower_irql(rec->old_irql);
+}
+
+bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size)
+{
+	struct trace_record rec;
+
+	if (!trace_enabled(group_mask))
+		return false;
+	void *p = trace_record_begin(&rec, hook, version, payload_size);
+	if (!p)
+		return false;
+	memcpy(p, payload, payload_size);
+	trace_record_commit(&rec);
+	return true;
+}
