@@ -20,10 +20,12 @@ import os
 import re
 import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 # include/kprof/exit_status.h, as QEMU reports them.
 EXIT_STATUSES = {
@@ -134,9 +136,29 @@ class Result:
         self.command = []
 
 
+def strip_frames(data):
+    """The console text of a serial log: every valid trace frame removed
+    (docs/wire-format.md; a frame is the magic, a 24-byte header whose CRC
+    holds, and its payload)."""
+    out, pos = [], 0
+    while True:
+        at = data.find(b"\xfeKPF", pos)
+        if at < 0 or at + 24 > len(data):
+            out.append(data[pos:])
+            return b"".join(out)
+        length, hcrc = struct.unpack_from("<I", data, at + 12)[0], struct.unpack_from("<I", data, at + 20)[0]
+        if zlib.crc32(data[at:at + 20]) != hcrc:
+            out.append(data[pos:at + 1])
+            pos = at + 1
+            continue
+        out.append(data[pos:at])
+        pos = min(len(data), at + 24 + length)
+
+
 def clean_for_terminal(data):
-    """Firmware output is full of escape sequences; show plain text."""
-    return ANSI_RE.sub(b"", data).replace(b"\r", b"")
+    """Firmware output is full of escape sequences, and the trace frames are
+    binary: show plain text."""
+    return ANSI_RE.sub(b"", strip_frames(data)).replace(b"\r", b"")
 
 
 KVM_STALL_S = 20  # under KVM, this long without output before the banner is a hang
@@ -268,7 +290,36 @@ def parser():
     p.add_argument("--image", default="build/kprof.img")
     p.add_argument("--out", default="build/run")
     p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
     return p
+
+
+def convert_trace(kprof, log, out):
+    """Turn the frames in the serial log into the files people open."""
+    if not kprof or not os.path.exists(kprof):
+        return
+    with open(log, "rb") as f:
+        if b"\xfeKPF" not in f.read():
+            print("kprof: no trace in this run (no frames in the serial log)")
+            return
+    outputs = [
+        (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
+        (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
+         "JSON Lines, one object per record (jq, Python)"),
+        (["etl", log, "-o", os.path.join(out, "trace.etl")], "trace.etl",
+         "Windows ETL (Windows Performance Analyzer, tracerpt, xperf)"),
+        (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
+    ]
+    summary = None
+    for args, name, what in outputs:
+        proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            print("kprof: %s: %s failed: %s" % (name, " ".join(args[:1]), proc.stderr.decode().strip()))
+            continue
+        summary = proc.stderr.decode().strip()
+        print("kprof: wrote %-40s %s" % (os.path.join(out, name), what))
+    if summary:
+        print(summary)
 
 
 def main():
@@ -294,6 +345,7 @@ def main():
     print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
+    convert_trace(opts.kprof, log, opts.out)
     return res.status
 
 

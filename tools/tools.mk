@@ -1,9 +1,23 @@
 # tools.mk - host tools built by `make all` (included by the Makefile).
 #
-# HOST_TOOLS lists the host programs; each issue that adds one appends it.
+# build/kprof: the decoder (tools/kprof/), with the kernel's own CRC-32.
 HOST_CC     ?= gcc
-HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -Iinclude
-HOST_TOOLS  :=
+HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
+HOST_LIBS   ?=
+
+KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c) kernel/lib/crc32.c
+KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS))
+KPROF_TOOL      := $(BUILD)/kprof
+HOST_TOOLS      := $(KPROF_TOOL)
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $<
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(KPROF_TOOL): $(KPROF_TOOL_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(HOST_CC) -o $@ $^ $(HOST_LIBS)
 
 .PHONY: host-tools
 host-tools: $(HOST_TOOLS)

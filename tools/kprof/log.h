@@ -1,0 +1,88 @@
+/*
+ * log.h - reading a kprof serial log: frames, console text, issues.
+ *
+ * kp_log_read() scans the whole log once: every valid frame is kept (run
+ * header, per-CPU buffers, CPU and run end frames), the bytes between
+ * frames are console text, and everything wrong is an issue with its byte
+ * offset: a corrupt frame (payload CRC), a damaged header, a frame cut
+ * short by the end of the log, missing or repeated sequence numbers, a
+ * missing end frame.  Nothing stops the scan: the rest still decodes.
+ */
+#ifndef KPROF_TOOL_LOG_H
+#define KPROF_TOOL_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "include/kprof/wire.h"
+
+enum kp_issue_kind {
+	KP_ISSUE_CORRUPT,      /* payload CRC mismatch                        */
+	KP_ISSUE_BAD_HEADER,   /* magic found, header CRC or fields wrong     */
+	KP_ISSUE_TRUNCATED,    /* the log ends inside a frame                 */
+	KP_ISSUE_MISSING,      /* sequence numbers skipped on a CPU           */
+	KP_ISSUE_DUPLICATE,    /* a sequence number seen again or going back  */
+	KP_ISSUE_BAD_RECORD,   /* a record inside a valid buffer is malformed */
+	KP_ISSUE_INCOMPLETE,   /* no run header, no end frame, ...            */
+	KP_ISSUE_KINDS
+};
+
+struct kp_issue {
+	enum kp_issue_kind kind;
+	uint64_t offset;       /* byte offset in the log                      */
+	uint32_t cpu;          /* KPROF_FRAME_CPU_NONE if not about one CPU   */
+	uint32_t seq_first;    /* MISSING/DUPLICATE: the sequence numbers     */
+	uint32_t seq_last;
+	char what[200];        /* one line for people                         */
+};
+
+struct kp_buffer {
+	uint32_t cpu;
+	uint32_t frame_seq;
+	uint64_t offset;       /* of the frame in the log                     */
+	struct kprof_buffer_header hdr;
+	const uint8_t *data;   /* hdr.used bytes of records                   */
+	bool bad_reported;     /* a malformed record in it was reported       */
+};
+
+struct kp_cpu {
+	struct kp_buffer *buffers;  /* in arrival order                       */
+	size_t nbuffers, cap;
+	bool have_end;
+	struct kprof_cpu_end end;
+	uint32_t next_seq;          /* frame sequence expected next           */
+	bool seen;                  /* any frame from it                      */
+};
+
+struct kp_log {
+	uint8_t *bytes;             /* the whole log                          */
+	size_t size;
+	bool have_header;
+	struct kprof_run_header header;
+	char build_id[65];
+	char cmdline[1025];
+	bool have_run_end;
+	struct kprof_run_end run_end;
+	struct kp_cpu *cpus;        /* indexed by CPU number                  */
+	uint32_t ncpus;             /* entries in cpus[]                      */
+	struct kp_issue *issues;
+	size_t nissues, issues_cap;
+	size_t frames;              /* valid frames                           */
+	uint32_t run_next_seq;      /* run-level frame expected next          */
+	bool run_seen;              /* any run-level frame yet                */
+	char *console;              /* text between frames, NUL-terminated    */
+	size_t console_len;
+};
+
+/* Read and scan a log; 0, or -1 with errno set if it cannot be read. */
+int kp_log_read(const char *path, struct kp_log *log);
+/* Scan bytes already in memory (taken over, freed by kp_log_free). */
+void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size);
+void kp_log_free(struct kp_log *log);
+
+void kp_issue_add(struct kp_log *log, enum kp_issue_kind kind, uint64_t offset, uint32_t cpu, uint32_t first,
+		  uint32_t last, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+const char *kp_issue_kind_name(enum kp_issue_kind kind);
+
+#endif

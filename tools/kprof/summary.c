@@ -1,0 +1,127 @@
+/*
+ * summary.c - the closing summary every command prints: records, CPUs,
+ * losses by cause, and every damaged, missing or truncated frame with its
+ * byte offset.  Under --strict any of those makes the exit status 1.
+ */
+#include "tools/kprof/output.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const loss_names[KPROF_LOSS_CAUSES] = {
+	[KPROF_LOSS_BUFFERS_FULL] = "buffers_full",
+	[KPROF_LOSS_TOO_LARGE] = "too_large",
+	[KPROF_LOSS_NOT_STARTED] = "not_started",
+};
+
+void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
+{
+	*t = (struct kp_totals){ 0 };
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		struct kp_cpu_cursor c;
+		struct kp_record r;
+		uint64_t n = 0;
+		kp_cursor_init(&c, log, i);
+		while (kp_cursor_next(&c, &r)) {
+			n++;
+			t->record_bytes += r.h.Size;
+		}
+		if (per_cpu)
+			per_cpu[i] = n;
+		t->records += n;
+		t->cpus_with_records += n != 0;
+		if (log->cpus[i].have_end) {
+			for (int k = 0; k < KPROF_LOSS_CAUSES; k++) {
+				t->lost[k] += log->cpus[i].end.lost[k];
+				t->lost_total += log->cpus[i].end.lost[k];
+			}
+			t->stuck += log->cpus[i].end.stuck;
+		}
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_json(struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu, FILE *f)
+{
+	fprintf(f, "{\"records\":%" PRIu64 ",\"cpus\":%u,\"frames\":%zu,\"per_cpu\":[", t->records, log->ncpus,
+		log->frames);
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		uint64_t lost = 0;
+		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
+			lost += c->end.lost[k];
+		fprintf(f, "%s{\"cpu\":%u,\"records\":%" PRIu64 ",\"buffers\":%zu,\"end\":%s,\"lost\":%" PRIu64
+			   ",\"written\":%" PRIu64 "}",
+			i ? "," : "", i, per_cpu[i], c->nbuffers, c->have_end ? "true" : "false", lost,
+			c->have_end ? c->end.records : 0);
+	}
+	fprintf(f, "],\"lost\":{");
+	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", loss_names[k], t->lost[k]);
+	fprintf(f, "},\"lost_total\":%" PRIu64 ",\"stuck_bytes\":%" PRIu64 ",\"run_header\":%s,\"run_end\":%s,",
+		t->lost_total, t->stuck, log->have_header ? "true" : "false", log->have_run_end ? "true" : "false");
+	fprintf(f, "\"status\":%d,\"issues\":[", log->have_run_end ? (int)log->run_end.status : -1);
+	for (size_t i = 0; i < log->nissues; i++) {
+		const struct kp_issue *is = &log->issues[i];
+		fprintf(f, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"what\":",
+			i ? "," : "", kp_issue_kind_name(is->kind), is->offset,
+			is->cpu == KPROF_FRAME_CPU_NONE ? -1 : (int)is->cpu, is->seq_first, is->seq_last);
+		json_string(f, is->what);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+}
+
+int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_was_written)
+{
+	struct kp_totals t;
+	uint64_t *per_cpu = calloc(log->ncpus ? log->ncpus : 1, sizeof(*per_cpu));
+
+	kp_totals(log, &t, per_cpu);
+	if (!o->quiet) {
+		fprintf(stderr, "kprof: %" PRIu64 " records from %u CPU%s (%u with records), %zu frames", t.records,
+			log->ncpus, log->ncpus == 1 ? "" : "s", t.cpus_with_records, log->frames);
+		if (what_was_written)
+			fprintf(stderr, "; wrote %s", what_was_written);
+		fputc('\n', stderr);
+		fprintf(stderr, "kprof: lost %" PRIu64 " records (buffers full %" PRIu64 ", too large %" PRIu64
+				", not started %" PRIu64 ")%s\n",
+			t.lost_total, t.lost[KPROF_LOSS_BUFFERS_FULL], t.lost[KPROF_LOSS_TOO_LARGE],
+			t.lost[KPROF_LOSS_NOT_STARTED], t.stuck ? "; some reserved records were never committed" : "");
+		if (!log->nissues)
+			fprintf(stderr, "kprof: frames: no corrupt, truncated or missing frames\n");
+		for (size_t i = 0; i < log->nissues; i++)
+			fprintf(stderr, "kprof: %s: %s\n", kp_issue_kind_name(log->issues[i].kind), log->issues[i].what);
+	}
+	if (o->summary_json) {
+		FILE *f = fopen(o->summary_json, "w");
+		if (!f) {
+			perror(o->summary_json);
+			free(per_cpu);
+			return 3;
+		}
+		write_json(log, &t, per_cpu, f);
+		fclose(f);
+	}
+	free(per_cpu);
+	if (o->strict && (t.lost_total || t.stuck || log->nissues)) {
+		if (!o->quiet)
+			fprintf(stderr, "kprof: --strict: the trace is not complete\n");
+		return 1;
+	}
+	return 0;
+}
