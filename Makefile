@@ -50,7 +50,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 
-KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*.c kernel/acpi/*.c kernel/lib/*.c)
+KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*.c kernel/acpi/*.c kernel/trace/*.c kernel/lib/*.c)
 # trampoline.asm is a flat binary (the AP start-up page), embedded as data.
 KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \
@@ -61,7 +61,7 @@ FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
 KERNEL   := $(BUILD)/kernel.elf
 VERSION_H := $(BUILD)/include/generated/version.h
 
-.PHONY: all image run check unit-tests boot-tests deps clean
+.PHONY: all image run check unit-tests boot-tests tool-tests deps clean
 .DEFAULT_GOAL := all
 
 all: $(KERNEL) $(BUILD)/boot/BOOTX64.EFI host-tools
@@ -150,19 +150,26 @@ run:
 	@$(MAKE) --no-print-directory all image
 	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
 		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run
+		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL)
 
 # ---------------------------------------------------------------- tests
 
 include tests/unit/unit.mk
+include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 check:
 	@sh tools/deps.sh check
 	@$(MAKE) --no-print-directory all image
 	@$(MAKE) --no-print-directory unit-tests
+	@$(MAKE) --no-print-directory tool-tests
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory boot-tests
 
-boot-tests: $(KERNEL) $(IMAGE)
+tool-tests: $(KPROF_TOOL) $(TOOL_TEST_DEPS)
+	@sh tests/tools/run-tool-tests.sh $(BUILD)
+
+boot-tests: $(KERNEL) $(IMAGE) $(KPROF_TOOL)
 	@$(PYTHON) tests/boot/run_boot_tests.py --kernel $(KERNEL) --image $(IMAGE) --build $(BUILD)
 
 clean:

@@ -4,7 +4,15 @@ A test is a BootTest with a check(ctx) function; ctx (run_boot_tests.Context)
 has the exit status and serial text and raises Failure on a mismatch.
 """
 
+import json
+import os
 import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import tracecheck  # noqa: E402
 
 SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
 
@@ -186,6 +194,62 @@ def check_kvm(ctx):
         ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
 
 
+def kprof_json(ctx, *args):
+    """Run the host tool on the test's serial log; (stdout, summary dict)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = os.path.join(tmp, "summary.json")
+        proc = subprocess.run([ctx.kprof] + list(args) + ["--summary-json", summary, ctx.log_path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if not os.path.exists(summary):
+            raise_failure("kprof %s failed: %s" % (" ".join(args), proc.stderr.decode()))
+        with open(summary) as f:
+            return proc, json.load(f)
+
+
+def check_tracetest(cpus, expect_losses):
+    def check(ctx):
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^scenario tracetest: done on %d CPUs$" % cpus, "the scenario's end")
+        problems = tracecheck.check(ctx.kprof, ctx.log_path, expect_losses=expect_losses, quiet=True)
+        if problems:
+            raise_failure("tracecheck: " + "; ".join(problems[:5]))
+        proc, summary = kprof_json(ctx, "check", "--strict")
+        if expect_losses:
+            if proc.returncode != 1 or not summary["lost_total"]:
+                raise_failure("--strict should fail on a trace with losses (exit %d, %d lost)"
+                              % (proc.returncode, summary["lost_total"]))
+            return
+        if proc.returncode != 0 or summary["issues"] or summary["lost_total"]:
+            raise_failure("kprof check --strict: exit %d, issues %s" % (proc.returncode, summary["issues"]))
+        records = summary["records"]
+        with tempfile.TemporaryDirectory() as tmp:
+            etl = os.path.join(tmp, "trace.etl")
+            subprocess.run([ctx.kprof, "etl", ctx.log_path, "-o", etl, "--quiet"], check=True)
+            reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_reader.py")
+            out = subprocess.run(["/usr/bin/python3", reader, etl, "--json"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            etl_records = len(out.stdout.splitlines())
+            if out.returncode != 0 or etl_records != records:
+                raise_failure("ETL read back by etl_reader.py: exit %d, %d records, decoder %d: %s"
+                              % (out.returncode, etl_records, records, out.stderr.decode()[-300:]))
+            ctf = os.path.join(tmp, "ctf")
+            subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+            out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            ctf_events = len(out.stdout.splitlines())
+            if out.returncode != 0 or ctf_events != records:
+                raise_failure("babeltrace2: exit %d, %d events, decoder %d records: %s"
+                              % (out.returncode, ctf_events, records, out.stderr.decode()[-300:]))
+    return check
+
+
+def check_panic_flushes_trace(ctx):
+    check_panic(ctx)
+    _, summary = kprof_json(ctx, "check")
+    if summary["status"] != 0x12 or not summary["run_end"] or not summary["run_header"]:
+        raise_failure("after a bug check the trace must still end with a run end frame of status 0x12: %s"
+                      % {k: summary[k] for k in ("status", "run_end", "run_header")})
+
+
 def check_uefi_bad_value(ctx):
     check_bad_value(ctx)
     ctx.expect(r"^cmdline: \"cpus=x\" \(\\kprof\\cmdline.txt\)$", "the command line read from the ESP")
@@ -216,6 +280,14 @@ TESTS = [
              cmdline="selftest=irql"),
     BootTest("tsc-cpuid-refused", "tsc_source=cpuid on a CPU that does not state its rate", check_cpuid_refused,
              cmdline="tsc_source=cpuid"),
+    BootTest("tracetest-4", "tracetest on 4 CPUs: every record checked, ETL and CTF read back",
+             check_tracetest(4, False), cpus=4, cmdline="scenario=tracetest tracetest.records=10000 trace.buffer_kb=8192",
+             timeout=120),
+    BootTest("tracetest-losses", "tracetest in dump mode with tiny buffers: every loss counted",
+             check_tracetest(4, True), cpus=4,
+             cmdline="scenario=tracetest trace.mode=dump trace.buffer_kb=64 trace.subbuf_kb=16", timeout=120),
+    BootTest("panic-trace", "a bug check still sends the trace and its end frames",
+             check_panic_flushes_trace, cpus=2, cmdline="selftest=panic"),
     BootTest("fault", "selftest=fault: page fault with a symbolized backtrace", check_fault,
              cmdline="selftest=fault"),
     BootTest("stack-overflow", "selftest=stack: guard page, double fault on IST", check_stack_overflow,

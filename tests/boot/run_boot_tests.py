@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,9 +31,12 @@ Failure = boot_tests.Failure
 class Context:
     """What a test's check function gets: the run's output and helpers."""
 
-    def __init__(self, result):
+    def __init__(self, result, log_path, build):
         self.result = result
         self.text = qemu.clean_for_terminal(result.output).decode("utf-8", "replace")
+        self.log_path = log_path              # the raw serial log, for the decoder
+        self.build = build
+        self.kprof = os.path.join(build, "kprof")
 
     def expect(self, pattern, what=None, flags=re.M):
         m = re.search(pattern, self.text, flags)
@@ -64,12 +68,16 @@ def run_test(t, opts):
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
     res = qemu.run(qopts, say=lambda m: print("    " + m, flush=True))
-    ctx = Context(res)
     error = None
-    try:
-        t.check(ctx)
-    except Failure as e:
-        error = str(e)
+    with tempfile.TemporaryDirectory(prefix="kprof-boottest-") as tmp:
+        log_path = os.path.join(tmp, "serial.log")
+        with open(log_path, "wb") as f:
+            f.write(res.output)
+        ctx = Context(res, log_path, opts.build)
+        try:
+            t.check(ctx)
+        except Failure as e:
+            error = str(e)
     return res, error
 
 

@@ -64,8 +64,8 @@ static void test_periodic_and_missed(void **state)
 	assert_int_equal(ki_timer_queue_expire(&q, 555, NULL), 600);
 	assert_int_equal(fired[0], 3);
 	assert_int_equal(p.Missed, 2);
-	assert_true(ki_timer_queue_remove(&q, &p));
-	assert_false(ki_timer_queue_remove(&q, &p));
+	assert_true(ki_timer_queue_remove(&p));
+	assert_false(ki_timer_queue_remove(&p));
 	assert_int_equal(ki_timer_queue_next(&q), UINT64_MAX);
 }
 

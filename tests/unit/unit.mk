@@ -9,7 +9,7 @@ UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include \
 	-DKPROF_FONT_PSF='"$(BUILD)/kernel-obj/font.psf"'
-UNIT_LIBS   := -lcmocka -lpthread
+UNIT_LIBS   := -lcmocka -lpthread -lz
 UNIT_SHADOW := tests/unit/shadow/shadow.c
 
 unit_printf_SRCS       := kernel/printf.c
@@ -23,10 +23,11 @@ unit_psf_SRCS          := kernel/psf.c
 unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/irql.c kernel/dpc.c
 unit_timerq_SRCS       := kernel/timerq.c kernel/time.c kernel/lib/muldiv.c
+unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
 unit_smp_SRCS          := kernel/smp.c kernel/pmm.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c \
 	kernel/printf.c
 
-UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf
 -include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
 

@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""wire_bytes.py LOG... - bytes on the serial wire per byte of record.
+
+For each log: every frame's bytes (24-byte header + payload) against the
+sum of the records' own sizes (their PERFINFO_TRACE_HEADER.Size), i.e.
+what framing, buffer headers, 8-byte alignment and run/end frames cost.
+Goal: at most 1.15.
+"""
+import struct
+import sys
+import zlib
+
+
+def measure(path):
+    data = open(path, "rb").read()
+    wire = rec_bytes = records = 0
+    pos = 0
+    while True:
+        pos = data.find(b"\xfeKPF", pos)
+        if pos < 0 or pos + 24 > len(data):
+            break
+        _, ver, typ, _, _, length, pcrc, hcrc = struct.unpack_from("<IBBHIIII", data, pos)
+        payload = data[pos + 24:pos + 24 + length]
+        if zlib.crc32(data[pos:pos + 20]) != hcrc or zlib.crc32(payload) != pcrc:
+            pos += 1
+            continue
+        wire += 24 + length
+        if typ == 2:
+            used = struct.unpack_from("<I", payload, 4)[0]
+            off, recs = 0, payload[32:32 + used]
+            while off + 16 <= len(recs):
+                size = struct.unpack_from("<H", recs, off + 4)[0]
+                rec_bytes += size
+                records += 1
+                off += (size + 7) & ~7
+        pos += 24 + length
+    return wire, rec_bytes, records
+
+
+def main():
+    worst = 0
+    for path in sys.argv[1:]:
+        wire, rec_bytes, records = measure(path)
+        ratio = wire / rec_bytes if rec_bytes else float("inf")
+        worst = max(worst, ratio)
+        print("bench wire-bytes: %s: %d records, %d record bytes, %d bytes on the wire: %.3f per record byte "
+              "(%.1f bytes per record), goal <= 1.15: %s"
+              % (path, records, rec_bytes, wire, ratio, wire / max(records, 1), "met" if ratio <= 1.15 else "MISSED"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

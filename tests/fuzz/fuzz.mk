@@ -1,0 +1,53 @@
+# fuzz.mk - `make fuzz`: the log decoder under libFuzzer (included by the
+# Makefile).
+#
+# Builds $(BUILD)/fuzz/fuzz_decoder (tests/fuzz/fuzz_decoder.c with the
+# decoder's sources, clang, ASan and UBSan; packages clang and
+# libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) on a
+# working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus and
+# kept between runs.  Prints libFuzzer's closing stats line, then
+#   fuzz: N runs in S s, 0 crashes
+# A crash, timeout or leak fails the target and leaves the input in
+# $(BUILD)/fuzz/ (crash-*, timeout-*, ...): rerun it with
+#   $(BUILD)/fuzz/fuzz_decoder $(BUILD)/fuzz/crash-...
+# from the repository root.  The whole libFuzzer output is in
+# $(BUILD)/fuzz/fuzz.log.
+
+BUILD        ?= build
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
+FUZZ_LOG     := tests/golden/tracetest-2cpu.log
+FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/log.c tools/kprof/records.c tools/kprof/fields.c \
+		tools/kprof/summary.c tools/kprof/decode.c kernel/lib/crc32.c
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h include/kprof/*.h kernel/crc32.h) tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	@printf '  %-7s %s\n' FUZZCC $@
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/corpus
+	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
+	@rm -f $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/slow-unit-*
+	@printf '  %-7s %s for %s s on %s\n' FUZZ $(FUZZ_BIN) '$(FUZZ_SECONDS)' $(FUZZ_LOG)
+	@start=$$(date +%s); \
+	KPROF_FUZZ_LOG=$(FUZZ_LOG) $(FUZZ_BIN) -max_len=4096 -timeout=5 -max_total_time=$(FUZZ_SECONDS) \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus > $(FUZZ_DIR)/fuzz.log 2>&1; \
+	rc=$$?; secs=$$(( $$(date +%s) - start )); \
+	runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_DIR)/fuzz.log | tail -n 1); \
+	crashes=$$(ls $(FUZZ_DIR) | grep -c -E '^(crash|timeout|oom|leak)-'); \
+	grep -E '^#[0-9]+[[:space:]]+DONE' $(FUZZ_DIR)/fuzz.log | tail -n 1; \
+	if [ $$rc -ne 0 ] || [ $$crashes -ne 0 ]; then \
+		grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|RELOAD)' $(FUZZ_DIR)/fuzz.log | tail -n 40; \
+		[ $$crashes -ne 0 ] || crashes=1; \
+		input=$$(ls $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* 2>/dev/null); \
+		echo "fuzz: $${runs:-?} runs in $$secs s, $$crashes crashes (exit status $$rc)"; \
+		echo "fuzz: what the input does: KPROF_FUZZ_VERBOSE= $(FUZZ_BIN) $$input"; \
+		exit 1; \
+	fi; \
+	echo "fuzz: $$runs runs in $$secs s, 0 crashes"
