@@ -6,10 +6,12 @@
 #include <arch/mmu.h>
 #include <arch/platform.h>
 
+#include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/libk.h"
 #include "kernel/pmm.h"
 #include "kernel/printf.h"
+#include "kernel/rawlock.h"
 
 static const char *const mem_type_names[] = {
 	[BOOTINFO_MEM_USABLE] = "usable",
@@ -83,4 +85,14 @@ void bootlog_cpu(void)
 	kprintf("cpu: %s \"%s\" family 0x%x model 0x%x stepping %u%s%s%s\n", d.vendor, d.brand[0] ? d.brand : "?",
 		d.family, d.model, d.stepping, d.hypervisor[0] ? ", hypervisor \"" : "", d.hypervisor,
 		d.hypervisor[0] ? "\"" : "");
+}
+
+void bootlog_locks(uint32_t mode)
+{
+	kprintf("locks: the kernel's own spin locks are %s (%s)\n",
+		raw_lock_tas ? "test-and-set" : "ticket locks, first come first served",
+		mode != RAWLOCK_AUTO ? "rawlock= on the command line"
+		: raw_lock_tas       ? "under a hypervisor, where a queue order waits for virtual CPUs the host is "
+				       "not running"
+				     : "no hypervisor");
 }

@@ -12,5 +12,7 @@ void bootlog_memory(const struct bootinfo *bi);
 void bootlog_memory_map(const struct bootinfo *bi);
 /* CPU vendor, brand, family/model/stepping, hypervisor. */
 void bootlog_cpu(void);
+/* Which discipline the kernel's raw spin locks use, and why (rawlock= mode). */
+void bootlog_locks(uint32_t mode);
 
 #endif

@@ -8,20 +8,34 @@
  * interrupt (and by ke_set_timer_current() when a new entry becomes the
  * earliest); in periodic mode it fires every tick and the queue is only
  * checked.
+ *
+ * Lateness: at each interrupt the earliest due entry of the queue (in
+ * periodic mode: the tick itself, ClockDue) is compared with the time the
+ * handler is done.  More than CLOCK_LATE_US late is counted and, with
+ * trace=clock, recorded (KPROF_CLOCK_LATE): from the due time on, the CPU
+ * ran nothing timed, no tick, no time-out.  On a virtual machine this is mostly the host not
+ * running the virtual CPU, or a CPU spinning with interrupts off for a
+ * lock whose holder the host does not run; on real hardware, interrupts
+ * masked too long (SMIs included).
  */
 #include "kernel/clock.h"
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 #include <arch/timer.h>
+#include <arch/trapframe.h>
 
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/prcb.h"
+#include "kernel/sched/sched.h"
 #include "kernel/time.h"
 #include "kernel/trace/trace.h"
 
+#define CLOCK_LATE_US 200
+
 static KTIMER_ENTRY clock_tick_entry[KPROF_MAX_CPUS];
+static uint64_t clock_late_cycles;
 static uint64_t clock_tick_cycles;
 
 uint64_t ke_clock_tick_cycles(void)
@@ -38,13 +52,43 @@ static void clock_rearm(KPRCB *prcb)
 		arch_timer_arm(next);
 }
 
+/* When the earliest work of this interrupt was due: the queue's first
+ * entry (periodic mode: the tick itself). */
+static uint64_t clock_due(KPRCB *prcb, uint64_t now)
+{
+	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC) {
+		uint64_t due = prcb->ClockDue;
+		prcb->ClockDue = now + clock_tick_cycles; /* the next, from this one */
+		return due;
+	}
+	return ki_timer_queue_next(&prcb->TimerQueue);
+}
+
+/* The work due at `due` was done by `done`, the end of the handler: the
+ * interrupt may have come late, or the handler may have waited (for the
+ * dispatcher lock, say) with interrupts off. */
+static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP_FRAME *tf)
+{
+	if (!due || due == UINT64_MAX || done <= due || done - due <= clock_late_cycles)
+		return;
+	KPROF_CLOCK_LATE r = { .DueTime = due, .LateCycles = done - due, .InstructionPointer = trap_frame_ip(tf) };
+	prcb->ClockLateCount++;
+	prcb->ClockLateCycles += r.LateCycles;
+	if (r.LateCycles > prcb->ClockLateMax)
+		prcb->ClockLateMax = r.LateCycles;
+	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
+}
+
 static void clock_interrupt(KTRAP_FRAME *tf)
 {
 	KPRCB *prcb = ke_get_current_prcb();
 	unsigned long flags = arch_irq_save();
+	uint64_t now = arch_rdtsc();
+	uint64_t due = clock_due(prcb, now);
 
-	ki_timer_queue_expire(&prcb->TimerQueue, arch_rdtsc(), tf);
+	ki_timer_queue_expire(&prcb->TimerQueue, now, tf);
 	clock_rearm(prcb);
+	clock_lateness(prcb, due, arch_rdtsc(), tf);
 	arch_irq_restore(flags);
 }
 
@@ -53,6 +97,7 @@ static void clock_tick(KTIMER_ENTRY *e, KTRAP_FRAME *tf, void *context)
 	KPRCB *prcb = ke_get_current_prcb();
 
 	prcb->ClockTicks++;
+	ki_sched_clock_tick(tf);
 	if (prcb->Number == 0)
 		trace_poll(); /* CPU 0 sends the trace */
 }
@@ -76,6 +121,7 @@ void ke_clock_init(void)
 	}
 	arch_timer_set_mode(mode);
 	clock_tick_cycles = ke_tsc_hz / kconfig.tick_hz;
+	clock_late_cycles = ke_us_to_tsc(CLOCK_LATE_US);
 	arch_interrupt_connect(ARCH_INT_CLOCK, clock_interrupt);
 	kprintf("clock: %u Hz tick at IRQL %u (vector 0x%x), timer in %s mode\n", kconfig.tick_hz,
 		arch_interrupt_irql(ARCH_INT_CLOCK), arch_interrupt_vector(ARCH_INT_CLOCK), arch_timer_mode_name(mode));
@@ -90,10 +136,12 @@ void ke_clock_start_cpu(void)
 	arch_timer_enable();
 	ke_timer_entry_init(tick, clock_tick, NULL);
 	ki_timer_queue_insert(&prcb->TimerQueue, tick, arch_rdtsc() + clock_tick_cycles, clock_tick_cycles);
-	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC)
+	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC) {
+		prcb->ClockDue = arch_rdtsc() + clock_tick_cycles;
 		arch_timer_start_periodic(clock_tick_cycles);
-	else
+	} else {
 		clock_rearm(prcb);
+	}
 	arch_irq_restore(flags);
 }
 
@@ -102,8 +150,7 @@ void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t perio
 	KPRCB *prcb = ke_get_current_prcb();
 	unsigned long flags = arch_irq_save();
 
-	ki_timer_queue_insert(&prcb->TimerQueue, e, deadline_tsc, period_tsc);
-	if (prcb->TimerQueue.Head == e)
+	if (ki_timer_queue_insert(&prcb->TimerQueue, e, deadline_tsc, period_tsc))
 		clock_rearm(prcb);
 	arch_irq_restore(flags);
 }

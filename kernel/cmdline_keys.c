@@ -14,6 +14,7 @@
 static const char *const scenario_names[SCENARIO_COUNT + 1] = {
 	[SCENARIO_BOOT] = "boot",
 	[SCENARIO_TRACETEST] = "tracetest",
+	[SCENARIO_SCHED] = "sched",
 };
 
 static const char *const selftest_names[SELFTEST_COUNT + 1] = {
@@ -32,6 +33,12 @@ static const char *const timer_names[TIMER_MODE_COUNT + 1] = {
 	[TIMER_PERIODIC] = "periodic",
 };
 
+static const char *const rawlock_names[RAWLOCK_MODE_COUNT + 1] = {
+	[RAWLOCK_AUTO] = "auto",
+	[RAWLOCK_TICKET] = "ticket",
+	[RAWLOCK_TAS] = "tas",
+};
+
 static const char *const tsc_source_names[TSC_SOURCE_COUNT + 1] = {
 	[TSC_SOURCE_AUTO] = "auto",
 	[TSC_SOURCE_CPUID] = "cpuid",
@@ -47,6 +54,7 @@ static const char *const trace_names[TRACE_ITEM_COUNT + 1] = {
 	[TRACE_ITEM_PMC] = "pmc",
 	[TRACE_ITEM_STACK] = "stack",
 	[TRACE_ITEM_TRACETEST] = "tracetest",
+	[TRACE_ITEM_CLOCK] = "clock",
 	[TRACE_ITEM_NONE] = "none",
 	[TRACE_ITEM_ALL] = "all",
 };
@@ -76,6 +84,10 @@ const struct cmdline_key cmdline_keys[] = {
 	  .min = 4, .max = 1024, .pow2 = true, .help = "one sub-buffer (the unit sent), KiB" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, tracetest_records),
 	  .min = 1, .max = 10000000, .help = "scenario=tracetest: thread-context records per CPU" },
+	{ .name = "sched.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, sched_ms),
+	  .min = 100, .max = 600000, .help = "scenario=sched: how long the thread mix runs, ms" },
+	{ .name = "rawlock", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, rawlock),
+	  .names = rawlock_names, .help = "the kernel's own spin locks: ticket or test-and-set" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -94,5 +106,7 @@ void config_defaults(struct kconfig *cfg)
 		.trace_buffer_kb = 256,
 		.trace_subbuf_kb = 64,
 		.tracetest_records = 20000,
+		.sched_ms = 1500,
+		.rawlock = RAWLOCK_AUTO,
 	};
 }

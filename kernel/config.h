@@ -15,6 +15,7 @@
 enum kprof_scenario {
 	SCENARIO_BOOT,     /* bring the machine up, print what was found, end */
 	SCENARIO_TRACETEST,/* every CPU writes a known pattern of records     */
+	SCENARIO_SCHED,    /* threads, waits and priorities                   */
 	SCENARIO_COUNT
 };
 
@@ -44,6 +45,14 @@ enum kprof_tsc_source {
 	TSC_SOURCE_COUNT
 };
 
+/* rawlock=: the discipline of the kernel's own spin locks (rawlock.h). */
+enum kprof_rawlock_mode {
+	RAWLOCK_AUTO,   /* test-and-set under a hypervisor, else ticket */
+	RAWLOCK_TICKET,
+	RAWLOCK_TAS,
+	RAWLOCK_MODE_COUNT
+};
+
 /* trace= items (bits of kconfig.trace); kernel/trace/trace.c maps them
  * to group masks. */
 enum kprof_trace_item {
@@ -54,6 +63,7 @@ enum kprof_trace_item {
 	TRACE_ITEM_PMC,       /* PERF_PMC_PROFILE: PMC samples               */
 	TRACE_ITEM_STACK,     /* a stack walk after each sample              */
 	TRACE_ITEM_TRACETEST, /* scenario=tracetest pattern records          */
+	TRACE_ITEM_CLOCK,     /* late clock interrupts (kprof's own record)  */
 	TRACE_ITEM_NONE,      /* nothing                                     */
 	TRACE_ITEM_ALL,       /* everything above                            */
 	TRACE_ITEM_COUNT
@@ -71,6 +81,8 @@ struct kconfig {
 	uint32_t trace_buffer_kb; /* per CPU, all sub-buffers together       */
 	uint32_t trace_subbuf_kb; /* one sub-buffer (a power of two)         */
 	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
+	uint32_t sched_ms;   /* scenario=sched: how long the mix runs        */
+	uint32_t rawlock;    /* enum kprof_rawlock_mode                      */
 };
 
 extern struct kconfig kconfig;

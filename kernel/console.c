@@ -1,13 +1,28 @@
 /*
  * console.c - the kernel console: formatted text to every sink.
  *
- * Invariant: sinks are written only with console_lock held, or by the one
- * CPU that entered panic mode (console_enter_panic), after which no other
- * CPU writes again.  kprintf() formats into a bounded buffer on the stack
- * first, so the lock is held only for the output itself.
+ * Invariant: sinks are written only with the console lock held, or by the
+ * one CPU that entered panic mode (console_enter_panic), after which no
+ * other CPU writes again.  kprintf() formats into a bounded buffer on the
+ * stack first, so the lock is held only for the output itself.
+ *
+ * The console lock is held at DISPATCH_LEVEL with interrupts enabled, so
+ * interrupts (the clock, IPIs) never wait for a line of text.  Code above
+ * DISPATCH_LEVEL (an interrupt handler) cannot wait for the lock: it takes
+ * it only if it is free, and otherwise leaves its text in the deferred
+ * buffer, which every holder writes out before it releases the lock.
+ *
+ * A binary trace frame can take seconds on a real 115200-baud port, far
+ * too long to hold anything at DISPATCH_LEVEL.  So a frame sender claims
+ * the output instead (console_claim_output) and writes at its own IRQL,
+ * normally PASSIVE_LEVEL in the trace logger thread, preemptible and with
+ * DPCs running.  While the output is claimed, text from everyone else goes
+ * to the deferred buffer and comes out after the frame; no text lands
+ * inside a frame.  Lock order: console lock, then the deferred lock.
  */
 #include "kernel/console.h"
 
+#include "kernel/irql.h"
 #include "kernel/libk.h"
 #include "kernel/printf.h"
 #include "kernel/rawlock.h"
@@ -20,8 +35,20 @@
 static struct console_sink *console_sinks; /* registration order */
 static char backlog[CONSOLE_BACKLOG];      /* ring of everything written */
 static uint64_t backlog_total;             /* bytes ever written          */
-static raw_lock_t console_raw_lock = RAW_LOCK_INIT;
+static raw_lock_t console_raw_lock = RAW_LOCK_INIT; /* held at DISPATCH, interrupts on */
 static volatile bool console_panicking;    /* set once, never cleared */
+
+static volatile bool output_claimed;       /* a frame is being sent; under the lock */
+
+#define CONSOLE_DEFERRED 16384
+static struct {
+	char buf[CONSOLE_DEFERRED];  /* text from above DISPATCH_LEVEL or during a frame */
+	uint32_t len;
+	uint32_t dropped;            /* bytes that did not fit         */
+	raw_lock_t lock;             /* interrupts off, short          */
+} deferred;
+
+#define CONSOLE_TOKEN_PANIC (1UL << 63) /* console_lock() in panic mode */
 
 static void link_sink(struct console_sink *sink)
 {
@@ -72,17 +99,69 @@ void console_unregister(struct console_sink *sink)
 unsigned long console_lock(void)
 {
 	if (console_panicking)
-		return arch_irq_save();
-	return raw_lock_irqsave(&console_raw_lock);
+		return arch_irq_save() | CONSOLE_TOKEN_PANIC;
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	raw_lock_spin(&console_raw_lock);
+	return old;
 }
 
-void console_unlock(unsigned long flags)
+static void console_emit(const char *s, size_t n);
+
+/* With the console lock held: write out what interrupts left behind. */
+static void drain_deferred(void)
 {
-	if (console_panicking) {
-		arch_irq_restore(flags);
+	static char buf[CONSOLE_DEFERRED]; /* under the console lock: too big for a stack */
+	uint32_t len, dropped;
+	unsigned long flags = raw_lock_irqsave(&deferred.lock);
+
+	len = deferred.len;
+	dropped = deferred.dropped;
+	memcpy(buf, deferred.buf, len);
+	deferred.len = deferred.dropped = 0;
+	raw_unlock_irqrestore(&deferred.lock, flags);
+	if (len)
+		console_emit(buf, len);
+	if (dropped) {
+		char note[64];
+		int n = ksnprintf(note, sizeof(note), "[%u bytes of console text lost]\n", dropped);
+		console_emit(note, (size_t)n);
+	}
+}
+
+void console_unlock(unsigned long token)
+{
+	if (token & CONSOLE_TOKEN_PANIC) {
+		arch_irq_restore(token & ~CONSOLE_TOKEN_PANIC);
 		return;
 	}
-	raw_unlock_irqrestore(&console_raw_lock, flags);
+	if (!output_claimed)
+		drain_deferred();
+	raw_unlock(&console_raw_lock);
+	ke_lower_irql((KIRQL)token);
+}
+
+void console_claim_output(void)
+{
+	if (console_panicking)
+		return; /* the panicking CPU owns everything */
+	for (;;) {
+		unsigned long token = console_lock();
+		bool mine = !output_claimed;
+		output_claimed = true;
+		console_unlock(token);
+		if (mine)
+			return;
+		arch_cpu_relax(); /* trace.c has one sender at a time; a second waits here */
+	}
+}
+
+void console_release_output(void)
+{
+	if (console_panicking)
+		return;
+	unsigned long token = console_lock();
+	output_claimed = false;
+	console_unlock(token); /* writes out the text that waited */
 }
 
 static void console_emit(const char *s, size_t n)
@@ -94,11 +173,45 @@ static void console_emit(const char *s, size_t n)
 		c->write(c, s, n);
 }
 
+static void defer(const char *s, size_t n)
+{
+	unsigned long flags = raw_lock_irqsave(&deferred.lock);
+	size_t room = CONSOLE_DEFERRED - deferred.len, take = MIN(n, room);
+	memcpy(deferred.buf + deferred.len, s, take);
+	deferred.len += (uint32_t)take;
+	deferred.dropped += (uint32_t)(n - take);
+	raw_unlock_irqrestore(&deferred.lock, flags);
+}
+
 void console_write(const char *s, size_t n)
 {
-	unsigned long flags = console_lock();
-	console_emit(s, n);
-	console_unlock(flags);
+	if (console_panicking) {
+		unsigned long flags = arch_irq_save();
+		console_emit(s, n);
+		arch_irq_restore(flags);
+		return;
+	}
+	if (ke_get_current_irql() > DISPATCH_LEVEL) {
+		/* An interrupt handler: it must not wait for the lock. */
+		if (raw_trylock(&console_raw_lock)) {
+			if (output_claimed) {
+				defer(s, n);
+			} else {
+				drain_deferred();
+				console_emit(s, n);
+			}
+			raw_unlock(&console_raw_lock);
+		} else {
+			defer(s, n);
+		}
+		return;
+	}
+	unsigned long token = console_lock();
+	if (output_claimed)
+		defer(s, n);
+	else
+		console_emit(s, n);
+	console_unlock(token);
 }
 
 void kvprintf(const char *fmt, va_list ap)

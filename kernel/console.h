@@ -25,10 +25,20 @@ void console_write(const char *s, size_t n);
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* Exclusive use of the output for a sequence of writes (a binary frame
- * between console lines); returns the saved interrupt state. */
+/* The console lock: sinks and their settings change only under it.  Held
+ * at DISPATCH_LEVEL with interrupts enabled; callers run at or below
+ * DISPATCH_LEVEL; returns a token for unlock. */
 unsigned long console_lock(void);
-void console_unlock(unsigned long flags);
+void console_unlock(unsigned long token);
+
+/* Exclusive use of the raw output for a sequence of writes that must not
+ * be split (a binary frame), without holding the lock: the caller stays
+ * at its IRQL (PASSIVE_LEVEL in the trace logger) and may be preempted.
+ * Console text written meanwhile is kept (16 KiB; beyond that it is
+ * counted as lost and the count printed) and written after the release.
+ * Any IRQL up to DISPATCH_LEVEL; one claimant at a time, others spin. */
+void console_claim_output(void);
+void console_release_output(void);
 
 /* From now on only the calling CPU prints, without taking the lock: the
  * lock may be held by a CPU that will never release it. */

@@ -16,6 +16,7 @@
 #include "kernel/dpc.h"
 #include "kernel/panic.h"
 #include "kernel/prcb.h"
+#include "kernel/sched/sched.h"
 
 KIRQL ke_raise_irql(KIRQL new_irql)
 {
@@ -28,24 +29,34 @@ KIRQL ke_raise_irql(KIRQL new_irql)
 	return old;
 }
 
-/* Run queued DPCs at DISPATCH_LEVEL until none is left, then set IRQL.
- * The last "nothing pending" check and the IRQL change happen with
- * interrupts disabled: a DPC queued by an interrupt after that finds the
- * CPU below DISPATCH_LEVEL and is run on that interrupt's way out. */
+static bool dispatch_work(const KPRCB *prcb)
+{
+	return ki_dpc_pending(prcb) || prcb->DispatchPending;
+}
+
+/* Run queued DPCs, then reschedule if asked, at DISPATCH_LEVEL until
+ * neither is pending, then set IRQL.  The last "nothing pending" check and
+ * the IRQL change happen with interrupts disabled: work queued by an
+ * interrupt after that finds the CPU below DISPATCH_LEVEL and is done on
+ * that interrupt's way out.  A reschedule may switch threads: when this
+ * thread runs again it may be on another CPU, so the KPRCB is looked up
+ * afresh every time. */
 static void lower_through_dispatch(KIRQL new_irql)
 {
-	KPRCB *prcb = ke_get_current_prcb();
-
 	for (;;) {
 		unsigned long flags = arch_irq_save();
-		if (!ki_dpc_pending(prcb)) {
+		KPRCB *prcb = ke_get_current_prcb();
+		if (!dispatch_work(prcb)) {
 			arch_set_irql(new_irql);
 			arch_irq_restore(flags);
 			return;
 		}
 		arch_set_irql(DISPATCH_LEVEL);
 		arch_irq_enable();
-		ki_retire_dpc_list(prcb);
+		if (ki_dpc_pending(prcb))
+			ki_retire_dpc_list(prcb);
+		if (ke_get_current_prcb()->DispatchPending)
+			ki_dispatch_interrupt();
 		arch_irq_restore(flags);
 	}
 }
@@ -86,7 +97,7 @@ void ki_interrupt_exit(KIRQL old_irql)
 	prcb->InterruptNesting--;
 	/* DPCs run on the way out only from the outermost level that was
 	 * below DISPATCH_LEVEL: never inside another DPC or interrupt. */
-	if (old_irql < DISPATCH_LEVEL && ki_dpc_pending(prcb))
+	if (old_irql < DISPATCH_LEVEL && dispatch_work(prcb))
 		lower_through_dispatch(old_irql);
 	else
 		arch_set_irql(old_irql);

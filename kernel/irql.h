@@ -9,7 +9,8 @@
  *   - ke_lower_irql() to a higher level is a bug check
  *     (IRQL_NOT_LESS_OR_EQUAL).
  * When IRQL falls below DISPATCH_LEVEL, the CPU's queued DPCs run first
- * (at DISPATCH_LEVEL, interrupts enabled).
+ * (at DISPATCH_LEVEL, interrupts enabled), then a requested reschedule
+ * (which may switch threads).
  */
 #ifndef KPROF_KERNEL_IRQL_H
 #define KPROF_KERNEL_IRQL_H

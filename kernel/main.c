@@ -15,12 +15,15 @@
 #include "kernel/fbcon.h"
 #include "kernel/libk.h"
 #include "kernel/panic.h"
+#include "kernel/rawlock.h"
 #include "kernel/scenario.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
 
 struct kconfig kconfig;
+struct kstack kernel_main_stack;
 
 static const char *cmdline_source_name(uint32_t src)
 {
@@ -60,10 +63,14 @@ void kernel_main(const struct bootinfo *bi)
 	bootlog_memory(bi);
 	bootlog_cpu();
 	parse_command_line(bi);
+	if (kconfig.rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */
+		raw_lock_set_test_and_set(kconfig.rawlock == RAWLOCK_TAS);
+	bootlog_locks(kconfig.rawlock);
 
 	arch_platform_init(bi);
 	ke_clock_init();
 	ki_processor_start_boot();
+	ke_init_scheduler(kernel_main_stack.base, kernel_main_stack.top);
 	ke_start_processors(kconfig.cpus);
 	trace_start(bi->cmdline);
 

@@ -19,6 +19,9 @@
 #include "kernel/timerq.h"
 
 struct trace_cpu;
+struct _KTHREAD;
+
+#define KPRCB_READY_LISTS 32 /* one ready list per priority */
 
 typedef struct kprcb {
 	struct kprcb *Self;               /* must stay first: arch_percpu_self() reads it */
@@ -37,8 +40,25 @@ typedef struct kprcb {
 	uint64_t TscHz;                   /* this CPU's measured TSC rate                 */
 	uint64_t TimerHz;                 /* its interrupt timer's tick rate              */
 	uint64_t ClockTicks;              /* clock interrupts handled                     */
+	uint64_t ClockDue;                /* periodic mode: TSC the next tick is due      */
+	uint64_t ClockLateCount;          /* interrupts later than CLOCK_LATE_US          */
+	uint64_t ClockLateCycles;         /* their total lateness                         */
+	uint64_t ClockLateMax;            /* the worst                                    */
 	uint64_t OnlineTsc;               /* TSC when the CPU finished starting           */
 	struct trace_cpu *TraceCpu;       /* this CPU's trace buffer, NULL if none        */
+
+	/* Dispatcher state: [D] = under the dispatcher lock. */
+	struct _KTHREAD *CurrentThread;   /* [D] running here                            */
+	struct _KTHREAD *IdleThread;      /* runs when nothing else is ready              */
+	LIST_ENTRY DispatcherReadyListHead[KPRCB_READY_LISTS]; /* [D] ready threads     */
+	uint32_t ReadySummary;            /* [D] bit p set: list p not empty              */
+	volatile uint8_t DispatchPending; /* reschedule when IRQL drops below DISPATCH    */
+	volatile uint8_t QuantumEnd;      /* the running thread's quantum ran out         */
+	volatile uint8_t IdleClaimed;     /* [D] idle, but a thread was queued for it     */
+	uint8_t IdleCState;               /* C-state the idle thread last entered (1: hlt) */
+	struct _KTHREAD *DeferredFree;    /* a thread that ended here; its stack freed    */
+	                                  /* by the next thread after the switch          */
+	uint64_t ContextSwitches;         /* [D] switches on this CPU                     */
 } KPRCB;
 
 /* Every started CPU, by logical number; written once at start-up. */

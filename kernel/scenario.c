@@ -12,6 +12,8 @@ enum kprof_exit_status scenario_run(enum kprof_scenario which)
 		return scenario_boot();
 	case SCENARIO_TRACETEST:
 		return scenario_tracetest();
+	case SCENARIO_SCHED:
+		return scenario_sched();
 	case SCENARIO_COUNT:
 		break;
 	}

@@ -10,6 +10,7 @@
 /* The scenarios, one file each. */
 enum kprof_exit_status scenario_boot(void);
 enum kprof_exit_status scenario_tracetest(void);
+enum kprof_exit_status scenario_sched(void);
 
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);

@@ -18,6 +18,7 @@
 #include "kernel/console.h"
 #include "kernel/dpc.h"
 #include "kernel/irql.h"
+#include "kernel/measure.h"
 #include "kernel/prcb.h"
 #include "kernel/time.h"
 
@@ -116,39 +117,16 @@ static bool check_oneshot(void)
 	return true;
 }
 
-static volatile uint32_t ipi_seen;
-
-static void ipi_handler(KTRAP_FRAME *tf)
-{
-	ipi_seen++;
-}
-
-static void measure_interrupt_round_trip(void)
-{
-	uint64_t best = UINT64_MAX, total = 0;
-
-	arch_interrupt_connect(ARCH_INT_IPI, ipi_handler);
-	for (uint32_t i = 0; i < IPI_ROUNDS; i++) {
-		uint32_t want = ipi_seen + 1;
-		uint64_t t0 = arch_rdtsc();
-		arch_send_ipi(ke_get_current_processor_number(), ARCH_INT_IPI);
-		while (ipi_seen != want)
-			arch_cpu_relax();
-		uint64_t d = arch_rdtsc() - t0;
-		total += d;
-		best = d < best ? d : best;
-	}
-	kprintf("check: empty interrupt round trip (self-IPI at IRQL %u): %llu cycles average, %llu best, over %u\n",
-		arch_interrupt_irql(ARCH_INT_IPI), (unsigned long long)(total / IPI_ROUNDS), (unsigned long long)best,
-		IPI_ROUNDS);
-}
-
 enum kprof_exit_status scenario_boot(void)
 {
 	bool ok = check_dpcs();
 	ok &= check_ticks();
 	ok &= check_oneshot();
-	measure_interrupt_round_trip();
+	struct irq_cost irq = measure_interrupt_round_trip(IPI_ROUNDS);
+	kprintf("check: empty interrupt round trip (self-IPI at IRQL %u): %llu cycles median, %llu average, %llu best, "
+		"over %u\n",
+		arch_interrupt_irql(ARCH_INT_IPI), (unsigned long long)irq.median, (unsigned long long)irq.average,
+		(unsigned long long)irq.best, IPI_ROUNDS);
 	kprintf("scenario boot: machine is up, %s\n", ok ? "every check passed" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }

@@ -25,6 +25,7 @@
 #include "kernel/panic.h"
 #include "kernel/pmm.h"
 #include "kernel/printf.h"
+#include "kernel/sched/ki.h"
 #include "kernel/time.h"
 
 #define SMP_START_TIMEOUT_US  500000  /* per CPU, to reach kernel code     */
@@ -40,6 +41,7 @@ void ki_prcb_init(KPRCB *prcb, uint32_t number)
 	prcb->Self = prcb;
 	prcb->Number = number;
 	ki_dpc_data_init(&prcb->DpcData);
+	ki_ready_queue_init(prcb);
 }
 
 uint32_t ke_processors_online(void)
@@ -86,11 +88,11 @@ void ki_processor_start_boot(void)
 
 void ki_processor_start(KPRCB *prcb)
 {
+	uintptr_t base, top;
+
 	processor_common(prcb);
-	/* Idle: wait for interrupts at PASSIVE_LEVEL.  Issue 5's scheduler
-	 * replaces this with the idle thread. */
-	for (;;)
-		arch_idle();
+	arch_cpu_stack(prcb, &base, &top);
+	ki_idle_thread_start(prcb, base, top); /* this context is its idle thread */
 }
 
 static KPRCB *prcb_alloc(uint32_t number)

@@ -62,17 +62,27 @@ bool ki_timer_queue_remove(KTIMER_ENTRY *e)
 	}
 }
 
-void ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period)
+bool ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period)
 {
 	ki_timer_queue_remove(e);
 	unsigned long flags = raw_lock_irqsave(&q->Lock);
 	link_locked(q, e, deadline, period);
+	bool first = q->Head == e;
 	raw_unlock_irqrestore(&q->Lock, flags);
+	return first;
 }
 
-uint64_t ki_timer_queue_next(const KTIMER_QUEUE *q)
+static uint64_t next_locked(const KTIMER_QUEUE *q)
 {
 	return q->Head ? q->Head->Deadline : UINT64_MAX;
+}
+
+uint64_t ki_timer_queue_next(KTIMER_QUEUE *q)
+{
+	unsigned long flags = raw_lock_irqsave(&q->Lock);
+	uint64_t next = next_locked(q);
+	raw_unlock_irqrestore(&q->Lock, flags);
+	return next;
 }
 
 uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf)
@@ -99,7 +109,7 @@ uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf)
 		cb(e, tf, ctx); /* may re-insert or remove entries, or wake threads */
 		flags = raw_lock_irqsave(&q->Lock);
 	}
-	uint64_t next = ki_timer_queue_next(q);
+	uint64_t next = next_locked(q);
 	raw_unlock_irqrestore(&q->Lock, flags);
 	return next;
 }

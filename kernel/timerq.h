@@ -45,12 +45,16 @@ typedef struct ktimer_queue {
 
 void ke_timer_entry_init(KTIMER_ENTRY *e, ktimer_callback_t callback, void *context);
 
-/* Insert (moving it if it is queued anywhere) / remove from whatever queue
- * it is on; false if it was not queued.  Any IRQL up to CLOCK_LEVEL. */
-void ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period);
+/* Insert (moving it if it is queued anywhere); true when e is now the
+ * earliest entry, so the caller re-arms its interrupt timer.  Remove from
+ * whatever queue it is on; false if it was not queued.  Any IRQL up to
+ * CLOCK_LEVEL. */
+bool ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period);
 bool ki_timer_queue_remove(KTIMER_ENTRY *e);
 /* Run every entry due at `now`; returns the next deadline or UINT64_MAX. */
 uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf);
-uint64_t ki_timer_queue_next(const KTIMER_QUEUE *q);
+/* The earliest deadline, UINT64_MAX if none; read under the queue's lock
+ * (another CPU may be removing the head and reusing it meanwhile). */
+uint64_t ki_timer_queue_next(KTIMER_QUEUE *q);
 
 #endif /* KPROF_KERNEL_TIMERQ_H */

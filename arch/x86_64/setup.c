@@ -28,6 +28,7 @@
 #include "kernel/panic.h"
 #include "kernel/pmm.h"
 #include "kernel/prcb.h"
+#include "kernel/rawlock.h"
 #include "kernel/smp.h"
 
 #define KERNEL_STACK_SIZE (32 * 1024)
@@ -65,6 +66,7 @@ static void kernel_main_thunk(void *arg)
 
 void arch_boot_main(const struct bootinfo *loader_bi)
 {
+	raw_lock_select(); /* before any lock is taken */
 	ki_prcb_init(&bsp_prcb, 0);
 	bsp_prcb.ArchData = &x86_bsp_cpu;
 	arch_percpu_set(&bsp_prcb);
@@ -89,8 +91,7 @@ void arch_boot_main(const struct bootinfo *loader_bi)
 	paging_init(&boot_info);
 	pmm_release_type(&boot_info, BOOTINFO_MEM_LOADER);
 
-	struct kstack stack;
-	if (kva_alloc_stack(KERNEL_STACK_SIZE, &stack))
+	if (kva_alloc_stack(KERNEL_STACK_SIZE, &kernel_main_stack))
 		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, 0, 0, 0, 0, "no memory for the kernel stack");
-	arch_switch_stack(stack.top, kernel_main_thunk, &boot_info);
+	arch_switch_stack(kernel_main_stack.top, kernel_main_thunk, &boot_info);
 }

@@ -187,6 +187,13 @@ void arch_ap_main(KPRCB *prcb)
 	ki_processor_start(prcb);
 }
 
+void arch_cpu_stack(KPRCB *prcb, uintptr_t *base, uintptr_t *top)
+{
+	const struct x86_cpu *c = prcb->ArchData;
+	*base = c->stack.base;
+	*top = c->stack.top;
+}
+
 const char *arch_cpu_id_name(void)
 {
 	return "APIC id";

@@ -50,21 +50,25 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define EVENT_TRACE_GROUP_KPROF     0xFE00u /* kprof's own (not Windows)  */
 
 #define PERFINFO_LOG_TYPE_CONTEXTSWAP     0x0524u
+#define PERFINFO_LOG_TYPE_READY_THREAD    0x0532u
 #define PERFINFO_LOG_TYPE_SPINLOCK        0x0529u
 #define PERFINFO_LOG_TYPE_RESOURCE        0x052Bu
 #define PERFINFO_LOG_TYPE_SAMPLED_PROFILE 0x0F2Eu
 #define PERFINFO_LOG_TYPE_PMC_INTERRUPT   0x0F2Fu
 #define PERFINFO_LOG_TYPE_STACKWALK       0x1820u
 #define KPROF_LOG_TYPE_TRACETEST          0xFE01u /* scenario=tracetest pattern */
+#define KPROF_LOG_TYPE_CLOCK_LATE         0xFE02u /* a late clock interrupt     */
 
 /* Event versions (the marker's low byte). */
 #define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
+#define READY_THREAD_VERSION    2
 #define SPINLOCK_VERSION        2
 #define RESOURCE_VERSION        2
 #define SAMPLED_PROFILE_VERSION 2
 #define PMC_INTERRUPT_VERSION   2
 #define STACKWALK_VERSION       2
 #define TRACETEST_VERSION       1
+#define CLOCK_LATE_VERSION      1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -82,6 +86,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 /* kprof's own groups live at index 7, which Windows leaves unused. */
 #define PERF_KPROF_TRACETEST 0xE0000001u /* scenario=tracetest pattern records   */
 #define PERF_KPROF_STACKWALK 0xE0000002u /* a stack walk after each sample      */
+#define PERF_KPROF_CLOCK     0xE0000004u /* late clock interrupts               */
 
 typedef struct _PERFINFO_GROUPMASK {
 	uint32_t Masks[PERF_NUM_MASKS];
@@ -118,6 +123,16 @@ typedef struct _WMI_CONTEXTSWAP {
 #define CSWITCH_FLAG_WAIT_MODE_USER  0x01u
 #define CSWITCH_OLD_QOS_SHIFT        1
 #define CSWITCH_NEW_QOS_SHIFT        4
+
+/* ReadyThread (hook 0x0532): a thread became ready (the Thread group's
+ * ReadyThread event; kprof writes it with the context switches). */
+typedef struct _WMI_READY_THREAD {
+	uint32_t TThreadId;                  /* the thread made ready                  */
+	int8_t AdjustReason;                 /* 0 none, 1 unwait, 2 boost              */
+	int8_t AdjustIncrement;              /* priority increment applied             */
+	int8_t Flag;                         /* 0                                      */
+	int8_t Reserved;
+} WMI_READY_THREAD;
 
 /* WMI_SPINLOCK, version 2 (seed 000), packed. */
 typedef struct __attribute__((packed)) _WMI_SPINLOCK {
@@ -208,6 +223,21 @@ typedef struct _KPROF_TRACETEST {
 
 #define TRACETEST_MAX_PATTERN 64
 
+/* kprof's late clock interrupt (hook 0xFE02): not a Windows event.  The
+ * CPU's earliest timer entry (a tick or a time-out), due at DueTime, was
+ * handled by the end of its clock interrupt at the record's time stamp,
+ * more than 200 us late: for that long the CPU had interrupts off, because
+ * its virtual CPU was not running (the host scheduled something else) or
+ * because it waited with interrupts masked (spinning for a lock whose
+ * holder the host does not run, for instance).  Nothing timed it should
+ * have done in that time could happen. */
+typedef struct _KPROF_CLOCK_LATE {
+	uint64_t DueTime;                    /* TSC the interrupt was due             */
+	uint64_t LateCycles;                 /* TimeStamp - DueTime, the handler done */
+	uint64_t InstructionPointer;         /* where the interrupt came in: just     */
+	                                     /* after an interrupt-enable if masked   */
+} KPROF_CLOCK_LATE;
+
 static inline uint8_t kprof_tracetest_byte(uint32_t seq, uint32_t writer, uint32_t i)
 {
 	return (uint8_t)(seq * 31u + i + writer * 7u);
@@ -267,6 +297,11 @@ WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadIdealProcessor, 0x0F);
 WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, NewThreadWaitTime, 0x10);
 WMI_ASSERT_OFFSET(WMI_CONTEXTSWAP, OldThreadRemainingQuantum, 0x14);
 
+_Static_assert(sizeof(WMI_READY_THREAD) == 8, "WMI_READY_THREAD is 8 bytes");
+WMI_ASSERT_OFFSET(WMI_READY_THREAD, TThreadId, 0x00);
+WMI_ASSERT_OFFSET(WMI_READY_THREAD, AdjustReason, 0x04);
+WMI_ASSERT_OFFSET(WMI_READY_THREAD, AdjustIncrement, 0x05);
+
 _Static_assert(sizeof(WMI_SPINLOCK) == 0x38, "WMI_SPINLOCK is 0x38 bytes");
 WMI_ASSERT_OFFSET(WMI_SPINLOCK, SpinLockAddress, 0x00);
 WMI_ASSERT_OFFSET(WMI_SPINLOCK, CallerAddress, 0x08);
@@ -311,5 +346,6 @@ WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, StackThread, 0x0C);
 WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, Stack, 0x10);
 
 _Static_assert(sizeof(KPROF_TRACETEST) == 0x10, "tracetest header is 16 bytes");
+_Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes");
 
 #endif /* KPROF_WMI_H */

@@ -5,21 +5,22 @@
  * Start (boot CPU, after every CPU is online): allocate each CPU's buffer,
  * send the run header frame, then switch the configured groups on.
  *
- * Getting records out: only CPU 0 sends frames.  In stream mode its clock
- * tick (trace_poll) queues a DPC when some CPU has a full sub-buffer, and
- * the DPC sends every full sub-buffer (like the ETW logger flushing full
- * buffers); writers never wait for it: when the port cannot keep up the
- * ring fills and records are dropped, counted.  In dump mode nothing is
- * sent until the end.
+ * Getting records out: in stream mode a logger thread (priority 31, like
+ * ETW's logger thread) sends every full sub-buffer as a frame, at
+ * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it.  A writer
+ * that fills a sub-buffer, or CPU 0's clock tick (trace_poll) when it sees
+ * one, queues a DPC that wakes the logger; writers never wait for it: when
+ * the port cannot keep up the ring fills and records are dropped, counted.
+ * In dump mode nothing is sent until the end.
  *
  * Finish: groups off, wait (bounded) for writers in flight to commit, send
  * every remaining sub-buffer and each CPU's partly filled last one, then a
  * CPU end frame per CPU (records, bytes, losses by cause) and the run end.
  *
- * Lock order: frames are sent under the console lock, so text lines and
- * frames never interleave on the port; the buffers themselves take no
- * locks.  Only CPU 0 reads (sends), at DISPATCH_LEVEL, so readers never
- * race each other.
+ * Frames are sent with the console output claimed (console_claim_output),
+ * so text lines and frames never interleave on the port; no lock is held
+ * while the bytes go out, and the buffers themselves take no locks.  Only one reader at a time: the logger thread while the run
+ * goes on, then trace_finish() after the logger has ended.
  */
 #include "kernel/trace/trace.h"
 
@@ -37,6 +38,7 @@
 #include "kernel/panic.h"
 #include "kernel/pmm.h"
 #include "kernel/prcb.h"
+#include "kernel/sched/sched.h"
 #include "kernel/time.h"
 #include "kernel/trace/frame.h"
 
@@ -48,7 +50,11 @@ static struct {
 	uint32_t ncpu;                /* CPUs with buffers                    */
 	uint32_t run_seq;             /* sequence of run-level frames         */
 	PERFINFO_GROUPMASK groups;    /* what trace_start() switched on       */
-	KDPC flush_dpc;               /* stream mode: runs on CPU 0           */
+	KDPC flush_dpc;               /* wakes the logger thread              */
+	KEVENT flush_event;           /* the logger waits on it               */
+	KTHREAD *logger;              /* stream mode: sends full sub-buffers  */
+	volatile bool stopping;       /* the logger is asked to end           */
+	volatile uint32_t hold;       /* > 0: streaming paused (measurements) */
 	uint64_t start_tsc;
 } trace;
 
@@ -60,6 +66,7 @@ static const uint32_t item_group[TRACE_ITEM_NONE] = {
 	[TRACE_ITEM_PMC] = PERF_PMC_PROFILE,
 	[TRACE_ITEM_STACK] = PERF_KPROF_STACKWALK,
 	[TRACE_ITEM_TRACETEST] = PERF_KPROF_TRACETEST,
+	[TRACE_ITEM_CLOCK] = PERF_KPROF_CLOCK,
 };
 
 /* ---------------------------------------------------------------- frames */
@@ -70,12 +77,12 @@ static void send_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1,
 	struct kprof_frame_header h;
 
 	frame_header_build(&h, type, cpu, seq, p1, l1, p2, l2);
-	unsigned long flags = console_lock();
+	console_claim_output();
 	arch_serial_write_raw(&h, sizeof(h));
 	arch_serial_write_raw(p1, l1);
 	if (l2)
 		arch_serial_write_raw(p2, l2);
-	console_unlock(flags);
+	console_release_output();
 }
 
 static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
@@ -114,20 +121,38 @@ void trace_subbuffer_filled(void)
 {
 	/* Stream mode: wake the flusher on CPU 0 now rather than at its next
 	 * clock tick.  Inserting a DPC that is already queued is a no-op. */
-	if (kconfig.trace_mode == KPROF_TRACE_STREAM && trace.started && !trace.finished)
+	if (kconfig.trace_mode == KPROF_TRACE_STREAM && trace.started && !trace.finished && !trace.hold)
 		ke_insert_queue_dpc(&trace.flush_dpc, 0, 0);
+}
+
+void trace_hold_stream(bool hold)
+{
+	if (hold) {
+		__atomic_fetch_add(&trace.hold, 1, __ATOMIC_ACQ_REL);
+	} else if (__atomic_sub_fetch(&trace.hold, 1, __ATOMIC_ACQ_REL) == 0 && trace.started && !trace.finished &&
+		   kconfig.trace_mode == KPROF_TRACE_STREAM) {
+		ke_insert_queue_dpc(&trace.flush_dpc, 0, 0); /* catch up */
+	}
 }
 
 static void flush_dpc_routine(KDPC *dpc, void *context, void *a1, void *a2)
 {
-	for (uint32_t i = 0; i < trace.ncpu; i++)
-		if (KiProcessorBlock[i]->TraceCpu)
-			flush_full(KiProcessorBlock[i]->TraceCpu);
+	ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);
+}
+
+static void logger_thread(void *context)
+{
+	while (!trace.stopping) {
+		ke_wait_for_single_object(&trace.flush_event, WrExecutive, KernelMode, KE_WAIT_FOREVER);
+		for (uint32_t i = 0; i < trace.ncpu && !trace.stopping; i++)
+			if (KiProcessorBlock[i]->TraceCpu)
+				flush_full(KiProcessorBlock[i]->TraceCpu);
+	}
 }
 
 void trace_poll(void)
 {
-	if (!trace.started || trace.finished || kconfig.trace_mode != KPROF_TRACE_STREAM)
+	if (!trace.started || trace.finished || kconfig.trace_mode != KPROF_TRACE_STREAM || trace.hold)
 		return;
 	for (uint32_t i = 0; i < trace.ncpu; i++) {
 		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
@@ -211,7 +236,7 @@ void trace_start(const char *cmdline)
 
 	trace.ncpu = ke_number_processors;
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);
-	ke_set_target_processor_dpc(&trace.flush_dpc, 0);
+	ke_initialize_event(&trace.flush_event, SynchronizationEvent, false);
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < trace.ncpu; i++)
 		failed += !alloc_cpu(KiProcessorBlock[i], shift, nsub);
@@ -221,6 +246,8 @@ void trace_start(const char *cmdline)
 	trace.start_tsc = arch_rdtsc();
 	trace.started = true;
 	send_run_header(cmdline);
+	if (kconfig.trace_mode == KPROF_TRACE_STREAM)
+		trace.logger = ps_create_system_thread(NULL, logger_thread, NULL, HIGH_PRIORITY, NULL, "TraceLogger");
 	kprintf("trace: %u CPUs x %u KiB (%u sub-buffers of %u KiB), %s mode, groups %08x %08x\n", trace.ncpu,
 		kconfig.trace_buffer_kb, nsub, kconfig.trace_subbuf_kb,
 		kconfig.trace_mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],
@@ -268,11 +295,15 @@ void trace_finish(enum kprof_exit_status status)
 		return;
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (trace.logger) { /* one reader at a time: the logger ends first */
+		trace.stopping = true;
+		ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);
+		ke_wait_for_single_object(trace.logger, Executive, KernelMode, KE_WAIT_FOREVER);
+	}
 
 	/* Writers already past the group check finish within microseconds:
 	 * wait for every CPU's reserved bytes to be committed, bounded. */
 	uint64_t start = arch_rdtsc(), limit = ke_us_to_tsc(SETTLE_US);
-	KIRQL old = ke_raise_irql(DISPATCH_LEVEL); /* keep the flush DPC out */
 	for (uint32_t i = 0; i < trace.ncpu; i++) {
 		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
 		struct trace_view v;
@@ -288,7 +319,6 @@ void trace_finish(enum kprof_exit_status status)
 	}
 	trace.finished = true;
 	send_end_frames(status, stuck);
-	ke_lower_irql(old);
 
 	uint64_t records, lost;
 	trace_totals(&records, &lost);

@@ -54,6 +54,11 @@ void trace_poll(void);
 /* After a bug check: send what is committed, without waiting for anyone. */
 void trace_panic_flush(void);
 
+/* Pause / resume sending in stream mode, for a short measurement whose
+ * records fit the buffers: sending competes with the measured code (under
+ * QEMU every serial byte takes the emulator's global lock). */
+void trace_hold_stream(bool hold);
+
 /* The writer filled a sub-buffer (session side: wakes the flusher). */
 void trace_subbuffer_filled(void);
 

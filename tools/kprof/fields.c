@@ -68,6 +68,15 @@ static const struct kp_field cswitch_fields[] = {
 	S(WMI_CONTEXTSWAP, OldThreadRemainingQuantum),
 };
 
+static const char *const adjust_reasons[] = { "None", "Unwait", "Boost" };
+
+static const struct kp_field ready_thread_fields[] = {
+	U(WMI_READY_THREAD, TThreadId),
+	E(WMI_READY_THREAD, AdjustReason, adjust_reasons),
+	S(WMI_READY_THREAD, AdjustIncrement),
+	S(WMI_READY_THREAD, Flag),
+};
+
 static const struct kp_field spinlock_fields[] = {
 	P(WMI_SPINLOCK, SpinLockAddress),
 	P(WMI_SPINLOCK, CallerAddress),
@@ -120,6 +129,12 @@ static const struct kp_field stackwalk_fields[] = {
 	U(STACK_WALK_EVENT_DATA, StackThread),
 };
 
+static const struct kp_field clock_late_fields[] = {
+	U(KPROF_CLOCK_LATE, DueTime),
+	U(KPROF_CLOCK_LATE, LateCycles),
+	P(KPROF_CLOCK_LATE, InstructionPointer),
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -130,6 +145,8 @@ static const struct kp_field tracetest_fields[] = {
 const struct kp_event kp_events[] = {
 	{ PERFINFO_LOG_TYPE_CONTEXTSWAP, CONTEXTSWAP_VERSION, "CSwitch", "WMI_CONTEXTSWAP", sizeof(WMI_CONTEXTSWAP),
 	  KP_TAIL_NONE, NULL, cswitch_fields, N(cswitch_fields) },
+	{ PERFINFO_LOG_TYPE_READY_THREAD, READY_THREAD_VERSION, "ReadyThread", "WMI_READY_THREAD",
+	  sizeof(WMI_READY_THREAD), KP_TAIL_NONE, NULL, ready_thread_fields, N(ready_thread_fields) },
 	{ PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, "SpinLock", "WMI_SPINLOCK", sizeof(WMI_SPINLOCK),
 	  KP_TAIL_NONE, NULL, spinlock_fields, N(spinlock_fields) },
 	{ PERFINFO_LOG_TYPE_RESOURCE, RESOURCE_VERSION, "Resource", "WMI_RESOURCE", sizeof(WMI_RESOURCE),
@@ -143,6 +160,8 @@ const struct kp_event kp_events[] = {
 	  sizeof(STACK_WALK_EVENT_DATA), KP_TAIL_ADDRESSES, "Stack", stackwalk_fields, N(stackwalk_fields) },
 	{ KPROF_LOG_TYPE_TRACETEST, TRACETEST_VERSION, "KprofTraceTest", "KPROF_TRACETEST", sizeof(KPROF_TRACETEST),
 	  KP_TAIL_BYTES, "Pattern", tracetest_fields, N(tracetest_fields) },
+	{ KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, "KprofClockLate", "KPROF_CLOCK_LATE", sizeof(KPROF_CLOCK_LATE),
+	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 

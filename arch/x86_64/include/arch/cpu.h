@@ -19,6 +19,15 @@ static inline uint64_t arch_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* Running under a hypervisor (CPUID.1:ECX bit 31, which hypervisors set
+ * and hardware leaves clear)? */
+static inline bool arch_cpu_virtualized(void)
+{
+	uint32_t a = 1, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return (c >> 31) & 1;
+}
+
 /* Spin-wait hint inside busy loops. */
 static inline void arch_cpu_relax(void)
 {

@@ -12,6 +12,15 @@ static inline void *arch_percpu_self(void)
 	return p;
 }
 
+/* A pointer-sized field of the per-CPU block, read in one instruction, so
+ * that a thread moved to another CPU cannot mix two CPUs' values. */
+static inline void *arch_percpu_read_ptr(unsigned long offset)
+{
+	void *p;
+	__asm__ volatile("movq %%gs:(%1), %0" : "=r"(p) : "r"(offset));
+	return p;
+}
+
 /* Point this CPU's per-CPU base at block (whose first word is block). */
 void arch_percpu_set(void *block);
 

@@ -27,5 +27,7 @@ int arch_start_cpu(uint32_t index, struct kprcb *prcb, uint64_t timeout_us);
 /* Per-CPU set-up done on the CPU itself before it counts as online. */
 void arch_cpu_measure(struct kprcb *prcb);
 const char *arch_cpu_id_name(void); /* "APIC id" */
+/* The stack a started CPU runs on (it becomes its idle thread's). */
+void arch_cpu_stack(struct kprcb *prcb, uintptr_t *base, uintptr_t *top);
 
 #endif

@@ -1,0 +1,246 @@
+/*
+ * dispatch.c - the dispatcher: making threads ready, choosing a CPU,
+ * preemption, quantum end, and the thread switch itself.
+ *
+ * Where a ready thread goes (choose_processor): an idle CPU it may run on
+ * (its ideal processor first, then the one it last ran on, then any);
+ * otherwise, if some CPU it may use runs a lower-priority thread, the CPU
+ * running the lowest one, which is asked to reschedule (preemption, by IPI
+ * when it is another CPU); otherwise its ideal CPU's queue, to wait.
+ *
+ * When a CPU reschedules (ki_dispatch_interrupt, at DISPATCH_LEVEL when
+ * its IRQL falls below it with DispatchPending set) it takes the best
+ * ready thread that may run there (readyq.c) if that beats the running
+ * one: strictly higher priority, or equal at the end of a quantum (round
+ * robin).  The thread it replaces is made ready again.
+ *
+ * The switch (ki_swap_thread) happens with the dispatcher lock held and
+ * interrupts off; the thread switched to releases the lock.  It writes
+ * the CSwitch record, charges the old thread's cycles and remembers when
+ * it left the CPU (its wait time starts there).
+ *
+ * Invariants: a thread is Running on at most one CPU (the CurrentThread of
+ * that CPU); a Ready thread is in exactly one ready queue; a Waiting thread
+ * is in none; the idle thread is never queued.
+ */
+#include "kernel/sched/ki.h"
+
+#include <arch/context.h>
+#include <arch/cpu.h>
+#include <arch/interrupt.h>
+
+#include "kernel/panic.h"
+
+raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
+
+static bool cpu_idle(const KPRCB *p)
+{
+	return p->IdleThread && p->CurrentThread == p->IdleThread && !p->IdleClaimed;
+}
+
+static bool cpu_usable(const KTHREAD *t, uint32_t cpu)
+{
+	return cpu < ke_number_processors && KiProcessorBlock[cpu]->IdleThread && affinity_test(&t->Affinity, cpu);
+}
+
+static uint32_t choose_processor(const KTHREAD *t, bool *preempt)
+{
+	uint32_t n = ke_number_processors;
+	const uint32_t prefer[2] = { t->IdealProcessor, t->NextProcessor };
+
+	*preempt = true;
+	for (int i = 0; i < 2; i++)
+		if (cpu_usable(t, prefer[i]) && cpu_idle(KiProcessorBlock[prefer[i]]))
+			return prefer[i];
+	for (uint32_t c = affinity_next(&t->Affinity, 0); c < n; c = affinity_next(&t->Affinity, c + 1))
+		if (cpu_usable(t, c) && cpu_idle(KiProcessorBlock[c]))
+			return c;
+
+	/* No idle CPU: the one running the lowest priority below ours. */
+	int lowest = t->Priority;
+	uint32_t victim = n;
+	for (uint32_t c = affinity_next(&t->Affinity, 0); c < n; c = affinity_next(&t->Affinity, c + 1)) {
+		if (!cpu_usable(t, c))
+			continue;
+		const KTHREAD *cur = KiProcessorBlock[c]->CurrentThread;
+		int p = cur->Idle ? -1 : cur->Priority;
+		if (p < lowest) {
+			lowest = p;
+			victim = c;
+		}
+	}
+	if (victim < n)
+		return victim;
+
+	*preempt = false;
+	for (int i = 0; i < 2; i++)
+		if (cpu_usable(t, prefer[i]))
+			return prefer[i];
+	uint32_t c = affinity_next(&t->Affinity, 0);
+	return c < n ? c : 0;
+}
+
+void ki_request_dispatch(uint32_t cpu)
+{
+	KPRCB *p = KiProcessorBlock[cpu];
+
+	p->DispatchPending = 1;
+	if (p != ke_get_current_prcb())
+		arch_send_ipi(cpu, ARCH_INT_DPC); /* its exit path reschedules */
+}
+
+/* Queue t where choose_processor says; `front` keeps a preempted thread's
+ * place at the head of its priority on its own CPU. */
+static void ready_thread(KTHREAD *t, bool front)
+{
+	bool preempt;
+	uint32_t cpu = choose_processor(t, &preempt);
+	KPRCB *p = KiProcessorBlock[cpu];
+
+	if (cpu_idle(p))
+		p->IdleClaimed = 1;
+	ki_ready_queue_insert(p, t, front && cpu == t->NextProcessor);
+	if (preempt)
+		ki_request_dispatch(cpu);
+}
+
+void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment)
+{
+	ki_trace_ready_thread(t, reason, increment);
+	ready_thread(t, false);
+}
+
+void ki_after_switch(void)
+{
+	KPRCB *prcb = ke_get_current_prcb();
+	KTHREAD *dead = prcb->DeferredFree;
+
+	if (dead) { /* its stack is no longer in use */
+		prcb->DeferredFree = NULL;
+		kva_free_stack(&dead->Stack);
+	}
+}
+
+void ki_swap_thread(KPRCB *prcb, KTHREAD *old, KTHREAD *next)
+{
+	uint64_t now = arch_rdtsc();
+
+	if (now > old->LastRunTsc)
+		old->CycleTime += now - old->LastRunTsc;
+	ki_trace_context_swap(prcb, old, next);
+	if (old->Idle)
+		prcb->IdleCState = 0;
+	old->StateTsc = now;
+	old->WaitTick = ke_tick_count;
+	if (old->State == Terminated)
+		prcb->DeferredFree = old;
+
+	next->State = Running;
+	next->NextProcessor = prcb->Number;
+	next->LastRunTsc = now;
+	next->ContextSwitches++;
+	prcb->ContextSwitches++;
+	prcb->CurrentThread = next;
+	prcb->IdleClaimed = 0;
+
+	arch_context_switch(&old->KernelStackPointer, next->KernelStackPointer);
+	/* `old` runs again here, perhaps on another CPU, lock held. */
+	ki_after_switch();
+}
+
+void ki_block_current(void)
+{
+	KPRCB *prcb = ke_get_current_prcb();
+	KTHREAD *cur = prcb->CurrentThread;
+	KTHREAD *next = ki_find_ready_thread(prcb->Number, 0, true);
+
+	KASSERT(!cur->Idle && cur->State != Running && cur->State != Ready);
+	ki_swap_thread(prcb, cur, next ? next : prcb->IdleThread);
+}
+
+void ki_dispatch_interrupt(void)
+{
+	unsigned long flags = ki_lock_dispatcher();
+	KPRCB *prcb = ke_get_current_prcb();
+	KTHREAD *cur = prcb->CurrentThread;
+	bool quantum_end = prcb->QuantumEnd;
+
+	prcb->DispatchPending = 0;
+	prcb->QuantumEnd = 0;
+	if (cur) {
+		int min = cur->Idle ? 0 : cur->Priority + (quantum_end ? 0 : 1);
+		KTHREAD *next = ki_find_ready_thread(prcb->Number, min, true);
+		if (next) {
+			if (!cur->Idle) {
+				cur->WaitReason = quantum_end ? WrQuantumEnd : WrPreempted;
+				cur->WaitMode = KernelMode;
+				ready_thread(cur, !quantum_end);
+			}
+			ki_swap_thread(prcb, cur, next);
+		}
+	}
+	ki_unlock_dispatcher(flags);
+}
+
+void ki_sched_clock_tick(KTRAP_FRAME *tf)
+{
+	KPRCB *prcb = ke_get_current_prcb();
+	unsigned long flags = ki_lock_dispatcher();
+	KTHREAD *cur = prcb->CurrentThread;
+
+	if (prcb->Number == 0)
+		ke_tick_count++;
+	if (cur && cur->Idle) {
+		/* Idle with work queued elsewhere that may run here: take it. */
+		if (ki_find_ready_thread(prcb->Number, 0, false))
+			prcb->DispatchPending = 1;
+	} else if (cur && ki_charge_cycles(cur, arch_rdtsc())) {
+		/* Quantum end: round robin among equals (and the boost decayed). */
+		if (ki_find_ready_thread(prcb->Number, cur->Priority, false)) {
+			prcb->QuantumEnd = 1;
+			prcb->DispatchPending = 1;
+		}
+	} else if (cur && ki_find_ready_thread(prcb->Number, cur->Priority + 1, false)) {
+		/* A better thread waits in some queue (two were made ready at once
+		 * and only one CPU was asked to make room): give way now, so no
+		 * thread waits behind a lower one for more than a tick. */
+		prcb->DispatchPending = 1;
+	}
+	ki_unlock_dispatcher(flags);
+}
+
+void ke_yield_execution(void)
+{
+	unsigned long flags;
+	KIRQL old = ki_enter(&flags);
+	KPRCB *prcb = ke_get_current_prcb();
+	KTHREAD *cur = prcb->CurrentThread;
+	KTHREAD *next = ki_find_ready_thread(prcb->Number, cur->Priority, true);
+
+	if (next) {
+		cur->WaitReason = WrYieldExecution;
+		cur->WaitMode = KernelMode;
+		ki_ready_queue_insert(prcb, cur, false); /* behind its equals */
+		ki_swap_thread(prcb, cur, next);
+	}
+	ki_leave(old, flags);
+}
+
+KTHREAD *ke_get_current_thread(void)
+{
+	return arch_percpu_read_ptr(__builtin_offsetof(KPRCB, CurrentThread));
+}
+
+int8_t ke_set_priority_thread(KTHREAD *t, int8_t priority)
+{
+	unsigned long flags;
+	KIRQL old = ki_enter(&flags);
+	int8_t prev = t->Priority;
+
+	ki_set_priority_locked(t, priority);
+	/* A running thread that lowered itself may have to give way. */
+	if (t->State == Running && ki_find_ready_thread(t->NextProcessor, priority + 1, false))
+		ki_request_dispatch(t->NextProcessor);
+	ki_leave(old, flags);
+	return prev;
+}

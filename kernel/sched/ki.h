@@ -1,0 +1,84 @@
+/*
+ * ki.h - the dispatcher's internal interface between its files.
+ *
+ * Every function here expects the dispatcher lock to be held (and thus
+ * interrupts disabled), except where it says otherwise.
+ */
+#ifndef KPROF_KERNEL_SCHED_KI_H
+#define KPROF_KERNEL_SCHED_KI_H
+
+#include "kernel/irql.h"
+#include "kernel/sched/dispatcher_lock.h"
+#include "kernel/sched/sched.h"
+
+/* Dispatcher entry from a public call: DISPATCH_LEVEL and the lock; and
+ * back, which runs any reschedule the call asked for. */
+static inline KIRQL ki_enter(unsigned long *flags)
+{
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	*flags = ki_lock_dispatcher();
+	return old;
+}
+
+static inline void ki_leave(KIRQL old, unsigned long flags)
+{
+	ki_unlock_dispatcher(flags);
+	ke_lower_irql(old);
+}
+
+/* ReadyThread AdjustReason values (as Windows' ReadyThread event). */
+enum ki_adjust_reason { AdjustNone = 0, AdjustUnwait = 1, AdjustBoost = 2 };
+
+/* readyq.c: per-CPU ready queues. */
+void ki_ready_queue_init(KPRCB *prcb);
+void ki_ready_queue_insert(KPRCB *prcb, KTHREAD *t, bool front);
+void ki_ready_queue_remove(KTHREAD *t);
+/* The ready thread that should run on `cpu` next: the highest priority
+ * >= min_priority that may run there, from any CPU's queue (this CPU's
+ * first at equal priority); removed from its queue if `take`. */
+KTHREAD *ki_find_ready_thread(uint32_t cpu, int min_priority, bool take);
+
+/* priority.c: quantum accounting, boosts and decay (no lock needed for
+ * the running thread's own accounting; priority changes need it). */
+extern uint64_t ki_quantum_cycles;
+void ki_reset_quantum(KTHREAD *t);
+/* Charge the cycles since LastRunTsc; true when the quantum has ended (the
+ * boost then decays by one and a new quantum starts). */
+bool ki_charge_cycles(KTHREAD *t, uint64_t now);
+int32_t ki_remaining_quantum(const KTHREAD *t);
+/* A woken variable-priority thread: base + increment, at most 15. */
+void ki_boost_priority(KTHREAD *t, int increment);
+void ki_set_priority_locked(KTHREAD *t, int8_t priority);
+
+/* dispatch.c: making threads ready, choosing CPUs, switching. */
+void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment);
+void ki_request_dispatch(uint32_t cpu);
+/* The current thread has set its own State (Waiting, Terminated): run the
+ * next one.  Returns when the thread runs again (lock held again). */
+void ki_block_current(void);
+void ki_swap_thread(KPRCB *prcb, KTHREAD *old, KTHREAD *next);
+/* Right after a switch, in the thread that now runs (lock held). */
+void ki_after_switch(void);
+
+/* event.c: a fresh DISPATCHER_HEADER. */
+void ki_header_init(DISPATCHER_HEADER *h, uint8_t type, int32_t state);
+
+/* wait.c: dispatcher objects and wait blocks. */
+bool ki_object_signaled(const DISPATCHER_HEADER *h, const KTHREAD *t);
+void ki_satisfy(DISPATCHER_HEADER *h, KTHREAD *t);
+/* The object became signaled: satisfy as many waiters as it allows. */
+void ki_signal_waiters(DISPATCHER_HEADER *h, int increment);
+/* End t's wait with `status`, unlink its blocks, cancel its time-out,
+ * boost it and make it ready. */
+void ki_unwait_thread(KTHREAD *t, NTSTATUS status, int increment);
+/* Start a wait: STATUS_PENDING when t must block (blocks linked, state
+ * Waiting), otherwise the status it ends with at once. */
+NTSTATUS ki_wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WAIT_TYPE type, uint8_t reason,
+		       KPROCESSOR_MODE mode, uint64_t timeout_us, KWAIT_BLOCK *blocks);
+void ki_abandon_mutants(KTHREAD *t);
+
+/* cswitch.c: the records. */
+void ki_trace_context_swap(KPRCB *prcb, KTHREAD *old, KTHREAD *next);
+void ki_trace_ready_thread(const KTHREAD *t, enum ki_adjust_reason reason, int8_t increment);
+
+#endif /* KPROF_KERNEL_SCHED_KI_H */
