@@ -4,10 +4,12 @@
 # and prints medians, spreads and ratios against its goal.  Benchmarks do
 # not fail the build: these machines are noisy; they report.
 
+BENCH_SCHED_ROUNDS ?= 3
+
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
 BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/irql.c \
-	kernel/dpc.c tests/unit/shadow/shadow.c
+	kernel/dpc.c kernel/lib/rawlock.c tests/unit/shadow/shadow.c
 
 $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
@@ -19,10 +21,11 @@ $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h incl
 $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/qemu.py run --boot direct --cpus 4 --kernel $(KERNEL) --out $(BUILD)/bench/run \
-		--cmdline "scenario=tracetest trace.buffer_kb=8192" > /dev/null
+		--cmdline "scenario=tracetest trace=tracetest trace.buffer_kb=8192" > /dev/null
 	$(Q)cp $(BUILD)/bench/run/serial.log $@
 
 .PHONY: bench
 bench: $(BUILD)/bench/bench_trace $(BUILD)/bench/tracetest.log
 	@$(BUILD)/bench/bench_trace
 	@$(PYTHON) tests/bench/wire_bytes.py $(BUILD)/bench/tracetest.log tests/golden/tracetest-2cpu.log
+	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)

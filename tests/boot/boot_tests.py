@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import schedcheck  # noqa: E402
 import tracecheck  # noqa: E402
 
 SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
@@ -90,7 +91,7 @@ def check_cpus(ctx, online, listed=None, extra=""):
     if lo * 2 < want or hi > want * 2 + 2:
         raise_failure("clock ticks %d..%d, expected about %d" % (lo, hi, want))
     ctx.expect(r"^check: a 20 ms one-shot timer fired \d+ us late$", "the one-shot timer")
-    ctx.expect(r"^check: empty interrupt round trip \(self-IPI at IRQL 14\): \d+ cycles average", "the IPI cost")
+    ctx.expect(r"^check: empty interrupt round trip \(self-IPI at IRQL 14\): \d+ cycles median, \d+ average", "the IPI cost")
     ctx.expect(r"^scenario boot: machine is up, every check passed$", "the scenario verdict")
 
 
@@ -206,6 +207,27 @@ def kprof_json(ctx, *args):
             return proc, json.load(f)
 
 
+def check_etl_ctf(ctx, records):
+    """The ETL file and the CTF trace of the log hold every record."""
+    with tempfile.TemporaryDirectory() as tmp:
+        etl = os.path.join(tmp, "trace.etl")
+        subprocess.run([ctx.kprof, "etl", ctx.log_path, "-o", etl, "--quiet"], check=True)
+        reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_reader.py")
+        out = subprocess.run(["/usr/bin/python3", reader, etl, "--json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        etl_records = len(out.stdout.splitlines())
+        if out.returncode != 0 or etl_records != records:
+            raise_failure("ETL read back by etl_reader.py: exit %d, %d records, decoder %d: %s"
+                          % (out.returncode, etl_records, records, out.stderr.decode()[-300:]))
+        ctf = os.path.join(tmp, "ctf")
+        subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+        out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ctf_events = len(out.stdout.splitlines())
+        if out.returncode != 0 or ctf_events != records:
+            raise_failure("babeltrace2: exit %d, %d events, decoder %d records: %s"
+                          % (out.returncode, ctf_events, records, out.stderr.decode()[-300:]))
+
+
 def check_tracetest(cpus, expect_losses):
     def check(ctx):
         ctx.expect_status(SUCCESS)
@@ -221,24 +243,31 @@ def check_tracetest(cpus, expect_losses):
             return
         if proc.returncode != 0 or summary["issues"] or summary["lost_total"]:
             raise_failure("kprof check --strict: exit %d, issues %s" % (proc.returncode, summary["issues"]))
-        records = summary["records"]
-        with tempfile.TemporaryDirectory() as tmp:
-            etl = os.path.join(tmp, "trace.etl")
-            subprocess.run([ctx.kprof, "etl", ctx.log_path, "-o", etl, "--quiet"], check=True)
-            reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_reader.py")
-            out = subprocess.run(["/usr/bin/python3", reader, etl, "--json"], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE)
-            etl_records = len(out.stdout.splitlines())
-            if out.returncode != 0 or etl_records != records:
-                raise_failure("ETL read back by etl_reader.py: exit %d, %d records, decoder %d: %s"
-                              % (out.returncode, etl_records, records, out.stderr.decode()[-300:]))
-            ctf = os.path.join(tmp, "ctf")
-            subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
-            out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            ctf_events = len(out.stdout.splitlines())
-            if out.returncode != 0 or ctf_events != records:
-                raise_failure("babeltrace2: exit %d, %d events, decoder %d records: %s"
-                              % (out.returncode, ctf_events, records, out.stderr.decode()[-300:]))
+        check_etl_ctf(ctx, summary["records"])
+    return check
+
+
+def check_sched(cpus):
+    def check(ctx):
+        check_direct(ctx)
+        ctx.expect(r"^scenario sched: done$", "the scenario's end")
+        m = ctx.expect(r"^sched: (\d+) threads on %d CPUs: (\d+) items produced, (\d+) consumed; timed waits (\d+) "
+                       r"timed out, (\d+) satisfied; (\d+) yields; (\d+) context switches$" % cpus, "the summary")
+        if int(m.group(4)) == 0 or int(m.group(6)) == 0:
+            raise_failure("no timed wait timed out, or no thread yielded: the mix did not run")
+        m = ctx.expect(r"^sched: thread switch \(.*\): (\d+) cycles median, (\d+) best; empty interrupt round "
+                       r"trip on the same CPU: (\d+) cycles median, (\d+) best$", "the switch and interrupt costs")
+        switch, irq = int(m.group(1)), int(m.group(3))
+        if not (0 < int(m.group(2)) <= switch and 0 < int(m.group(4)) <= irq):
+            raise_failure("implausible costs: switch %d, interrupt %d" % (switch, irq))
+        ctx.expect(r"^sched: priority inversion: the high thread waited \d+ us", "the inversion's outcome")
+        problems = schedcheck.check(ctx.kprof, ctx.log_path, quiet=True)
+        if problems:
+            raise_failure("schedcheck: " + "; ".join(problems[:5]))
+        proc, summary = kprof_json(ctx, "check", "--strict")
+        if proc.returncode != 0 or summary["issues"] or summary["lost_total"]:
+            raise_failure("kprof check --strict: exit %d, issues %s" % (proc.returncode, summary["issues"]))
+        check_etl_ctf(ctx, summary["records"])
     return check
 
 
@@ -281,11 +310,13 @@ TESTS = [
     BootTest("tsc-cpuid-refused", "tsc_source=cpuid on a CPU that does not state its rate", check_cpuid_refused,
              cmdline="tsc_source=cpuid"),
     BootTest("tracetest-4", "tracetest on 4 CPUs: every record checked, ETL and CTF read back",
-             check_tracetest(4, False), cpus=4, cmdline="scenario=tracetest tracetest.records=10000 trace.buffer_kb=8192",
+             check_tracetest(4, False), cpus=4, cmdline="scenario=tracetest trace=tracetest tracetest.records=10000 trace.buffer_kb=8192",
              timeout=120),
     BootTest("tracetest-losses", "tracetest in dump mode with tiny buffers: every loss counted",
              check_tracetest(4, True), cpus=4,
-             cmdline="scenario=tracetest trace.mode=dump trace.buffer_kb=64 trace.subbuf_kb=16", timeout=120),
+             cmdline="scenario=tracetest trace=tracetest trace.mode=dump trace.buffer_kb=64 trace.subbuf_kb=16", timeout=120),
+    BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
+             check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
     BootTest("panic-trace", "a bug check still sends the trace and its end frames",
              check_panic_flushes_trace, cpus=2, cmdline="selftest=panic"),
     BootTest("fault", "selftest=fault: page fault with a symbolized backtrace", check_fault,

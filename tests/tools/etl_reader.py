@@ -152,6 +152,14 @@ WMI_CONTEXTSWAP = Struct(
     "OldThreadRemainingQuantum" / Int32sl,
 )
 
+WMI_READY_THREAD = Struct(
+    "TThreadId" / Int32ul,
+    "AdjustReason" / Int8sl,
+    "AdjustIncrement" / Int8sl,
+    "Flag" / Int8sl,
+    "Reserved" / Int8sl,
+)
+
 WMI_SPINLOCK = Struct(
     "SpinLockAddress" / Int64ul,
     "CallerAddress" / Int64ul,
@@ -215,15 +223,23 @@ KPROF_TRACETEST = Struct(
     "Pattern" / GreedyBytes,
 )
 
+KPROF_CLOCK_LATE = Struct(
+    "DueTime" / Int64ul,
+    "LateCycles" / Int64ul,
+    "InstructionPointer" / Int64ul,
+)
+
 # (hook, event version) -> (name, payload struct, fixed payload bytes)
 EVENTS = {
     (0x0524, 4): ("CSwitch", WMI_CONTEXTSWAP, 0x18),
+    (0x0532, 2): ("ReadyThread", WMI_READY_THREAD, 0x08),
     (0x0529, 2): ("SpinLock", WMI_SPINLOCK, 0x38),
     (0x052B, 2): ("Resource", WMI_RESOURCE, 0x30),
     (0x0F2E, 2): ("SampledProfile", SAMPLED_PROFILE, 0x10),
     (0x0F2F, 2): ("PmcInterrupt", PMC_SAMPLE, 0x10),
     (0x1820, 2): ("StackWalk", STACK_WALK, 0x10),
     (0xFE01, 1): ("KprofTraceTest", KPROF_TRACETEST, 0x10),
+    (0xFE02, 1): ("KprofClockLate", KPROF_CLOCK_LATE, 0x18),
 }
 POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPointer"}
 

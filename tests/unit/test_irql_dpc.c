@@ -172,6 +172,43 @@ static void requeue(KDPC *dpc, void *ctx, void *a1, void *a2)
 		assert_true(ke_insert_queue_dpc(dpc, NULL, NULL)); /* from inside itself */
 }
 
+/* A DPC that asks for a reschedule (as readying a thread does). */
+static uint32_t dispatches_seen_in_dpc;
+static void ask_reschedule(KDPC *dpc, void *ctx, void *a1, void *a2)
+{
+	(void)dpc;
+	(void)ctx;
+	(void)a1;
+	(void)a2;
+	dispatches_seen_in_dpc = shadow_dispatch_interrupts;
+	ke_get_current_prcb()->DispatchPending = 1;
+}
+
+static void test_reschedule_after_dpcs_below_dispatch(void **state)
+{
+	(void)state;
+	KDPC d;
+	shadow_dispatch_interrupts = 0;
+	ke_initialize_dpc(&d, ask_reschedule, NULL);
+
+	/* Pending while at DISPATCH_LEVEL: nothing until IRQL drops below it. */
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	ke_get_current_prcb()->DispatchPending = 1;
+	ke_lower_irql(DISPATCH_LEVEL);
+	assert_int_equal(shadow_dispatch_interrupts, 0);
+	ke_lower_irql(old);
+	assert_int_equal(shadow_dispatch_interrupts, 1);
+	assert_false(ke_get_current_prcb()->DispatchPending);
+
+	/* Asked from a DPC: the DPCs run first, then the reschedule, once. */
+	old = ke_raise_irql(DISPATCH_LEVEL);
+	ke_insert_queue_dpc(&d, NULL, NULL);
+	ke_lower_irql(old);
+	assert_int_equal(dispatches_seen_in_dpc, 1);
+	assert_int_equal(shadow_dispatch_interrupts, 2);
+	assert_int_equal(ke_get_current_irql(), PASSIVE_LEVEL);
+}
+
 static void test_dpc_requeues_itself(void **state)
 {
 	(void)state;
@@ -302,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dpc_waits_for_dispatch_and_orders, setup),
 		cmocka_unit_test_setup(test_remove, setup),
 		cmocka_unit_test_setup(test_dpc_requeues_itself, setup),
+		cmocka_unit_test_setup(test_reschedule_after_dpcs_below_dispatch, setup),
 		cmocka_unit_test_setup(test_interrupt_exit_runs_dpcs, setup),
 		cmocka_unit_test_setup(test_remote_dpc_needs_target, setup),
 		cmocka_unit_test_setup(test_concurrent_insertion, setup),

@@ -63,6 +63,16 @@ void shadow_idle(void)
 	pthread_exit(NULL);
 }
 
+/* A started CPU's context becomes its idle thread: here its thread ends. */
+void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack_base, uintptr_t stack_top)
+{
+	(void)prcb;
+	(void)stack_base;
+	(void)stack_top;
+	shadow_idle();
+	abort();
+}
+
 static void *cpu_thread(void *arg)
 {
 	KPRCB *prcb = arg;

@@ -10,7 +10,7 @@ UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include \
 	-DKPROF_FONT_PSF='"$(BUILD)/kernel-obj/font.psf"'
 UNIT_LIBS   := -lcmocka -lpthread -lz
-UNIT_SHADOW := tests/unit/shadow/shadow.c
+UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/lib/rawlock.c
 
 unit_printf_SRCS       := kernel/printf.c
 unit_cmdline_SRCS      := kernel/cmdline.c kernel/printf.c
@@ -24,10 +24,15 @@ unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/irql.c kernel/dpc.c
 unit_timerq_SRCS       := kernel/timerq.c kernel/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
-unit_smp_SRCS          := kernel/smp.c kernel/pmm.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c \
+unit_smp_SRCS          := kernel/smp.c kernel/sched/readyq.c kernel/pmm.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c \
 	kernel/printf.c
 
-UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf
+unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/wait.c \
+	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
+	kernel/sched/timer_object.c kernel/timerq.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c
+unit_stats_SRCS        := kernel/lib/stats.c
+
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats
 -include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
 

@@ -5,6 +5,9 @@
  */
 #include "shadow.h"
 
+#include "kernel/prcb.h"
+
+#include <arch/context.h>
 #include <arch/interrupt.h>
 #include <arch/irql.h>
 #include <arch/timer.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 __thread bool shadow_irqs_on = true;
+bool shadow_virtualized;
 __thread uint8_t shadow_irql;
 volatile uint32_t shadow_ipis[SHADOW_MAX_CPUS][ARCH_INT_COUNT];
 volatile uint32_t shadow_nmis;
@@ -22,6 +26,9 @@ __thread uint64_t shadow_timer_armed;
 __thread uint64_t shadow_timer_period;
 enum arch_timer_mode shadow_timer_mode = ARCH_TIMER_ONESHOT;
 __thread void *shadow_percpu;
+__thread uint32_t shadow_switches;
+__thread uintptr_t shadow_switched_to;
+__thread uint32_t shadow_dispatch_interrupts;
 uint64_t arch_hhdm_offset;
 
 __thread jmp_buf *shadow_bugcheck_jmp;
@@ -51,6 +58,14 @@ void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint6
 		longjmp(*shadow_bugcheck_jmp, 1);
 	fprintf(stderr, "unexpected bug check 0x%x in a unit test\n", code);
 	abort();
+}
+
+/* Weak: tests without the dispatcher (kernel/sched/dispatch.c) see the
+ * reschedule requests the IRQL code passes on, counted. */
+__attribute__((weak)) void ki_dispatch_interrupt(void)
+{
+	((KPRCB *)shadow_percpu)->DispatchPending = 0;
+	shadow_dispatch_interrupts++;
 }
 
 /* Weak: tests that start "CPUs" as threads end them here. */

@@ -11,6 +11,8 @@
 /* Set to a jmp_buf to catch a bug check (the code lands in last_bugcheck). */
 extern __thread jmp_buf *shadow_bugcheck_jmp;
 extern __thread unsigned shadow_last_bugcheck;
+/* ki_dispatch_interrupt() calls in this thread (tests without dispatch.c). */
+extern __thread uint32_t shadow_dispatch_interrupts;
 /* Everything kprintf() printed in this thread. */
 extern __thread char shadow_console[8192];
 

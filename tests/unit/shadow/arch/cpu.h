@@ -14,6 +14,8 @@
 extern __thread bool shadow_irqs_on;
 
 static inline uint64_t arch_rdtsc(void) { return __rdtsc(); }
+extern bool shadow_virtualized;
+static inline bool arch_cpu_virtualized(void) { return shadow_virtualized; }
 static inline void arch_cpu_relax(void) { _mm_pause(); }
 static inline void arch_halt(void) {}
 static inline unsigned long arch_irq_save(void)

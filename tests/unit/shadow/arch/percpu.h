@@ -8,5 +8,9 @@ extern __thread void *shadow_percpu;
 
 static inline void *arch_percpu_self(void) { return shadow_percpu; }
 static inline void arch_percpu_set(void *block) { shadow_percpu = block; }
+static inline void *arch_percpu_read_ptr(unsigned long offset)
+{
+	return *(void **)((char *)shadow_percpu + offset);
+}
 
 #endif

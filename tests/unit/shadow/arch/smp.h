@@ -18,5 +18,11 @@ void arch_smp_finish(bool some_failed);
 int arch_start_cpu(uint32_t index, struct kprcb *prcb, uint64_t timeout_us);
 void arch_cpu_measure(struct kprcb *prcb);
 static inline const char *arch_cpu_id_name(void) { return "hw id"; }
+/* The stack the CPU started on (it becomes the idle thread's). */
+static inline void arch_cpu_stack(struct kprcb *prcb, uintptr_t *base, uintptr_t *top)
+{
+	(void)prcb;
+	*base = *top = 0;
+}
 
 #endif

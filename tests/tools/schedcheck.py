@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""schedcheck.py - check a scenario=sched trace against the dispatcher's rules.
+
+    schedcheck.py KPROF LOG [--quiet]
+
+Decodes LOG's CSwitch and ReadyThread records (`KPROF decode --json`) and
+reads the scenario's thread list from the console text, then checks:
+
+  chain      per CPU, the new thread of each switch is the old thread of
+             the next one;
+  exclusive  no thread (other than the idle threads, id 0) runs on two
+             CPUs at once;
+  timeouts   every timed wait of a thread with a known time-out ends (the
+             thread is made ready) within the time-out plus one clock tick;
+  priority   a ready thread never waits longer than one clock tick while a
+             CPU it may use runs a thread of lower priority (or idles);
+  fields     CSwitch fields are in range (states, priorities, C-states).
+
+Stalls: a virtual CPU the host does not run for a while can do nothing in
+that time, and no kernel could.  The kernel records each clock interrupt
+that came more than 200 us late (KprofClockLate, trace=clock): from its
+DueTime to its TimeStamp that CPU took no interrupt.  The timeouts and
+priority checks do not count time a CPU they depend on was stalled, and
+the totals are printed so that a host too busy to judge is visible.
+
+The checks need every record: a trace that lost records fails.
+
+Prints one line per check with what it measured; exits 1 if any fails.
+"""
+
+import json
+import re
+import subprocess
+import sys
+
+WAITING, READY, RUNNING, TERMINATED = 5, 1, 2, 4
+WR_DELAY_EXECUTION, EXECUTIVE = 11, 0
+
+
+def load(kprof, log):
+    out = subprocess.run([kprof, "decode", "--json", "--strict", log], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    recs = [json.loads(line) for line in out.stdout.splitlines()]
+    with open(log, "rb") as f:
+        text = f.read().decode("latin-1")
+    complete = out.returncode == 0
+    return recs, text, complete, out.stderr.decode(errors="replace")
+
+
+class Stalls:
+    """Per CPU, the sorted intervals in which it took no interrupt."""
+
+    def __init__(self, recs):
+        self.iv = {}
+        for r in recs:
+            if r["event"] == "KprofClockLate":
+                self.iv.setdefault(r["cpu"], []).append((r["DueTime"], r["TimeStamp"]))
+        for l in self.iv.values():
+            l.sort()
+
+    def within(self, cpu, start, end):
+        """Cycles of [start, end) during which cpu was stalled."""
+        total = 0
+        for s, e in self.iv.get(cpu, []):
+            if s >= end:
+                break
+            total += max(0, min(e, end) - max(s, start))
+        return total
+
+    def summary(self):
+        return {cpu: (len(l), sum(e - s for s, e in l)) for cpu, l in self.iv.items()}
+
+
+def threads_from_console(text):
+    info = {}
+    for tid, role, prio, rest in re.findall(r"^sched: thread (\d+) role (\S+) priority (-?\d+)(.*?)\r?$", text, re.M):
+        t = {"role": role, "priority": int(prio), "timeout_us": None, "cpu": None}
+        m = re.search(r"timed-wait (\d+) us", rest)
+        if m:
+            t["timeout_us"] = int(m.group(1))
+        m = re.search(r"affinity cpu (\d+)", rest)
+        if m:
+            t["cpu"] = int(m.group(1))
+        info[int(tid)] = t
+    return info
+
+
+def check(kprof, log, quiet=False):
+    recs, text, complete, decode_err = load(kprof, log)
+    if not complete:
+        return ["the trace is not complete (lost records or bad frames), the checks need every record:\n"
+                + decode_err.strip()]
+    threads = threads_from_console(text)
+    stalls = Stalls(recs)
+    m = re.search(r"^time: TSC (\d+)\.(\d+) MHz", text, re.M)
+    tsc_hz = int(m.group(1)) * 1000000 + int(m.group(2)) if m else None
+    m = re.search(r"^clock: (\d+) Hz tick", text, re.M)
+    tick_hz = int(m.group(1)) if m else 100
+    ncpu = len(re.findall(r"^cpu \d+: APIC id \d+ online", text, re.M))
+    if not tsc_hz or not ncpu:
+        return ["no TSC rate or CPU lines in the console text"]
+    tick = tsc_hz // tick_hz
+    us = tsc_hz // 1000000
+    problems = []
+    cs = [r for r in recs if r["event"] == "CSwitch"]
+    ready = [r for r in recs if r["event"] == "ReadyThread"]
+    if not cs:
+        return ["no CSwitch records"]
+    first_ts = min(r["TimeStamp"] for r in recs)
+    last_ts = max(r["TimeStamp"] for r in recs)
+
+    def say(msg):
+        if not quiet:
+            print("  " + msg)
+
+    st = stalls.summary()
+    say("stalls: %s" % (", ".join("cpu %d: %d late clock interrupts, %d ms" % (c, n, cyc // (us * 1000))
+                                   for c, (n, cyc) in sorted(st.items())) or "no late clock interrupts"))
+    if not any(r["event"] == "KprofClockLate" for r in recs) and "trace=" in text and "clock" not in text:
+        say("stalls: (trace=clock was off: stalls are unknown and count against the kernel)")
+
+    # fields
+    # An idle thread leaves the CPU still Running (it is never queued or
+    # waits); every other thread leaves Ready, Waiting or Terminated.
+    bad = [r for r in cs if r["OldThreadState"] not in ((RUNNING,) if r["OldThreadId"] == 0 else (READY, WAITING, TERMINATED))
+           or not 0 <= r["NewThreadPriority"] <= 31 or not 0 <= r["OldThreadPriority"] <= 31
+           or (r["OldThreadId"] == 0 and r["PreviousCState"] not in (0, 1))
+           or (r["OldThreadId"] != 0 and r["PreviousCState"] != 0)]
+    if bad:
+        problems.append("fields: %d CSwitch records out of range, first %s" % (len(bad), bad[0]))
+    say("fields: %d CSwitch and %d ReadyThread records, %d with fields out of range" % (len(cs), len(ready), len(bad)))
+
+    # chain, and each CPU's timeline of (start, end, tid, priority)
+    per_cpu = {}
+    for r in cs:
+        per_cpu.setdefault(r["cpu"], []).append(r)
+    breaks = 0
+    timeline = {}
+    for cpu, rs in per_cpu.items():
+        for a, b in zip(rs, rs[1:]):
+            if a["NewThreadId"] != b["OldThreadId"]:
+                breaks += 1
+                if breaks <= 3:
+                    problems.append("chain: cpu %d at %d: switched to %d, next switch is from %d"
+                                    % (cpu, b["TimeStamp"], a["NewThreadId"], b["OldThreadId"]))
+        segs = [(first_ts, rs[0]["TimeStamp"], rs[0]["OldThreadId"], rs[0]["OldThreadPriority"])]
+        for a, b in zip(rs, rs[1:] + [None]):
+            segs.append((a["TimeStamp"], b["TimeStamp"] if b else last_ts, a["NewThreadId"], a["NewThreadPriority"]))
+        timeline[cpu] = segs
+    say("chain: %d switches on %d CPUs, %d breaks" % (len(cs), len(per_cpu), breaks))
+
+    # exclusive
+    runs = {}
+    for cpu, segs in timeline.items():
+        for s, e, tid, _ in segs:
+            if tid != 0:
+                runs.setdefault(tid, []).append((s, e, cpu))
+    overlaps = 0
+    for tid, iv in runs.items():
+        iv.sort()
+        for (s1, e1, c1), (s2, e2, c2) in zip(iv, iv[1:]):
+            if s2 < e1 and c1 != c2:
+                overlaps += 1
+                if overlaps <= 3:
+                    problems.append("exclusive: thread %d on cpu %d until %d and on cpu %d from %d"
+                                    % (tid, c1, e1, c2, s2))
+    say("exclusive: %d threads, %d overlapping runs on two CPUs" % (len(runs), overlaps))
+
+    # timeouts: switch-out into a timed wait -> the next ReadyThread for it
+    ready_by_tid = {}
+    ready_cpu = {}
+    for r in ready:
+        ready_by_tid.setdefault(r["TThreadId"], []).append(r["TimeStamp"])
+        ready_cpu[(r["TThreadId"], r["TimeStamp"])] = r["cpu"]
+    waits = late = 0
+    worst = 0
+    for r in cs:
+        t = threads.get(r["OldThreadId"])
+        if not t or t["timeout_us"] is None or r["OldThreadState"] != WAITING:
+            continue
+        if r["OldThreadWaitReason"] not in (WR_DELAY_EXECUTION, EXECUTIVE):
+            continue
+        after = [ts for ts in ready_by_tid.get(r["OldThreadId"], []) if ts >= r["TimeStamp"]]
+        if not after:
+            continue  # still waiting when the trace ended
+        waits += 1
+        ready_ts = min(after)
+        took = ready_ts - r["TimeStamp"]
+        # The CPU that ended the wait (it wrote the ReadyThread record) may
+        # have been stalled when the time-out was due.
+        stalled = stalls.within(ready_cpu[(r["OldThreadId"], ready_ts)], r["TimeStamp"], ready_ts)
+        over = took - stalled - t["timeout_us"] * us
+        worst = max(worst, over)
+        if over > tick:
+            late += 1
+            if late <= 3:
+                problems.append("timeouts: thread %d waited %d us (%d us of it stalled) with a %d us time-out "
+                                "(tick %d us)" % (r["OldThreadId"], took // us, stalled // us, t["timeout_us"],
+                                                  tick // us))
+    if not waits:
+        problems.append("timeouts: no timed waits found")
+    say("timeouts: %d timed waits, %d ended later than time-out + 1 tick; worst %+d us past the time-out"
+        % (waits, late, worst // us))
+
+    # priority: ready intervals vs lower-priority running threads
+    # A thread is ready from its ReadyThread record (or a switch-out in
+    # state Ready) until its next switch-in, at the priority it runs with.
+    ins = {}
+    for r in cs:
+        ins.setdefault(r["NewThreadId"], []).append((r["TimeStamp"], r["NewThreadPriority"]))
+    starts = [(ts, tid) for tid, l in ready_by_tid.items() for ts in l]
+    starts += [(r["TimeStamp"], r["OldThreadId"]) for r in cs if r["OldThreadState"] == READY and r["OldThreadId"]]
+    checked = waited = 0
+    worst = 0
+    for ts, tid in starts:
+        nxt = [(t, p) for t, p in ins.get(tid, []) if t >= ts]
+        if not nxt:
+            continue
+        end, prio = min(nxt)
+        if end - ts <= tick:
+            checked += 1
+            continue
+        checked += 1
+        allowed = [threads[tid]["cpu"]] if tid in threads and threads[tid]["cpu"] is not None else list(timeline)
+        for cpu in allowed:
+            # longest stretch inside [ts, end] where cpu runs lower
+            # priority, less the time cpu was stalled in it
+            stretch_start = None
+            longest = 0
+            for s, e, rt, rp in timeline.get(cpu, []):
+                if e <= ts or s >= end:
+                    continue
+                lower = rt == 0 or rp < prio
+                if lower:
+                    if stretch_start is None:
+                        stretch_start = max(s, ts)
+                    stretch_end = min(e, end)
+                    longest = max(longest, stretch_end - stretch_start
+                                  - stalls.within(cpu, stretch_start, stretch_end))
+                else:
+                    stretch_start = None
+            worst = max(worst, longest)
+            if longest > tick:
+                waited += 1
+                if waited <= 3:
+                    problems.append("priority: thread %d (priority %d) ready from %d waited %d us while cpu %d "
+                                    "ran lower priority for %d us, not counting stalls"
+                                    % (tid, prio, ts, (end - ts) // us, cpu, longest // us))
+                break
+    say("priority: %d ready intervals, %d waited more than a tick behind a lower priority; worst stretch %d us "
+        "(tick %d us)" % (checked, waited, worst // us, tick // us))
+    return problems
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 2:
+        print(__doc__)
+        return 2
+    problems = check(args[0], args[1], "--quiet" in sys.argv)
+    for p in problems:
+        print("schedcheck: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
