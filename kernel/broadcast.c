@@ -1,11 +1,19 @@
 /*
  * broadcast.c - run a function on every CPU through targeted DPCs.
  *
- * Until threads exist this is how work reaches the other CPUs: each gets a
- * DPC (KDPC targeted at it), which runs fn at DISPATCH_LEVEL and counts
- * itself done.  The calling CPU runs its share directly, at its own IRQL
- * (so its own DPCs, such as the trace flush, still run in between), then
- * waits for the others.
+ * Each other CPU gets a DPC (KDPC targeted at it), which runs fn at
+ * DISPATCH_LEVEL and counts itself done.  The calling CPU raises to
+ * DISPATCH_LEVEL (so it cannot be switched to another CPU half-way and its
+ * `self` stays true), runs its share, then waits for the others.
+ *
+ * Invariants: one broadcast at a time (bc_mutex, a KMUTANT taken at
+ * PASSIVE_LEVEL: a caller that waited spinning instead could hold off the
+ * DPC the broadcast in progress is waiting for on its CPU).  Every CPU's
+ * share has returned when ke_run_on_all_processors returns, and since a
+ * CPU runs DPCs only below DISPATCH_LEVEL, every interrupt it was taking
+ * when the broadcast began has ended too (the grace period profile.c
+ * relies on).
+ * Lock order: bc_mutex, then whatever fn takes.
  */
 #include "kernel/broadcast.h"
 
@@ -15,6 +23,7 @@
 #include "kernel/irql.h"
 #include "kernel/panic.h"
 #include "kernel/prcb.h"
+#include "kernel/sched/sched.h"
 
 static struct {
 	void (*fn)(uint32_t cpu, void *ctx);
@@ -22,6 +31,12 @@ static struct {
 	volatile uint32_t done;
 	KDPC dpc[KPROF_MAX_CPUS];
 } bc;
+static KMUTANT bc_mutex;
+
+void ke_broadcast_init(void)
+{
+	ke_initialize_mutant(&bc_mutex, false);
+}
 
 static void broadcast_dpc(KDPC *dpc, void *context, void *a1, void *a2)
 {
@@ -32,9 +47,11 @@ static void broadcast_dpc(KDPC *dpc, void *context, void *a1, void *a2)
 
 void ke_run_on_all_processors(void (*fn)(uint32_t cpu, void *ctx), void *ctx)
 {
-	uint32_t n = ke_number_processors, self = ke_get_current_processor_number();
-
 	KASSERT(ke_get_current_irql() < DISPATCH_LEVEL);
+	ke_wait_for_single_object(&bc_mutex, Executive, KernelMode, KE_WAIT_FOREVER);
+
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	uint32_t n = ke_number_processors, self = ke_get_current_processor_number();
 	bc.fn = fn;
 	bc.ctx = ctx;
 	bc.done = 0;
@@ -50,4 +67,6 @@ void ke_run_on_all_processors(void (*fn)(uint32_t cpu, void *ctx), void *ctx)
 	__atomic_fetch_add(&bc.done, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&bc.done, __ATOMIC_ACQUIRE) < n)
 		arch_cpu_relax();
+	ke_lower_irql(old);
+	ke_release_mutant(&bc_mutex, 0, false);
 }

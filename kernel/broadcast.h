@@ -6,9 +6,14 @@
 
 #include <stdint.h>
 
-/* Runs fn(cpu, ctx) once on every online CPU: in a DPC (DISPATCH_LEVEL)
- * on the others, directly on the calling CPU; returns when all have
- * returned.  Callers run below DISPATCH_LEVEL. */
+/* Once, on the boot CPU, after the scheduler is initialised. */
+void ke_broadcast_init(void);
+
+/* Runs fn(cpu, ctx) once on every online CPU at DISPATCH_LEVEL: in a DPC
+ * on the others, directly (raised) on the calling CPU; returns when all
+ * have returned, which is also a grace period: no CPU is still inside an
+ * interrupt it was taking when the call began.  Callers run in a thread
+ * below DISPATCH_LEVEL; concurrent callers take turns. */
 void ke_run_on_all_processors(void (*fn)(uint32_t cpu, void *ctx), void *ctx);
 
 #endif

@@ -14,6 +14,7 @@
 #define UNEXPECTED_KERNEL_MODE_TRAP 0x0000007Fu /* double fault, NMI, #MC         */
 #define ATTEMPTED_SWITCH_FROM_DPC   0x000000B8u /* wait or switch inside a DPC    */
 #define MANUALLY_INITIATED_CRASH    0x000000E2u /* selftest=panic                 */
+#define RESOURCE_NOT_OWNED          0x000000E3u /* ERESOURCE release by non-owner */
 #define KPROF_ASSERTION_FAILED      0x4B500001u /* KASSERT() failed (kprof's own) */
 #define KPROF_OUT_OF_MEMORY         0x4B500002u /* a boot-time allocation failed  */
 #define KPROF_BAD_BOOTINFO          0x4B500003u /* loader hand-off unusable       */

@@ -28,6 +28,7 @@
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/prcb.h"
+#include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
 #include "kernel/time.h"
 #include "kernel/trace/trace.h"
@@ -43,13 +44,29 @@ uint64_t ke_clock_tick_cycles(void)
 	return clock_tick_cycles;
 }
 
+/* Arm the timer for this CPU's earliest deadline: the timer queue's, or
+ * the profile timer's when it runs here and comes first (then the timer
+ * raises the profile interrupt; kernel/profile/profile_timer.c). */
 static void clock_rearm(KPRCB *prcb)
 {
 	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC)
 		return;
 	uint64_t next = ki_timer_queue_next(&prcb->TimerQueue);
-	if (next != UINT64_MAX)
-		arch_timer_arm(next);
+	uint64_t profile = ki_profile_timer_due(prcb->Number);
+	if (profile && profile < next)
+		arch_timer_arm_for(profile, ARCH_INT_PROFILE);
+	else if (next != UINT64_MAX)
+		arch_timer_arm_for(next, ARCH_INT_CLOCK);
+}
+
+void ki_clock_rearm(void)
+{
+	clock_rearm(ke_get_current_prcb());
+}
+
+bool ki_clock_work_due(uint64_t now)
+{
+	return ki_timer_queue_next(&ke_get_current_prcb()->TimerQueue) <= now;
 }
 
 /* When the earliest work of this interrupt was due: the queue's first

@@ -5,6 +5,7 @@
 #ifndef KPROF_KERNEL_CLOCK_H
 #define KPROF_KERNEL_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/timerq.h"
@@ -18,6 +19,11 @@ void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t perio
 /* Take an entry off whichever CPU's queue it is on; false if it was not
  * queued (it may be running its callback right now). */
 bool ke_cancel_timer(KTIMER_ENTRY *e);
+/* This CPU, interrupts off: re-arm the timer for the earliest deadline
+ * (timer queue or profile timer). */
+void ki_clock_rearm(void);
+/* This CPU, interrupts off: a timer queue entry is due at `now`. */
+bool ki_clock_work_due(uint64_t now);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

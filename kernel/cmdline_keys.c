@@ -7,6 +7,7 @@
  */
 #include "kernel/cmdline.h"
 
+#include "include/kprof/wmi.h"
 #include "kernel/libk.h"
 
 #include <stddef.h>
@@ -15,7 +16,12 @@ static const char *const scenario_names[SCENARIO_COUNT + 1] = {
 	[SCENARIO_BOOT] = "boot",
 	[SCENARIO_TRACETEST] = "tracetest",
 	[SCENARIO_SCHED] = "sched",
+	[SCENARIO_LOCKS] = "locks",
+	[SCENARIO_RESOURCES] = "resources",
+	[SCENARIO_PROFILE] = "profile",
 };
+
+static const char *const pmc_source_names[] = { KPROFILE_SOURCE_SHORT_NAMES, NULL };
 
 static const char *const selftest_names[SELFTEST_COUNT + 1] = {
 	[SELFTEST_NONE] = "none",
@@ -88,6 +94,34 @@ const struct cmdline_key cmdline_keys[] = {
 	  .min = 100, .max = 600000, .help = "scenario=sched: how long the thread mix runs, ms" },
 	{ .name = "rawlock", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, rawlock),
 	  .names = rawlock_names, .help = "the kernel's own spin locks: ticket or test-and-set" },
+	{ .name = "spinlock.spin_threshold", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, spin_threshold),
+	  .min = 0, .max = UINT32_MAX, .help = "spins from which a contended acquisition may be traced (minimum 1)" },
+	{ .name = "spinlock.acquire_sample_rate", .type = CMDLINE_UINT,
+	  .offset = offsetof(struct kconfig, acquire_sample_rate), .min = 0, .max = UINT32_MAX,
+	  .help = "one uncontended acquisition in N is traced (minimum 1000)" },
+	{ .name = "spinlock.contention_sample_rate", .type = CMDLINE_UINT,
+	  .offset = offsetof(struct kconfig, contention_sample_rate), .min = 0, .max = UINT32_MAX,
+	  .help = "one contended acquisition in N is traced (minimum 1)" },
+	{ .name = "spinlock.hold_threshold", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, hold_threshold),
+	  .min = 0, .max = UINT32_MAX, .help = "holds of at least N cycles are traced (0 off, else at least 1000000)" },
+	{ .name = "locks.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_ms),
+	  .min = 100, .max = 600000, .help = "scenario=locks: how long it runs, ms" },
+	{ .name = "locks.hold_ns", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_hold_ns),
+	  .min = 0, .max = 1000000, .help = "scenario=locks: how long a lock is held, ns" },
+	{ .name = "locks.think_ns", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_think_ns),
+	  .min = 0, .max = 1000000, .help = "scenario=locks: time between acquisitions, ns" },
+	{ .name = "resources.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, resources_ms),
+	  .min = 100, .max = 600000, .help = "scenario=resources: how long it runs, ms" },
+	{ .name = "resource.timeout_ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, resource_timeout_ms),
+	  .min = 1, .max = 600000, .help = "ERESOURCE waits: after this long an excessive wait is recorded, ms" },
+	{ .name = "profile.interval", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, profile_interval),
+	  .min = 1221, .max = 10000000, .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile)" },
+	{ .name = "pmc.sources", .type = CMDLINE_SET, .offset = offsetof(struct kconfig, pmc_sources),
+	  .names = pmc_source_names, .help = "counter sources for trace=pmc (KPROFILE_SOURCE names, up to 4)" },
+	{ .name = "pmc.interval", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, pmc_interval),
+	  .min = 1000, .max = UINT32_MAX, .help = "events between PMC interrupts" },
+	{ .name = "profile.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, profile_ms),
+	  .min = 100, .max = 600000, .help = "scenario=profile: how long it runs, ms" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -108,5 +142,18 @@ void config_defaults(struct kconfig *cfg)
 		.tracetest_records = 20000,
 		.sched_ms = 1500,
 		.rawlock = RAWLOCK_AUTO,
+		.spin_threshold = 1,
+		.acquire_sample_rate = 1000,
+		.contention_sample_rate = 1,
+		.hold_threshold = 1000000,
+		.locks_ms = 2000,
+		.locks_hold_ns = 500,
+		.locks_think_ns = 2000,
+		.resources_ms = 2000,
+		.resource_timeout_ms = 4000,
+		.profile_interval = 10000, /* 1 ms */
+		.pmc_sources = 1u << 19,   /* TotalCycles */
+		.pmc_interval = 1000000,
+		.profile_ms = 2000,
 	};
 }

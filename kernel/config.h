@@ -16,6 +16,9 @@ enum kprof_scenario {
 	SCENARIO_BOOT,     /* bring the machine up, print what was found, end */
 	SCENARIO_TRACETEST,/* every CPU writes a known pattern of records     */
 	SCENARIO_SCHED,    /* threads, waits and priorities                   */
+	SCENARIO_LOCKS,    /* spin locks of every kind under contention       */
+	SCENARIO_RESOURCES,/* ERESOURCE readers and writers                   */
+	SCENARIO_PROFILE,  /* profile objects and known shares of time        */
 	SCENARIO_COUNT
 };
 
@@ -83,6 +86,21 @@ struct kconfig {
 	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
 	uint32_t sched_ms;   /* scenario=sched: how long the mix runs        */
 	uint32_t rawlock;    /* enum kprof_rawlock_mode                      */
+	/* EVENT_TRACE_SPINLOCK_INFORMATION, applied at boot through
+	 * nt_set_system_information(), which checks the minimums */
+	uint32_t spin_threshold;
+	uint32_t acquire_sample_rate;
+	uint32_t contention_sample_rate;
+	uint32_t hold_threshold;
+	uint32_t locks_ms;        /* scenario=locks: how long it runs           */
+	uint32_t locks_hold_ns;   /* scenario=locks: a typical hold             */
+	uint32_t locks_think_ns;  /* scenario=locks: time between acquisitions  */
+	uint32_t resources_ms;    /* scenario=resources: how long it runs       */
+	uint32_t resource_timeout_ms; /* ERESOURCE waits: the excessive-wait interval */
+	uint32_t profile_interval; /* ProfileTime interval, 100 ns units     */
+	uint32_t pmc_sources;     /* bits (1 << KPROFILE_SOURCE) for trace=pmc  */
+	uint32_t pmc_interval;    /* events between PMC interrupts             */
+	uint32_t profile_ms;      /* scenario=profile: how long it runs        */
 };
 
 extern struct kconfig kconfig;

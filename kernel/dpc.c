@@ -2,8 +2,11 @@
  * dpc.c - queueing and running deferred procedure calls.
  *
  * Queueing (any CPU, any IRQL): take the target CPU's DpcLock with
- * interrupts off, link the DPC unless it is already on a queue, and make
- * the target notice: another CPU gets a DPC interrupt (which it takes once
+ * interrupts off, claim the DPC by swinging its DpcData from NULL to that
+ * queue with a compare-and-exchange (as NT does: a DPC that targets
+ * "the current CPU" can be queued from two CPUs at once, each under its
+ * own queue's lock, and only one may link its single list entry), link
+ * it if the claim succeeded, and make the target notice: another CPU gets a DPC interrupt (which it takes once
  * its IRQL is below DISPATCH_LEVEL); the current CPU, if it is below
  * DISPATCH_LEVEL and not inside an interrupt, runs the queue at once by
  * raising to DISPATCH_LEVEL and lowering again.
@@ -11,6 +14,10 @@
  * Running (ki_retire_dpc_list, at DISPATCH_LEVEL, interrupts on): unlink
  * one DPC under the lock, clear its DpcData so it may be queued again,
  * drop the lock and call it; repeat until the queue is empty.
+ *
+ * Invariant: DpcData is non-NULL exactly while the DPC is linked on that
+ * queue; it becomes non-NULL only by the claim (under the queue's lock)
+ * and NULL only under the same queue's lock, after the unlink.
  *
  * Lock order: a CPU holds at most one DpcLock, and nothing else while
  * holding it.
@@ -64,15 +71,15 @@ bool ke_insert_queue_dpc(KDPC *dpc, void *arg1, void *arg2)
 	bool queued = false;
 
 	raw_lock_irqsave(&q->DpcLock);
-	if (!dpc->DpcData) {
+	void *unclaimed = NULL;
+	if (__atomic_compare_exchange_n(&dpc->DpcData, &unclaimed, q, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		dpc->SystemArgument1 = arg1;
 		dpc->SystemArgument2 = arg2;
-		dpc->DpcData = q;
 		if (dpc->Importance == HighImportance)
 			list_insert_head(&q->DpcListHead, &dpc->DpcListEntry);
 		else
 			list_insert_tail(&q->DpcListHead, &dpc->DpcListEntry);
-		q->DpcQueueDepth++;
+		__atomic_store_n(&q->DpcQueueDepth, q->DpcQueueDepth + 1, __ATOMIC_RELAXED); /* read without the lock */
 		queued = true;
 	}
 	raw_unlock_irqrestore(&q->DpcLock, 0);
@@ -91,16 +98,16 @@ bool ke_insert_queue_dpc(KDPC *dpc, void *arg1, void *arg2)
 bool ke_remove_queue_dpc(KDPC *dpc)
 {
 	unsigned long flags = arch_irq_save();
-	KDPC_DATA *q = dpc->DpcData;
+	KDPC_DATA *q = __atomic_load_n(&dpc->DpcData, __ATOMIC_ACQUIRE);
 	bool removed = false;
 
 	if (q) {
 		raw_lock_irqsave(&q->DpcLock);
 		/* It may have started running (and been unlinked) meanwhile. */
-		if (dpc->DpcData == q) {
+		if (__atomic_load_n(&dpc->DpcData, __ATOMIC_ACQUIRE) == q) {
 			list_remove(&dpc->DpcListEntry);
-			q->DpcQueueDepth--;
-			dpc->DpcData = NULL;
+			__atomic_store_n(&q->DpcQueueDepth, q->DpcQueueDepth - 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&dpc->DpcData, NULL, __ATOMIC_RELEASE);
 			removed = true;
 		}
 		raw_unlock_irqrestore(&q->DpcLock, 0);
@@ -124,8 +131,8 @@ void ki_retire_dpc_list(KPRCB *prcb)
 		KDPC *dpc = CONTAINING_RECORD(e, KDPC, DpcListEntry);
 		PKDEFERRED_ROUTINE routine = dpc->DeferredRoutine;
 		void *ctx = dpc->DeferredContext, *a1 = dpc->SystemArgument1, *a2 = dpc->SystemArgument2;
-		q->DpcQueueDepth--;
-		dpc->DpcData = NULL; /* may be queued again from here on */
+		__atomic_store_n(&q->DpcQueueDepth, q->DpcQueueDepth - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&dpc->DpcData, NULL, __ATOMIC_RELEASE); /* may be queued again from here on */
 		raw_unlock_irqrestore(&q->DpcLock, flags);
 
 		prcb->DpcRoutineActive = 1;

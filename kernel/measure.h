@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <arch/trapframe.h>
+
 #define MEASURE_MAX_ROUNDS 4096
 
 struct irq_cost {
@@ -17,5 +19,11 @@ struct irq_cost {
 /* An empty interrupt round trip on this CPU: a self-IPI at IPI_LEVEL to a
  * handler that only counts, `rounds` times (at most MEASURE_MAX_ROUNDS).  Connects the IPI vector. */
 struct irq_cost measure_interrupt_round_trip(uint32_t rounds);
+
+/* The same round trip with work(tf) done in the handler (at IPI_LEVEL);
+ * if part is not NULL it is called after each round and its figures go
+ * into *part_cost (median and average). */
+struct irq_cost measure_handler_round_trip(void (*work)(KTRAP_FRAME *tf), uint32_t rounds, uint64_t (*part)(void),
+					   struct irq_cost *part_cost);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "kernel/config.h"
 #include "kernel/dpc.h"
+#include "kernel/locks/lockstat.h"
 #include "kernel/timerq.h"
 
 struct trace_cpu;
@@ -59,6 +60,8 @@ typedef struct kprcb {
 	struct _KTHREAD *DeferredFree;    /* a thread that ended here; its stack freed    */
 	                                  /* by the next thread after the switch          */
 	uint64_t ContextSwitches;         /* [D] switches on this CPU                     */
+
+	LOCKSTAT_CPU LockStat;            /* spin locks held, sampling state (locks/)     */
 } KPRCB;
 
 /* Every started CPU, by logical number; written once at start-up. */
@@ -76,10 +79,11 @@ static inline uint32_t ke_get_current_processor_number(void)
 	return ke_get_current_prcb()->Number;
 }
 
-/* Work for ki_retire_dpc_list()? */
+/* Work for ki_retire_dpc_list()?  Read without the queue's lock: a DPC
+ * queued just after this read comes with its own interrupt. */
 static inline bool ki_dpc_pending(const KPRCB *prcb)
 {
-	return prcb->DpcData.DpcQueueDepth != 0;
+	return __atomic_load_n(&prcb->DpcData.DpcQueueDepth, __ATOMIC_RELAXED) != 0;
 }
 
 static inline uint8_t ke_is_executing_dpc(void)

@@ -14,6 +14,12 @@ enum kprof_exit_status scenario_run(enum kprof_scenario which)
 		return scenario_tracetest();
 	case SCENARIO_SCHED:
 		return scenario_sched();
+	case SCENARIO_LOCKS:
+		return scenario_locks();
+	case SCENARIO_RESOURCES:
+		return scenario_resources();
+	case SCENARIO_PROFILE:
+		return scenario_profile();
 	case SCENARIO_COUNT:
 		break;
 	}

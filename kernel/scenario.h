@@ -11,6 +11,9 @@
 enum kprof_exit_status scenario_boot(void);
 enum kprof_exit_status scenario_tracetest(void);
 enum kprof_exit_status scenario_sched(void);
+enum kprof_exit_status scenario_locks(void);
+enum kprof_exit_status scenario_resources(void);
+enum kprof_exit_status scenario_profile(void);
 
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);

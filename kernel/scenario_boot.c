@@ -87,8 +87,11 @@ static bool check_ticks(void)
 	uint64_t expect = (uint64_t)kconfig.tick_hz * TICK_WINDOW_US / 1000000;
 	kprintf("check: clock ticks in %u ms: %llu to %llu per CPU over %u CPUs (expected %llu)\n",
 		TICK_WINDOW_US / 1000, (unsigned long long)lo, (unsigned long long)hi, n, (unsigned long long)expect);
-	/* Generous: a vCPU may be descheduled by the host for a while. */
-	return lo * 2 >= expect && hi <= expect * 2 + 2;
+	/* Generous: a vCPU may be descheduled by the host for a while, and
+	 * with many more vCPUs than host cores (64 on 2 under emulation) for
+	 * most of the window: there only a quarter is required. */
+	uint64_t floor = arch_cpu_virtualized() && n > 8 ? (expect + 3) / 4 : (expect + 1) / 2;
+	return lo >= floor && hi <= expect * 2 + 2;
 }
 
 static volatile uint64_t oneshot_fired_tsc;

@@ -25,6 +25,7 @@
 #include "kernel/panic.h"
 #include "kernel/pmm.h"
 #include "kernel/printf.h"
+#include "kernel/profile/source.h"
 #include "kernel/sched/ki.h"
 #include "kernel/time.h"
 
@@ -70,6 +71,7 @@ static void processor_common(KPRCB *prcb)
 {
 	arch_cpu_measure(prcb);
 	ke_clock_start_cpu();
+	ki_profile_source_start_cpu();
 	prcb->OnlineTsc = arch_rdtsc();
 	report(prcb);
 	__atomic_fetch_add(&cpus_online, 1, __ATOMIC_RELEASE);

@@ -80,6 +80,11 @@ uint64_t ke_us_to_tsc(uint64_t us)
 	return mul_div_u64(us, ke_tsc_hz, 1000000);
 }
 
+uint64_t ke_ns_to_tsc(uint64_t ns)
+{
+	return mul_div_u64(ns, ke_tsc_hz, 1000000000);
+}
+
 void ke_stall_execution_processor(uint64_t us)
 {
 	uint64_t start = arch_rdtsc(), cycles = ke_us_to_tsc(us);

@@ -42,6 +42,7 @@ extern uint64_t ke_tsc_hz;
 
 static inline uint64_t ke_tsc_to_us(uint64_t cycles);
 uint64_t ke_us_to_tsc(uint64_t us);
+uint64_t ke_ns_to_tsc(uint64_t ns);
 /* Busy-wait (KeStallExecutionProcessor). */
 void ke_stall_execution_processor(uint64_t us);
 

@@ -94,6 +94,9 @@ def qemu_command(opts, workdir, accel):
            "-no-reboot",
            "-nic", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    # For debugging a run by hand, e.g. a monitor socket to inspect a hang:
+    # KPROF_QEMU_EXTRA="-monitor unix:/tmp/mon.sock,server,nowait"
+    cmd += os.environ.get("KPROF_QEMU_EXTRA", "").split()
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", opts.cpu or "host"]
     else:

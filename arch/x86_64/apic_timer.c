@@ -21,6 +21,9 @@
 #define CALIBRATE_US     10000
 
 static enum arch_timer_mode timer_mode = ARCH_TIMER_ONESHOT;
+/* The vector each CPU's LVT timer entry raises now (one-shot and deadline
+ * modes), so re-arming for the same purpose writes no LVT. */
+static uint8_t lvt_vector[KPROF_MAX_CPUS];
 
 bool arch_timer_mode_supported(enum arch_timer_mode mode)
 {
@@ -83,6 +86,7 @@ uint64_t arch_timer_calibrate(void)
 
 void arch_timer_enable(void)
 {
+	lvt_vector[ke_get_current_prcb()->Number] = VECTOR_CLOCK;
 	lapic_write(LAPIC_TIMER_DIV, TIMER_DIVIDE_1);
 	if (timer_mode == ARCH_TIMER_DEADLINE) {
 		lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_DEADLINE | VECTOR_CLOCK);
@@ -106,6 +110,25 @@ void arch_timer_arm(uint64_t deadline_tsc)
 	if (ticks > 0xFFFFFFFFu)
 		ticks = 0xFFFFFFFFu;
 	lapic_write(LAPIC_TIMER_INIT, (uint32_t)ticks);
+}
+
+void arch_timer_arm_for(uint64_t deadline_tsc, enum arch_interrupt which)
+{
+	uint8_t v = arch_interrupt_vector(which);
+	uint8_t *cur = &lvt_vector[ke_get_current_prcb()->Number];
+
+	if (timer_mode != ARCH_TIMER_PERIODIC && *cur != v) {
+		*cur = v;
+		if (timer_mode == ARCH_TIMER_DEADLINE) {
+			/* Changing only the vector keeps the mode, so an armed
+			 * deadline stays armed until the write below. */
+			lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_DEADLINE | v);
+			__asm__ volatile("mfence" ::: "memory");
+		} else {
+			lapic_write(LAPIC_LVT_TIMER, v);
+		}
+	}
+	arch_timer_arm(deadline_tsc);
 }
 
 void arch_timer_start_periodic(uint64_t period_tsc)

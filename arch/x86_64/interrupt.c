@@ -95,6 +95,11 @@ void arch_send_ipi_all_but_self(enum arch_interrupt which)
 	lapic_send_ipi(0, ICR_FIXED | ICR_ALL_BUT_SELF | purpose_vector[which]);
 }
 
+void arch_send_self_ipi(enum arch_interrupt which)
+{
+	lapic_send_ipi(0, ICR_FIXED | ICR_SELF | purpose_vector[which]);
+}
+
 void arch_send_nmi_all_but_self(void)
 {
 	lapic_send_ipi(0, ICR_NMI | ICR_ALL_BUT_SELF);

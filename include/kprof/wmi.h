@@ -58,6 +58,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define PERFINFO_LOG_TYPE_STACKWALK       0x1820u
 #define KPROF_LOG_TYPE_TRACETEST          0xFE01u /* scenario=tracetest pattern */
 #define KPROF_LOG_TYPE_CLOCK_LATE         0xFE02u /* a late clock interrupt     */
+#define KPROF_LOG_TYPE_PROFILE_OBJECT     0xFE03u /* a profile object's buckets */
 
 /* Event versions (the marker's low byte). */
 #define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
@@ -68,9 +69,37 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define PMC_INTERRUPT_VERSION   2
 #define STACKWALK_VERSION       2
 #define TRACETEST_VERSION       1
+#define PROFILE_OBJECT_VERSION  1
 #define CLOCK_LATE_VERSION      1
 
 /* ---------------------------------------------------------------- groups */
+
+/* kprof's profile object (hook 0xFE03): not a Windows event.  Written
+ * when a basic profile object (KPROFILE, Type 0x17) is stopped, under
+ * PERF_PROFILE: what it profiled and the histogram it collected, so that a
+ * reader can hold the buckets against the samples.  Bucket i counts
+ * interrupts whose instruction pointer ip had
+ * RangeBase + (i << (BucketShift + 2)) <= ip < RangeBase + ((i + 1) << (BucketShift + 2)),
+ * ip < RangeLimit, on a CPU of Affinity, from Source, in the object's
+ * process when KPROF_PROFILE_OBJECT_PROCESS is set. */
+typedef struct _KPROF_PROFILE_OBJECT {
+	uint64_t RangeBase;                  /* inclusive                             */
+	uint64_t RangeLimit;                 /* NON-inclusive end                     */
+	uint64_t Hits;                       /* interrupts counted into Buckets       */
+	uint32_t ProfileId;                  /* unique in the run                     */
+	uint32_t ProcessId;                  /* with KPROF_PROFILE_OBJECT_PROCESS     */
+	uint16_t Source;                     /* KPROFILE_SOURCE                       */
+	uint8_t BucketShift;                 /* log2(bucket bytes) - 2                */
+	uint8_t Flags;                       /* KPROF_PROFILE_OBJECT_*                */
+	uint32_t BucketCount;                /* buckets in the object                 */
+	uint64_t Affinity[4];                /* CPU n: bit n % 64 of word n / 64      */
+	uint32_t Buckets[];                  /* counts (fewer than BucketCount when   */
+	                                     /* TRUNCATED: the record's size limit)   */
+} KPROF_PROFILE_OBJECT;
+
+#define KPROF_PROFILE_OBJECT_PROCESS   0x01u /* per-process, else global      */
+#define KPROF_PROFILE_OBJECT_TRUNCATED 0x02u /* Buckets[] stops early          */
+#define KPROF_PROFILE_OBJECT_MAX_BUCKETS 8192
 
 /* A group mask names an index (top 3 bits) into PERFINFO_GROUPMASK.Masks
  * and the bits to test there. */
@@ -256,6 +285,22 @@ enum KPROFILE_SOURCE {
 	ProfileMaximum = 24
 };
 
+/* KPROFILE_SOURCE names without the "Profile" prefix (TotalCycles), in
+ * enum order, as the command line's pmc.sources takes them. */
+#define KPROFILE_SOURCE_SHORT_NAMES \
+	"Time", "AlignmentFixup", "TotalIssues", "PipelineDry", "LoadInstructions", "PipelineFrozen", \
+	"BranchInstructions", "TotalNonissues", "DcacheMisses", "IcacheMisses", "CacheMisses", \
+	"BranchMispredictions", "StoreInstructions", "FpInstructions", "IntegerInstructions", "2Issue", \
+	"3Issue", "4Issue", "SpecialInstructions", "TotalCycles", "IcacheIssues", "DcacheAccesses", \
+	"MemoryBarrierCycles", "LoadLinkedIssues"
+
+/* The short name of a KPROFILE_SOURCE; NULL past ProfileMaximum. */
+static inline const char *kprofile_source_name(unsigned source)
+{
+	static const char *const names[] = { KPROFILE_SOURCE_SHORT_NAMES };
+	return source < sizeof(names) / sizeof(names[0]) ? names[source] : (const char *)0;
+}
+
 enum KTHREAD_STATE {
 	Initialized = 0, Ready = 1, Running = 2, Standby = 3, Terminated = 4, Waiting = 5, Transition = 6,
 	DeferredReady = 7, GateWaitObsolete = 8, WaitingForProcessInSwap = 9
@@ -347,5 +392,8 @@ WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, Stack, 0x10);
 
 _Static_assert(sizeof(KPROF_TRACETEST) == 0x10, "tracetest header is 16 bytes");
 _Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes");
+_Static_assert(sizeof(KPROF_PROFILE_OBJECT) == 0x48, "profile-object header is 72 bytes");
+WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Affinity, 0x28);
+WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Buckets, 0x48);
 
 #endif /* KPROF_WMI_H */

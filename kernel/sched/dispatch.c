@@ -177,6 +177,10 @@ void ki_dispatch_interrupt(void)
 				ready_thread(cur, !quantum_end);
 			}
 			ki_swap_thread(prcb, cur, next);
+		} else if (cur->Idle) {
+			/* The thread queued for this idle CPU was taken by another
+			 * CPU meanwhile: idle again, and choosable again. */
+			prcb->IdleClaimed = 0;
 		}
 	}
 	ki_unlock_dispatcher(flags);
@@ -185,28 +189,40 @@ void ki_dispatch_interrupt(void)
 void ki_sched_clock_tick(KTRAP_FRAME *tf)
 {
 	KPRCB *prcb = ke_get_current_prcb();
-	unsigned long flags = ki_lock_dispatcher();
-	KTHREAD *cur = prcb->CurrentThread;
+	KTHREAD *cur = prcb->CurrentThread; /* only this CPU changes it, and not now */
+	unsigned long flags;
 
 	if (prcb->Number == 0)
 		ke_tick_count++;
-	if (cur && cur->Idle) {
+	if (!cur)
+		return;
+	/* Most ticks find nothing to do: the dispatcher lock is taken only
+	 * when a quantum ended or a lock-free look at the ready queues says
+	 * a thread may be waiting for this CPU. */
+	if (cur->Idle) {
 		/* Idle with work queued elsewhere that may run here: take it. */
-		if (ki_find_ready_thread(prcb->Number, 0, false))
-			prcb->DispatchPending = 1;
-	} else if (cur && ki_charge_cycles(cur, arch_rdtsc())) {
-		/* Quantum end: round robin among equals (and the boost decayed). */
+		if (ki_ready_hint(0))
+			prcb->DispatchPending = 1; /* the dispatch looks properly */
+		return;
+	}
+	if (ki_charge_cycles(cur, arch_rdtsc())) {
+		/* Quantum end: the boost decays; round robin among equals. */
+		flags = ki_lock_dispatcher();
+		ki_quantum_end(cur);
 		if (ki_find_ready_thread(prcb->Number, cur->Priority, false)) {
 			prcb->QuantumEnd = 1;
 			prcb->DispatchPending = 1;
 		}
-	} else if (cur && ki_find_ready_thread(prcb->Number, cur->Priority + 1, false)) {
-		/* A better thread waits in some queue (two were made ready at once
-		 * and only one CPU was asked to make room): give way now, so no
-		 * thread waits behind a lower one for more than a tick. */
-		prcb->DispatchPending = 1;
+		ki_unlock_dispatcher(flags);
+	} else if (ki_ready_hint(__atomic_load_n(&cur->Priority, __ATOMIC_RELAXED) + 1)) {
+		/* A better thread may wait in some queue (two were made ready at
+		 * once and only one CPU was asked to make room): give way now, so
+		 * no thread waits behind a lower one for more than a tick. */
+		flags = ki_lock_dispatcher();
+		if (ki_find_ready_thread(prcb->Number, cur->Priority + 1, false))
+			prcb->DispatchPending = 1;
+		ki_unlock_dispatcher(flags);
 	}
-	ki_unlock_dispatcher(flags);
 }
 
 void ke_yield_execution(void)

@@ -37,14 +37,21 @@ void ki_ready_queue_remove(KTHREAD *t);
  * >= min_priority that may run there, from any CPU's queue (this CPU's
  * first at equal priority); removed from its queue if `take`. */
 KTHREAD *ki_find_ready_thread(uint32_t cpu, int min_priority, bool take);
+/* Without the lock: is anything of at least min_priority queued on any
+ * CPU?  A hint (it ignores affinity and may be stale by the time it is
+ * acted on): the clock tick takes the lock only when it says yes. */
+bool ki_ready_hint(int min_priority);
 
 /* priority.c: quantum accounting, boosts and decay (no lock needed for
  * the running thread's own accounting; priority changes need it). */
 extern uint64_t ki_quantum_cycles;
 void ki_reset_quantum(KTHREAD *t);
-/* Charge the cycles since LastRunTsc; true when the quantum has ended (the
- * boost then decays by one and a new quantum starts). */
+/* Charge the running thread's cycles since LastRunTsc ([own] fields, no
+ * lock); true when its quantum has run out. */
 bool ki_charge_cycles(KTHREAD *t, uint64_t now);
+/* At a quantum end (dispatcher lock held): the boost decays by one and a
+ * new quantum starts. */
+void ki_quantum_end(KTHREAD *t);
 int32_t ki_remaining_quantum(const KTHREAD *t);
 /* A woken variable-priority thread: base + increment, at most 15. */
 void ki_boost_priority(KTHREAD *t, int increment);

@@ -23,14 +23,16 @@ bool ki_charge_cycles(KTHREAD *t, uint64_t now)
 	if (now > t->LastRunTsc)
 		t->CycleTime += now - t->LastRunTsc;
 	t->LastRunTsc = now;
-	if (t->CycleTime < t->QuantumTarget)
-		return false;
+	return t->CycleTime >= t->QuantumTarget;
+}
+
+void ki_quantum_end(KTHREAD *t)
+{
 	if (t->PriorityDecrement > 0) {
 		t->Priority--;
 		t->PriorityDecrement--;
 	}
 	ki_reset_quantum(t);
-	return true;
 }
 
 int32_t ki_remaining_quantum(const KTHREAD *t)

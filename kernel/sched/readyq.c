@@ -9,7 +9,8 @@
  * because it was queued elsewhere; at equal priority the CPU's own queue
  * wins (cache affinity).
  *
- * Lock: the dispatcher lock for everything here.
+ * Lock: the dispatcher lock for everything here but ki_ready_hint(), which
+ * reads the summaries without it (they are stored atomically for it).
  */
 #include "kernel/sched/ki.h"
 
@@ -28,7 +29,7 @@ void ki_ready_queue_insert(KPRCB *prcb, KTHREAD *t, bool front)
 		list_insert_head(head, &t->ReadyListEntry);
 	else
 		list_insert_tail(head, &t->ReadyListEntry);
-	prcb->ReadySummary |= 1u << t->Priority;
+	__atomic_store_n(&prcb->ReadySummary, prcb->ReadySummary | 1u << t->Priority, __ATOMIC_RELAXED);
 	t->NextProcessor = prcb->Number;
 	t->State = Ready;
 }
@@ -39,7 +40,7 @@ void ki_ready_queue_remove(KTHREAD *t)
 
 	list_remove(&t->ReadyListEntry);
 	if (list_empty(&prcb->DispatcherReadyListHead[t->Priority]))
-		prcb->ReadySummary &= ~(1u << t->Priority);
+		__atomic_store_n(&prcb->ReadySummary, prcb->ReadySummary & ~(1u << t->Priority), __ATOMIC_RELAXED);
 }
 
 /* First thread in prcb's list p allowed on cpu, or NULL. */
@@ -92,4 +93,16 @@ KTHREAD *ki_find_ready_thread(uint32_t cpu, int min_priority, bool take)
 	if (best && take)
 		ki_ready_queue_remove(best);
 	return best;
+}
+
+bool ki_ready_hint(int min_priority)
+{
+	uint32_t n = ke_number_processors;
+
+	if (min_priority >= KPRCB_READY_LISTS)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (__atomic_load_n(&KiProcessorBlock[i]->ReadySummary, __ATOMIC_RELAXED) >> min_priority)
+			return true;
+	return false;
 }

@@ -79,4 +79,13 @@ NTSTATUS ke_wait_for_single_object(void *object, uint8_t wait_reason, KPROCESSOR
 NTSTATUS ke_wait_for_multiple_objects(uint32_t count, void *const objects[], WAIT_TYPE type, uint8_t wait_reason,
 				      KPROCESSOR_MODE mode, uint64_t timeout_us, KWAIT_BLOCK *blocks);
 
+/* ---- resource owner boosts (boost.c; for kernel/ex/resource_wait.c) ---- */
+/* NT's ExpBoostOwnerThread: a waiter has waited a whole slice for a
+ * resource `owner` holds.  A variable-priority owner running below both
+ * KE_RESOURCE_BOOST_PRIORITY (14) and the waiter is raised to 14, as a
+ * boost that decays one level per quantum end; a Ready owner is queued
+ * again at its new priority.  True if it was raised. */
+#define KE_RESOURCE_BOOST_PRIORITY 14
+bool ke_boost_owner_thread(KTHREAD *owner, KTHREAD *waiter);
+
 #endif /* KPROF_KERNEL_SCHED_SCHED_H */

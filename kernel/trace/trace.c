@@ -7,7 +7,8 @@
  *
  * Getting records out: in stream mode a logger thread (priority 31, like
  * ETW's logger thread) sends every full sub-buffer as a frame, at
- * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it.  A writer
+ * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it, and
+ * at most about half of its CPU (logger_thread).  A writer
  * that fills a sub-buffer, or CPU 0's clock tick (trace_poll) when it sees
  * one, queues a DPC that wakes the logger; writers never wait for it: when
  * the port cannot keep up the ring fills and records are dropped, counted.
@@ -30,6 +31,7 @@
 #include <arch/serial.h>
 
 #include "generated/version.h"
+#include "kernel/clock.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/dpc.h"
@@ -140,13 +142,24 @@ static void flush_dpc_routine(KDPC *dpc, void *context, void *a1, void *a2)
 	ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);
 }
 
+/* The logger runs at priority 31 but takes at most about half of its
+ * CPU: when records come faster than the port sends them (a profile
+ * interrupt every 250 us on every CPU, with stacks, is more than a
+ * 115200-baud or emulated port carries), a logger that never waited would
+ * starve every thread that may only run on its CPU.  After a pass that
+ * took longer than a clock tick it sleeps as long as the pass took; the
+ * buffers fill meanwhile and the losses are counted. */
 static void logger_thread(void *context)
 {
 	while (!trace.stopping) {
 		ke_wait_for_single_object(&trace.flush_event, WrExecutive, KernelMode, KE_WAIT_FOREVER);
+		uint64_t t0 = arch_rdtsc();
 		for (uint32_t i = 0; i < trace.ncpu && !trace.stopping; i++)
 			if (KiProcessorBlock[i]->TraceCpu)
 				flush_full(KiProcessorBlock[i]->TraceCpu);
+		uint64_t spent = arch_rdtsc() - t0;
+		if (!trace.stopping && spent > ke_clock_tick_cycles())
+			ke_delay_execution_thread(ke_tsc_to_us(spent));
 	}
 }
 

@@ -16,6 +16,15 @@ $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h incl
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS)
 
+BENCH_LOCKS_SRCS := tests/bench/bench_locks.c kernel/locks/spinlock.c kernel/locks/queuedlock.c \
+	kernel/locks/exspinlock.c kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/irql.c \
+	kernel/dpc.c kernel/lib/rawlock.c tests/unit/shadow/shadow.c
+
+$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(wildcard kernel/locks/*.h kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) -lck -lpthread
+
 # A fresh tracetest run for the wire measurement (4 CPUs, stream mode,
 # buffers big enough that nothing is lost).
 $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
@@ -24,8 +33,15 @@ $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
 		--cmdline "scenario=tracetest trace=tracetest trace.buffer_kb=8192" > /dev/null
 	$(Q)cp $(BUILD)/bench/run/serial.log $@
 
-.PHONY: bench
-bench: $(BUILD)/bench/bench_trace $(BUILD)/bench/tracetest.log
+.PHONY: bench bench-deps bench-build
+# Built by `make check` too, so the benchmarks cannot rot between runs.
+bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks
+
+bench-deps:
+	@sh tools/deps.sh check
+
+bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/tracetest.log
 	@$(BUILD)/bench/bench_trace
+	@$(BUILD)/bench/bench_locks
 	@$(PYTHON) tests/bench/wire_bytes.py $(BUILD)/bench/tracetest.log tests/golden/tracetest-2cpu.log
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)

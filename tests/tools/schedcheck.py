@@ -28,23 +28,15 @@ The checks need every record: a trace that lost records fails.
 Prints one line per check with what it measured; exits 1 if any fails.
 """
 
-import json
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import load, main as checker_main  # noqa: E402
 
 WAITING, READY, RUNNING, TERMINATED = 5, 1, 2, 4
 WR_DELAY_EXECUTION, EXECUTIVE = 11, 0
-
-
-def load(kprof, log):
-    out = subprocess.run([kprof, "decode", "--json", "--strict", log], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    recs = [json.loads(line) for line in out.stdout.splitlines()]
-    with open(log, "rb") as f:
-        text = f.read().decode("latin-1")
-    complete = out.returncode == 0
-    return recs, text, complete, out.stderr.decode(errors="replace")
 
 
 class Stalls:
@@ -252,16 +244,5 @@ def check(kprof, log, quiet=False):
     return problems
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
-        print(__doc__)
-        return 2
-    problems = check(args[0], args[1], "--quiet" in sys.argv)
-    for p in problems:
-        print("schedcheck: " + p)
-    return 1 if problems else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checker_main(__doc__, "schedcheck", check))

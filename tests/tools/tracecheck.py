@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import main as checker_main  # noqa: E402
+
 
 def pattern_ok(rec):
     data = bytes.fromhex(rec["Pattern"])
@@ -107,18 +110,5 @@ def check(kprof, log, expect_losses=False, quiet=False):
     return problems
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
-        print(__doc__)
-        return 2
-    problems = check(args[0], args[1], "--expect-losses" in sys.argv, "--quiet" in sys.argv)
-    for p in problems[:20]:
-        print("tracecheck: " + p)
-    if len(problems) > 20:
-        print("tracecheck: ... and %d more" % (len(problems) - 20))
-    return 1 if problems else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checker_main(__doc__, "tracecheck", check, flags=("--expect-losses",)))

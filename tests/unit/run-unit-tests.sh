@@ -8,8 +8,14 @@ set -u
 programs=0 tests=0 passed=0 failed=0 crashed=""
 for bin in "$@"; do
 	programs=$((programs + 1))
-	out=$("$bin" 2>&1)
+	# A program that hangs (a livelock under test, say) fails with a
+	# message instead of stopping the whole run.
+	out=$(timeout "${UNIT_TIMEOUT:-300}" "$bin" 2>&1)
 	rc=$?
+	if [ "$rc" -eq 124 ]; then
+		out="$out
+$(basename "$bin"): timed out after ${UNIT_TIMEOUT:-300} s"
+	fi
 	printf '%s\n' "$out"
 	run=$(printf '%s\n' "$out" | sed -n 's/^\[==========\] \([0-9]*\) test(s) run\./\1/p' | tail -n 1)
 	ok=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' | tail -n 1)

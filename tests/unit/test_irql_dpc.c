@@ -330,6 +330,62 @@ static void test_concurrent_insertion(void **state)
 	assert_true(list_empty(&prcbs[0].DpcData.DpcListHead));
 }
 
+/* One DPC that targets "the current CPU", queued from every CPU at once:
+ * each queues it on its own queue under its own lock, so only the claim
+ * on the DPC itself keeps its one list entry on one queue. */
+#define SHARED_ROUNDS 20000
+static KDPC shared_dpc;
+static uint64_t shared_runs, shared_queued[NCPU];
+static volatile int shared_go;
+
+static void shared_run(KDPC *dpc, void *ctx, void *a1, void *a2)
+{
+	(void)dpc;
+	(void)ctx;
+	(void)a1;
+	(void)a2;
+	__atomic_fetch_add(&shared_runs, 1, __ATOMIC_RELAXED);
+}
+
+static void *shared_cpu(void *arg)
+{
+	uint32_t n = (uint32_t)(uintptr_t)arg;
+	become_cpu(n);
+	while (!__atomic_load_n(&shared_go, __ATOMIC_ACQUIRE))
+		;
+	for (int i = 0; i < SHARED_ROUNDS; i++) {
+		/* At DISPATCH_LEVEL it stays queued until we lower: the window
+		 * in which another CPU may try to queue it too. */
+		KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+		shared_queued[n] += ke_insert_queue_dpc(&shared_dpc, NULL, NULL);
+		ke_lower_irql(old); /* runs it */
+	}
+	return NULL;
+}
+
+static void test_same_dpc_queued_from_every_cpu(void **state)
+{
+	(void)state;
+	pthread_t t[NCPU];
+	ke_initialize_dpc(&shared_dpc, shared_run, NULL);
+	shared_runs = 0;
+	shared_go = 0;
+	memset(shared_queued, 0, sizeof(shared_queued));
+	for (uintptr_t c = 0; c < NCPU; c++)
+		pthread_create(&t[c], NULL, shared_cpu, (void *)c);
+	__atomic_store_n(&shared_go, 1, __ATOMIC_RELEASE);
+	for (int c = 0; c < NCPU; c++)
+		pthread_join(t[c], NULL);
+	uint64_t queued = 0;
+	for (int c = 0; c < NCPU; c++) {
+		queued += shared_queued[c];
+		assert_int_equal(prcbs[c].DpcData.DpcQueueDepth, 0);
+		assert_true(list_empty(&prcbs[c].DpcData.DpcListHead));
+	}
+	assert_int_equal(shared_runs, queued); /* each queueing ran exactly once */
+	assert_null(shared_dpc.DpcData);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup(test_interrupt_exit_runs_dpcs, setup),
 		cmocka_unit_test_setup(test_remote_dpc_needs_target, setup),
 		cmocka_unit_test_setup(test_concurrent_insertion, setup),
+		cmocka_unit_test_setup(test_same_dpc_queued_from_every_cpu, setup),
 	};
 	return cmocka_run_group_tests_name("irql_dpc", tests, NULL, NULL);
 }

@@ -267,6 +267,27 @@ static void test_ready_goes_to_idle_ideal_then_last(void **state)
 	assert_int_equal(nready, 3);
 }
 
+static void test_idle_claim_released_when_work_is_gone(void **state)
+{
+	(void)state;
+	KTHREAD t, u;
+	mk_thread(&t, 100, 8, 2);
+	ready(&t);
+	assert_true(prcbs[2].IdleClaimed);
+	/* Another CPU takes the thread before CPU 2 gets to it. */
+	assert_ptr_equal(find(0, 0, true), &t);
+	/* CPU 2 answers the IPI: nothing to run, so it is idle and choosable again. */
+	arch_percpu_set(&prcbs[2]);
+	ki_dispatch_interrupt();
+	arch_percpu_set(&prcbs[0]);
+	assert_ptr_equal(prcbs[2].CurrentThread, &idle[2]);
+	assert_false(prcbs[2].IdleClaimed);
+	mk_thread(&u, 104, 8, 2);
+	ready(&u);
+	assert_true(queued_on(&u, 2));
+	assert_int_equal(ipis(2), 2);
+}
+
 static void test_ready_preempts_lowest_priority_cpu(void **state)
 {
 	(void)state;
@@ -386,9 +407,10 @@ static void test_quantum_accounting(void **state)
 	assert_int_equal(t.LastRunTsc, 1000 + ki_quantum_cycles / 2);
 	assert_int_equal(ki_remaining_quantum(&t), (int32_t)(ki_quantum_cycles / 2 / 1024));
 
-	/* Past the target: the quantum ends and a new one starts from here. */
+	/* Past the target: the quantum ends, and a new one starts from here. */
 	assert_true(ki_charge_cycles(&t, 1000 + ki_quantum_cycles + 4096));
 	assert_int_equal(t.CycleTime, 5000 + ki_quantum_cycles + 4096);
+	ki_quantum_end(&t);
 	assert_int_equal(t.QuantumTarget, t.CycleTime + ki_quantum_cycles);
 
 	/* A time stamp behind LastRunTsc (another CPU's TSC) charges nothing. */
@@ -427,12 +449,15 @@ static void test_boost_and_decay(void **state)
 	t.CycleTime = 0;
 	ki_reset_quantum(&t);
 	assert_true(ki_charge_cycles(&t, ki_quantum_cycles));
+	ki_quantum_end(&t);
 	assert_int_equal(t.Priority, 9);
 	assert_int_equal(t.PriorityDecrement, 1);
 	assert_true(ki_charge_cycles(&t, 2 * ki_quantum_cycles));
+	ki_quantum_end(&t);
 	assert_int_equal(t.Priority, 8);
 	assert_int_equal(t.PriorityDecrement, 0);
 	assert_true(ki_charge_cycles(&t, 3 * ki_quantum_cycles));
+	ki_quantum_end(&t);
 	assert_int_equal(t.Priority, 8);
 
 	/* Variable priorities stop at 15; real-time ones are never boosted. */
@@ -716,6 +741,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ready_queue_selection, setup),
 		cmocka_unit_test_setup(test_front_insertion_keeps_place, setup),
 		cmocka_unit_test_setup(test_ready_goes_to_idle_ideal_then_last, setup),
+		cmocka_unit_test_setup(test_idle_claim_released_when_work_is_gone, setup),
 		cmocka_unit_test_setup(test_ready_preempts_lowest_priority_cpu, setup),
 		cmocka_unit_test_setup(test_preemption_and_quantum_end, setup),
 		cmocka_unit_test_setup(test_yield, setup),

@@ -54,6 +54,10 @@ void arch_cpu_measure(KPRCB *prcb)
 	prcb->TimerHz = 1000000000;
 }
 
+void ki_profile_source_start_cpu(void)
+{
+}
+
 void ke_clock_start_cpu(void)
 {
 }

@@ -3,13 +3,17 @@
 # Each tests/unit/test_NAME.c is linked with the kernel sources listed in
 # unit_NAME_SRCS, compiled for the host against the shadow arch headers in
 # tests/unit/shadow (never arch/x86_64/include), with cmocka, ASan and UBSan.
+# Tests whose names are also in UNIT_TSAN_NAMES (pthreads standing in for
+# CPUs) are built a second time with ThreadSanitizer, and both run.
+# tests/unit/unit-*.mk add groups of tests the same way.
 
 UNIT_CC     ?= gcc
-UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+UNIT_BASE_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include \
 	-DKPROF_FONT_PSF='"$(BUILD)/kernel-obj/font.psf"'
-UNIT_LIBS   := -lcmocka -lpthread -lz
+UNIT_CFLAGS := $(UNIT_BASE_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined
+UNIT_TSAN_CFLAGS := $(UNIT_BASE_CFLAGS) -fsanitize=thread -DKPROF_UNDER_TSAN=1
+UNIT_LIBS   := -lcmocka -lpthread -lz -lm
 UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/lib/rawlock.c
 
 unit_printf_SRCS       := kernel/printf.c
@@ -33,8 +37,10 @@ unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/s
 unit_stats_SRCS        := kernel/lib/stats.c
 
 UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats
+UNIT_TSAN_NAMES := irql_dpc
 -include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
+UNIT_TSAN_BINS := $(addprefix $(BUILD)/tests/unit/tsan/test_,$(UNIT_TSAN_NAMES))
 
 .SECONDEXPANSION:
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
@@ -43,8 +49,14 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW)
 	$(quiet) HOSTCC $@
 	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
 
+$(BUILD)/tests/unit/tsan/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
+		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@ "(ThreadSanitizer)"
+	$(Q)$(UNIT_CC) $(UNIT_TSAN_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
+
 $(BUILD)/tests/unit/test_psf: $(BUILD)/kernel-obj/font.o
 
 .PHONY: unit-tests
-unit-tests: $(UNIT_BINS)
-	@sh tests/unit/run-unit-tests.sh $(UNIT_BINS)
+unit-tests: $(UNIT_BINS) $(UNIT_TSAN_BINS)
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" sh tests/unit/run-unit-tests.sh $(UNIT_BINS) $(UNIT_TSAN_BINS)

@@ -254,7 +254,7 @@ static void put_field(FILE *f, const struct kp_field *fl)
 
 static void put_tail(FILE *f, const struct kp_event *e)
 {
-	const char *elem = e->tail == KP_TAIL_ADDRESSES ? "xuint64_t" : "xuint8_t";
+	const char *elem = e->tail == KP_TAIL_ADDRESSES ? "xuint64_t" : e->tail == KP_TAIL_COUNTS ? "uint32_t" : "xuint8_t";
 
 	if (e->tail == KP_TAIL_NONE)
 		return;
@@ -387,6 +387,9 @@ static void encode_tail(struct bitbuf *b, const struct kp_event *e, const struct
 	if (e->tail == KP_TAIL_ADDRESSES) {
 		bb_put(b, n / 8, 32);
 		bb_bytes(b, p, n / 8 * 8);   /* little-endian u64s, as the decoder reads them */
+	} else if (e->tail == KP_TAIL_COUNTS) {
+		bb_put(b, n / 4, 32);
+		bb_bytes(b, p, n / 4 * 4);   /* little-endian u32s */
 	} else if (e->tail == KP_TAIL_BYTES) {
 		bb_put(b, n, 32);
 		bb_bytes(b, p, n);

@@ -61,6 +61,14 @@ static void print_tail(FILE *f, const struct kp_event *e, const struct kp_record
 			fprintf(f, json ? "%s\"0x%016" PRIx64 "\"" : "%s0x%016" PRIx64, i ? (json ? "," : " ") : "", a);
 		}
 		fputc(']', f);
+	} else if (e->tail == KP_TAIL_COUNTS) {
+		fprintf(f, json ? ",\"%s\":[" : " %s=[", e->tail_name);
+		for (size_t i = 0; i + 4 <= n; i += 4) {
+			uint32_t c;
+			memcpy(&c, p + i, 4);
+			fprintf(f, "%s%" PRIu32, i ? (json ? "," : " ") : "", c);
+		}
+		fputc(']', f);
 	} else if (e->tail == KP_TAIL_BYTES) {
 		fprintf(f, json ? ",\"%s\":\"" : " %s=", e->tail_name);
 		for (size_t i = 0; i < n; i++)

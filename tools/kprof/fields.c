@@ -135,6 +135,22 @@ static const struct kp_field clock_late_fields[] = {
 	P(KPROF_CLOCK_LATE, InstructionPointer),
 };
 
+static const struct kp_field profile_object_fields[] = {
+	P(KPROF_PROFILE_OBJECT, RangeBase),
+	P(KPROF_PROFILE_OBJECT, RangeLimit),
+	U(KPROF_PROFILE_OBJECT, Hits),
+	U(KPROF_PROFILE_OBJECT, ProfileId),
+	U(KPROF_PROFILE_OBJECT, ProcessId),
+	E(KPROF_PROFILE_OBJECT, Source, profile_sources),
+	U(KPROF_PROFILE_OBJECT, BucketShift),
+	X(KPROF_PROFILE_OBJECT, Flags),
+	U(KPROF_PROFILE_OBJECT, BucketCount),
+	{ "Affinity0", offsetof(KPROF_PROFILE_OBJECT, Affinity), 8, KP_HEX, 0, 0, NULL, 0 },
+	{ "Affinity1", offsetof(KPROF_PROFILE_OBJECT, Affinity) + 8, 8, KP_HEX, 0, 0, NULL, 0 },
+	{ "Affinity2", offsetof(KPROF_PROFILE_OBJECT, Affinity) + 16, 8, KP_HEX, 0, 0, NULL, 0 },
+	{ "Affinity3", offsetof(KPROF_PROFILE_OBJECT, Affinity) + 24, 8, KP_HEX, 0, 0, NULL, 0 },
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -162,6 +178,8 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_BYTES, "Pattern", tracetest_fields, N(tracetest_fields) },
 	{ KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, "KprofClockLate", "KPROF_CLOCK_LATE", sizeof(KPROF_CLOCK_LATE),
 	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
+	{ KPROF_LOG_TYPE_PROFILE_OBJECT, PROFILE_OBJECT_VERSION, "KprofProfileObject", "KPROF_PROFILE_OBJECT",
+	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 

@@ -26,6 +26,7 @@ enum kp_tail_kind {
 	KP_TAIL_NONE,
 	KP_TAIL_ADDRESSES, /* u64 return addresses to the end (stack walk)   */
 	KP_TAIL_BYTES,     /* raw bytes to the end (tracetest pattern)       */
+	KP_TAIL_COUNTS,    /* u32 counts to the end (profile buckets)        */
 };
 
 struct kp_field {

@@ -12,6 +12,7 @@
 #include <arch/irql.h>
 #include <arch/timer.h>
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,19 @@
 
 __thread bool shadow_irqs_on = true;
 bool shadow_virtualized;
+bool shadow_relax_yields = true;
 __thread uint8_t shadow_irql;
 volatile uint32_t shadow_ipis[SHADOW_MAX_CPUS][ARCH_INT_COUNT];
 volatile uint32_t shadow_nmis;
 __thread uint64_t shadow_timer_armed;
 __thread uint64_t shadow_timer_period;
+__thread enum arch_interrupt shadow_timer_armed_for;
+__thread uint32_t shadow_self_ipis[ARCH_INT_COUNT];
+
+void arch_send_self_ipi(enum arch_interrupt which)
+{
+	shadow_self_ipis[which]++;
+}
 enum arch_timer_mode shadow_timer_mode = ARCH_TIMER_ONESHOT;
 __thread void *shadow_percpu;
 __thread uint32_t shadow_switches;
@@ -58,6 +67,11 @@ void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint6
 		longjmp(*shadow_bugcheck_jmp, 1);
 	fprintf(stderr, "unexpected bug check 0x%x in a unit test\n", code);
 	abort();
+}
+
+void shadow_relax_yield(void)
+{
+	sched_yield();
 }
 
 /* Weak: tests without the dispatcher (kernel/sched/dispatch.c) see the

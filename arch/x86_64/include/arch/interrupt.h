@@ -33,6 +33,8 @@ uint8_t arch_interrupt_vector(enum arch_interrupt which);
 /* Interrupt another CPU (by logical number), or every other CPU. */
 void arch_send_ipi(uint32_t cpu, enum arch_interrupt which);
 void arch_send_ipi_all_but_self(enum arch_interrupt which);
+/* Interrupt this CPU: delivered once its IRQL is below the purpose's. */
+void arch_send_self_ipi(enum arch_interrupt which);
 /* Non-maskable interrupt to every other CPU (stopping them on a panic). */
 void arch_send_nmi_all_but_self(void);
 

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch/interrupt.h>
+
 enum arch_timer_mode {
 	ARCH_TIMER_DEADLINE, /* TSC-deadline: the deadline itself is programmed */
 	ARCH_TIMER_ONESHOT,  /* count down from (deadline - now) in timer ticks */
@@ -30,6 +32,10 @@ void arch_timer_enable(void);
 uint64_t arch_timer_calibrate(void);
 /* One-shot and deadline modes: interrupt at (or just after) deadline. */
 void arch_timer_arm(uint64_t deadline_tsc);
+/* The same, raising `which` (ARCH_INT_CLOCK or ARCH_INT_PROFILE) instead
+ * of the clock interrupt: one timer serves the clock and the profile
+ * timer, and the vector says which is due.  Interrupts off. */
+void arch_timer_arm_for(uint64_t deadline_tsc, enum arch_interrupt which);
 /* Periodic mode: interrupt every period_tsc cycles from now. */
 void arch_timer_start_periodic(uint64_t period_tsc);
 void arch_timer_stop(void);

@@ -16,7 +16,18 @@ extern __thread bool shadow_irqs_on;
 static inline uint64_t arch_rdtsc(void) { return __rdtsc(); }
 extern bool shadow_virtualized;
 static inline bool arch_cpu_virtualized(void) { return shadow_virtualized; }
-static inline void arch_cpu_relax(void) { _mm_pause(); }
+/* Host threads play CPUs, often more of them than the host has cores: a
+ * spinner that never yields can wait a whole time slice for a descheduled
+ * "CPU".  Every 64th relax yields, unless a benchmark turns that off. */
+extern bool shadow_relax_yields;
+void shadow_relax_yield(void);
+static inline void arch_cpu_relax(void)
+{
+	static __thread unsigned n;
+	_mm_pause();
+	if (shadow_relax_yields && (++n & 63) == 0)
+		shadow_relax_yield();
+}
 static inline void arch_halt(void) {}
 static inline unsigned long arch_irq_save(void)
 {

@@ -29,6 +29,9 @@ static inline void arch_send_ipi(uint32_t cpu, enum arch_interrupt which)
 	__atomic_fetch_add(&shadow_ipis[cpu][which], 1, __ATOMIC_RELAXED);
 }
 static inline void arch_send_ipi_all_but_self(enum arch_interrupt which) { (void)which; }
+/* shadow.c: counted per host thread (the current CPU) in shadow_self_ipis. */
+extern __thread uint32_t shadow_self_ipis[ARCH_INT_COUNT];
+void arch_send_self_ipi(enum arch_interrupt which);
 static inline void arch_send_nmi_all_but_self(void) { __atomic_fetch_add(&shadow_nmis, 1, __ATOMIC_RELAXED); }
 
 #endif

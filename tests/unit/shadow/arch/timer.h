@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch/interrupt.h>
+
 enum arch_timer_mode { ARCH_TIMER_DEADLINE, ARCH_TIMER_ONESHOT, ARCH_TIMER_PERIODIC };
 extern __thread uint64_t shadow_timer_armed;     /* last deadline armed */
 extern __thread uint64_t shadow_timer_period;    /* last period started */
@@ -22,6 +24,12 @@ static inline enum arch_timer_mode arch_timer_get_mode(void) { return shadow_tim
 static inline void arch_timer_enable(void) {}
 static inline uint64_t arch_timer_calibrate(void) { return 1000000000; }
 static inline void arch_timer_arm(uint64_t d) { shadow_timer_armed = d; }
+extern __thread enum arch_interrupt shadow_timer_armed_for; /* purpose of the last arm */
+static inline void arch_timer_arm_for(uint64_t d, enum arch_interrupt w)
+{
+	shadow_timer_armed = d;
+	shadow_timer_armed_for = w;
+}
 static inline void arch_timer_start_periodic(uint64_t p) { shadow_timer_period = p; }
 static inline void arch_timer_stop(void) {}
 

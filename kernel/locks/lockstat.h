@@ -1,0 +1,126 @@
+/*
+ * lockstat.h - spin-lock instrumentation and sampling (seeds 000, 001).
+ *
+ * With spin-lock tracing on (trace=spinlock, group PERF_SPINLOCK) every
+ * acquisition takes three time stamps: when it first tries the lock, when
+ * it has it (AcquireTime) and when it releases it (ReleaseTime); an
+ * acquisition that gets the lock at its first test has waited for nothing,
+ * and the first stamp is its AcquireTime too (WaitTimeInCycles 0).  It counts
+ * the extra tests of the lock while spinning (SpinCount) and notes the
+ * CPU's InterruptCount at the first try.  The CPU keeps the locks it holds
+ * on a stack of LOCKSTAT_DEPTH entries (AcquireDepth); an acquisition
+ * deeper than that is not instrumented, only counted (Untracked).
+ *
+ * At release the lock is released first, then the sampling decides
+ * whether a WMI_SPINLOCK record is written (EVENT_TRACE_SPINLOCK_
+ * INFORMATION, kernel/ex/sysinfo.h):
+ *   - SpinCount >= SpinThreshold (contended): one in ContentionSampleRate;
+ *   - otherwise (uncontended): one in AcquireSampleRate;
+ *   - held for at least HoldThreshold cycles (when it is not 0): always.
+ * "One in N" is a per-CPU pseudo-random draw with probability 1/N, so a
+ * periodic workload cannot alias with it.
+ *
+ * With tracing off an acquisition takes no time stamp: the lock code
+ * tests the group mask once on the way in, and the way out only looks at
+ * the CPU's stack depth.
+ *
+ * Concurrency: the stack and counters are per CPU and touched only by
+ * that CPU, at DISPATCH_LEVEL or above (holders of spin locks cannot be
+ * preempted).  An interrupt handler may take and release locks in the
+ * middle of a push or pop; a push reserves its slot before filling it, a
+ * pop copies and closes the gap before it shrinks the stack, and the
+ * handler's own entries are always above and gone by the time it returns.
+ * Counters use CPU-local atomic adds.
+ */
+#ifndef KPROF_KERNEL_LOCKS_LOCKSTAT_H
+#define KPROF_KERNEL_LOCKS_LOCKSTAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <arch/cpu.h>
+
+#include "include/kprof/wmi.h"
+#include "kernel/trace/trace.h"
+
+#define LOCKSTAT_DEPTH 8
+
+/* The sampling parameters (EVENT_TRACE_SPINLOCK_INFORMATION), with their
+ * minimums, which are also the defaults. */
+#define SPINLOCK_MIN_SPIN_THRESHOLD         1u
+#define SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE    1000u
+#define SPINLOCK_MIN_CONTENTION_SAMPLE_RATE 1u
+#define SPINLOCK_MIN_HOLD_THRESHOLD         1000000u /* or 0: off */
+
+struct spinlock_params {
+	uint32_t SpinThreshold;
+	uint32_t AcquireSampleRate;
+	uint32_t ContentionSampleRate;
+	uint32_t HoldThreshold;
+};
+
+/* What is in force.  Written only through spinlock_params_set(). */
+extern struct spinlock_params lockstat_params;
+
+/* Check and apply (all or nothing): STATUS_INVALID_PARAMETER if any value
+ * is below its minimum, the old values then stay. */
+int32_t spinlock_params_set(const struct spinlock_params *p);
+
+/* One lock held by this CPU. */
+struct lock_hold {
+	const volatile void *Lock;
+	uint64_t TryTsc;        /* first test of the lock                */
+	uint64_t AcquireTsc;    /* AcquireTime                           */
+	uint32_t Spins;         /* SpinCount                             */
+	uint32_t Interrupts;    /* the CPU's InterruptCount at the try   */
+	uint8_t Mode;           /* enum spinlock_acquire_mode            */
+};
+
+/* Per-CPU counts, for the report and for checking the trace against
+ * something that did not travel through it. */
+struct lockstat_counts {
+	uint64_t Instrumented;        /* acquisitions timed (tracing on)          */
+	uint64_t Contended;           /* ... whose spins reached SpinThreshold    */
+	uint64_t Uncontended;         /* ... the others                           */
+	uint64_t LongHolds;           /* held >= HoldThreshold (when not 0)       */
+	uint64_t UncontendedShort;    /* uncontended and not a long hold          */
+	uint64_t Traced;              /* WMI_SPINLOCK records handed to the trace */
+	uint64_t Untracked;           /* deeper than LOCKSTAT_DEPTH: not timed    */
+};
+
+typedef struct lockstat_cpu {
+	uint32_t Depth;               /* entries of Stack in use                  */
+	uint32_t Reserved;
+	uint64_t Rng;                 /* xorshift state for the sampling draws    */
+	struct lockstat_counts Count;
+	struct lock_hold Stack[LOCKSTAT_DEPTH];
+} LOCKSTAT_CPU;
+
+/* Is spin-lock tracing on?  (The only test on the untraced path.) */
+static inline bool lockstat_on(void)
+{
+	return trace_enabled(PERF_SPINLOCK);
+}
+
+/* The stack calls (lockstat_try, lockstat_acquired, lockstat_abandon,
+ * lockstat_find, lockstat_release_begin) are in lockstat_stack.h. */
+
+/* At release (see lockstat_stack.h): the entry taken off the stack and the
+ * ReleaseTime; after the lock is released (IRQL not yet restored),
+ * lockstat_released() samples and writes the record.  `caller` is the
+ * address the release was made from. */
+struct lockstat_release {
+	struct lock_hold Hold;
+	uint64_t ReleaseTsc;
+	uint8_t Depth;                /* AcquireDepth                             */
+};
+
+void lockstat_released(const struct lockstat_release *r, const void *caller);
+
+/* Totals over every online CPU. */
+void lockstat_totals(struct lockstat_counts *sum);
+
+/* Build the record for a release (exposed for tests). */
+void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, const void *caller);
+
+#endif /* KPROF_KERNEL_LOCKS_LOCKSTAT_H */

@@ -1,0 +1,92 @@
+/*
+ * queuedlock.c - in-stack queued spin locks (AcquireMode 1), MCS style:
+ * the parts out of line (the fast paths are inline in spinlock.h).
+ *
+ * The KSPIN_LOCK holds the last waiter's KSPIN_LOCK_QUEUE (the tail), or 0
+ * when free.  An acquirer swaps itself in as the tail and, if there was
+ * one before it, marks its entry waiting, links itself behind that one
+ * and spins on its own entry only; the releaser hands the lock to the
+ * entry behind it by clearing that entry's wait bit.  First come, first
+ * served; each waiter spins on its own cache line.
+ *
+ * LOCK_QUEUE_TIMED in an entry says its acquisition was timed (it is on
+ * the CPU's stack of held locks), so the untraced release needs no other
+ * test.
+ *
+ * Invariants: an entry's LOCK_QUEUE_WAIT bit is set from before it is
+ * linked behind a predecessor (the only one who clears it) until that
+ * predecessor hands over; Next is written once, by the successor.  A
+ * releaser with no successor either swings the tail back to 0 or, if a
+ * successor has swapped in but not linked yet, waits for the link.
+ * Holders are at DISPATCH_LEVEL or above.
+ */
+#include "kernel/locks/spinlock.h"
+
+#include "kernel/locks/lockstat_stack.h"
+
+/* Behind pred: wait for the hand-over; returns the spins. */
+static uint32_t wait_behind(KSPIN_LOCK_QUEUE *me, KSPIN_LOCK_QUEUE *pred)
+{
+	uint32_t spins = 0;
+
+	/* Waiting from before the predecessor can see us. */
+	__atomic_store_n(&me->Lock, me->Lock | LOCK_QUEUE_WAIT, __ATOMIC_RELAXED);
+	__atomic_store_n(&pred->Next, me, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&me->Lock, __ATOMIC_ACQUIRE) & LOCK_QUEUE_WAIT) {
+		arch_cpu_relax();
+		spins++;
+	}
+	return spins;
+}
+
+void ki_queued_wait(KSPIN_LOCK_QUEUE *me, KSPIN_LOCK_QUEUE *pred)
+{
+	wait_behind(me, pred);
+}
+
+void ki_queued_handoff(KSPIN_LOCK_QUEUE *me)
+{
+	KSPIN_LOCK_QUEUE *next;
+
+	while (!(next = __atomic_load_n(&me->Next, __ATOMIC_ACQUIRE)))
+		arch_cpu_relax(); /* a successor swapped in and is linking */
+	/* Hand over: clear its wait bit (it does not touch its word while it waits). */
+	uintptr_t word = __atomic_load_n(&next->Lock, __ATOMIC_RELAXED);
+	__atomic_store_n(&next->Lock, word & ~(uintptr_t)LOCK_QUEUE_WAIT, __ATOMIC_RELEASE);
+}
+
+static void dequeue(KSPIN_LOCK_QUEUE *me)
+{
+	KSPIN_LOCK *lock = (KSPIN_LOCK *)(me->Lock & ~(uintptr_t)LOCK_QUEUE_BITS);
+	uintptr_t expect = (uintptr_t)me;
+
+	if (!__atomic_load_n(&me->Next, __ATOMIC_ACQUIRE) && __atomic_load_n(lock, __ATOMIC_RELAXED) == expect &&
+	    __atomic_compare_exchange_n(lock, &expect, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return;
+	ki_queued_handoff(me);
+}
+
+void ki_acquire_queued_traced(KSPIN_LOCK *lock, KSPIN_LOCK_QUEUE *me)
+{
+	struct lock_hold *h = lockstat_try(lock, SpinLockModeQueued);
+
+	me->Next = NULL;
+	me->Lock = (uintptr_t)lock | (h ? LOCK_QUEUE_TIMED : 0);
+	KSPIN_LOCK_QUEUE *pred = (KSPIN_LOCK_QUEUE *)__atomic_exchange_n(lock, (uintptr_t)me, __ATOMIC_ACQ_REL);
+	lockstat_tested(h); /* the swap was the first test */
+	lockstat_acquired(h, pred ? wait_behind(me, pred) : 0);
+}
+
+void ki_release_queued_traced(KSPIN_LOCK_QUEUE *me, const void *caller)
+{
+	struct lock_hold *h = lockstat_find((const void *)(me->Lock & ~(uintptr_t)LOCK_QUEUE_BITS));
+
+	if (!h) {
+		dequeue(me);
+		return;
+	}
+	struct lockstat_release r;
+	lockstat_release_begin(h, &r);
+	dequeue(me);
+	lockstat_released(&r, caller);
+}
