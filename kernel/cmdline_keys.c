@@ -19,6 +19,7 @@ static const char *const scenario_names[SCENARIO_COUNT + 1] = {
 	[SCENARIO_LOCKS] = "locks",
 	[SCENARIO_RESOURCES] = "resources",
 	[SCENARIO_PROFILE] = "profile",
+	[SCENARIO_MIX] = "mix",
 };
 
 static const char *const pmc_source_names[] = { KPROFILE_SOURCE_SHORT_NAMES, NULL };
@@ -122,6 +123,8 @@ const struct cmdline_key cmdline_keys[] = {
 	  .min = 1000, .max = UINT32_MAX, .help = "events between PMC interrupts" },
 	{ .name = "profile.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, profile_ms),
 	  .min = 100, .max = 600000, .help = "scenario=profile: how long it runs, ms" },
+	{ .name = "mix.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, mix_ms),
+	  .min = 100, .max = 600000, .help = "scenario=mix: how long each workload runs, ms" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -155,5 +158,6 @@ void config_defaults(struct kconfig *cfg)
 		.pmc_sources = 1u << 19,   /* TotalCycles */
 		.pmc_interval = 1000000,
 		.profile_ms = 2000,
+		.mix_ms = 1000,
 	};
 }

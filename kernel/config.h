@@ -19,6 +19,7 @@ enum kprof_scenario {
 	SCENARIO_LOCKS,    /* spin locks of every kind under contention       */
 	SCENARIO_RESOURCES,/* ERESOURCE readers and writers                   */
 	SCENARIO_PROFILE,  /* profile objects and known shares of time        */
+	SCENARIO_MIX,      /* every workload in turn (make run's default)      */
 	SCENARIO_COUNT
 };
 
@@ -101,6 +102,7 @@ struct kconfig {
 	uint32_t pmc_sources;     /* bits (1 << KPROFILE_SOURCE) for trace=pmc  */
 	uint32_t pmc_interval;    /* events between PMC interrupts             */
 	uint32_t profile_ms;      /* scenario=profile: how long it runs        */
+	uint32_t mix_ms;          /* scenario=mix: how long each workload runs */
 };
 
 extern struct kconfig kconfig;

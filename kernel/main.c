@@ -150,6 +150,8 @@ void kernel_main(const struct bootinfo *bi)
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
 	trace_start(bi->cmdline);
+	ps_trace_rundown();
+	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 
 	selftest_run(kconfig.selftest);

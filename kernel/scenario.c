@@ -20,6 +20,8 @@ enum kprof_exit_status scenario_run(enum kprof_scenario which)
 		return scenario_resources();
 	case SCENARIO_PROFILE:
 		return scenario_profile();
+	case SCENARIO_MIX:
+		return scenario_mix();
 	case SCENARIO_COUNT:
 		break;
 	}

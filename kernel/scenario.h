@@ -14,6 +14,9 @@ enum kprof_exit_status scenario_sched(void);
 enum kprof_exit_status scenario_locks(void);
 enum kprof_exit_status scenario_resources(void);
 enum kprof_exit_status scenario_profile(void);
+/* The profile workload without stretching the run for the accuracy goal. */
+enum kprof_exit_status scenario_profile_quick(void);
+enum kprof_exit_status scenario_mix(void);
 
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);

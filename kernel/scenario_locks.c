@@ -124,7 +124,7 @@ static void dpc_routine(KDPC *dpc, void *ctx, void *a1, void *a2)
 
 /* ---------------------------------------------------------------- the workers */
 
-static void do_op(enum op op, uint64_t *rng)
+static void locks_do_op(enum op op, uint64_t *rng)
 {
 	KIRQL old;
 	KLOCK_QUEUE_HANDLE qh;
@@ -221,7 +221,7 @@ static enum op pick(uint64_t *rng)
 	return OP_LONG;
 }
 
-static void worker(void *ctx)
+static void locks_worker(void *ctx)
 {
 	uint32_t cpu = (uint32_t)(uintptr_t)ctx;
 	uint64_t rng = 0x9E3779B97F4A7C15ull * (cpu + 1);
@@ -231,7 +231,7 @@ static void worker(void *ctx)
 	ke_initialize_timer(&s.timers[cpu], NotificationTimer);
 	ke_set_timer(&s.timers[cpu], 1000, 1000, &s.dpcs[cpu]); /* on this CPU's queue */
 	for (uint64_t n = 0; arch_rdtsc() < s.deadline; n++) {
-		do_op(pick(&rng), &rng);
+		locks_do_op(pick(&rng), &rng);
 		if (n % 64 == 0 && ke_number_processors > 1)
 			arch_send_ipi((cpu + 1 + (uint32_t)(rng_next(&rng) % (ke_number_processors - 1))) %
 					      ke_number_processors,
@@ -340,7 +340,7 @@ enum kprof_exit_status scenario_locks(void)
 		KAFFINITY_EX one;
 		affinity_clear_all(&one);
 		affinity_add(&one, i);
-		threads[i] = ps_create_system_thread(NULL, worker, (void *)(uintptr_t)i, 10, &one, "locks");
+		threads[i] = ps_create_system_thread(NULL, locks_worker, (void *)(uintptr_t)i, 10, &one, "locks");
 	}
 	s.deadline = arch_rdtsc() + ke_us_to_tsc((uint64_t)kconfig.locks_ms * 1000);
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);

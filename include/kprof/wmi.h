@@ -59,6 +59,8 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_TRACETEST          0xFE01u /* scenario=tracetest pattern */
 #define KPROF_LOG_TYPE_CLOCK_LATE         0xFE02u /* a late clock interrupt     */
 #define KPROF_LOG_TYPE_PROFILE_OBJECT     0xFE03u /* a profile object's buckets */
+#define KPROF_LOG_TYPE_THREAD             0xFE04u /* a thread: ids and names    */
+#define KPROF_LOG_TYPE_SPINLOCK_CONFIG    0xFE05u /* spin-lock sampling in force */
 
 /* Event versions (the marker's low byte). */
 #define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
@@ -70,6 +72,8 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define STACKWALK_VERSION       2
 #define TRACETEST_VERSION       1
 #define PROFILE_OBJECT_VERSION  1
+#define KPROF_THREAD_VERSION    1
+#define SPINLOCK_CONFIG_VERSION 1
 #define CLOCK_LATE_VERSION      1
 
 /* ---------------------------------------------------------------- groups */
@@ -101,6 +105,31 @@ typedef struct _KPROF_PROFILE_OBJECT {
 #define KPROF_PROFILE_OBJECT_TRUNCATED 0x02u /* Buckets[] stops early          */
 #define KPROF_PROFILE_OBJECT_MAX_BUCKETS 8192
 
+/* kprof's thread (hook 0xFE04): not a Windows event (Windows' Thread
+ * start and rundown events carry more).  Written for every thread that
+ * exists when the trace starts and for each one created later, so that a
+ * reader can name the ThreadIds of the other records. */
+typedef struct _KPROF_THREAD {
+	uint32_t ThreadId;                   /* 0: an idle thread                     */
+	uint32_t ProcessId;
+	int8_t BasePriority;
+	uint8_t Reserved[7];
+	char ThreadName[16];                 /* NUL-terminated unless 16 long         */
+	char ProcessName[16];                /* KPROCESS.ImageFileName                */
+} KPROF_THREAD;
+
+/* kprof's spin-lock sampling parameters (hook 0xFE05): not a Windows
+ * event.  EVENT_TRACE_SPINLOCK_INFORMATION's four values, written under
+ * PERF_SPINLOCK when the trace starts and whenever
+ * NtSetSystemInformation changes them, so that a reader can scale sampled
+ * counts by the rates in force. */
+typedef struct _KPROF_SPINLOCK_CONFIG {
+	uint32_t SpinLockSpinThreshold;
+	uint32_t SpinLockAcquireSampleRate;
+	uint32_t SpinLockContentionSampleRate;
+	uint32_t SpinLockHoldThreshold;
+} KPROF_SPINLOCK_CONFIG;
+
 /* A group mask names an index (top 3 bits) into PERFINFO_GROUPMASK.Masks
  * and the bits to test there. */
 #define PERF_MASK_INDEX      0xE0000000u
@@ -116,6 +145,7 @@ typedef struct _KPROF_PROFILE_OBJECT {
 #define PERF_KPROF_TRACETEST 0xE0000001u /* scenario=tracetest pattern records   */
 #define PERF_KPROF_STACKWALK 0xE0000002u /* a stack walk after each sample      */
 #define PERF_KPROF_CLOCK     0xE0000004u /* late clock interrupts               */
+#define PERF_KPROF_THREAD    0xE0000008u /* thread names: on whenever tracing   */
 
 typedef struct _PERFINFO_GROUPMASK {
 	uint32_t Masks[PERF_NUM_MASKS];
@@ -395,5 +425,9 @@ _Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes"
 _Static_assert(sizeof(KPROF_PROFILE_OBJECT) == 0x48, "profile-object header is 72 bytes");
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Affinity, 0x28);
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Buckets, 0x48);
+_Static_assert(sizeof(KPROF_THREAD) == 0x30, "thread record is 48 bytes");
+WMI_ASSERT_OFFSET(KPROF_THREAD, ThreadName, 0x10);
+WMI_ASSERT_OFFSET(KPROF_THREAD, ProcessName, 0x20);
+_Static_assert(sizeof(KPROF_SPINLOCK_CONFIG) == 0x10, "spin-lock config record is 16 bytes");
 
 #endif /* KPROF_WMI_H */

@@ -8,6 +8,7 @@
 
 #include "kernel/libk.h"
 #include "kernel/locks/lockstat.h"
+#include "kernel/trace/trace.h"
 
 static NTSTATUS check_buffer(uint32_t information_class, const void *information, uint32_t length)
 {
@@ -59,5 +60,19 @@ NTSTATUS nt_set_system_information(uint32_t information_class, const void *infor
 		.HoldThreshold = length == sizeof(info) ? info.SpinLockHoldThreshold
 							: __atomic_load_n(&lockstat_params.HoldThreshold, __ATOMIC_RELAXED),
 	};
-	return spinlock_params_set(&p);
+	st = spinlock_params_set(&p);
+	if (st == STATUS_SUCCESS)
+		ke_trace_spinlock_config();
+	return st;
+}
+
+void ke_trace_spinlock_config(void)
+{
+	KPROF_SPINLOCK_CONFIG c = {
+		.SpinLockSpinThreshold = __atomic_load_n(&lockstat_params.SpinThreshold, __ATOMIC_RELAXED),
+		.SpinLockAcquireSampleRate = __atomic_load_n(&lockstat_params.AcquireSampleRate, __ATOMIC_RELAXED),
+		.SpinLockContentionSampleRate = __atomic_load_n(&lockstat_params.ContentionSampleRate, __ATOMIC_RELAXED),
+		.SpinLockHoldThreshold = __atomic_load_n(&lockstat_params.HoldThreshold, __ATOMIC_RELAXED),
+	};
+	trace_log(PERF_SPINLOCK, KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, &c, sizeof(c));
 }

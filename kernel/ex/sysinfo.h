@@ -37,4 +37,8 @@ NTSTATUS nt_query_system_information(uint32_t information_class, void *informati
 				     uint32_t *return_length);
 NTSTATUS nt_set_system_information(uint32_t information_class, const void *information, uint32_t length);
 
+/* Write a KprofSpinlockConfig record with the values in force (at trace
+ * start, and after each successful set). */
+void ke_trace_spinlock_config(void);
+
 #endif /* KPROF_KERNEL_EX_SYSINFO_H */

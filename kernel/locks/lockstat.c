@@ -35,12 +35,6 @@ int32_t spinlock_params_set(const struct spinlock_params *p)
 	return STATUS_SUCCESS;
 }
 
-
-
-
-
-
-
 /* xorshift64*: one draw, true with probability 1/n. */
 static bool one_in(LOCKSTAT_CPU *ls, uint32_t n)
 {

@@ -88,4 +88,7 @@ void ki_abandon_mutants(KTHREAD *t);
 void ki_trace_context_swap(KPRCB *prcb, KTHREAD *old, KTHREAD *next);
 void ki_trace_ready_thread(const KTHREAD *t, enum ki_adjust_reason reason, int8_t increment);
 
+/* thread_trace.c: a KprofThread record for t (any IRQL). */
+void ki_trace_thread(const KTHREAD *t);
+
 #endif /* KPROF_KERNEL_SCHED_KI_H */

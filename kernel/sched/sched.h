@@ -44,6 +44,10 @@ void ke_yield_execution(void);
 /* Sleep for `us` microseconds (WrDelayExecution). */
 NTSTATUS ke_delay_execution_thread(uint64_t us);
 
+/* After trace_start(), in a thread: a KprofThread record for each thread
+ * that exists (the rundown); later threads get theirs when created. */
+void ps_trace_rundown(void);
+
 /* ---- processes ---- */
 KPROCESS *ps_create_process(const char *name, int8_t base_priority);
 

@@ -112,6 +112,7 @@ KTHREAD *ps_create_system_thread(KPROCESS *process, PKSTART_ROUTINE start, void 
 	t->WaitTick = ke_tick_count;
 	ki_ready_thread(t, AdjustNone, 0);
 	ki_leave(old, flags);
+	ki_trace_thread(t);
 	return t;
 }
 

@@ -246,6 +246,9 @@ void trace_start(const char *cmdline)
 	for (uint32_t i = 0; i < TRACE_ITEM_NONE; i++)
 		if (items & (1u << i))
 			perfinfo_group_set(&trace.groups, item_group[i]);
+	/* Thread names whenever records that carry thread ids are traced. */
+	if (items & ~((1u << TRACE_ITEM_TRACETEST) | (1u << TRACE_ITEM_CLOCK)))
+		perfinfo_group_set(&trace.groups, PERF_KPROF_THREAD);
 
 	trace.ncpu = ke_number_processors;
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);

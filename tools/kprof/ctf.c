@@ -236,6 +236,11 @@ static void put_int_type(FILE *f, unsigned bits, unsigned align, bool is_signed,
 static void put_field(FILE *f, const struct kp_field *fl)
 {
 	fputs("\t\t", f);
+	if (fl->kind == KP_CHARS) { /* babeltrace2 prints a UTF-8 byte array as a string */
+		fprintf(f, "integer { size = 8; align = 8; signed = false; encoding = UTF8; base = 10; } _%s[%u];\n",
+			fl->name, fl->size);
+		return;
+	}
 	if (field_is_enum(fl)) {
 		fputs("enum : ", f);
 		put_int_type(f, field_bits(fl), field_align(fl), field_signed(fl), field_base(fl));
@@ -414,7 +419,10 @@ static void encode_event(struct bitbuf *b, const struct kp_record *r)
 	for (unsigned i = 0; i < e->nfields; i++) {
 		const struct kp_field *f = &e->fields[i];
 		bb_align(b, field_align(f));
-		bb_put(b, kp_field_value(f, r->payload), field_bits(f));
+		if (f->kind == KP_CHARS)
+			bb_bytes(b, r->payload + f->offset, f->size);
+		else
+			bb_put(b, kp_field_value(f, r->payload), field_bits(f));
 	}
 	encode_tail(b, e, r);
 	bb_align(b, 8);

@@ -48,6 +48,30 @@ static void print_value(FILE *f, const struct kp_field *fl, uint64_t v, bool jso
 	}
 }
 
+/* A KP_CHARS field: the text up to the first NUL, quoted and escaped. */
+static void print_chars(FILE *f, const uint8_t *p, size_t n, bool json)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n && p[i]; i++) {
+		uint8_t c = p[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7F)
+			fprintf(f, json ? "\\u%04x" : "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void print_field(FILE *f, const struct kp_field *fl, const uint8_t *payload, bool json)
+{
+	if (fl->kind == KP_CHARS)
+		print_chars(f, payload + fl->offset, fl->size, json);
+	else
+		print_value(f, fl, kp_field_value(fl, payload), json);
+}
+
 static void print_tail(FILE *f, const struct kp_event *e, const struct kp_record *r, bool json)
 {
 	const uint8_t *p = r->payload + e->fixed_size;
@@ -94,7 +118,7 @@ void kp_print_record_text(FILE *f, const struct kp_log *log, const struct kp_rec
 	fprintf(f, "[%s] cpu %u %s v%u ts=%" PRIu64, t, r->cpu, e->name, r->version, (uint64_t)r->h.TimeStamp);
 	for (unsigned i = 0; i < e->nfields; i++) {
 		fprintf(f, " %s=", e->fields[i].name);
-		print_value(f, &e->fields[i], kp_field_value(&e->fields[i], r->payload), false);
+		print_field(f, &e->fields[i], r->payload, false);
 	}
 	print_tail(f, e, r, false);
 }
@@ -117,7 +141,7 @@ void kp_print_record_json(FILE *f, const struct kp_log *log, const struct kp_rec
 	}
 	for (unsigned i = 0; i < e->nfields; i++) {
 		fprintf(f, ",\"%s\":", e->fields[i].name);
-		print_value(f, &e->fields[i], kp_field_value(&e->fields[i], r->payload), true);
+		print_field(f, &e->fields[i], r->payload, true);
 	}
 	print_tail(f, e, r, true);
 	fputc('}', f);

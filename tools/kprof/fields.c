@@ -151,6 +151,23 @@ static const struct kp_field profile_object_fields[] = {
 	{ "Affinity3", offsetof(KPROF_PROFILE_OBJECT, Affinity) + 24, 8, KP_HEX, 0, 0, NULL, 0 },
 };
 
+#define C(type, field) { #field, offsetof(type, field), sizeof(((type *)0)->field), KP_CHARS, 0, 0, NULL, 0 }
+
+static const struct kp_field thread_fields[] = {
+	U(KPROF_THREAD, ThreadId),
+	U(KPROF_THREAD, ProcessId),
+	S(KPROF_THREAD, BasePriority),
+	C(KPROF_THREAD, ThreadName),
+	C(KPROF_THREAD, ProcessName),
+};
+
+static const struct kp_field spinlock_config_fields[] = {
+	U(KPROF_SPINLOCK_CONFIG, SpinLockSpinThreshold),
+	U(KPROF_SPINLOCK_CONFIG, SpinLockAcquireSampleRate),
+	U(KPROF_SPINLOCK_CONFIG, SpinLockContentionSampleRate),
+	U(KPROF_SPINLOCK_CONFIG, SpinLockHoldThreshold),
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -180,6 +197,10 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
 	{ KPROF_LOG_TYPE_PROFILE_OBJECT, PROFILE_OBJECT_VERSION, "KprofProfileObject", "KPROF_PROFILE_OBJECT",
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
+	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,
+	  NULL, thread_fields, N(thread_fields) },
+	{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, "KprofSpinlockConfig", "KPROF_SPINLOCK_CONFIG",
+	  sizeof(KPROF_SPINLOCK_CONFIG), KP_TAIL_NONE, NULL, spinlock_config_fields, N(spinlock_config_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 
@@ -194,6 +215,8 @@ const struct kp_event *kp_event_find(uint16_t hook, uint8_t version)
 uint64_t kp_field_value(const struct kp_field *f, const uint8_t *payload)
 {
 	uint64_t v = 0;
+	if (f->kind == KP_CHARS)
+		return 0;
 	memcpy(&v, payload + f->offset, f->size); /* little-endian host */
 	if (f->kind == KP_BITS)
 		return (v >> f->shift) & ((1u << f->width) - 1);

@@ -19,6 +19,8 @@ enum kp_field_kind {
 	KP_POINTER,    /* size 8, printed in hex                              */
 	KP_HEX,        /* unsigned, printed in hex (Action values)            */
 	KP_BITS,       /* `width` bits at `shift` of the byte at offset       */
+	KP_CHARS,      /* char[size], text padded with NULs (thread names);   */
+	               /* kp_field_value() gives 0: read the bytes             */
 };
 
 /* What follows the fixed part of a payload. */
