@@ -2,19 +2,22 @@
 #
 #   make            kernel ELF, UEFI loader, host tools       (build/)
 #   make image      GPT disk image with an EFI System Partition (build/kprof.img)
-#   make run        boot it in QEMU, save serial output under build/run/
+#   make run        boot the mix of every workload in QEMU; the report, pictures
+#                   and trace files go to build/run/
 #   make check      unit tests, then boot tests in QEMU
 #   make clean
 #
-# Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N, CMDLINE="k=v ...",
+# Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
+# SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m>.
 # `make run` and `make check` install missing Debian packages first
 # (tools/deps.sh says what it installs).
 
 BUILD    ?= build
 BOOT     ?= uefi
-CPUS     ?= 1
+CPUS     ?= 2
 CMDLINE  ?=
+SCENARIO ?= mix
 ACCEL    ?= tcg
 MACHINE  ?= q35
 CPU      ?=
@@ -150,7 +153,7 @@ run:
 	@$(MAKE) --no-print-directory all image
 	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
 		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL)
+		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' 
 
 # ---------------------------------------------------------------- tests
 

@@ -164,6 +164,54 @@ def clean_for_terminal(data):
     return ANSI_RE.sub(b"", strip_frames(data)).replace(b"\r", b"")
 
 
+class FrameFilter:
+    """The console text of a serial stream that arrives in pieces: frames
+    (docs/wire-format.md) are taken out even when they straddle pieces,
+    and their bytes counted."""
+
+    def __init__(self):
+        self.pending = b""    # bytes that may start a frame
+        self.skip = 0         # payload bytes of the current frame still to come
+        self.frame_bytes = 0
+
+    def feed(self, data):
+        out = []
+        data = self.pending + data
+        self.pending = b""
+        pos = 0
+        while pos < len(data):
+            if self.skip:
+                n = min(self.skip, len(data) - pos)
+                self.skip -= n
+                self.frame_bytes += n
+                pos += n
+                continue
+            at = data.find(b"\xfeKPF", pos)
+            if at < 0:
+                # keep a tail that could be the start of the magic
+                keep = 0
+                for k in (3, 2, 1):
+                    if data.endswith(b"\xfeKPF"[:k]):
+                        keep = k
+                        break
+                out.append(data[pos:len(data) - keep])
+                self.pending = data[len(data) - keep:]
+                break
+            out.append(data[pos:at])
+            if at + 24 > len(data):
+                self.pending = data[at:]
+                break
+            length, hcrc = struct.unpack_from("<I", data, at + 12)[0], struct.unpack_from("<I", data, at + 20)[0]
+            if zlib.crc32(data[at:at + 20]) != hcrc:
+                out.append(data[at:at + 1])
+                pos = at + 1
+                continue
+            self.frame_bytes += 24
+            self.skip = length
+            pos = at + 24
+        return ANSI_RE.sub(b"", b"".join(out)).replace(b"\r", b"")
+
+
 KVM_STALL_S = 20  # under KVM, this long without output before the banner is a hang
 
 
@@ -294,11 +342,33 @@ def parser():
     p.add_argument("--out", default="build/run")
     p.add_argument("--timeout", type=int, default=120)
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
+    p.add_argument("--scenario", default="",
+                   help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
+                        "line names a scenario")
     return p
 
 
-def convert_trace(kprof, log, out):
-    """Turn the frames in the serial log into the files people open."""
+# make run's trace: everything kept in memory and sent at the end, so the
+# serial port's speed cannot drop records (16 MiB per CPU holds a few
+# seconds of every group).
+RUN_TRACE_KEYS = ("trace.mode=dump", "trace.buffer_kb=16384")
+
+
+def run_cmdline(cmdline, scenario):
+    """The command line make run boots: CMDLINE, plus scenario= and the
+    trace keys it does not set itself."""
+    words = cmdline.split()
+    keys = {w.split("=", 1)[0] for w in words if "=" in w}
+    extra = []
+    if scenario and "scenario" not in keys:
+        extra.append("scenario=" + scenario)
+        extra += [k for k in RUN_TRACE_KEYS if k.split("=", 1)[0] not in keys]
+    return " ".join(extra + words)
+
+
+def convert_trace(kprof, log, out, kernel):
+    """Turn the frames in the serial log into the files people open, print
+    the report's summary, and list every file with what opens it."""
     if not kprof or not os.path.exists(kprof):
         return
     with open(log, "rb") as f:
@@ -306,6 +376,14 @@ def convert_trace(kprof, log, out):
             print("kprof: no trace in this run (no frames in the serial log)")
             return
     outputs = [
+        (["report", log, "--kernel", kernel, "-o", os.path.join(out, "report.txt")], "report.txt",
+         "the report: hot spots, locks, resources, threads, CPUs (less, any editor)"),
+        (["flamegraph", log, "--kernel", kernel, "-o", os.path.join(out, "flamegraph.svg")], "flamegraph.svg",
+         "flame graph of the sampled stacks (any web browser)"),
+        (["timeline", log, "--kernel", kernel, "-o", os.path.join(out, "timeline.svg")], "timeline.svg",
+         "per-CPU timeline: threads, lock waits, samples (any web browser)"),
+        (["perfetto", log, "--kernel", kernel, "-o", os.path.join(out, "trace.json")], "trace.json",
+         "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)"),
         (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
         (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
          "JSON Lines, one object per record (jq, Python)"),
@@ -314,27 +392,43 @@ def convert_trace(kprof, log, out):
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
     ]
     summary = None
+    written = [(log, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     for args, name, what in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
             print("kprof: %s: %s failed: %s" % (name, " ".join(args[:1]), proc.stderr.decode().strip()))
             continue
         summary = proc.stderr.decode().strip()
-        print("kprof: wrote %-40s %s" % (os.path.join(out, name), what))
+        written.append((os.path.join(out, name), what))
+    report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if report.returncode == 0 and report.stdout:
+        print("\n" + report.stdout.decode(errors="replace").rstrip())
     if summary:
-        print(summary)
+        print("\n" + summary)
+    print("\nkprof: files in %s:" % out)
+    for path, what in written:
+        print("  %-28s %s" % (path, what))
 
 
 def main():
     opts = parser().parse_args()
     os.makedirs(opts.out, exist_ok=True)
     log = os.path.join(opts.out, "serial.log")
+    opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
     print("kprof: booting %s with %d CPU%s (%s), command line: %s" % (
         opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.accel, opts.cmdline or "(none)"),
         flush=True)
+    frames = FrameFilter()
+    shown = [0]  # trace bytes at the last progress line
+
     def echo(data):
-        # The terminal gets plain text; serial.log keeps every byte.
-        sys.stdout.buffer.write(clean_for_terminal(data))
+        # The terminal gets plain text; serial.log keeps every byte.  The
+        # trace frames are counted instead, with a line every MiB.
+        sys.stdout.buffer.write(frames.feed(data))
+        if frames.frame_bytes - shown[0] >= 1 << 20:
+            shown[0] = frames.frame_bytes
+            sys.stdout.buffer.write(b"kprof: receiving the trace: %d KiB\n" % (frames.frame_bytes >> 10))
         sys.stdout.buffer.flush()
 
     try:
@@ -348,7 +442,7 @@ def main():
     print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
-    convert_trace(opts.kprof, log, opts.out)
+    convert_trace(opts.kprof, log, opts.out, opts.kernel)
     return res.status
 
 

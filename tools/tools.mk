@@ -1,9 +1,10 @@
 # tools.mk - host tools built by `make all` (included by the Makefile).
 #
-# build/kprof: the decoder (tools/kprof/), with the kernel's own CRC-32.
+# build/kprof: the decoder, report and pictures (tools/kprof/), with the
+# kernel's own CRC-32 and elfutils' libelf for the kernel's symbols.
 HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
-HOST_LIBS   ?=
+HOST_LIBS   ?= -lelf
 
 KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c) kernel/lib/crc32.c
 KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS))

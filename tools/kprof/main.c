@@ -6,6 +6,10 @@
  *   kprof etl LOG -o FILE.etl              Windows ETL file
  *   kprof ctf LOG -o DIR                   CTF 1.8 trace for babeltrace2
  *   kprof check LOG                        only the summary
+ *   kprof report LOG --kernel ELF [--summary]  the report people read
+ *   kprof flamegraph LOG --kernel ELF -o F.svg   flame graph of the stacks
+ *   kprof timeline LOG -o F.svg            per-CPU timeline
+ *   kprof perfetto LOG -o F.json           Chrome JSON trace for Perfetto
  *
  * Common options: --strict (any loss or damage is exit status 1),
  * --summary-json FILE, --quiet.  Exit status: 0 ok, 1 --strict failure,
@@ -30,6 +34,10 @@ static const struct command commands[] = {
 	{ "etl", kp_cmd_etl, true, "etl LOG -o FILE.etl" },
 	{ "ctf", kp_cmd_ctf, true, "ctf LOG -o DIR" },
 	{ "check", kp_cmd_check, false, "check LOG" },
+	{ "report", kp_cmd_report, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
+	{ "flamegraph", kp_cmd_flamegraph, true, "flamegraph LOG --kernel ELF -o FILE.svg" },
+	{ "timeline", kp_cmd_timeline, true, "timeline LOG [--kernel ELF] -o FILE.svg" },
+	{ "perfetto", kp_cmd_perfetto, true, "perfetto LOG [--kernel ELF] -o FILE.json" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -69,6 +77,8 @@ int main(int argc, char **argv)
 			o.strict = true;
 		else if (!strcmp(a, "--quiet"))
 			o.quiet = true;
+		else if (!strcmp(a, "--summary") && cmd->run == kp_cmd_report)
+			o.summary = true;
 		else if ((!strcmp(a, "-o") || !strcmp(a, "--summary-json") || !strcmp(a, "--kernel")) && i + 1 < argc) {
 			const char *v = argv[++i];
 			if (!strcmp(a, "-o"))

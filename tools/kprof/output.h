@@ -19,6 +19,7 @@ struct kp_options {
 	bool json;                /* decode --json                               */
 	bool strict;              /* any loss or damage is a failure             */
 	bool quiet;               /* no summary on stderr                        */
+	bool summary;             /* report --summary: the short form            */
 };
 
 /* Commands: return the process exit status. */
@@ -26,6 +27,10 @@ int kp_cmd_decode(struct kp_log *log, const struct kp_options *o);
 int kp_cmd_check(struct kp_log *log, const struct kp_options *o);
 int kp_cmd_etl(struct kp_log *log, const struct kp_options *o);
 int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o);
+int kp_cmd_report(struct kp_log *log, const struct kp_options *o);     /* report.c    */
+int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o); /* svg_flame.c */
+int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o);   /* svg_timeline.c */
+int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o);   /* perfetto.c  */
 
 /* One record as a text line or a JSON object (no newline). */
 void kp_print_record_text(FILE *f, const struct kp_log *log, const struct kp_record *r);
