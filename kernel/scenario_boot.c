@@ -89,8 +89,9 @@ static bool check_ticks(void)
 		TICK_WINDOW_US / 1000, (unsigned long long)lo, (unsigned long long)hi, n, (unsigned long long)expect);
 	/* Generous: a vCPU may be descheduled by the host for a while, and
 	 * with many more vCPUs than host cores (64 on 2 under emulation) for
-	 * most of the window: there only a quarter is required. */
-	uint64_t floor = arch_cpu_virtualized() && n > 8 ? (expect + 3) / 4 : (expect + 1) / 2;
+	 * most of the window: there an eighth is required, which still shows
+	 * every CPU's clock running. */
+	uint64_t floor = arch_cpu_virtualized() && n > 8 ? (expect + 7) / 8 : (expect + 1) / 2;
 	return lo >= floor && hi <= expect * 2 + 2;
 }
 

@@ -91,8 +91,11 @@ def check_cpus(ctx, online, listed=None, extra=""):
     m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs \(expected (\d+)\)$"
                    % online, "clock ticks on every CPU")
     lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    if lo * 2 < want or hi > want * 2 + 2:
-        raise_failure("clock ticks %d..%d, expected about %d" % (lo, hi, want))
+    # As the kernel judges it (scenario_boot.c): half the rate, or an eighth
+    # with more than 8 virtual CPUs (64 on this 2-core host get little time).
+    floor = (want + 7) // 8 if online > 8 else (want + 1) // 2
+    if lo < floor or hi > want * 2 + 2:
+        raise_failure("clock ticks %d..%d, expected about %d (at least %d)" % (lo, hi, want, floor))
     ctx.expect(r"^check: a 20 ms one-shot timer fired \d+ us late$", "the one-shot timer")
     ctx.expect(r"^check: empty interrupt round trip \(self-IPI at IRQL 14\): \d+ cycles median, \d+ average", "the IPI cost")
     ctx.expect(r"^scenario boot: machine is up, every check passed$", "the scenario verdict")
