@@ -15,12 +15,6 @@
 
 struct pmu_model pmu_model;
 
-#define SEL_USR (1ull << 16)
-#define SEL_OS  (1ull << 17)
-#define SEL_INT (1ull << 20)
-#define SEL_EN  (1ull << 22)
-#define LVT_MASK (1u << 16)
-
 static bool is_intel(void)
 {
 	return strcmp(pmu_model.vendor, "GenuineIntel") == 0;
@@ -90,7 +84,7 @@ void pmu_model_reset(enum pmu_model_preset preset)
 
 	memset(m, 0, sizeof(*m));
 	for (unsigned c = 0; c < PMU_MODEL_CPUS; c++)
-		m->cpu[c].lvtpc = LVT_MASK | 0xFD; /* as lapic_init_cpu leaves it */
+		m->cpu[c].lvtpc = LVT_MASKED | 0xFD; /* as lapic_init_cpu leaves it */
 	switch (preset) {
 	case PMU_MODEL_NO_PMU_INTEL:
 		strcpy(m->vendor, "GenuineIntel");
@@ -367,11 +361,11 @@ bool pmu_model_take_pmi(void)
 
 static void raise_pmi(struct pmu_model_cpu *c)
 {
-	if (c->lvtpc & LVT_MASK) {
+	if (c->lvtpc & LVT_MASKED) {
 		c->lost++;
 		return;
 	}
-	c->lvtpc |= LVT_MASK; /* the APIC masks the entry when it takes the PMI */
+	c->lvtpc |= LVT_MASKED; /* the APIC masks the entry when it takes the PMI */
 	c->pending = 1;
 	c->raised++;
 }
@@ -402,7 +396,7 @@ static void count_intel(struct pmu_model_cpu *c, uint16_t event, uint8_t umask, 
 
 	for (unsigned i = 0; i < m->gp; i++) {
 		uint64_t s = c->sel[i];
-		if (!(s & SEL_EN) || !(s & SEL_OS) || (s & 0xFF) != event || ((s >> 8) & 0xFF) != umask)
+		if (!(s & EN) || !(s & OS) || (s & 0xFF) != event || ((s >> 8) & 0xFF) != umask)
 			continue;
 		if (m->version >= 2 && !(c->global_ctrl & (1ull << i)))
 			continue;
@@ -410,7 +404,7 @@ static void count_intel(struct pmu_model_cpu *c, uint16_t event, uint8_t umask, 
 			continue;
 		if (m->version >= 2)
 			c->global_status |= 1ull << i;
-		pmi |= (s & SEL_INT) != 0;
+		pmi |= (s & INT) != 0;
 	}
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned ctl = (c->fixed_ctrl >> (4 * i)) & 0xF;
@@ -434,7 +428,7 @@ static void count_amd(struct pmu_model_cpu *c, uint16_t event, uint8_t umask, ui
 	for (unsigned i = 0; i < pmu_model_amd_counters(); i++) {
 		uint64_t s = c->sel[i];
 		uint16_t code = (uint16_t)((s & 0xFF) | ((s >> 32) & 0xF) << 8);
-		if (!(s & SEL_EN) || !(s & SEL_OS) || code != event || ((s >> 8) & 0xFF) != umask)
+		if (!(s & EN) || !(s & OS) || code != event || ((s >> 8) & 0xFF) != umask)
 			continue;
 		if (m->perfmon_v2 && !(c->global_ctrl & (1ull << i)))
 			continue;
@@ -442,7 +436,7 @@ static void count_amd(struct pmu_model_cpu *c, uint16_t event, uint8_t umask, ui
 			continue;
 		if (m->perfmon_v2)
 			c->global_status |= 1ull << i;
-		pmi |= (s & SEL_INT) != 0;
+		pmi |= (s & INT) != 0;
 	}
 	if (pmi)
 		raise_pmi(c);

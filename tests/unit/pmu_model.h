@@ -29,6 +29,16 @@
 
 #define PMU_MODEL_CPUS 4
 
+/* Bits of the event-select registers and the LVT entry, as the model
+ * applies them and the tests check them. */
+#define USR (1ull << 16)        /* count in user mode                       */
+#define OS  (1ull << 17)        /* count in kernel mode                     */
+#define INT (1ull << 20)        /* interrupt (PMI) on overflow              */
+#define EN  (1ull << 22)        /* counter enabled                          */
+#define LVT_MASKED (1u << 16)   /* LVT performance-counter entry masked     */
+#define BIT(n) (1ull << (n))
+#define M48 (BIT(48) - 1)       /* a 48-bit counter's range                 */
+
 enum pmu_model_preset {
 	PMU_MODEL_NO_PMU_INTEL,  /* GenuineIntel, CPUID leaf 0xA all zeros (KVM enable_pmu=N)        */
 	PMU_MODEL_NO_PMU_AMD,    /* TCG -cpu max: AuthenticAMD family 0xF, counter MSRs read 0 and   */

@@ -42,15 +42,6 @@
 #define AMD_GLOBAL_CLR   0xC0000302u
 #define LVTPC            0x834u
 
-#define USR (1ull << 16)
-#define OS  (1ull << 17)
-#define INT (1ull << 20)
-#define EN  (1ull << 22)
-#define LVT_MASKED (1u << 16)
-
-#define BIT(n) (1ull << (n))
-#define M48 ((1ull << 48) - 1)
-
 static struct arch_pmu_info info;
 static uint32_t vector;
 

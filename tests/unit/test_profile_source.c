@@ -61,14 +61,7 @@ static void test_capture_connect(enum arch_interrupt which, arch_isr_t isr)
 #include "pmu_model.h"
 #include "shadow.h"
 
-/* Model registers (as pmu_model.c and test_pmu.c name them). */
-#define USR (1ull << 16)
-#define OS  (1ull << 17)
-#define INT (1ull << 20)
-#define EN  (1ull << 22)
-#define LVT_MASKED (1u << 16)
-#define BIT(n) (1ull << (n))
-#define M48 (BIT(48) - 1)
+/* The model's register bits are in pmu_model.h. */
 #define FIXED_ON 0xBu /* IA32_FIXED_CTR_CTRL nibble: OS | USR | PMI */
 
 #define NCPU PMU_MODEL_CPUS
