@@ -47,11 +47,10 @@ uint64_t ke_clock_tick_cycles(void)
 /* Arm the timer for this CPU's earliest deadline: the timer queue's, or
  * the profile timer's when it runs here and comes first (then the timer
  * raises the profile interrupt; kernel/profile/profile_timer.c). */
-static void clock_rearm(KPRCB *prcb)
+static void clock_arm(KPRCB *prcb, uint64_t next)
 {
 	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC)
 		return;
-	uint64_t next = ki_timer_queue_next(&prcb->TimerQueue);
 	uint64_t profile = ki_profile_timer_due(prcb->Number);
 	if (profile && profile < next)
 		arch_timer_arm_for(profile, ARCH_INT_PROFILE);
@@ -59,14 +58,25 @@ static void clock_rearm(KPRCB *prcb)
 		arch_timer_arm_for(next, ARCH_INT_CLOCK);
 }
 
+static void clock_rearm(KPRCB *prcb)
+{
+	clock_arm(prcb, ki_timer_queue_next(&prcb->TimerQueue));
+}
+
 void ki_clock_rearm(void)
 {
 	clock_rearm(ke_get_current_prcb());
 }
 
-bool ki_clock_work_due(uint64_t now)
+void ki_clock_after_profile(uint64_t now)
 {
-	return ki_timer_queue_next(&ke_get_current_prcb()->TimerQueue) <= now;
+	KPRCB *prcb = ke_get_current_prcb();
+	uint64_t next = ki_timer_queue_next(&prcb->TimerQueue); /* one look at the queue */
+
+	if (next <= now)
+		arch_send_self_ipi(ARCH_INT_CLOCK); /* its handler re-arms the timer */
+	else
+		clock_arm(prcb, next);
 }
 
 /* When the earliest work of this interrupt was due: the queue's first

@@ -22,8 +22,10 @@ bool ke_cancel_timer(KTIMER_ENTRY *e);
 /* This CPU, interrupts off: re-arm the timer for the earliest deadline
  * (timer queue or profile timer). */
 void ki_clock_rearm(void);
-/* This CPU, interrupts off: a timer queue entry is due at `now`. */
-bool ki_clock_work_due(uint64_t now);
+/* This CPU, interrupts off, from the profile interrupt: if timer-queue
+ * work is due at `now`, send this CPU the clock interrupt (which re-arms
+ * the timer when it runs), else re-arm the timer now. */
+void ki_clock_after_profile(uint64_t now);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

@@ -25,7 +25,6 @@
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
-#include <arch/timer.h>
 
 #include "kernel/clock.h"
 #include "kernel/prcb.h"
@@ -98,10 +97,7 @@ static void profile_timer_interrupt(KTRAP_FRAME *tf)
 
 	if (fire)
 		advance(pt, now);
-	if (ki_clock_work_due(now))
-		arch_send_self_ipi(ARCH_INT_CLOCK); /* it re-arms the timer */
-	else
-		ki_clock_rearm();
+	ki_clock_after_profile(now);
 	arch_irq_restore(flags);
 	if (fire)
 		ke_profile_interrupt_with_source(tf, ProfileTime);
