@@ -13,14 +13,11 @@
 #include "kernel/libk.h"
 #include "kernel/trace/trace.h"
 
-static void copy_name(char *dst, const char *src, size_t size)
-{
-	size_t i = 0;
-	for (; src && src[i] && i < size; i++)
-		dst[i] = src[i];
-	for (; i < size; i++)
-		dst[i] = '\0';
-}
+/* The names are copied whole: thread.c's name_copy() leaves them
+ * NUL-terminated in zeroed objects, as the record wants them. */
+_Static_assert(sizeof(((KPROF_THREAD *)0)->ThreadName) == sizeof(((KTHREAD *)0)->Name), "thread name size");
+_Static_assert(sizeof(((KPROF_THREAD *)0)->ProcessName) == sizeof(((KPROCESS *)0)->ImageFileName),
+	       "process name size");
 
 void ki_trace_thread(const KTHREAD *t)
 {
@@ -28,9 +25,11 @@ void ki_trace_thread(const KTHREAD *t)
 
 	if (!trace_enabled(PERF_KPROF_THREAD))
 		return;
-	r.ProcessId = t->Process ? t->Process->ProcessId : 0;
-	copy_name(r.ThreadName, t->Name, sizeof(r.ThreadName));
-	copy_name(r.ProcessName, t->Process ? t->Process->ImageFileName : "", sizeof(r.ProcessName));
+	memcpy(r.ThreadName, t->Name, sizeof(r.ThreadName));
+	if (t->Process) {
+		r.ProcessId = t->Process->ProcessId;
+		memcpy(r.ProcessName, t->Process->ImageFileName, sizeof(r.ProcessName));
+	}
 	trace_log(PERF_KPROF_THREAD, KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, &r, sizeof(r));
 }
 

@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
 FUZZ_LOG     := tests/golden/tracetest-2cpu.log
-FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/log.c tools/kprof/records.c tools/kprof/fields.c \
+FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/log.c tools/kprof/alloc.c tools/kprof/records.c tools/kprof/fields.c \
 		tools/kprof/summary.c tools/kprof/decode.c kernel/lib/crc32.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude

@@ -32,15 +32,16 @@ def load(kprof, log, strict=True):
     return recs, text, out.returncode == 0, out.stderr.decode(errors="replace")
 
 
-def main(doc, name, check, flags=()):
-    """`NAME KPROF LOG [--quiet] [flags]`: run check(kprof, log, quiet, *flags
-    present), print the problems, exit 1 if there are any."""
+def main(doc, name, check, flags=(), nargs=2):
+    """`NAME KPROF LOG [more] [--quiet] [flags]`: run check(kprof, log,
+    [more,] *flags present, quiet=...) with nargs positional arguments,
+    print the problems, exit 1 if there are any."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
+    if len(args) != nargs:
         print(doc)
         return 2
     extra = [f in sys.argv for f in flags]
-    problems = check(args[0], args[1], *extra, quiet="--quiet" in sys.argv)
+    problems = check(*args, *extra, quiet="--quiet" in sys.argv)
     for p in problems[:20]:
         print("%s: %s" % (name, p))
     if len(problems) > 20:

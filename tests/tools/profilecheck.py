@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import load  # noqa: E402
+from checklib import load, main as checker_main  # noqa: E402
 
 MIN_SAMPLES = 10000
 MAX_ERROR_PCT = 5.0
@@ -178,16 +178,5 @@ def check(kprof, log, kernel, quiet=False):
     return problems
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 3:
-        print(__doc__)
-        return 2
-    problems = check(args[0], args[1], args[2], quiet="--quiet" in sys.argv)
-    for p in problems[:20]:
-        print("profilecheck: %s" % p)
-    return 1 if problems else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checker_main(__doc__, "profilecheck", check, nargs=3))

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/kprof/alloc.h"
+
 #include "kernel/crc32.h"
 
 #define KP_MAX_CPUS 4096 /* frames naming a higher CPU are treated as damaged */
@@ -33,26 +35,10 @@ const char *kp_issue_kind_name(enum kp_issue_kind kind)
 	return kind < KP_ISSUE_KINDS ? kind_names[kind] : "?";
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return p;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(p, n * elem);
-	if (!q) {
-		fprintf(stderr, "kprof: out of memory\n");
-		exit(3);
-	}
-	*cap = n;
-	return q;
-}
-
 void kp_issue_add(struct kp_log *log, enum kp_issue_kind kind, uint64_t offset, uint32_t cpu, uint32_t first,
 		  uint32_t last, const char *fmt, ...)
 {
-	log->issues = grow(log->issues, &log->issues_cap, log->nissues + 1, sizeof(*log->issues));
+	log->issues = kp_grow(log->issues, &log->issues_cap, log->nissues + 1, sizeof(*log->issues));
 	struct kp_issue *is = &log->issues[log->nissues++];
 	*is = (struct kp_issue){ .kind = kind, .offset = offset, .cpu = cpu, .seq_first = first, .seq_last = last };
 	va_list ap;
@@ -140,7 +126,7 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 		if (h->length < sizeof(struct kprof_buffer_header) || h->cpu == KPROF_FRAME_CPU_NONE)
 			goto short_payload;
 		struct kp_cpu *c = cpu_slot(log, h->cpu);
-		c->buffers = grow(c->buffers, &c->cap, c->nbuffers + 1, sizeof(*c->buffers));
+		c->buffers = kp_grow(c->buffers, &c->cap, c->nbuffers + 1, sizeof(*c->buffers));
 		struct kp_buffer *b = &c->buffers[c->nbuffers++];
 		b->cpu = h->cpu;
 		b->frame_seq = h->seq;

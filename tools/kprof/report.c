@@ -193,9 +193,9 @@ static void summary_headlines(FILE *f, struct kp_log *log, const struct kp_symbo
 static void write_summary(FILE *f, struct kp_log *log, const struct kp_symbols *syms)
 {
 	size_t n = log->ncpus ? log->ncpus : 1;
-	uint64_t *per_cpu = kp_rp_xcalloc(n, sizeof(*per_cpu));
-	struct span *sp = kp_rp_xcalloc(n, sizeof(*sp));
-	struct sched s = { .cpus = kp_rp_xcalloc(n, sizeof(*s.cpus)), .spans = sp };
+	uint64_t *per_cpu = kp_xcalloc(n, sizeof(*per_cpu));
+	struct span *sp = kp_xcalloc(n, sizeof(*sp));
+	struct sched s = { .cpus = kp_xcalloc(n, sizeof(*s.cpus)), .spans = sp };
 	struct kp_totals t;
 
 	kp_totals(log, &t, per_cpu);
@@ -230,9 +230,9 @@ static void write_summary(FILE *f, struct kp_log *log, const struct kp_symbols *
 static void write_report(FILE *f, struct kp_log *log, const struct kp_symbols *syms, const struct kp_options *o)
 {
 	size_t n = log->ncpus ? log->ncpus : 1;
-	uint64_t *per_cpu = kp_rp_xcalloc(n, sizeof(*per_cpu));
-	struct span *sp = kp_rp_xcalloc(n, sizeof(*sp));
-	struct sched s = { .cpus = kp_rp_xcalloc(n, sizeof(*s.cpus)), .spans = sp };
+	uint64_t *per_cpu = kp_xcalloc(n, sizeof(*per_cpu));
+	struct span *sp = kp_xcalloc(n, sizeof(*sp));
+	struct sched s = { .cpus = kp_xcalloc(n, sizeof(*s.cpus)), .spans = sp };
 	struct kp_totals t;
 
 	kp_totals(log, &t, per_cpu); /* walks every record: any malformed one is an issue now */

@@ -42,7 +42,7 @@ static void push_sample(struct samples *s, const struct sample *x)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 1024;
-		s->v = kp_rp_xrealloc(s->v, s->cap, sizeof(*s->v));
+		s->v = kp_xrealloc(s->v, s->cap, sizeof(*s->v));
 	}
 	s->v[s->n++] = *x;
 }
@@ -199,7 +199,7 @@ static void hot_table(FILE *f, const struct kp_symbols *syms, const struct row *
 
 static void hot_group(FILE *f, struct kp_log *log, const struct kp_symbols *syms, const struct sample *v, size_t n)
 {
-	struct row *rows = kp_rp_xcalloc(n, sizeof(*rows)), outside;
+	struct row *rows = kp_xcalloc(n, sizeof(*rows)), outside;
 	bool weighted = v[0].group == 0;
 	uint64_t weight = 0;
 	char sbuf[32];
@@ -357,7 +357,7 @@ static void report_object(FILE *f, const struct kp_symbols *syms, const struct k
 {
 	KPROF_PROFILE_OBJECT po;
 	size_t nb = (r->payload_size - sizeof(po)) / 4, nr;
-	struct row *rows = kp_rp_xcalloc(nb, sizeof(*rows)), outside;
+	struct row *rows = kp_xcalloc(nb, sizeof(*rows)), outside;
 	uint64_t sum;
 
 	memcpy(&po, r->payload, sizeof(po));
@@ -411,7 +411,7 @@ void kp_rp_hot_summary(FILE *f, struct kp_log *log, const struct kp_symbols *sym
 		char sbuf[32];
 		while (j < s.n && s.v[j].group == s.v[i].group)
 			j++;
-		struct row *rows = kp_rp_xcalloc(j - i, sizeof(*rows)), outside;
+		struct row *rows = kp_xcalloc(j - i, sizeof(*rows)), outside;
 		size_t nr = make_rows(s.v + i, j - i, -1, rows, &outside);
 		fprintf(f, "\nhottest functions (%s, %zu samples):\n",
 			s.v[i].group ? kp_rp_source_name(s.v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime", j - i);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/kprof/alloc.h"
 #include "tools/kprof/log.h"
 #include "tools/kprof/symbols.h"
 
@@ -64,8 +65,6 @@ struct sched {
 };
 
 /* report_util.c */
-void *kp_rp_xrealloc(void *p, size_t n, size_t size);
-void *kp_rp_xcalloc(size_t n, size_t size);
 const char *kp_rp_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
 const char *kp_rp_pct(uint64_t part, uint64_t whole, char *buf, size_t size);
 void kp_rp_wrapped(FILE *f, const char *label, int indent, const char *text);

@@ -126,7 +126,7 @@ static void collect(struct kp_log *log, struct sl_state *s)
 	kp_merge_init(&m, log);
 	while (kp_merge_next(&m, &r)) {
 		if (r.h.HookId == KPROF_LOG_TYPE_SPINLOCK_CONFIG && r.payload_size >= sizeof(KPROF_SPINLOCK_CONFIG)) {
-			s->configs = kp_rl_grow(s->configs, &s->configs_cap, s->nconfigs + 1, sizeof(*s->configs));
+			s->configs = kp_grow(s->configs, &s->configs_cap, s->nconfigs + 1, sizeof(*s->configs));
 			memcpy(&s->configs[s->nconfigs++], r.payload, sizeof(KPROF_SPINLOCK_CONFIG));
 			continue;
 		}
@@ -134,7 +134,7 @@ static void collect(struct kp_log *log, struct sl_state *s)
 			continue;
 		WMI_SPINLOCK w;
 		memcpy(&w, r.payload, sizeof(w));
-		s->recs = kp_rl_grow(s->recs, &s->cap, s->n + 1, sizeof(*s->recs));
+		s->recs = kp_grow(s->recs, &s->cap, s->n + 1, sizeof(*s->recs));
 		unsigned mode = w.Flags & SPINLOCK_ACQUIRE_MODE_MASK;
 		s->recs[s->n++] = (struct sl_rec){
 			.lock = w.SpinLockAddress,

@@ -33,23 +33,6 @@
 
 #include "tools/kprof/report_shared.h"
 
-/* Room for need elements of elem bytes in p (capacity *cap, doubled). */
-void *kp_rl_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap * 2 : 256;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(p, c * elem);
-	if (!q) {
-		perror("kprof: report");
-		exit(3);
-	}
-	*cap = c;
-	return q;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -368,7 +351,7 @@ void kp_report_resources(FILE *f, struct kp_log *log, const struct kp_symbols *s
 	while (kp_merge_next(&m, &r)) {
 		if (r.h.HookId != PERFINFO_LOG_TYPE_RESOURCE || r.payload_size < sizeof(WMI_RESOURCE))
 			continue;
-		recs = kp_rl_grow(recs, &cap, n + 1, sizeof(*recs));
+		recs = kp_grow(recs, &cap, n + 1, sizeof(*recs));
 		memcpy(&recs[n], r.payload, sizeof(*recs));
 		struct rs_totals *t = &totals[action_index(recs[n].Action)];
 		t->records++;

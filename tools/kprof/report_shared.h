@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/kprof/alloc.h"
 #include "tools/kprof/log.h"
 #include "tools/kprof/symbols.h"
 
@@ -21,7 +22,6 @@ struct kp_rl_stats {
 struct kp_rl_vw {
 	uint64_t v, w;                /* a value and its weight                     */
 };
-void *kp_rl_grow(void *p, size_t *cap, size_t need, size_t elem);
 void kp_rl_stats(uint64_t *v, size_t n, struct kp_rl_stats *s);
 void kp_rl_weighted_stats(struct kp_rl_vw *a, size_t n, struct kp_rl_stats *s);
 void kp_rl_stats_header(FILE *f, const char *indent);

@@ -32,7 +32,7 @@ static void rehash(struct threads *t)
 {
 	free(t->slots);
 	t->nslots = t->nslots ? t->nslots * 2 : 256;
-	t->slots = kp_rp_xcalloc(t->nslots, sizeof(*t->slots));
+	t->slots = kp_xcalloc(t->nslots, sizeof(*t->slots));
 	for (size_t i = 0; i < t->n; i++)
 		t->slots[slot_of(t, t->v[i].id)] = i + 1;
 }
@@ -46,7 +46,7 @@ static struct thread *thread_get(struct threads *t, uint32_t id)
 		return &t->v[t->slots[s] - 1];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
-		t->v = kp_rp_xrealloc(t->v, t->cap, sizeof(*t->v));
+		t->v = kp_xrealloc(t->v, t->cap, sizeof(*t->v));
 	}
 	t->v[t->n] = (struct thread){ .id = id };
 	t->slots[s] = ++t->n;

@@ -26,22 +26,6 @@ void kp_report_section(FILE *f, const char *title)
 	fputs("\n\n", f);
 }
 
-/* Allocation that cannot fail quietly: out of memory ends the tool. */
-void *kp_rp_xrealloc(void *p, size_t n, size_t size)
-{
-	p = realloc(p, (n ? n : 1) * size);
-	if (!p) {
-		perror("kprof");
-		exit(3);
-	}
-	return p;
-}
-
-void *kp_rp_xcalloc(size_t n, size_t size)
-{
-	return memset(kp_rp_xrealloc(NULL, n, size), 0, (n ? n : 1) * size);
-}
-
 /* value * scale / hz with three decimals, e.g. "12.345"; "?" without a
  * TSC rate. */
 static const char *scaled(const struct kp_log *log, uint64_t cycles, uint64_t scale, char *buf, size_t size)

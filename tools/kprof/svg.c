@@ -162,26 +162,6 @@ int kp_picture_close(FILE *f, const char *path)
 	return 0;
 }
 
-void *kp_xrealloc(void *p, size_t n, size_t size)
-{
-	void *q = NULL;
-	if (!n || !size)
-		return p;
-	if (n <= SIZE_MAX / size)
-		q = realloc(p, n * size);
-	if (!q) {
-		fprintf(stderr, "kprof: out of memory\n");
-		exit(3);
-	}
-	return q;
-}
-
-char *kp_xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(kp_xrealloc(NULL, n, 1), s, n);
-}
-
 void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/kprof/alloc.h"
 #include "tools/kprof/output.h"
 
 /* ---------------------------------------------------------------- text */
@@ -49,9 +50,6 @@ FILE *kp_picture_create(const char *path);
 /* Close it; 0, or 3 with a message when anything could not be written. */
 int kp_picture_close(FILE *f, const char *path);
 
-/* Exit (status 3) with a message when memory runs out. */
-void *kp_xrealloc(void *p, size_t n, size_t size);
-char *kp_xstrdup(const char *s);
 /* qsort that takes an empty array as NULL (qsort itself may not). */
 void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
