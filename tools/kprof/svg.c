@@ -148,6 +148,19 @@ FILE *kp_picture_create(const char *path)
 	return f;
 }
 
+bool kp_picture_symbols(const char *kernel, struct kp_symbols **syms)
+{
+	char err[512] = "";
+
+	*syms = NULL;
+	if (!kernel)
+		return true;
+	*syms = kp_symbols_open(kernel, err, sizeof(err));
+	if (!*syms)
+		fprintf(stderr, "kprof: %s\n", err[0] ? err : kernel);
+	return *syms != NULL;
+}
+
 int kp_picture_close(FILE *f, const char *path)
 {
 	int err = 0;

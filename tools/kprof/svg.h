@@ -16,6 +16,7 @@
 
 #include "tools/kprof/alloc.h"
 #include "tools/kprof/output.h"
+#include "tools/kprof/symbols.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -49,6 +50,9 @@ const char *kp_colour_hex(struct kp_rgb c, char *buf);
 FILE *kp_picture_create(const char *path);
 /* Close it; 0, or 3 with a message when anything could not be written. */
 int kp_picture_close(FILE *f, const char *path);
+/* The symbols of --kernel ELF into *syms (NULL when no kernel is given);
+ * false, with a message, when the file cannot be read. */
+bool kp_picture_symbols(const char *kernel, struct kp_symbols **syms);
 
 /* qsort that takes an empty array as NULL (qsort itself may not). */
 void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));

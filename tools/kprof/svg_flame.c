@@ -328,7 +328,6 @@ static void flame_free(struct flame *fl)
 int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o)
 {
 	struct flame fl = { 0 };
-	char err[512] = "";
 
 	if (!o->kernel) {
 		fprintf(stderr, "kprof: flamegraph needs --kernel ELF (the kernel that recorded the log, for "
@@ -340,11 +339,9 @@ int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o)
 				"trace=pmc)\n", o->input);
 		return 3;
 	}
-	struct kp_symbols *syms = kp_symbols_open(o->kernel, err, sizeof(err));
-	if (!syms) {
-		fprintf(stderr, "kprof: %s\n", err[0] ? err : o->kernel);
+	struct kp_symbols *syms;
+	if (!kp_picture_symbols(o->kernel, &syms))
 		return 3;
-	}
 	fl.syms = syms;
 	add_node(&fl, "all");
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)

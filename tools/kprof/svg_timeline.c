@@ -464,8 +464,7 @@ static bool has_cswitch(const struct kp_sched *s)
 int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 {
 	struct kp_sched s;
-	struct kp_symbols *syms = NULL;
-	char err[512] = "";
+	struct kp_symbols *syms;
 	int rc = 3;
 
 	if (!kp_sched_read(log, o->input, &s))
@@ -475,8 +474,7 @@ int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 		kp_sched_free(&s);
 		return 3;
 	}
-	if (o->kernel && !(syms = kp_symbols_open(o->kernel, err, sizeof(err)))) {
-		fprintf(stderr, "kprof: %s\n", err[0] ? err : o->kernel);
+	if (!kp_picture_symbols(o->kernel, &syms)) {
 		kp_sched_free(&s);
 		return 3;
 	}
