@@ -48,16 +48,20 @@ static void print_cmdline_error(void *ctx, const char *msg)
 	kprintf("%s\n", msg);
 }
 
+/* A rejected command line ends the run before anything runs. */
+__attribute__((noreturn)) static void reject_command_line(unsigned errors)
+{
+	kprintf("cmdline: %u error%s; nothing was run (README.md lists every key)\n", errors, errors == 1 ? "" : "s");
+	kprof_run_end(KPROF_EXIT_CONFIG);
+}
+
 static void parse_command_line(const struct bootinfo *bi)
 {
 	kprintf("cmdline: \"%s\" (%s)\n", bi->cmdline, cmdline_source_name(bi->cmdline_source));
 	config_defaults(&kconfig);
 	int errors = cmdline_parse(bi->cmdline, &kconfig, print_cmdline_error, NULL);
-	if (errors) {
-		kprintf("cmdline: %d error%s; nothing was run (README.md lists every key)\n", errors,
-			errors == 1 ? "" : "s");
-		kprof_run_end(KPROF_EXIT_CONFIG);
-	}
+	if (errors)
+		reject_command_line((unsigned)errors);
 }
 
 /* The spin-lock sampling keys go through NtSetSystemInformation, which
@@ -81,8 +85,7 @@ static void apply_spinlock_keys(void)
 		kconfig.spin_threshold, kconfig.acquire_sample_rate, kconfig.contention_sample_rate, kconfig.hold_threshold,
 		nt_status_name(st), (unsigned)st, SPINLOCK_MIN_SPIN_THRESHOLD, SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE,
 		SPINLOCK_MIN_CONTENTION_SAMPLE_RATE, SPINLOCK_MIN_HOLD_THRESHOLD);
-	kprintf("cmdline: 1 error; nothing was run (README.md lists every key)\n");
-	kprof_run_end(KPROF_EXIT_CONFIG);
+	reject_command_line(1);
 }
 
 /* The profile keys go through NtSetIntervalProfile, which checks them
@@ -120,10 +123,8 @@ static void apply_profile_keys(void)
 			errors++;
 		}
 	}
-	if (!errors)
-		return;
-	kprintf("cmdline: %u error%s; nothing was run (README.md lists every key)\n", errors, errors == 1 ? "" : "s");
-	kprof_run_end(KPROF_EXIT_CONFIG);
+	if (errors)
+		reject_command_line(errors);
 }
 
 void kernel_main(const struct bootinfo *bi)
