@@ -26,7 +26,7 @@ PYTHON   ?= /usr/bin/python3
 
 KPROF_VERSION := 0.1.0
 
-# Quiet build lines ("CC kernel/main.c"); V=1 shows the full commands.
+# Quiet build lines ("CC kernel/init/main.c"); V=1 shows the full commands.
 ifeq ($(V),1)
 Q :=
 quiet = @true
@@ -53,7 +53,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 
-KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*.c kernel/acpi/*.c kernel/trace/*.c kernel/sched/*.c kernel/locks/*.c kernel/ex/*.c kernel/profile/*.c kernel/lib/*.c)
+KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*/*.c)
 # trampoline.asm is a flat binary (the AP start-up page), embedded as data.
 KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gen-ksyms.sh KERNEL.elf > ksyms.S
 #
-# Emits the kernel symbol table (kernel/ksyms.c describes the layout) for the
+# Emits the kernel symbol table (kernel/debug/ksyms.c describes the layout) for the
 # text symbols of KERNEL.elf.  With no argument, or "-" for an empty table
 # (used for the first link), emits a table with no entries.
 set -eu

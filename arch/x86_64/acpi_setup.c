@@ -8,10 +8,10 @@
 #include <arch/mmu.h>
 
 #include "arch/x86_64/platform_x86.h"
-#include "kernel/console.h"
-#include "kernel/kva.h"
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/console/console.h"
+#include "kernel/mm/kva.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 struct x86_platform x86;
 

@@ -12,9 +12,9 @@
 
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/muldiv.h"
-#include "kernel/prcb.h"
-#include "kernel/time.h"
+#include "kernel/lib/muldiv.h"
+#include "kernel/ke/prcb.h"
+#include "kernel/ke/time.h"
 
 #define MSR_TSC_DEADLINE 0x6E0u
 #define TIMER_DIVIDE_1   0xB

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/gdt.h"
-#include "kernel/kva.h"
+#include "kernel/mm/kva.h"
 
 struct x86_cpu {
 	struct cpu_descriptors desc;   /* this CPU's GDT and TSS           */

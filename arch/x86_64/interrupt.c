@@ -17,10 +17,10 @@
 
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/console.h"
-#include "kernel/irql.h"
-#include "kernel/panic.h"
-#include "kernel/prcb.h"
+#include "kernel/console/console.h"
+#include "kernel/ke/irql.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/prcb.h"
 
 static const uint8_t purpose_vector[ARCH_INT_COUNT] = {
 	[ARCH_INT_DPC] = VECTOR_DPC,

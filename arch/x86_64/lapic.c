@@ -15,8 +15,8 @@
 #include <arch/mmu.h>
 
 #include "arch/x86_64/x86.h"
-#include "kernel/kva.h"
-#include "kernel/printf.h"
+#include "kernel/mm/kva.h"
+#include "kernel/lib/printf.h"
 
 #define MSR_APIC_BASE     0x1Bu
 #define APIC_BASE_ENABLE  (1ULL << 11)

@@ -10,8 +10,8 @@
  */
 #include "arch/x86_64/madt.h"
 
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 
 enum {

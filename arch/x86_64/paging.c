@@ -13,7 +13,7 @@
  * PCD|PWT strong uncacheable (device registers); every CPU must load the
  * same PAT (arch_mmu_init_cpu()).
  *
- * Locking: arch_map_pages() is called at boot and from kernel/kva.c under
+ * Locking: arch_map_pages() is called at boot and from kernel/mm/kva.c under
  * its lock; page-table pages are never freed.
  */
 #include <arch/mmu.h>
@@ -22,9 +22,9 @@
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/x86.h"
 #include "boot/bootinfo.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
-#include "kernel/pmm.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/mm/pmm.h"
 
 #define PTE_P    (1ULL << 0)
 #define PTE_W    (1ULL << 1)

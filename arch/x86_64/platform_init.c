@@ -2,7 +2,7 @@
  * platform_init.c - from "the kernel runs" to "the machine is known":
  * ACPI tables, the firmware's serial console, the local APIC on the boot
  * CPU, interrupt vectors, and the clocks.  Other CPUs start later, from
- * generic code (kernel/smp.c), once the clock exists.
+ * generic code (kernel/ke/smp.c), once the clock exists.
  */
 #include <arch/platform.h>
 
@@ -11,7 +11,7 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/serial_setup.h"
 #include "arch/x86_64/trap.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 
 void arch_platform_init(const struct bootinfo *bi)
 {

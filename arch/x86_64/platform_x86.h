@@ -9,7 +9,7 @@
 
 #include "arch/x86_64/madt.h"
 #include "kernel/acpi/acpi.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 
 struct x86_platform {
 	struct acpi_tables acpi;          /* every valid ACPI table        */

@@ -33,9 +33,9 @@
 
 #include "arch/x86_64/pmu_hw.h"
 #include "include/kprof/wmi.h"
-#include "kernel/config.h"
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/init/config.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 struct pmu_slot {
 	uint32_t source;   /* KPROFILE_SOURCE counted                    */

@@ -30,8 +30,8 @@
  */
 #include "arch/x86_64/pmu_hw.h"
 #include "include/kprof/wmi.h"
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 #define MSR_K7_EVNTSEL0              0xC0010000u
 #define MSR_K7_PERFCTR0              0xC0010004u

@@ -35,8 +35,8 @@
  */
 #include "arch/x86_64/pmu_hw.h"
 #include "include/kprof/wmi.h"
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 #define MSR_IA32_PMC0                 0x0C1u
 #define MSR_IA32_PERFEVTSEL0          0x186u

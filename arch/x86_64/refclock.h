@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 
 /* HPET main counter at MMIO `base` (from the ACPI HPET table): map it,
  * start it, and describe it as a refclock.  NULL if it does not count. */

@@ -15,9 +15,9 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/serial_setup.h"
 #include "arch/x86_64/uart16550.h"
-#include "kernel/kva.h"
-#include "kernel/console.h"
-#include "kernel/printf.h"
+#include "kernel/mm/kva.h"
+#include "kernel/console/console.h"
+#include "kernel/lib/printf.h"
 
 static struct uart16550 serial_uart;
 static bool serial_ok;

@@ -25,14 +25,14 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/trampoline.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/console.h"
-#include "kernel/heap.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
-#include "kernel/pmm.h"
-#include "kernel/prcb.h"
-#include "kernel/smp.h"
-#include "kernel/time.h"
+#include "kernel/console/console.h"
+#include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/mm/pmm.h"
+#include "kernel/ke/prcb.h"
+#include "kernel/ke/smp.h"
+#include "kernel/ke/time.h"
 
 #define AP_STACK_SIZE (32 * 1024)
 #define SIPI_RETRY_US 200

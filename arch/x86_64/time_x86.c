@@ -15,11 +15,11 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/refclock.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/panic.h"
-#include "kernel/prcb.h"
-#include "kernel/time.h"
+#include "kernel/init/config.h"
+#include "kernel/console/console.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/prcb.h"
+#include "kernel/ke/time.h"
 
 #define CALIBRATE_US 50000   /* boot CPU: the rate itself             */
 #define CHECK_US     100000  /* boot CPU: the error check             */

@@ -15,9 +15,9 @@
 #include <arch/trapframe.h>
 
 #include "arch/x86_64/x86.h"
-#include "kernel/console.h"
-#include "kernel/panic.h"
-#include "kernel/prcb.h"
+#include "kernel/console/console.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/prcb.h"
 
 static trap_handler_t trap_handlers[256];
 

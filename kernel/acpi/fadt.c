@@ -8,8 +8,8 @@
  */
 #include "kernel/acpi/acpi.h"
 
-#include "kernel/libk.h"
-#include "kernel/printf.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 
 enum {

@@ -9,9 +9,9 @@
  */
 #include "kernel/ex/resource_internal.h"
 
-#include "kernel/heap.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
+#include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
 
 static LIST_ENTRY ExpSystemResourcesList = { &ExpSystemResourcesList, &ExpSystemResourcesList };

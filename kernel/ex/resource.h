@@ -93,9 +93,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/list.h"
+#include "kernel/lib/list.h"
 #include "kernel/locks/spinlock.h"
-#include "kernel/ntstatus.h"
+#include "kernel/ke/ntstatus.h"
 #include "kernel/sched/ketypes.h"
 
 /* One owner (OwnerThread, OwnerCount as NT's OWNER_ENTRY), and kprof's

@@ -13,7 +13,7 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/panic.h"
+#include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
 
 enum exp_shared_kind {

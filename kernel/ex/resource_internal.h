@@ -9,7 +9,7 @@
 #define KPROF_KERNEL_EX_RESOURCE_INTERNAL_H
 
 #include "kernel/ex/resource.h"
-#include "kernel/irql.h"
+#include "kernel/ke/irql.h"
 #include "include/kprof/wmi.h"
 
 static inline void exp_lock(ERESOURCE *r, KLOCK_QUEUE_HANDLE *h)

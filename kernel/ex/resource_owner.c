@@ -13,9 +13,9 @@
  */
 #include "kernel/ex/resource_internal.h"
 
-#include "kernel/heap.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
+#include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
 
 #define OWNER_TABLE_FIRST_SIZE 4
 

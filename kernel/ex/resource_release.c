@@ -19,7 +19,7 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/panic.h"
+#include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
 
 void exp_grant_shared(ERESOURCE *r)

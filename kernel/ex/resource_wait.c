@@ -26,10 +26,10 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/config.h"
-#include "kernel/panic.h"
+#include "kernel/init/config.h"
+#include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 
 void exp_register_waiter(ERESOURCE *r, struct exp_wait *w, uint64_t timeout_us)
 {

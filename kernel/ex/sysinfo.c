@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "kernel/libk.h"
+#include "kernel/lib/libk.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/trace/trace.h"
 

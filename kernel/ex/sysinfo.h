@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "kernel/ntstatus.h"
+#include "kernel/ke/ntstatus.h"
 
 #define SystemPerformanceTraceInformation 0x1F
 #define EventTraceSpinlockInformation 5

@@ -2,7 +2,7 @@
  * crc32.c - table-driven CRC-32 (slicing by 1 byte; 1 KiB table built on
  * first use).  Frames are checked once each, so simplicity wins over speed.
  */
-#include "kernel/crc32.h"
+#include "kernel/lib/crc32.h"
 
 static uint32_t crc_table[256];
 static int crc_ready;

@@ -4,7 +4,7 @@
  * The product is formed in 128 bits; the division is a 128-by-64 long
  * division in plain C, so the kernel needs no libgcc helper.
  */
-#include "kernel/muldiv.h"
+#include "kernel/lib/muldiv.h"
 
 uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
 {

@@ -4,7 +4,7 @@
  * Expected linear time; the pivot is the median of three so sorted and
  * constant inputs, common in timing samples, stay linear.
  */
-#include "kernel/stats.h"
+#include "kernel/lib/stats.h"
 
 static void swap(uint64_t *a, uint64_t *b)
 {

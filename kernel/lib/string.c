@@ -5,7 +5,7 @@
  * memset and memcmp for structure copies, which these provide.  The copies
  * use "rep movsb"-friendly simple loops: the kernel copies little.
  */
-#include "kernel/libk.h"
+#include "kernel/lib/libk.h"
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
 #include <arch/cpu.h>
 #include <arch/local.h>
 
-#include "kernel/ntstatus.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/ntstatus.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 

@@ -17,7 +17,7 @@
 #include <arch/local.h>
 
 #include "kernel/locks/lockstat.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 
 #define CPU_ORDER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 

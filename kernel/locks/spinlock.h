@@ -26,9 +26,9 @@
 #include <arch/cpu.h>
 #include <arch/percpu.h>
 
-#include "kernel/irql.h"
+#include "kernel/ke/irql.h"
 #include "kernel/locks/lockstat.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 
 typedef volatile uintptr_t KSPIN_LOCK;
 typedef volatile int32_t EX_SPIN_LOCK;

@@ -33,13 +33,13 @@
  */
 #include "kernel/profile/profile.h"
 
-#include "kernel/broadcast.h"
-#include "kernel/heap.h"
-#include "kernel/irql.h"
-#include "kernel/panic.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/broadcast.h"
+#include "kernel/mm/heap.h"
+#include "kernel/ke/irql.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/profile/source.h"
-#include "kernel/rawlock.h"
+#include "kernel/ke/rawlock.h"
 #include "kernel/sched/sched.h"
 
 _Static_assert(sizeof(KPROFILE) <= INT16_MAX, "KPROFILE.Size is 16 bits");

@@ -29,9 +29,9 @@
 
 #include <arch/trapframe.h>
 
-#include "kernel/affinity.h"
-#include "kernel/list.h"
-#include "kernel/ntstatus.h"
+#include "kernel/ke/affinity.h"
+#include "kernel/lib/list.h"
+#include "kernel/ke/ntstatus.h"
 #include "kernel/sched/ketypes.h"
 
 /* KOBJECTS values of the two kinds (seed 002). */

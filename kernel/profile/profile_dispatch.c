@@ -31,9 +31,9 @@
  */
 #include "kernel/profile/profile.h"
 
-#include "kernel/irql.h"
-#include "kernel/panic.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/irql.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 
 /* Profile interrupts per CPU, each on a cache line of its own. */

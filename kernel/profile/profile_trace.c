@@ -21,10 +21,10 @@
 #include <arch/cpu.h>
 #include <arch/stackwalk.h>
 
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/ntstatus.h"
-#include "kernel/prcb.h"
+#include "kernel/init/config.h"
+#include "kernel/console/console.h"
+#include "kernel/ke/ntstatus.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/profile/profile.h"
 #include "kernel/profile/profile_timer.h"
 #include "kernel/profile/source.h"

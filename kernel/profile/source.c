@@ -24,17 +24,17 @@
 #include <arch/pmu.h>
 #include <arch/timer.h>
 
-#include "kernel/broadcast.h"
-#include "kernel/clock.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/irql.h"
-#include "kernel/prcb.h"
-#include "kernel/printf.h"
+#include "kernel/ke/broadcast.h"
+#include "kernel/ke/clock.h"
+#include "kernel/init/config.h"
+#include "kernel/console/console.h"
+#include "kernel/ke/irql.h"
+#include "kernel/ke/prcb.h"
+#include "kernel/lib/printf.h"
 #include "kernel/profile/profile.h"
 #include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 #include "kprof/wmi.h"
 
 static uint16_t Uses[KPROF_MAX_CPUS][ProfileMaximum];

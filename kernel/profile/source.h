@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/affinity.h"
-#include "kernel/ntstatus.h"
+#include "kernel/ke/affinity.h"
+#include "kernel/ke/ntstatus.h"
 
 /* ProfileTime interval in 100 ns units (as NtSetIntervalProfile). */
 #define PROFILE_TIME_MIN_INTERVAL     1221u     /* 122.1 us, Windows' minimum */

@@ -29,7 +29,7 @@
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 
-#include "kernel/panic.h"
+#include "kernel/debug/panic.h"
 
 raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
 

@@ -18,7 +18,7 @@
 #ifndef KPROF_KERNEL_SCHED_DISPATCHER_LOCK_H
 #define KPROF_KERNEL_SCHED_DISPATCHER_LOCK_H
 
-#include "kernel/rawlock.h"
+#include "kernel/ke/rawlock.h"
 
 extern raw_lock_t KiDispatcherLock;
 

@@ -7,7 +7,7 @@
 #ifndef KPROF_KERNEL_SCHED_KI_H
 #define KPROF_KERNEL_SCHED_KI_H
 
-#include "kernel/irql.h"
+#include "kernel/ke/irql.h"
 #include "kernel/sched/dispatcher_lock.h"
 #include "kernel/sched/sched.h"
 

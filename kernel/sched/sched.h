@@ -16,7 +16,7 @@
 
 #include <arch/trapframe.h>
 
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/ketypes.h"
 
 #define KE_WAIT_FOREVER UINT64_MAX /* time-out argument: no time-out */

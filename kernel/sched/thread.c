@@ -15,11 +15,11 @@
 #include <arch/context.h>
 #include <arch/cpu.h>
 
-#include "kernel/clock.h"
-#include "kernel/console.h"
-#include "kernel/heap.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
+#include "kernel/ke/clock.h"
+#include "kernel/console/console.h"
+#include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
 
 #define THREAD_STACK_SIZE (16 * 1024)
 #define QUANTUM_TICKS 2 /* a quantum: two clock ticks' worth of cycles */

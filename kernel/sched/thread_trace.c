@@ -10,7 +10,7 @@
  */
 #include "kernel/sched/ki.h"
 
-#include "kernel/libk.h"
+#include "kernel/lib/libk.h"
 #include "kernel/trace/trace.h"
 
 /* The names are copied whole: thread.c's name_copy() leaves them

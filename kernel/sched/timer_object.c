@@ -7,9 +7,9 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/clock.h"
-#include "kernel/dpc.h"
-#include "kernel/time.h"
+#include "kernel/ke/clock.h"
+#include "kernel/ke/dpc.h"
+#include "kernel/ke/time.h"
 
 static void timer_expired(KTIMER_ENTRY *entry, KTRAP_FRAME *tf, void *context)
 {

@@ -23,9 +23,9 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/clock.h"
-#include "kernel/panic.h"
-#include "kernel/time.h"
+#include "kernel/ke/clock.h"
+#include "kernel/debug/panic.h"
+#include "kernel/ke/time.h"
 
 bool ki_object_signaled(const DISPATCHER_HEADER *h, const KTHREAD *t)
 {

@@ -9,7 +9,7 @@
  */
 #include "kernel/sched/ki.h"
 
-#include "kernel/panic.h"
+#include "kernel/debug/panic.h"
 
 NTSTATUS ke_wait_for_multiple_objects(uint32_t count, void *const objects[], WAIT_TYPE type, uint8_t wait_reason,
 				      KPROCESSOR_MODE mode, uint64_t timeout_us, KWAIT_BLOCK *blocks)

@@ -3,7 +3,7 @@
  */
 #include "kernel/trace/frame.h"
 
-#include "kernel/crc32.h"
+#include "kernel/lib/crc32.h"
 
 void frame_header_build(struct kprof_frame_header *h, uint8_t type, uint16_t cpu, uint32_t seq, const void *part1,
 			uint32_t len1, const void *part2, uint32_t len2)

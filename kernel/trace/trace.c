@@ -31,17 +31,17 @@
 #include <arch/serial.h>
 
 #include "generated/version.h"
-#include "kernel/clock.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/dpc.h"
-#include "kernel/heap.h"
-#include "kernel/libk.h"
-#include "kernel/panic.h"
-#include "kernel/pmm.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/clock.h"
+#include "kernel/init/config.h"
+#include "kernel/console/console.h"
+#include "kernel/ke/dpc.h"
+#include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/mm/pmm.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 #include "kernel/trace/frame.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */

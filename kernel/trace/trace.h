@@ -19,7 +19,7 @@
 
 #include "include/kprof/exit_status.h"
 #include "include/kprof/wmi.h"
-#include "kernel/irql.h"
+#include "kernel/ke/irql.h"
 #include "kernel/trace/tracebuf.h"
 
 /* Groups being traced; all zero before trace_start() and after the end. */

@@ -9,8 +9,8 @@
  */
 #include "kernel/trace/trace.h"
 
-#include "kernel/libk.h"
-#include "kernel/prcb.h"
+#include "kernel/lib/libk.h"
+#include "kernel/ke/prcb.h"
 
 PERFINFO_GROUPMASK trace_groups;
 

@@ -8,8 +8,8 @@ BENCH_SCHED_ROUNDS ?= 3
 
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
-BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/irql.c \
-	kernel/dpc.c kernel/lib/rawlock.c tests/unit/shadow/shadow.c
+BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
+	kernel/ke/dpc.c kernel/ke/rawlock.c tests/unit/shadow/shadow.c
 
 $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
@@ -17,8 +17,8 @@ $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h incl
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS)
 
 BENCH_LOCKS_SRCS := tests/bench/bench_locks.c kernel/locks/spinlock.c kernel/locks/queuedlock.c \
-	kernel/locks/exspinlock.c kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/irql.c \
-	kernel/dpc.c kernel/lib/rawlock.c tests/unit/shadow/shadow.c
+	kernel/locks/exspinlock.c kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
+	kernel/ke/dpc.c kernel/ke/rawlock.c tests/unit/shadow/shadow.c
 
 $(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(wildcard kernel/locks/*.h kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)

@@ -30,7 +30,7 @@
 
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 

@@ -17,7 +17,7 @@
 #include <x86intrin.h>
 
 #include "include/kprof/wmi.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/trace/trace.h"
 
 #define RECORDS 100000

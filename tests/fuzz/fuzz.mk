@@ -24,7 +24,7 @@ FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/log.c tools/kprof/alloc.c 
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h include/kprof/*.h kernel/crc32.h) tests/fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h include/kprof/*.h kernel/lib/crc32.h) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	@printf '  %-7s %s\n' FUZZCC $@
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/affinity.h"
-#include "kernel/ntstatus.h"
+#include "kernel/ke/affinity.h"
+#include "kernel/ke/ntstatus.h"
 #include "kernel/profile/source.h"
 
 #define FAKE_PMC_MAX_INTERVAL 0x7fffffffu

@@ -1,5 +1,5 @@
 /*
- * test_cmdline.c - the command-line parser (kernel/cmdline.c) against a
+ * test_cmdline.c - the command-line parser (kernel/init/cmdline.c) against a
  * synthetic key table covering every key type, and the messages it gives.
  */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/init/cmdline.h"
 
 static const char *const colours[] = { "red", "green", "blue", NULL };
 

@@ -1,5 +1,5 @@
 /*
- * test_cmdline_keys.c - the kernel's real key table (kernel/cmdline_keys.c):
+ * test_cmdline_keys.c - the kernel's real key table (kernel/init/cmdline_keys.c):
  * defaults, every key accepting its documented values, and the messages
  * for the failures the README promises.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/init/cmdline.h"
 
 static char last[512];
 static void keep(void *ctx, const char *msg)

@@ -1,5 +1,5 @@
 /*
- * test_heap.c - kmalloc/kfree (kernel/heap.c) over the real page allocator
+ * test_heap.c - kmalloc/kfree (kernel/mm/heap.c) over the real page allocator
  * on 16 MiB of fake RAM.
  */
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 
 #include <arch/mmu.h>
 
-#include "kernel/heap.h"
-#include "kernel/pmm.h"
+#include "kernel/mm/heap.h"
+#include "kernel/mm/pmm.h"
 #include "shadow.h"
 
 #define MiB (1ULL << 20)

@@ -1,6 +1,6 @@
 /*
- * test_irql_dpc.c - IRQL rules (kernel/irql.c) and DPC queueing
- * (kernel/dpc.c).  Each host thread plays one CPU with its own KPRCB.
+ * test_irql_dpc.c - IRQL rules (kernel/ke/irql.c) and DPC queueing
+ * (kernel/ke/dpc.c).  Each host thread plays one CPU with its own KPRCB.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -13,10 +13,10 @@
 
 #include <arch/interrupt.h>
 
-#include "kernel/dpc.h"
-#include "kernel/bugcheck.h"
-#include "kernel/irql.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/dpc.h"
+#include "kernel/debug/bugcheck.h"
+#include "kernel/ke/irql.h"
+#include "kernel/ke/prcb.h"
 #include "shadow.h"
 
 #define NCPU 4

@@ -1,5 +1,5 @@
 /*
- * test_ksyms.c - symbol lookup (kernel/ksyms.c) on a synthetic table laid
+ * test_ksyms.c - symbol lookup (kernel/debug/ksyms.c) on a synthetic table laid
  * out as tools/gen-ksyms.sh emits it.
  */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/ksyms.h"
+#include "kernel/debug/ksyms.h"
 
 const uint64_t ksyms_num = 3;
 const uint64_t ksyms_addr[] = { 0x1000, 0x1040, 0x10a0 };

@@ -20,10 +20,10 @@
 #include <arch/cpu.h>
 
 #include "kernel/ex/sysinfo.h"
-#include "kernel/libk.h"
+#include "kernel/lib/libk.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 #include "shadow.h"

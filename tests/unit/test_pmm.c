@@ -1,5 +1,5 @@
 /*
- * test_pmm.c - the physical page allocator (kernel/pmm.c) on a fake memory
+ * test_pmm.c - the physical page allocator (kernel/mm/pmm.c) on a fake memory
  * map.  Only the bitmap is real memory (a host buffer behind phys_to_virt);
  * the pages themselves are never touched by the allocator.
  */
@@ -13,7 +13,7 @@
 
 #include <arch/mmu.h>
 
-#include "kernel/pmm.h"
+#include "kernel/mm/pmm.h"
 
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)

@@ -1,5 +1,5 @@
 /*
- * test_printf.c - kernel/printf.c against the host C library's snprintf.
+ * test_printf.c - kernel/lib/printf.c against the host C library's snprintf.
  *
  * Every case is formatted by both; output and return value must match.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/printf.h"
+#include "kernel/lib/printf.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #pragma GCC diagnostic ignored "-Wformat-zero-length"

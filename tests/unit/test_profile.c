@@ -34,9 +34,9 @@
 #include <arch/percpu.h>
 
 #include "fake_profile_source.h"
-#include "kernel/heap.h"
-#include "kernel/irql.h"
-#include "kernel/prcb.h"
+#include "kernel/mm/heap.h"
+#include "kernel/ke/irql.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/profile/profile.h"
 #include "kernel/sched/sched.h"
 #include "shadow.h"

@@ -52,11 +52,11 @@ static void test_capture_connect(enum arch_interrupt which, arch_isr_t isr)
 #include "kernel/profile/source.c"
 #undef arch_interrupt_connect
 
-#include "kernel/irql.h"
-#include "kernel/prcb.h"
+#include "kernel/ke/irql.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 #include "include/kprof/wmi.h"
 #include "pmu_model.h"
 #include "shadow.h"

@@ -1,5 +1,5 @@
 /*
- * test_psf.c - the console font parser (kernel/psf.c): the Debian font the
+ * test_psf.c - the console font parser (kernel/console/psf.c): the Debian font the
  * kernel embeds, and a synthetic PSF2 font with a Unicode table.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/psf.h"
+#include "kernel/console/psf.h"
 
 static unsigned char *read_file(const char *path, size_t *size)
 {

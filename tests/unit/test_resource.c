@@ -27,13 +27,13 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/bugcheck.h"
-#include "kernel/config.h"
+#include "kernel/debug/bugcheck.h"
+#include "kernel/init/config.h"
 #include "kernel/ex/resource.h"
-#include "kernel/libk.h"
-#include "kernel/prcb.h"
+#include "kernel/lib/libk.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/ki.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 #include "kernel/trace/trace.h"
 #include "shadow.h"
 #include "shadow_sync.h"

@@ -23,10 +23,10 @@
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 
-#include "kernel/dpc.h"
-#include "kernel/clock.h"
+#include "kernel/ke/dpc.h"
+#include "kernel/ke/clock.h"
 #include "kernel/sched/ki.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 #include "shadow.h"
 
 #define NCPU 4

@@ -1,5 +1,5 @@
 /*
- * test_smp.c - CPU bring-up bookkeeping (kernel/smp.c): which CPUs are
+ * test_smp.c - CPU bring-up bookkeeping (kernel/ke/smp.c): which CPUs are
  * started, numbering, what is reported for CPUs that are disabled, left
  * off by cpus=, beyond the supported number, or that never answer.
  * Started "CPUs" are host threads that run ki_processor_start().
@@ -17,9 +17,9 @@
 #include <arch/mmu.h>
 #include <arch/smp.h>
 
-#include "kernel/pmm.h"
-#include "kernel/smp.h"
-#include "kernel/time.h"
+#include "kernel/mm/pmm.h"
+#include "kernel/ke/smp.h"
+#include "kernel/ke/time.h"
 #include "shadow.h"
 
 #define MiB (1ULL << 20)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/stats.h"
+#include "kernel/lib/stats.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -1,6 +1,6 @@
 /*
- * test_timerq.c - the per-CPU timer queue (kernel/timerq.c) and clock
- * conversions (kernel/time.c, kernel/lib/muldiv.c) with fake clocks.
+ * test_timerq.c - the per-CPU timer queue (kernel/ke/timerq.c) and clock
+ * conversions (kernel/ke/time.c, kernel/lib/muldiv.c) with fake clocks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/muldiv.h"
-#include "kernel/time.h"
-#include "kernel/timerq.h"
+#include "kernel/lib/muldiv.h"
+#include "kernel/ke/time.h"
+#include "kernel/ke/timerq.h"
 
 static int fired[8];
 static int fire_order[8], fire_seq;

@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "kernel/crc32.h"
+#include "kernel/lib/crc32.h"
 #include "kernel/trace/frame.h"
 #include "kernel/trace/tracebuf.h"
 

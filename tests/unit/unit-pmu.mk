@@ -4,7 +4,7 @@
 # kernel.
 
 unit_pmu_SRCS := arch/x86_64/pmu.c arch/x86_64/pmu_intel.c arch/x86_64/pmu_amd.c tests/unit/pmu_model.c \
-	kernel/printf.c
+	kernel/lib/printf.c
 
 # arch/pmu.h has no shadow: the real arch headers are searched after
 # tests/unit/shadow, so every other <arch/...> header is still the shadow's.

@@ -9,7 +9,7 @@
 # arch_interrupt_connect is a no-op inline and the handler is static).
 
 unit_profile_source_SRCS := arch/x86_64/pmu.c arch/x86_64/pmu_intel.c arch/x86_64/pmu_amd.c tests/unit/pmu_model.c \
-	kernel/printf.c
+	kernel/lib/printf.c
 
 # arch/pmu.h has no shadow: the real arch headers are searched after
 # tests/unit/shadow, so every other <arch/...> header is still the shadow's.

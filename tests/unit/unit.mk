@@ -14,26 +14,26 @@ UNIT_BASE_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-paramete
 UNIT_CFLAGS := $(UNIT_BASE_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined
 UNIT_TSAN_CFLAGS := $(UNIT_BASE_CFLAGS) -fsanitize=thread -DKPROF_UNDER_TSAN=1
 UNIT_LIBS   := -lcmocka -lpthread -lz -lm
-UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/lib/rawlock.c
+UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
-unit_printf_SRCS       := kernel/printf.c
-unit_cmdline_SRCS      := kernel/cmdline.c kernel/printf.c
-unit_cmdline_keys_SRCS := kernel/cmdline.c kernel/cmdline_keys.c kernel/printf.c
-unit_pmm_SRCS          := kernel/pmm.c
+unit_printf_SRCS       := kernel/lib/printf.c
+unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/lib/printf.c
+unit_cmdline_keys_SRCS := kernel/init/cmdline.c kernel/init/cmdline_keys.c kernel/lib/printf.c
+unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
-unit_heap_SRCS         := kernel/heap.c kernel/pmm.c
-unit_ksyms_SRCS        := kernel/ksyms.c
-unit_psf_SRCS          := kernel/psf.c
+unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c
+unit_ksyms_SRCS        := kernel/debug/ksyms.c
+unit_psf_SRCS          := kernel/console/psf.c
 unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
-unit_irql_dpc_SRCS     := kernel/irql.c kernel/dpc.c
-unit_timerq_SRCS       := kernel/timerq.c kernel/time.c kernel/lib/muldiv.c
+unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
+unit_timerq_SRCS       := kernel/ke/timerq.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
-unit_smp_SRCS          := kernel/smp.c kernel/sched/readyq.c kernel/pmm.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c \
-	kernel/printf.c
+unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
+	kernel/lib/printf.c
 
 unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/wait.c \
 	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
-	kernel/sched/timer_object.c kernel/timerq.c kernel/dpc.c kernel/irql.c kernel/time.c kernel/lib/muldiv.c
+	kernel/sched/timer_object.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_stats_SRCS        := kernel/lib/stats.c
 
 UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats

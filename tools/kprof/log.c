@@ -19,7 +19,7 @@
 
 #include "tools/kprof/alloc.h"
 
-#include "kernel/crc32.h"
+#include "kernel/lib/crc32.h"
 
 #define KP_MAX_CPUS 4096 /* frames naming a higher CPU are treated as damaged */
 

@@ -5,7 +5,7 @@
  */
 #include "shadow.h"
 
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 
 #include <arch/context.h>
 #include <arch/interrupt.h>

@@ -21,10 +21,10 @@
 #include <arch/cpu.h>
 #include <arch/percpu.h>
 
-#include "kernel/heap.h"
-#include "kernel/panic.h"
+#include "kernel/mm/heap.h"
+#include "kernel/debug/panic.h"
 #include "kernel/sched/ki.h"
-#include "kernel/time.h"
+#include "kernel/ke/time.h"
 
 struct shadow_thread {
 	KTHREAD thread;              /* what ke_get_current_thread() returns */

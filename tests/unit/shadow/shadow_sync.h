@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/prcb.h"
+#include "kernel/ke/prcb.h"
 #include "kernel/sched/ketypes.h"
 
 struct shadow_thread;

@@ -8,7 +8,7 @@
  *                                    write-back, no execute ("direct map")
  *   KPROF_KVA_BASE .. +KPROF_KVA_SIZE
  *                                    kernel virtual area: stacks with guard
- *                                    pages and MMIO windows (kernel/kva.c)
+ *                                    pages and MMIO windows (kernel/mm/kva.c)
  *   KPROF_KERNEL_LINK_VA ..          the kernel image: text RX, rodata R,
  *                                    data and bss RW
  *

@@ -43,7 +43,7 @@
 
 #include <arch/trapframe.h>
 
-#include "kernel/ntstatus.h"
+#include "kernel/ke/ntstatus.h"
 
 #define ARCH_PMU_MAX_SOURCES 4 /* sources one CPU counts at a time */
 

@@ -1,0 +1,42 @@
+/*
+ * scenario.h - the workloads a run can do, shared by the kernel (which runs
+ * them, kernel/workloads/), the wire (struct kprof_run_header.scenario) and
+ * the host tool (which names them from the run header, never by parsing the
+ * command line again).
+ *
+ * The values cross the wire: append new workloads before SCENARIO_COUNT and
+ * never renumber.
+ */
+#ifndef KPROF_SCENARIO_H
+#define KPROF_SCENARIO_H
+
+#include <stdint.h>
+
+enum kprof_scenario {
+	SCENARIO_BOOT,     /* bring the machine up, print what was found, end */
+	SCENARIO_TRACETEST,/* every CPU writes a known pattern of records     */
+	SCENARIO_SCHED,    /* threads, waits and priorities                   */
+	SCENARIO_LOCKS,    /* spin locks of every kind under contention       */
+	SCENARIO_RESOURCES,/* ERESOURCE readers and writers                   */
+	SCENARIO_PROFILE,  /* profile objects and known shares of time        */
+	SCENARIO_MIX,      /* every workload in turn (make run's default)      */
+	SCENARIO_COUNT
+};
+
+/* The name the command line's scenario= key takes, or NULL when the value
+ * is not a known workload (a run header from a newer kernel). */
+static inline const char *kprof_scenario_name(uint32_t scenario)
+{
+	static const char *const names[SCENARIO_COUNT] = {
+		[SCENARIO_BOOT] = "boot",
+		[SCENARIO_TRACETEST] = "tracetest",
+		[SCENARIO_SCHED] = "sched",
+		[SCENARIO_LOCKS] = "locks",
+		[SCENARIO_RESOURCES] = "resources",
+		[SCENARIO_PROFILE] = "profile",
+		[SCENARIO_MIX] = "mix",
+	};
+	return scenario < SCENARIO_COUNT ? names[scenario] : 0;
+}
+
+#endif /* KPROF_SCENARIO_H */

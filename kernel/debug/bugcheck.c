@@ -1,0 +1,24 @@
+/*
+ * bugcheck.c - names of the stop codes in bugcheck.h.
+ */
+#include "kernel/debug/bugcheck.h"
+
+const char *bugcheck_name(unsigned code)
+{
+	switch (code) {
+	case IRQL_NOT_GREATER_OR_EQUAL: return "IRQL_NOT_GREATER_OR_EQUAL";
+	case IRQL_NOT_LESS_OR_EQUAL: return "IRQL_NOT_LESS_OR_EQUAL";
+	case SPIN_LOCK_ALREADY_OWNED: return "SPIN_LOCK_ALREADY_OWNED";
+	case SPIN_LOCK_NOT_OWNED: return "SPIN_LOCK_NOT_OWNED";
+	case RESOURCE_NOT_OWNED: return "RESOURCE_NOT_OWNED";
+	case KMODE_EXCEPTION_NOT_HANDLED: return "KMODE_EXCEPTION_NOT_HANDLED";
+	case PAGE_FAULT_IN_NONPAGED_AREA: return "PAGE_FAULT_IN_NONPAGED_AREA";
+	case UNEXPECTED_KERNEL_MODE_TRAP: return "UNEXPECTED_KERNEL_MODE_TRAP";
+	case ATTEMPTED_SWITCH_FROM_DPC: return "ATTEMPTED_SWITCH_FROM_DPC";
+	case MANUALLY_INITIATED_CRASH: return "MANUALLY_INITIATED_CRASH";
+	case KPROF_ASSERTION_FAILED: return "KPROF_ASSERTION_FAILED";
+	case KPROF_OUT_OF_MEMORY: return "KPROF_OUT_OF_MEMORY";
+	case KPROF_BAD_BOOTINFO: return "KPROF_BAD_BOOTINFO";
+	default: return "UNKNOWN_BUGCHECK";
+	}
+}

@@ -1,0 +1,40 @@
+/*
+ * ntstatus.c - names of the status codes in ntstatus.h, for messages.
+ */
+#include "kernel/ke/ntstatus.h"
+
+#include <stddef.h>
+
+const char *nt_status_name(NTSTATUS s)
+{
+	switch ((uint32_t)s) {
+	case 0x00000000: return "STATUS_SUCCESS";
+	case 0x00000080: return "STATUS_ABANDONED_WAIT_0";
+	case 0x00000102: return "STATUS_TIMEOUT";
+	case 0x00000103: return "STATUS_PENDING";
+	case 0xC000000D: return "STATUS_INVALID_PARAMETER";
+	case 0x80000005: return "STATUS_BUFFER_OVERFLOW";
+	case 0xC0000023: return "STATUS_BUFFER_TOO_SMALL";
+	case 0xC0000004: return "STATUS_INFO_LENGTH_MISMATCH";
+	case 0xC0000046: return "STATUS_MUTANT_NOT_OWNED";
+	case 0xC0000047: return "STATUS_SEMAPHORE_LIMIT_EXCEEDED";
+	case 0xC000009A: return "STATUS_INSUFFICIENT_RESOURCES";
+	case 0xC00000BB: return "STATUS_NOT_SUPPORTED";
+	case 0xC00000B7: return "STATUS_PROFILING_NOT_STARTED";
+	case 0xC00000B8: return "STATUS_PROFILING_NOT_STOPPED";
+	case 0xC00000D3: return "STATUS_PROFILING_AT_LIMIT";
+	case 0xC00000EF: return "STATUS_INVALID_PARAMETER_1";
+	case 0xC00000F0: return "STATUS_INVALID_PARAMETER_2";
+	case 0xC00000F1: return "STATUS_INVALID_PARAMETER_3";
+	case 0xC00000F2: return "STATUS_INVALID_PARAMETER_4";
+	case 0xC00000F3: return "STATUS_INVALID_PARAMETER_5";
+	case 0xC00000F4: return "STATUS_INVALID_PARAMETER_6";
+	case 0xC00000F5: return "STATUS_INVALID_PARAMETER_7";
+	case 0xC00000F6: return "STATUS_INVALID_PARAMETER_8";
+	case 0xC00000F7: return "STATUS_INVALID_PARAMETER_9";
+	case 0xC00000F8: return "STATUS_INVALID_PARAMETER_10";
+	case 0xC0000003: return "STATUS_INVALID_INFO_CLASS";
+	case 0xC0000005: return "STATUS_ACCESS_VIOLATION";
+	default: return NULL;
+	}
+}
