@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/acpi/acpi.h"
-#include "kernel/init/config.h"
+#include "kernel/ke/cpus.h"
 
 #define MADT_MAX_CPUS      KPROF_MAX_CPUS /* entries kept; more are counted */
 #define MADT_MAX_IOAPICS   16

@@ -33,7 +33,7 @@
 
 #include "arch/x86_64/pmu_hw.h"
 #include "include/kprof/wmi.h"
-#include "kernel/init/config.h"
+#include "kernel/ke/cpus.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 
@@ -160,7 +160,7 @@ uint64_t arch_pmu_max_interval(uint32_t source)
  * first (AMD family 15h limits some events to counters 0-2; every other
  * constraint here is "its fixed counter or any general-purpose one"), each
  * taking its fixed counter when free, else the lowest free candidate. */
-static NTSTATUS assign_counters(const uint32_t *sources, uint32_t n, uint32_t *counter)
+static enum arch_pmu_status assign_counters(const uint32_t *sources, uint32_t n, uint32_t *counter)
 {
 	uint64_t used = 0;
 	uint32_t done = 0; /* bit i: sources[i] placed */
@@ -178,12 +178,12 @@ static NTSTATUS assign_counters(const uint32_t *sources, uint32_t n, uint32_t *c
 			}
 		}
 		if (best_free == 0)
-			return STATUS_INSUFFICIENT_RESOURCES;
+			return ARCH_PMU_NO_COUNTER;
 		counter[best] = preferred_counter(pmu.drv->counters_for(sources[best]) & ~used);
 		used |= 1ull << counter[best];
 		done |= 1u << best;
 	}
-	return STATUS_SUCCESS;
+	return ARCH_PMU_OK;
 }
 
 void arch_pmu_stop_cpu(void)
@@ -202,36 +202,36 @@ void arch_pmu_stop_cpu(void)
 	arch_irq_restore(flags);
 }
 
-NTSTATUS arch_pmu_start_cpu(const uint32_t *sources, const uint64_t *intervals, uint32_t n)
+enum arch_pmu_status arch_pmu_start_cpu(const uint32_t *sources, const uint64_t *intervals, uint32_t n)
 {
 	uint32_t counter[ARCH_PMU_MAX_SOURCES];
 	struct pmu_cpu *c;
 	unsigned long flags;
-	NTSTATUS st;
+	enum arch_pmu_status st;
 
 	if (!pmu.drv)
-		return STATUS_NOT_SUPPORTED;
+		return ARCH_PMU_NOT_SUPPORTED;
 	if (n == 0) {
 		arch_pmu_stop_cpu();
-		return STATUS_SUCCESS;
+		return ARCH_PMU_OK;
 	}
 	if (!sources || !intervals)
-		return STATUS_INVALID_PARAMETER;
+		return ARCH_PMU_INVALID;
 	if (n > ARCH_PMU_MAX_SOURCES)
-		return STATUS_INSUFFICIENT_RESOURCES;
+		return ARCH_PMU_NO_COUNTER;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!arch_pmu_source_supported(sources[i]))
-			return STATUS_NOT_SUPPORTED;
+			return ARCH_PMU_NOT_SUPPORTED;
 		for (uint32_t j = 0; j < i; j++)
 			if (sources[j] == sources[i])
-				return STATUS_INVALID_PARAMETER;
+				return ARCH_PMU_INVALID;
 	}
 	st = assign_counters(sources, n, counter);
-	if (!NT_SUCCESS(st))
+	if (st != ARCH_PMU_OK)
 		return st;
 	for (uint32_t i = 0; i < n; i++)
 		if (intervals[i] == 0 || intervals[i] > pmu.drv->max_interval(counter[i]))
-			return STATUS_INVALID_PARAMETER;
+			return ARCH_PMU_INVALID;
 
 	c = this_cpu();
 	flags = arch_irq_save();
@@ -247,25 +247,25 @@ NTSTATUS arch_pmu_start_cpu(const uint32_t *sources, const uint64_t *intervals, 
 		pmu.drv->program(c->slot[i].counter, c->slot[i].source, c->slot[i].interval);
 	pmu.drv->enable(c->in_use);
 	arch_irq_restore(flags);
-	return STATUS_SUCCESS;
+	return ARCH_PMU_OK;
 }
 
-NTSTATUS arch_pmu_set_interval_cpu(uint32_t source, uint64_t interval)
+enum arch_pmu_status arch_pmu_set_interval_cpu(uint32_t source, uint64_t interval)
 {
 	struct pmu_cpu *c;
 	struct pmu_slot *s = NULL;
 	unsigned long flags;
 
 	if (!arch_pmu_source_supported(source))
-		return STATUS_NOT_SUPPORTED;
+		return ARCH_PMU_NOT_SUPPORTED;
 	c = this_cpu();
 	for (uint32_t i = 0; i < c->n; i++)
 		if (c->slot[i].source == source)
 			s = &c->slot[i];
 	if (!s)
-		return STATUS_PROFILING_NOT_STARTED;
+		return ARCH_PMU_NOT_COUNTING;
 	if (interval == 0 || interval > pmu.drv->max_interval(s->counter))
-		return STATUS_INVALID_PARAMETER;
+		return ARCH_PMU_INVALID;
 
 	flags = arch_irq_save();
 	pmu.drv->disable(c->in_use);
@@ -274,7 +274,7 @@ NTSTATUS arch_pmu_set_interval_cpu(uint32_t source, uint64_t interval)
 	pmu.drv->ack(1ull << s->counter); /* an overflow of the old period is dropped */
 	pmu.drv->enable(c->in_use);
 	arch_irq_restore(flags);
-	return STATUS_SUCCESS;
+	return ARCH_PMU_OK;
 }
 
 uint32_t arch_pmu_handle_interrupt(KTRAP_FRAME *tf, void (*fn)(uint32_t source, KTRAP_FRAME *tf, void *ctx),

@@ -25,4 +25,9 @@ char *strchr(const char *s, int c);
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* A compiler barrier: memory accesses are not moved across it and the
+ * call before it is not turned into a tail call (GCC's, not a CPU fence;
+ * <arch/barrier.h> has those). */
+#define compiler_barrier() __asm__ volatile("" ::: "memory")
+
 #endif /* KPROF_KERNEL_LIBK_H */

@@ -9,11 +9,19 @@
 
 #include <stdint.h>
 
+#include <arch/string.h>
+
 void *memcpy(void *dst, const void *src, size_t n)
 {
-	void *ret = dst;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n)::"memory");
-	return ret;
+#ifdef arch_memcpy
+	arch_memcpy(dst, src, n);
+#else
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	while (n--)
+		*d++ = *s++;
+#endif
+	return dst;
 }
 
 void *memmove(void *dst, const void *src, size_t n)
@@ -32,9 +40,14 @@ void *memmove(void *dst, const void *src, size_t n)
 
 void *memset(void *dst, int c, size_t n)
 {
-	void *ret = dst;
-	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(c) : "memory");
-	return ret;
+#ifdef arch_memset
+	arch_memset(dst, c, n);
+#else
+	unsigned char *d = dst;
+	while (n--)
+		*d++ = (unsigned char)c;
+#endif
+	return dst;
 }
 
 int memcmp(const void *a, const void *b, size_t n)

@@ -83,6 +83,25 @@ static uint64_t time_interval_tsc(uint32_t interval_100ns)
 
 /* ---- on one CPU, at DISPATCH_LEVEL, inside a broadcast ---- */
 
+/* The NT status of a counter call: running out of counters is
+ * STATUS_PROFILING_AT_LIMIT, as NtStartProfile reports it. */
+static NTSTATUS pmu_status(enum arch_pmu_status st)
+{
+	switch (st) {
+	case ARCH_PMU_OK:
+		return STATUS_SUCCESS;
+	case ARCH_PMU_NOT_SUPPORTED:
+		return STATUS_NOT_SUPPORTED;
+	case ARCH_PMU_NO_COUNTER:
+		return STATUS_PROFILING_AT_LIMIT;
+	case ARCH_PMU_NOT_COUNTING:
+		return STATUS_PROFILING_NOT_STARTED;
+	case ARCH_PMU_INVALID:
+		break;
+	}
+	return STATUS_INVALID_PARAMETER;
+}
+
 /* Program this CPU's counters for every counter source with a use here. */
 static NTSTATUS program_counters(uint32_t cpu)
 {
@@ -98,10 +117,10 @@ static NTSTATUS program_counters(uint32_t cpu)
 		sources[n] = (uint32_t)s;
 		intervals[n++] = Interval[s];
 	}
-	NTSTATUS st = n ? arch_pmu_start_cpu(sources, intervals, n) : STATUS_SUCCESS;
+	enum arch_pmu_status st = n ? arch_pmu_start_cpu(sources, intervals, n) : ARCH_PMU_OK;
 	if (!n)
 		arch_pmu_stop_cpu();
-	return st == STATUS_INSUFFICIENT_RESOURCES ? STATUS_PROFILING_AT_LIMIT : st;
+	return pmu_status(st);
 }
 
 static NTSTATUS take_use(uint32_t cpu, int16_t s)
@@ -168,9 +187,9 @@ static void interval_on_cpu(uint32_t cpu, void *ctx)
 		ki_profile_timer_start_cpu(time_interval_tsc(r->interval));
 		return;
 	}
-	NTSTATUS st = arch_pmu_set_interval_cpu((uint32_t)r->source, r->interval);
-	if (st != STATUS_SUCCESS)
-		r->status = st; /* cannot happen after the checks; reported if it does */
+	enum arch_pmu_status st = arch_pmu_set_interval_cpu((uint32_t)r->source, r->interval);
+	if (st != ARCH_PMU_OK)
+		r->status = pmu_status(st); /* cannot happen after the checks; reported if it does */
 }
 
 /* ---- the interface ---- */

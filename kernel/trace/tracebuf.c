@@ -22,13 +22,21 @@
  *   moved on and every record in it is committed; only the owning CPU
  *   changes offset, commit, used and records; only the reader changes
  *   consumed, and only after resetting the slot.
- * Ordering: x86 stores are seen by other CPUs in program order, and the
- * local atomics are compiler barriers, so a reader that sees commit ==
- * size also sees the records and `used`; the writer reads consumed after
- * the reader's reset of the slot became visible.
+ * Ordering (the reader runs on another CPU):
+ *   writer: fill record / set used  -> arch_smp_wmb() -> commit += size
+ *   reader: read commit == size     -> arch_smp_rmb() -> read used, records,
+ *                                      data
+ *   reader: reset slot -> consumed = n + 1 (store-release)
+ *   writer: consumed (load-acquire) -> write into the slot it frees
+ * so a reader that sees a sub-buffer fully committed also sees its records
+ * and `used`, and the writer never writes into a slot before the reader's
+ * reset of it is visible.  The local atomics order nothing between CPUs
+ * on their own; on x86 (TSO) the barriers cost nothing but the compiler's
+ * freedom.
  */
 #include "kernel/trace/tracebuf.h"
 
+#include <arch/barrier.h>
 #include <arch/cpu.h>
 #include <arch/local.h>
 
@@ -63,7 +71,8 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 		old = READ_ONCE(tc->offset);
 		pos = (uint32_t)(old & mask);
 		begin = pos + size > sbsize ? (old | mask) + 1 : old;
-		if ((begin & mask) == 0 && (begin >> tc->shift) - READ_ONCE(tc->consumed) >= tc->nsub) {
+		if ((begin & mask) == 0 &&
+		    (begin >> tc->shift) - __atomic_load_n(&tc->consumed, __ATOMIC_ACQUIRE) >= tc->nsub) {
 			tracebuf_count_loss(tc, KPROF_LOSS_BUFFERS_FULL);
 			return false;
 		}
@@ -74,6 +83,7 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 		/* Switched: close the old sub-buffer at pos. */
 		struct trace_subbuf *s = &tc->sub[(old >> tc->shift) % tc->nsub];
 		s->used = pos;
+		arch_smp_wmb(); /* used before the commit that completes it */
 		arch_local_add32(&s->commit, sbsize - pos);
 	}
 	r->tc = tc;
@@ -92,6 +102,7 @@ void tracebuf_commit(const struct trace_reservation *r)
 	arch_local_add32(&s->records, 1);
 	arch_local_add64(&tc->records, 1);
 	arch_local_add64(&tc->bytes, r->size);
+	arch_smp_wmb(); /* the record and the counts before the commit */
 	arch_local_add32(&s->commit, r->size); /* last: makes the record visible */
 }
 
@@ -104,6 +115,7 @@ bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v)
 		return false; /* the writer is still in it */
 	if (READ_ONCE(s->commit) != (1u << tc->shift))
 		return false; /* a record in it is not committed yet */
+	arch_smp_rmb(); /* the commit before what it publishes */
 	v->data = tc->data + ((n % tc->nsub) << tc->shift);
 	v->used = READ_ONCE(s->used);
 	v->records = READ_ONCE(s->records);
@@ -125,6 +137,7 @@ bool tracebuf_peek_final(struct trace_cpu *tc, struct trace_view *v)
 	v->records = READ_ONCE(s->records);
 	v->seq = n;
 	uint32_t commit = READ_ONCE(s->commit);
+	arch_smp_rmb(); /* the commit before the records it publishes */
 	v->unsettled = commit < pos ? pos - commit : 0;
 	return true;
 }

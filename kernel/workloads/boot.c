@@ -11,6 +11,8 @@
  */
 #include "kernel/workloads/scenario.h"
 
+#include "kernel/init/config.h"
+
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 

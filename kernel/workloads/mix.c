@@ -14,6 +14,8 @@
 #include "kernel/console/console.h"
 #include "kernel/workloads/scenario.h"
 
+#include "kernel/init/config.h"
+
 struct workload {
 	const char *name;
 	enum kprof_exit_status (*run)(void);

@@ -47,6 +47,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
+#include "kernel/lib/libk.h"
 #include "kernel/debug/ksyms.h"
 #include "kernel/mm/kva.h"
 #include "kernel/workloads/measure.h"
@@ -56,6 +57,8 @@
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/workloads/scenario.h"
+
+#include "kernel/init/config.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
 
@@ -80,7 +83,7 @@ __attribute__((noipa)) void prof_work_a(uint64_t until)
 __attribute__((noipa)) void prof_work_b(uint64_t until)
 {
 	while (arch_rdtsc() < until)
-		__asm__ volatile("" ::: "memory");
+		compiler_barrier();
 }
 
 __attribute__((noipa)) void prof_work_c(uint64_t until)

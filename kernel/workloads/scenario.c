@@ -1,30 +1,32 @@
 /*
- * scenario.c - dispatch to the workload chosen with scenario=.
+ * scenario.c - the registry of workloads: which function runs each value
+ * of scenario= (enum kprof_scenario, include/kprof/scenario.h).
+ *
+ * The workloads live in this folder, one file each, and reach the kernel
+ * only through its public headers (tools/check-layering.sh enforces it);
+ * they run on the boot processor's first thread after every CPU is up and
+ * tracing has started, and return how the run should end.
  */
 #include "kernel/workloads/scenario.h"
 
 #include "kernel/console/console.h"
 
+typedef enum kprof_exit_status (*scenario_fn)(void);
+
+static const scenario_fn scenarios[SCENARIO_COUNT] = {
+	[SCENARIO_BOOT] = scenario_boot,
+	[SCENARIO_TRACETEST] = scenario_tracetest,
+	[SCENARIO_SCHED] = scenario_sched,
+	[SCENARIO_LOCKS] = scenario_locks,
+	[SCENARIO_RESOURCES] = scenario_resources,
+	[SCENARIO_PROFILE] = scenario_profile,
+	[SCENARIO_MIX] = scenario_mix,
+};
+
 enum kprof_exit_status scenario_run(enum kprof_scenario which)
 {
-	switch (which) {
-	case SCENARIO_BOOT:
-		return scenario_boot();
-	case SCENARIO_TRACETEST:
-		return scenario_tracetest();
-	case SCENARIO_SCHED:
-		return scenario_sched();
-	case SCENARIO_LOCKS:
-		return scenario_locks();
-	case SCENARIO_RESOURCES:
-		return scenario_resources();
-	case SCENARIO_PROFILE:
-		return scenario_profile();
-	case SCENARIO_MIX:
-		return scenario_mix();
-	case SCENARIO_COUNT:
-		break;
-	}
+	if (which < SCENARIO_COUNT && scenarios[which])
+		return scenarios[which]();
 	kprintf("scenario: %u is not implemented\n", (unsigned)which);
 	return KPROF_EXIT_FAILURE;
 }

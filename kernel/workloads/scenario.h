@@ -1,11 +1,12 @@
 /*
- * scenario.h - workloads selected with scenario=.
+ * scenario.h - the workloads selected with scenario= (kernel/workloads/),
+ * and the registry that runs them (scenario.c).
  */
 #ifndef KPROF_KERNEL_SCENARIO_H
 #define KPROF_KERNEL_SCENARIO_H
 
 #include "include/kprof/exit_status.h"
-#include "kernel/init/config.h"
+#include "include/kprof/scenario.h"
 
 /* The scenarios, one file each. */
 enum kprof_exit_status scenario_boot(void);

@@ -8,7 +8,10 @@
  */
 #include "kernel/workloads/selftest.h"
 
+#include <arch/cpu.h>
+
 #include "kernel/console/console.h"
+#include "kernel/lib/libk.h"
 #include "kernel/ke/irql.h"
 #include "kernel/debug/panic.h"
 
@@ -27,13 +30,13 @@ static __attribute__((noinline)) void selftest_fault_write(uintptr_t where)
 static __attribute__((noinline)) void selftest_fault_middle(uintptr_t where)
 {
 	selftest_fault_write(where + 8);
-	__asm__ volatile("" ::: "memory"); /* keep this frame: no tail call */
+	compiler_barrier(); /* keep this frame: no tail call */
 }
 
 static __attribute__((noinline)) void selftest_fault_outer(void)
 {
 	selftest_fault_middle(selftest_bad_address);
-	__asm__ volatile("" ::: "memory");
+	compiler_barrier();
 }
 
 /* Each level keeps 512 bytes live, so the guard page is reached quickly. */
@@ -60,7 +63,7 @@ void selftest_run(enum kprof_selftest which)
 		break;
 	case SELFTEST_UD:
 		kprintf("selftest: executing an invalid opcode\n");
-		__asm__ volatile("ud2");
+		arch_invalid_instruction();
 		break;
 	case SELFTEST_PANIC:
 		kprintf("selftest: bug check on request\n");

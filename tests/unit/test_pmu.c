@@ -84,7 +84,7 @@ static uint32_t take_pmi(struct calls *c)
 	return arch_pmu_handle_interrupt(&frame, record, c);
 }
 
-static NTSTATUS start1(uint32_t source, uint64_t interval)
+static enum arch_pmu_status start1(uint32_t source, uint64_t interval)
 {
 	return arch_pmu_start_cpu(&source, &interval, 1);
 }
@@ -117,9 +117,9 @@ static void test_probe_no_pmu_intel(void **state)
 		assert_null(arch_pmu_source_event(s));
 		assert_int_equal(arch_pmu_max_interval(s), 0);
 	}
-	assert_int_equal(arch_pmu_start_cpu(&src, &iv, 1), STATUS_NOT_SUPPORTED);
-	assert_int_equal(arch_pmu_start_cpu(NULL, NULL, 0), STATUS_NOT_SUPPORTED);
-	assert_int_equal(arch_pmu_set_interval_cpu(src, iv), STATUS_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_start_cpu(&src, &iv, 1), ARCH_PMU_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_start_cpu(NULL, NULL, 0), ARCH_PMU_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_set_interval_cpu(src, iv), ARCH_PMU_NOT_SUPPORTED);
 	arch_pmu_stop_cpu();
 	assert_int_equal(arch_pmu_handle_interrupt(&frame, record, &c), 0);
 	assert_int_equal(c.n, 0);
@@ -136,7 +136,7 @@ static void test_probe_no_pmu_amd(void **state)
 	assert_int_equal(info.family, 0xF);
 	assert_non_null(strstr(info.why_absent, "PerfCtr0 ignores writes (wrote 0x5a5a5a5a5a5a, read 0x0)"));
 	assert_false(arch_pmu_source_supported(ProfileTotalIssues));
-	assert_int_equal(start1(ProfileTotalIssues, 1000), STATUS_NOT_SUPPORTED);
+	assert_int_equal(start1(ProfileTotalIssues, 1000), ARCH_PMU_NOT_SUPPORTED);
 }
 
 static void test_probe_intel_max_leaf(void **state)
@@ -212,7 +212,7 @@ static void test_probe_intel_v5_fixed_bitmap(void **state)
 	assert_int_equal(info.fixed_counters, 2);
 	assert_string_equal(arch_pmu_source_event(ProfileTotalCycles),
 			    "UnHalted Core Cycles: CPU_CLK_UNHALTED.THREAD (fixed counter 1)");
-	assert_int_equal(start1(ProfileTotalCycles, 5000), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileTotalCycles, 5000), ARCH_PMU_OK);
 	assert_int_equal(pmu_model_cpu()->fixed_ctr[1], BIT(48) - 5000);
 	assert_int_equal(pmu_model_cpu()->global_ctrl, BIT(33));
 }
@@ -337,7 +337,7 @@ static void test_sources_intel_unavailable_events(void **state)
 	assert_true(arch_pmu_source_supported(ProfileBranchInstructions));
 	assert_int_equal(arch_pmu_max_interval(ProfileBranchInstructions), 0x7FFFFFFF);
 	assert_int_equal(arch_pmu_max_interval(ProfileTotalIssues), BIT(47) - 1);
-	assert_int_equal(start1(ProfileCacheMisses, 100), STATUS_NOT_SUPPORTED);
+	assert_int_equal(start1(ProfileCacheMisses, 100), ARCH_PMU_NOT_SUPPORTED);
 
 	/* A shorter EBX vector: events past its length are not available. */
 	pmu_model.ebx_len = 5;
@@ -397,7 +397,7 @@ static void test_program_intel_v2(void **state)
 
 	(void)state;
 	boot(PMU_MODEL_INTEL_V2);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 4), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 4), ARCH_PMU_OK);
 	c = pmu_model_cpu();
 	/* Fixed counters for cycles (1) and instructions (0), each OS|USR|PMI;
 	 * general-purpose 0 and 1 for the others, in order. */
@@ -431,25 +431,25 @@ static void test_assign_limits(void **state)
 	/* Version 1: two general-purpose counters, no fixed ones. */
 	boot(PMU_MODEL_INTEL_V1);
 	pmu_model_clear_log();
-	assert_int_equal(arch_pmu_start_cpu(three, iv, 3), STATUS_INSUFFICIENT_RESOURCES);
+	assert_int_equal(arch_pmu_start_cpu(three, iv, 3), ARCH_PMU_NO_COUNTER);
 	assert_int_equal(pmu_model.nlog, 0); /* nothing touched */
-	assert_int_equal(arch_pmu_start_cpu(three, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(three, iv, 2), ARCH_PMU_OK);
 
 	/* Version 2 with a single general-purpose counter: fixed counters take
 	 * cycles and instructions, whatever order they come in. */
 	pmu_model_reset(PMU_MODEL_INTEL_V2);
 	pmu_model.gp = 1;
 	arch_pmu_probe(&info);
-	assert_int_equal(arch_pmu_start_cpu(three, iv, 3), STATUS_INSUFFICIENT_RESOURCES);
+	assert_int_equal(arch_pmu_start_cpu(three, iv, 3), ARCH_PMU_NO_COUNTER);
 	const uint32_t fits[] = { ProfileTotalCycles, ProfileTotalIssues, ProfileBranchMispredictions };
-	assert_int_equal(arch_pmu_start_cpu(fits, iv, 3), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(fits, iv, 3), ARCH_PMU_OK);
 	assert_int_equal(pmu_model_cpu()->sel[0], 0xC5 | USR | OS | INT | EN);
 	assert_int_equal(pmu_model_cpu()->fixed_ctrl, 0xBBull);
 
 	/* More than ARCH_PMU_MAX_SOURCES. */
 	boot(PMU_MODEL_INTEL_V2);
-	assert_int_equal(arch_pmu_start_cpu(five, iv, 5), STATUS_INSUFFICIENT_RESOURCES);
-	assert_int_equal(arch_pmu_start_cpu(five, iv, 4), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(five, iv, 5), ARCH_PMU_NO_COUNTER);
+	assert_int_equal(arch_pmu_start_cpu(five, iv, 4), ARCH_PMU_OK);
 }
 
 static void test_intel_eight_counters(void **state)
@@ -462,7 +462,7 @@ static void test_intel_eight_counters(void **state)
 	pmu_model.gp = 8;
 	arch_pmu_probe(&info);
 	assert_int_equal(info.gp_counters, 8);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), ARCH_PMU_OK);
 	arch_pmu_stop_cpu();
 	/* Only the first ARCH_PMU_MAX_SOURCES general-purpose counters are
 	 * ever touched (hybrid parts: the other core type may have fewer). */
@@ -482,30 +482,30 @@ static void test_bad_parameters(void **state)
 	boot(PMU_MODEL_INTEL_V2_EBX); /* 32-bit writes: GP intervals < 2^31 */
 	pmu_model_clear_log();
 	iv[0] = 0;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_INVALID_PARAMETER);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_INVALID);
 	iv[0] = BIT(31);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_INVALID_PARAMETER);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_INVALID);
 	iv[0] = BIT(31) - 1;
 	iv[1] = BIT(47);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_INVALID_PARAMETER);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_INVALID);
 	src[1] = ProfileBranchInstructions;
 	iv[1] = 1000;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_INVALID_PARAMETER); /* twice */
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_INVALID); /* twice */
 	src[1] = ProfileTime;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_NOT_SUPPORTED);
 	src[1] = ProfileDcacheMisses;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_NOT_SUPPORTED);
 	src[1] = ProfileMaximum;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_NOT_SUPPORTED);
-	assert_int_equal(arch_pmu_start_cpu(NULL, iv, 1), STATUS_INVALID_PARAMETER);
-	assert_int_equal(arch_pmu_start_cpu(src, NULL, 1), STATUS_INVALID_PARAMETER);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_start_cpu(NULL, iv, 1), ARCH_PMU_INVALID);
+	assert_int_equal(arch_pmu_start_cpu(src, NULL, 1), ARCH_PMU_INVALID);
 	assert_int_equal(pmu_model.nlog, 0); /* no failed call touched a register */
 
 	/* The largest intervals are accepted, and loaded as they must be. */
 	src[1] = ProfileTotalIssues;
 	iv[0] = BIT(31) - 1;
 	iv[1] = BIT(47) - 1;
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
 	assert_int_equal(pmu_model_cpu()->ctr[0], BIT(48) - (BIT(31) - 1));
 	assert_int_equal(pmu_model_cpu()->fixed_ctr[0], BIT(47) + 1);
 	assert_true(pmu_model_find(0, 'W', IA32_PMC0, true, 0) >= 0);  /* legacy alias */
@@ -523,7 +523,7 @@ static void test_assign_amd_f15_constraints(void **state)
 
 	(void)state;
 	boot(PMU_MODEL_AMD_F15);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 4), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 4), ARCH_PMU_OK);
 	c = pmu_model_cpu();
 	assert_int_equal(c->sel[0], 0x76 | USR | OS | INT | EN);
 	assert_int_equal(c->sel[1] & 0xFF, 0xC0);
@@ -531,7 +531,7 @@ static void test_assign_amd_f15_constraints(void **state)
 	assert_int_equal(c->sel[3] & 0xFF, 0xC3);
 
 	const uint32_t k10[] = { ProfileTotalCycles, ProfileCacheMisses, ProfileIcacheMisses, ProfileDcacheMisses };
-	assert_int_equal(arch_pmu_start_cpu(k10, iv, 4), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(k10, iv, 4), ARCH_PMU_OK);
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_not_equal(c->sel[i] & 0xFF, 0x41); /* the unconstrained one went to 3 */
 	assert_int_equal(c->sel[3], 0x41 | 0x01 << 8 | USR | OS | INT | EN);
@@ -543,7 +543,7 @@ static void test_program_amd(void **state)
 
 	(void)state;
 	boot(PMU_MODEL_AMD_LEGACY);
-	assert_int_equal(start1(ProfileCacheMisses, 123457), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileCacheMisses, 123457), ARCH_PMU_OK);
 	c = pmu_model_cpu();
 	assert_int_equal(c->sel[0], 0x7E | 0x07 << 8 | USR | OS | INT | EN);
 	assert_int_equal(c->ctr[0], BIT(48) - 123457);
@@ -551,7 +551,7 @@ static void test_program_amd(void **state)
 	assert_true(pmu_model_find(0, 'W', AMD_CTL0, true, 0) >= 0);
 
 	boot(PMU_MODEL_AMD_EXTCORE);
-	assert_int_equal(start1(ProfileDcacheAccesses, 99), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileDcacheAccesses, 99), ARCH_PMU_OK);
 	c = pmu_model_cpu();
 	assert_int_equal(c->sel[0], 0x29 | 0x07 << 8 | USR | OS | INT | EN);
 	assert_int_equal(c->ctr[0], BIT(48) - 99);
@@ -559,7 +559,7 @@ static void test_program_amd(void **state)
 
 	boot(PMU_MODEL_AMD_V2);
 	pmu_model_clear_log();
-	assert_int_equal(start1(ProfileIcacheMisses, 5000), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileIcacheMisses, 5000), ARCH_PMU_OK);
 	c = pmu_model_cpu();
 	assert_int_equal(c->sel[0], 0x60 | 0x10 << 8 | USR | OS | INT | EN);
 	assert_int_equal(c->global_ctrl, BIT(0));
@@ -580,7 +580,7 @@ static void test_overflow_intel_v2(void **state)
 	boot(PMU_MODEL_INTEL_V2);
 	const uint32_t src[] = { ProfileTotalIssues, ProfileBranchInstructions };
 	const uint64_t iv[] = { 1000, 300 };
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 
 	pmu_model_count(0xC0, 0x00, 999);
@@ -633,7 +633,7 @@ static void test_overflow_two_at_once_intel(void **state)
 	boot(PMU_MODEL_INTEL_V2);
 	const uint32_t src[] = { ProfileTotalCycles, ProfileBranchMispredictions, ProfileTotalIssues };
 	const uint64_t iv[] = { 5000, 40, 7000 };
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	/* Both overflow before the handler runs: one PMI (the second finds
 	 * the LVT entry masked), two status bits. */
@@ -664,7 +664,7 @@ static void test_spurious(void **state)
 	assert_int_equal(arch_pmu_handle_interrupt(&frame, record, &c), 0);
 	assert_int_equal(pmu_model.nlog, 0);
 
-	assert_int_equal(start1(ProfileBranchInstructions, 100), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileBranchInstructions, 100), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	pmu_model_count(0xC4, 0x00, 50);
 	cpu->lvtpc |= LVT_MASKED; /* as if the APIC had delivered a PMI */
@@ -678,7 +678,7 @@ static void test_spurious(void **state)
 
 	/* The same on AMD without global status: the top bit is still set. */
 	boot(PMU_MODEL_AMD_EXTCORE);
-	assert_int_equal(start1(ProfileBranchInstructions, 100), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileBranchInstructions, 100), ARCH_PMU_OK);
 	pmu_model_count(0xC2, 0x00, 99);
 	assert_int_equal(arch_pmu_handle_interrupt(&frame, record, &c), 0);
 	assert_int_equal(pmu_model_cpu()->sel[0] & EN, EN);
@@ -693,7 +693,7 @@ static void test_overflow_intel_v1(void **state)
 	boot(PMU_MODEL_INTEL_V1);
 	const uint32_t src[] = { ProfileTotalCycles, ProfileBranchInstructions };
 	const uint64_t iv[] = { 100000, 2000 };
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	assert_int_equal(cpu->ctr[0], BIT(40) - 100000); /* 32-bit write, sign-extended to 40 */
 	assert_int_equal(cpu->ctr[1], BIT(40) - 2000);
@@ -727,7 +727,7 @@ static void test_overflow_amd_topbit(void **state)
 	boot(PMU_MODEL_AMD_EXTCORE);
 	const uint32_t src[] = { ProfileTotalCycles, ProfileDcacheMisses, ProfileTotalIssues };
 	const uint64_t iv[] = { 1000, 10, 500 };
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 3), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	/* Overflow wraps past 2^48: the counter's top bit clears. */
 	pmu_model_count(0x76, 0x00, 1000);
@@ -748,7 +748,7 @@ static void test_overflow_amd_topbit(void **state)
 	assert_int_equal(cpu->lvtpc, vector);
 
 	boot(PMU_MODEL_AMD_LEGACY);
-	assert_int_equal(start1(ProfileBranchMispredictions, 7), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileBranchMispredictions, 7), ARCH_PMU_OK);
 	pmu_model_count(0xC3, 0x00, 7);
 	assert_int_equal(take_pmi(&c), 1);
 	assert_int_equal(c.source[2], ProfileBranchMispredictions);
@@ -764,7 +764,7 @@ static void test_overflow_amd_v2(void **state)
 	boot(PMU_MODEL_AMD_V2);
 	const uint32_t src[] = { ProfileTotalCycles, ProfileCacheMisses };
 	const uint64_t iv[] = { 1000, 20 };
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	assert_int_equal(cpu->global_ctrl, BIT(0) | BIT(1));
 	pmu_model_count(0x64, 0x09, 20);
@@ -794,10 +794,10 @@ static void test_set_interval(void **state)
 
 	(void)state;
 	boot(PMU_MODEL_INTEL_V2);
-	assert_int_equal(start1(ProfileBranchInstructions, 1000), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileBranchInstructions, 1000), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	pmu_model_count(0xC4, 0x00, 500);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 300), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 300), ARCH_PMU_OK);
 	assert_int_equal(cpu->ctr[0], BIT(48) - 300);
 	assert_int_equal(cpu->global_ctrl, BIT(0));
 	pmu_model_count(0xC4, 0x00, 299);
@@ -806,18 +806,18 @@ static void test_set_interval(void **state)
 	assert_int_equal(take_pmi(&c), 1);
 	assert_int_equal(cpu->ctr[0], BIT(48) - 300);
 
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 300), STATUS_PROFILING_NOT_STARTED);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileDcacheMisses, 300), STATUS_NOT_SUPPORTED);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTime, 300), STATUS_NOT_SUPPORTED);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 0), STATUS_INVALID_PARAMETER);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, BIT(47)), STATUS_INVALID_PARAMETER);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 300), ARCH_PMU_NOT_COUNTING);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileDcacheMisses, 300), ARCH_PMU_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTime, 300), ARCH_PMU_NOT_SUPPORTED);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 0), ARCH_PMU_INVALID);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, BIT(47)), ARCH_PMU_INVALID);
 	assert_int_equal(cpu->ctr[0], BIT(48) - 300);
 
 	/* An overflow not yet handled when the interval changes is dropped:
 	 * the PMI that follows finds nothing. */
 	pmu_model_count(0xC4, 0x00, 300);
 	assert_int_equal(cpu->global_status, BIT(0));
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 50), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileBranchInstructions, 50), ARCH_PMU_OK);
 	assert_int_equal(cpu->global_status, 0);
 	assert_int_equal(take_pmi(&c), 0);
 	pmu_model_count(0xC4, 0x00, 50);
@@ -826,8 +826,8 @@ static void test_set_interval(void **state)
 
 	/* AMD without global control: the same through the EN bits. */
 	boot(PMU_MODEL_AMD_LEGACY);
-	assert_int_equal(start1(ProfileTotalIssues, 100), STATUS_SUCCESS);
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalIssues, BIT(47) - 1), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileTotalIssues, 100), ARCH_PMU_OK);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalIssues, BIT(47) - 1), ARCH_PMU_OK);
 	assert_int_equal(pmu_model_cpu()->ctr[0], BIT(47) + 1);
 	assert_int_equal(pmu_model_cpu()->sel[0] & EN, EN);
 }
@@ -841,7 +841,7 @@ static void test_stop(void **state)
 
 	(void)state;
 	boot(PMU_MODEL_INTEL_V2);
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
 	cpu = pmu_model_cpu();
 	pmu_model_count(0x3C, 0x00, 100); /* overflowed, PMI pending */
 	arch_pmu_stop_cpu();
@@ -862,22 +862,22 @@ static void test_stop(void **state)
 	pmu_model_count(0x3C, 0x00, 1000);
 	pmu_model_count(0xC4, 0x00, 1000);
 	assert_false(pmu_model_take_pmi());
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 10), STATUS_PROFILING_NOT_STARTED);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 10), ARCH_PMU_NOT_COUNTING);
 
 	/* n = 0 is a stop too; a new start replaces the old set. */
-	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), STATUS_SUCCESS);
-	assert_int_equal(start1(ProfileCacheMisses, 77), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(src, iv, 2), ARCH_PMU_OK);
+	assert_int_equal(start1(ProfileCacheMisses, 77), ARCH_PMU_OK);
 	assert_int_equal(cpu->fixed_ctrl, 0);
 	assert_int_equal(cpu->sel[0], 0x2E | 0x41 << 8 | USR | OS | INT | EN);
 	assert_int_equal(cpu->sel[1], 0);
 	assert_int_equal(cpu->global_ctrl, BIT(0));
-	assert_int_equal(arch_pmu_start_cpu(NULL, NULL, 0), STATUS_SUCCESS);
+	assert_int_equal(arch_pmu_start_cpu(NULL, NULL, 0), ARCH_PMU_OK);
 	assert_int_equal(cpu->sel[0], 0);
 	assert_int_equal(cpu->lvtpc, LVT_MASKED | vector);
 
 	/* AMD PerfMonV2 stop clears the global registers too. */
 	boot(PMU_MODEL_AMD_V2);
-	assert_int_equal(start1(ProfileTotalCycles, 10), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileTotalCycles, 10), ARCH_PMU_OK);
 	pmu_model_count(0x76, 0x00, 10);
 	arch_pmu_stop_cpu();
 	assert_int_equal(pmu_model_cpu()->global_ctrl, 0);
@@ -892,9 +892,9 @@ static void test_per_cpu(void **state)
 	(void)state;
 	boot(PMU_MODEL_INTEL_V2);
 	pmu_model.current = 0;
-	assert_int_equal(start1(ProfileTotalCycles, 100), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileTotalCycles, 100), ARCH_PMU_OK);
 	pmu_model.current = 1;
-	assert_int_equal(start1(ProfileBranchInstructions, 10), STATUS_SUCCESS);
+	assert_int_equal(start1(ProfileBranchInstructions, 10), ARCH_PMU_OK);
 	assert_int_equal(pmu_model.cpu[0].global_ctrl, BIT(33));
 	assert_int_equal(pmu_model.cpu[1].global_ctrl, BIT(0));
 
@@ -906,7 +906,7 @@ static void test_per_cpu(void **state)
 	assert_int_equal(pmu_model.cpu[0].pending, 0);
 
 	/* CPU 1 knows only its own source; stopping it leaves CPU 0 alone. */
-	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 50), STATUS_PROFILING_NOT_STARTED);
+	assert_int_equal(arch_pmu_set_interval_cpu(ProfileTotalCycles, 50), ARCH_PMU_NOT_COUNTING);
 	arch_pmu_stop_cpu();
 	assert_int_equal(pmu_model.cpu[0].global_ctrl, BIT(33));
 	pmu_model.current = 0;

@@ -34,6 +34,13 @@ static inline void arch_cpu_relax(void)
 	__asm__ volatile("pause" ::: "memory");
 }
 
+/* Execute an instruction the CPU defines as invalid (the self-test of the
+ * invalid-opcode trap). */
+static inline void arch_invalid_instruction(void)
+{
+	__asm__ volatile("ud2");
+}
+
 /* Sleep until the next interrupt (the caller decides whether they are on). */
 static inline void arch_halt(void)
 {

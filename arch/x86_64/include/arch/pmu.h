@@ -43,9 +43,18 @@
 
 #include <arch/trapframe.h>
 
-#include "kernel/ke/ntstatus.h"
 
 #define ARCH_PMU_MAX_SOURCES 4 /* sources one CPU counts at a time */
+
+/* What the counter calls answer; kernel/profile/source.c turns these into
+ * the NTSTATUS values of NtStartProfile / NtSetIntervalProfile. */
+enum arch_pmu_status {
+	ARCH_PMU_OK,            /* done                                          */
+	ARCH_PMU_NOT_SUPPORTED, /* no PMU, or a source it cannot count           */
+	ARCH_PMU_NO_COUNTER,    /* more sources than counters that can count them */
+	ARCH_PMU_INVALID,       /* a source twice, a bad interval, NULL arrays   */
+	ARCH_PMU_NOT_COUNTING,  /* this CPU is not counting that source          */
+};
 
 struct arch_pmu_info {
 	bool present;             /* counters usable; the fields below describe them */
@@ -100,13 +109,13 @@ uint64_t arch_pmu_max_interval(uint32_t kprofile_source);
  * counter when there is one, else a general-purpose counter the event may
  * use), programs them to count in kernel and user mode, and unmasks the
  * LVT performance-counter entry with the ARCH_INT_PMC vector.  Nothing is
- * changed unless it returns STATUS_SUCCESS.
- *   STATUS_NOT_SUPPORTED          no PMU, or a source it cannot count
- *   STATUS_INSUFFICIENT_RESOURCES more sources than ARCH_PMU_MAX_SOURCES or
+ * changed unless it returns ARCH_PMU_OK.
+ *   ARCH_PMU_NOT_SUPPORTED  no PMU, or a source it cannot count
+ *   ARCH_PMU_NO_COUNTER     more sources than ARCH_PMU_MAX_SOURCES or
  *                                 than counters that can count them
- *   STATUS_INVALID_PARAMETER      a source twice, an interval of 0 or above
+ *   ARCH_PMU_INVALID        a source twice, an interval of 0 or above
  *                                 arch_pmu_max_interval(), NULL arrays */
-NTSTATUS arch_pmu_start_cpu(const uint32_t *sources, const uint64_t *intervals, uint32_t n);
+enum arch_pmu_status arch_pmu_start_cpu(const uint32_t *sources, const uint64_t *intervals, uint32_t n);
 
 /* On the calling CPU: stop and clear every counter, clear the overflow
  * status, mask the LVT entry.  Also puts a CPU whose firmware left counters
@@ -116,10 +125,10 @@ void arch_pmu_stop_cpu(void);
 /* On the calling CPU: the source counted here now interrupts every
  * interval events (NtSetIntervalProfile).  The counter restarts a full
  * interval; an overflow not yet handled is dropped.
- *   STATUS_NOT_SUPPORTED          the machine cannot count the source
- *   STATUS_PROFILING_NOT_STARTED  this CPU is not counting it
- *   STATUS_INVALID_PARAMETER      interval 0 or above arch_pmu_max_interval() */
-NTSTATUS arch_pmu_set_interval_cpu(uint32_t kprofile_source, uint64_t interval);
+ *   ARCH_PMU_NOT_SUPPORTED  the machine cannot count the source
+ *   ARCH_PMU_NOT_COUNTING   this CPU is not counting it
+ *   ARCH_PMU_INVALID        interval 0 or above arch_pmu_max_interval() */
+enum arch_pmu_status arch_pmu_set_interval_cpu(uint32_t kprofile_source, uint64_t interval);
 
 /* The PMI handler's work, in Linux's order: stop counting, read which
  * counters overflowed, for each call fn(source, tf, ctx) once and reload

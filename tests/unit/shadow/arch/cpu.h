@@ -29,6 +29,7 @@ static inline void arch_cpu_relax(void)
 		shadow_relax_yield();
 }
 static inline void arch_halt(void) {}
+static inline void arch_invalid_instruction(void) { __builtin_trap(); }
 static inline unsigned long arch_irq_save(void)
 {
 	unsigned long was = shadow_irqs_on;
