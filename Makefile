@@ -5,11 +5,14 @@
 #   make run        boot the mix of every workload in QEMU; the report, pictures
 #                   and trace files go to build/run/
 #   make check      unit tests, then boot tests in QEMU
+#   make docs       docs/cmdline.md from the command-line key tables
 #   make clean
 #
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
-# ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m>.
+# ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m>,
+# LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
+# use a separate BUILD= for 0, objects are not rebuilt when it changes).
 # `make run` and `make check` install missing Debian packages first
 # (tools/deps.sh says what it installs).
 
@@ -23,6 +26,7 @@ MACHINE  ?= q35
 CPU      ?=
 MEM      ?= 512M
 PYTHON   ?= /usr/bin/python3
+LOCK_CHECKS ?= 1
 
 KPROF_VERSION := 0.1.0
 
@@ -49,7 +53,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-common \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
-	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP
+	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP -DKPROF_LOCK_CHECKS=$(LOCK_CHECKS)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 
@@ -135,6 +139,7 @@ include boot/uefi/uefi.mk
 # ---------------------------------------------------------------- host tools
 
 include tools/tools.mk
+include tools/cmdline-doc.mk
 
 # ---------------------------------------------------------------- image
 
@@ -163,6 +168,7 @@ include tests/fuzz/fuzz.mk
 
 check:
 	@sh tools/deps.sh check
+	@sh tools/check-layering.sh
 	@$(MAKE) --no-print-directory all image
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory bench-build

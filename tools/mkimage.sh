@@ -32,7 +32,7 @@ mmd -i "$tmp/esp.img" ::/EFI ::/EFI/BOOT ::/kprof
 mcopy -i "$tmp/esp.img" "$loader" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$tmp/esp.img" "$kernel" ::/kprof/kernel.elf
 {
-	echo "# kprof kernel command line: key=value words (README.md lists the keys)."
+	echo "# kprof kernel command line: key=value words (docs/cmdline.md lists the keys)."
 	echo "# Lines starting with # are ignored; the rest are joined with spaces."
 	echo "$cmdline"
 } > "$tmp/cmdline.txt"

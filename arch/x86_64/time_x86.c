@@ -8,6 +8,7 @@
  * the HPET (the PM timer when there is no HPET) over 100 ms and the
  * difference printed: that is the calibration error the tests bound.
  */
+#include <arch/cmdline.h>
 #include <arch/cpu.h>
 #include <arch/smp.h>
 #include <arch/timer.h>
@@ -15,11 +16,11 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/refclock.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/printf.h"
 
 #define CALIBRATE_US 50000   /* boot CPU: the rate itself             */
 #define CHECK_US     100000  /* boot CPU: the error check             */
@@ -54,11 +55,30 @@ static uint64_t tsc_hz_from_cpuid(const char **how)
 	return 0;
 }
 
-static void refuse(const char *what)
+/* tsc_source= as given, or auto when this machine lacks that source: the
+ * value is then refused (the run ends once probing is done, before any
+ * scenario) and the rate is found as auto would, so probing can finish. */
+static uint32_t tsc_source_here(uint64_t cpuid_hz)
 {
-	kprintf("cmdline: tsc_source=%s: %s\n", what,
-		"this machine does not have it; accepted here: auto, or a source the boot log lists as present");
-	kprof_run_end(KPROF_EXIT_CONFIG);
+	bool have[TSC_SOURCE_COUNT] = {
+		[TSC_SOURCE_AUTO] = true,
+		[TSC_SOURCE_CPUID] = cpuid_hz != 0,
+		[TSC_SOURCE_HPET] = x86.hpet_clock != NULL,
+		[TSC_SOURCE_PMTIMER] = x86.pm_clock != NULL,
+	};
+	uint32_t src = arch_config.tsc_source;
+	char here[64];
+	size_t len = 0;
+
+	if (src < TSC_SOURCE_COUNT && have[src])
+		return src;
+	for (uint32_t i = 0; i < TSC_SOURCE_COUNT; i++)
+		if (have[i])
+			len += (size_t)ksnprintf(here + len, sizeof(here) - len, "%s%s", len ? ", " : "",
+						 x86_tsc_source_names[i]);
+	cmdline_refuse_at_probe("cmdline: tsc_source=%s: this machine does not have it; accepted here: %s",
+				src < TSC_SOURCE_COUNT ? x86_tsc_source_names[src] : "?", here);
+	return TSC_SOURCE_AUTO;
 }
 
 static void print_mhz(const char *prefix, uint64_t hz, const char *suffix)
@@ -69,7 +89,7 @@ static void print_mhz(const char *prefix, uint64_t hz, const char *suffix)
 
 void time_setup(void)
 {
-	const char *how = 0;
+	const char *how = 0, *cpuid_how = 0;
 	uint64_t hz = 0;
 	uint32_t r[4];
 
@@ -81,27 +101,19 @@ void time_setup(void)
 		x86.hpet_clock ? "present" : (x86.have_hpet ? "listed but not counting" : "absent"),
 		x86.pm_clock ? "present" : "absent");
 
-	switch (kconfig.tsc_source) {
+	uint64_t cpuid_hz = tsc_hz_from_cpuid(&cpuid_how);
+	switch (tsc_source_here(cpuid_hz)) {
 	case TSC_SOURCE_HPET:
-		if (!x86.hpet_clock)
-			refuse("hpet");
 		x86.ref = x86.hpet_clock;
 		break;
 	case TSC_SOURCE_PMTIMER:
-		if (!x86.pm_clock)
-			refuse("pmtimer");
 		x86.ref = x86.pm_clock;
 		break;
-	case TSC_SOURCE_CPUID:
-		hz = tsc_hz_from_cpuid(&how);
-		if (!hz)
-			refuse("cpuid");
+	default: /* cpuid, auto: the rate from CPUID when it states one */
+		hz = cpuid_hz;
+		how = cpuid_how;
 		/* the reference still measures each CPU */
-		__attribute__((fallthrough));
-	default:
 		x86.ref = x86.hpet_clock ? x86.hpet_clock : x86.pm_clock;
-		if (!hz && kconfig.tsc_source == TSC_SOURCE_AUTO)
-			hz = tsc_hz_from_cpuid(&how);
 		break;
 	}
 	if (!hz) {

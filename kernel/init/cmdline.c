@@ -2,8 +2,10 @@
  * cmdline.c - the command-line parser (see cmdline.h for the syntax).
  *
  * Pure: no allocation, no output except through the error callback, so the
- * host unit tests run it as is.  Every word is checked even after an error,
- * so the user sees all problems at once.
+ * host unit tests and the docs/cmdline.md generator run it as is.  Every
+ * word is checked even after an error, so the user sees all problems at
+ * once.  The tables are walked as one: a key's index is its position in
+ * the first table, then the second, and so on.
  */
 #include "kernel/init/cmdline.h"
 
@@ -14,11 +16,17 @@
 #include <stdbool.h>
 
 #define CMDLINE_WORD_MAX 256 /* longest key=value word reported verbatim */
-#define CMDLINE_MAX_KEYS 128 /* duplicate detection covers this many keys  */
 
 struct word {
 	const char *p; /* start */
 	size_t n;      /* length */
+};
+
+struct parser {
+	const struct cmdline_table *tables;
+	size_t ntables;
+	cmdline_error_fn err;
+	void *ctx;
 };
 
 static bool is_space(char c)
@@ -26,17 +34,26 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static const struct cmdline_key *find_key(struct word k)
-{
-	for (size_t i = 0; i < cmdline_key_count; i++)
-		if (strlen(cmdline_keys[i].name) == k.n && strncmp(cmdline_keys[i].name, k.p, k.n) == 0)
-			return &cmdline_keys[i];
-	return NULL;
-}
-
 static bool word_is(struct word w, const char *s)
 {
 	return strlen(s) == w.n && strncmp(s, w.p, w.n) == 0;
+}
+
+/* The key named k and its table, with *index its index over all tables. */
+static const struct cmdline_key *find_key(const struct parser *ps, struct word k, const struct cmdline_table **table,
+					  size_t *index)
+{
+	size_t base = 0;
+	for (size_t t = 0; t < ps->ntables; t++) {
+		for (size_t i = 0; i < ps->tables[t].count; i++)
+			if (word_is(k, ps->tables[t].keys[i].name)) {
+				*table = &ps->tables[t];
+				*index = base + i;
+				return &ps->tables[t].keys[i];
+			}
+		base += ps->tables[t].count;
+	}
+	return NULL;
 }
 
 /* "a, b, c" for the names of a key (truncated to fit). */
@@ -48,18 +65,19 @@ static void list_names(char *buf, size_t size, const char *const *names)
 		len += (size_t)ksnprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
 }
 
-static void list_keys(char *buf, size_t size)
+static void list_keys(const struct parser *ps, char *buf, size_t size)
 {
 	size_t len = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < cmdline_key_count && len < size; i++)
-		len += (size_t)ksnprintf(buf + len, size - len, "%s%s", i ? ", " : "", cmdline_keys[i].name);
+	for (size_t t = 0; t < ps->ntables; t++)
+		for (size_t i = 0; i < ps->tables[t].count && len < size; i++)
+			len += (size_t)ksnprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						 ps->tables[t].keys[i].name);
 }
 
-static void report(cmdline_error_fn err, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
+void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	kvsnprintf(msg, sizeof(msg), fmt, ap);
@@ -67,6 +85,8 @@ static void report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
 	if (err)
 		err(ctx, msg);
 }
+
+#define report(ps, ...) cmdline_report((ps)->err, (ps)->ctx, __VA_ARGS__)
 
 static int index_of(const char *const *names, struct word w)
 {
@@ -76,19 +96,23 @@ static int index_of(const char *const *names, struct word w)
 	return -1;
 }
 
-/* Decimal or 0x-hex without sign; false on junk or overflow. */
-static bool parse_u64(struct word w, uint64_t *out)
+enum number { NUMBER_OK, NUMBER_JUNK, NUMBER_OVERFLOW };
+
+/* Decimal or 0x-hex without sign.  Digits beyond 64 bits are still read
+ * to the end, so "99999999999999999999" is a number, only too big. */
+static enum number parse_u64(struct word w, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i = 0;
 	unsigned base = 10;
+	bool overflow = false;
 
 	if (w.n > 2 && w.p[0] == '0' && (w.p[1] == 'x' || w.p[1] == 'X')) {
 		base = 16;
 		i = 2;
 	}
 	if (i == w.n)
-		return false;
+		return NUMBER_JUNK;
 	for (; i < w.n; i++) {
 		char c = w.p[i];
 		unsigned d;
@@ -99,54 +123,62 @@ static bool parse_u64(struct word w, uint64_t *out)
 		else if (base == 16 && c >= 'A' && c <= 'F')
 			d = (unsigned)(c - 'A' + 10);
 		else
-			return false;
+			return NUMBER_JUNK;
 		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
+			overflow = true;
+		else
+			v = v * base + d;
 	}
 	*out = v;
+	return overflow ? NUMBER_OVERFLOW : NUMBER_OK;
+}
+
+static bool set_uint(const struct parser *ps, const struct cmdline_key *k, struct word v, uint32_t *field)
+{
+	uint64_t x = 0;
+	uint64_t min = k->min_in_rule ? 0 : k->min;
+
+	if (k->special && word_is(v, k->special)) {
+		*field = 0;
+		return true;
+	}
+	enum number n = parse_u64(v, &x);
+	bool in_range = n == NUMBER_OK && ((x >= min && x <= k->max) || (k->or_zero && x == 0));
+	if (!in_range) {
+		report(ps, "cmdline: %s=%.*s: %s; accepted: %sa whole number from %llu to %llu%s%s%s", k->name, (int)v.n,
+		       v.p, n == NUMBER_JUNK ? "not a number" : "out of range", k->or_zero && min ? "0 or " : "",
+		       (unsigned long long)min, (unsigned long long)k->max, k->special ? " or '" : "",
+		       k->special ? k->special : "", k->special ? "'" : "");
+		return false;
+	}
+	if (k->pow2 && (x & (x - 1))) {
+		report(ps, "cmdline: %s=%.*s: not a power of two; accepted: %llu, %llu, %llu, ... up to %llu", k->name,
+		       (int)v.n, v.p, (unsigned long long)min, (unsigned long long)min * 2, (unsigned long long)min * 4,
+		       (unsigned long long)k->max);
+		return false;
+	}
+	*field = (uint32_t)x;
 	return true;
 }
 
-static bool set_value(const struct cmdline_key *k, struct word v, struct kconfig *cfg, cmdline_error_fn err,
-		      void *ctx)
+static bool set_value(const struct parser *ps, const struct cmdline_key *k, struct word v, void *config)
 {
-	uint32_t *field = (uint32_t *)((char *)cfg + k->offset);
-	char accepted[256];
+	uint32_t *field = (uint32_t *)((char *)config + k->offset);
+	char accepted[512];
 
 	switch (k->type) {
 	case CMDLINE_ENUM: {
 		int i = index_of(k->names, v);
 		if (i < 0) {
 			list_names(accepted, sizeof(accepted), k->names);
-			report(err, ctx, "cmdline: %s=%.*s: unknown value; accepted: %s", k->name, (int)v.n, v.p,
-			       accepted);
+			report(ps, "cmdline: %s=%.*s: unknown value; accepted: %s", k->name, (int)v.n, v.p, accepted);
 			return false;
 		}
 		*field = (uint32_t)i;
 		return true;
 	}
-	case CMDLINE_UINT: {
-		uint64_t x;
-		if (k->special && word_is(v, k->special)) {
-			*field = 0;
-			return true;
-		}
-		if (!parse_u64(v, &x) || x < k->min || x > k->max) {
-			report(err, ctx, "cmdline: %s=%.*s: %s; accepted: a whole number from %llu to %llu%s%s%s",
-			       k->name, (int)v.n, v.p, parse_u64(v, &x) ? "out of range" : "not a number",
-			       (unsigned long long)k->min, (unsigned long long)k->max, k->special ? " or '" : "",
-			       k->special ? k->special : "", k->special ? "'" : "");
-			return false;
-		}
-		if (k->pow2 && (x & (x - 1))) {
-			report(err, ctx, "cmdline: %s=%.*s: not a power of two; accepted: 4, 8, 16, ... up to %llu",
-			       k->name, (int)v.n, v.p, (unsigned long long)k->max);
-			return false;
-		}
-		*field = (uint32_t)x;
-		return true;
-	}
+	case CMDLINE_UINT:
+		return set_uint(ps, k, v, field);
 	case CMDLINE_SET: {
 		uint32_t bits = 0;
 		size_t start = 0;
@@ -157,7 +189,7 @@ static bool set_value(const struct cmdline_key *k, struct word v, struct kconfig
 			int idx = index_of(k->names, item);
 			if (idx < 0) {
 				list_names(accepted, sizeof(accepted), k->names);
-				report(err, ctx, "cmdline: %s=%.*s: unknown item '%.*s'; accepted: a comma-separated list of %s",
+				report(ps, "cmdline: %s=%.*s: unknown item '%.*s'; accepted: a comma-separated list of %s",
 				       k->name, (int)v.n, v.p, (int)item.n, item.p, accepted);
 				return false;
 			}
@@ -171,13 +203,18 @@ static bool set_value(const struct cmdline_key *k, struct word v, struct kconfig
 	return false;
 }
 
-int cmdline_parse(const char *line, struct kconfig *cfg, cmdline_error_fn err, void *ctx)
+int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t ntables, uint8_t *state,
+		  cmdline_error_fn err, void *ctx)
 {
-	bool seen[CMDLINE_MAX_KEYS] = { false };
-	char accepted[512];
+	const struct parser ps = { .tables = tables, .ntables = ntables, .err = err, .ctx = ctx };
+	uint8_t local[CMDLINE_MAX_KEYS];
+	char accepted[768];
 	int errors = 0;
 	const char *p = line ? line : "";
 
+	if (!state)
+		state = local;
+	memset(state, CMDLINE_DEFAULT, CMDLINE_MAX_KEYS);
 	for (;;) {
 		while (is_space(*p))
 			p++;
@@ -193,31 +230,32 @@ int cmdline_parse(const char *line, struct kconfig *cfg, cmdline_error_fn err, v
 		while (eq < w.n && w.p[eq] != '=')
 			eq++;
 		if (eq == w.n || eq == 0) {
-			list_keys(accepted, sizeof(accepted));
-			report(err, ctx, "cmdline: '%.*s' is not key=value; accepted keys: %s", shown, w.p, accepted);
+			list_keys(&ps, accepted, sizeof(accepted));
+			report(&ps, "cmdline: '%.*s' is not key=value; accepted keys: %s", shown, w.p, accepted);
 			errors++;
 			continue;
 		}
 		struct word key = { w.p, eq };
 		struct word val = { w.p + eq + 1, w.n - eq - 1 };
-		const struct cmdline_key *k = find_key(key);
+		const struct cmdline_table *t = NULL;
+		size_t ki = 0;
+		const struct cmdline_key *k = find_key(&ps, key, &t, &ki);
 		if (!k) {
-			list_keys(accepted, sizeof(accepted));
-			report(err, ctx, "cmdline: unknown key '%.*s' in '%.*s'; accepted keys: %s", (int)key.n, key.p,
-			       shown, w.p, accepted);
+			list_keys(&ps, accepted, sizeof(accepted));
+			report(&ps, "cmdline: unknown key '%.*s' in '%.*s'; accepted keys: %s", (int)key.n, key.p, shown, w.p,
+			       accepted);
 			errors++;
 			continue;
 		}
-		size_t ki = (size_t)(k - cmdline_keys);
-		if (ki < CMDLINE_MAX_KEYS && seen[ki]) {
-			report(err, ctx, "cmdline: %s= given more than once; each key may appear once", k->name);
+		if (ki < CMDLINE_MAX_KEYS && state[ki] != CMDLINE_DEFAULT) {
+			report(&ps, "cmdline: %s= given more than once; each key may appear once", k->name);
 			errors++;
 			continue;
 		}
+		bool ok = set_value(&ps, k, val, t->config);
 		if (ki < CMDLINE_MAX_KEYS)
-			seen[ki] = true;
-		if (!set_value(k, val, cfg, err, ctx))
-			errors++;
+			state[ki] = ok ? CMDLINE_GIVEN : CMDLINE_REJECTED;
+		errors += !ok;
 	}
 	return errors;
 }

@@ -1,10 +1,18 @@
 /*
- * cmdline.h - parsing the kernel command line into struct kconfig.
+ * cmdline.h - the kernel command line: key tables, the parser and the one
+ * check of the whole configuration.
  *
  * Syntax: words separated by spaces or tabs, each `key=value`.  Every key
- * may appear once.  Values are checked against the key's type and range;
- * each problem is reported through the callback with the key, the value
- * and what is accepted.
+ * may appear once.  The keys come from two tables walked as one: the
+ * kernel's (cmdline_keys.c, filling struct kconfig) and the architecture's
+ * (<arch/cmdline.h>, filling its own struct arch_config).
+ *
+ * config_parse() is the one pass: defaults, then every word checked
+ * against its key's type and range, then every rule between keys
+ * (cmdline_rules.c).  Each problem is reported through the callback with
+ * the key, the value given and what is accepted; all of them, not only
+ * the first.  With any problem the configuration must not be used.
+ * docs/cmdline.md is generated from these tables (make docs).
  */
 #ifndef KPROF_KERNEL_CMDLINE_H
 #define KPROF_KERNEL_CMDLINE_H
@@ -13,35 +21,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/init/cmdline_key.h"
 #include "kernel/init/config.h"
 
-enum cmdline_type {
-	CMDLINE_ENUM, /* one name from `names`, stored as its index        */
-	CMDLINE_UINT, /* decimal or 0x hex in [min, max]; `special` = 0     */
-	CMDLINE_SET,  /* comma-separated names from `names`, stored as bits */
+struct arch_config; /* <arch/cmdline.h>: what the architecture's keys fill */
+
+/* What became of each key (index over all tables, in order). */
+enum cmdline_key_state {
+	CMDLINE_DEFAULT,  /* not on the command line: the default stands */
+	CMDLINE_GIVEN,    /* given and accepted                         */
+	CMDLINE_REJECTED, /* given and refused: the default still stands */
 };
 
-struct cmdline_key {
-	const char *name;          /* "cpus"                                  */
-	enum cmdline_type type;
-	size_t offset;             /* of the uint32_t field in struct kconfig */
-	const char *const *names;  /* ENUM and SET: NULL-terminated           */
-	uint64_t min, max;         /* UINT range                              */
-	const char *special;       /* UINT: a word meaning 0 (e.g. "all")     */
-	bool pow2;                 /* UINT: must be a power of two            */
-	const char *help;          /* one line for README and --help          */
-};
-
-extern const struct cmdline_key cmdline_keys[];
-extern const size_t cmdline_key_count;
+#define CMDLINE_MAX_KEYS 64 /* keys in all tables together */
 
 typedef void (*cmdline_error_fn)(void *ctx, const char *message);
 
-/* Fill cfg with the defaults. */
+/* Format one problem and hand it to err (if any): the one way the parser
+ * and the rules report. */
+void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The kernel's keys (cmdline_keys.c). */
+extern const struct cmdline_key cmdline_keys[];
+extern const size_t cmdline_key_count;
+
+/* Fill cfg with the kernel's defaults. */
 void config_defaults(struct kconfig *cfg);
 
-/* Parse `line` into cfg (which should hold the defaults).  Returns the
- * number of errors; with errors, cfg must not be used. */
-int cmdline_parse(const char *line, struct kconfig *cfg, cmdline_error_fn err, void *ctx);
+/* Parse `line` into the tables' structs (which should hold the defaults),
+ * walking the tables as one.  state (CMDLINE_MAX_KEYS entries, or NULL)
+ * receives each key's enum cmdline_key_state.  Returns the number of
+ * problems, each reported through err. */
+int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t ntables, uint8_t *state,
+		  cmdline_error_fn err, void *ctx);
+
+/* A rule between keys, or on the values of one key beyond its range
+ * (cmdline_rules.c).  It runs only when every key it reads was accepted
+ * or left at its default. */
+struct config_view;
+struct cmdline_rule {
+	const char *keys[4];       /* the keys it reads; NULL-terminated      */
+	/* The rule in one line, for docs/cmdline.md (numbers from the same
+	 * constants the check uses). */
+	void (*describe)(char *buf, size_t size);
+	/* Report each breach through the view's callback; return how many. */
+	int (*check)(const struct config_view *v);
+};
+
+extern const struct cmdline_rule cmdline_rules[];
+extern const size_t cmdline_rule_count;
+
+/* The one pass: defaults into cfg and arch, the command line, then every
+ * rule whose keys were all accepted.  Returns the number of problems. */
+int config_parse(const char *line, struct kconfig *cfg, struct arch_config *arch, cmdline_error_fn err, void *ctx);
 
 #endif /* KPROF_KERNEL_CMDLINE_H */

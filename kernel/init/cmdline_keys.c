@@ -1,16 +1,29 @@
 /*
- * cmdline_keys.c - every command-line key the kernel accepts.
+ * cmdline_keys.c - every command-line key of the generic kernel.
  *
  * One row per key: its type, where it lands in struct kconfig, its range or
- * names, and a help line (README.md's table is kept to match).  Defaults are
- * in config_defaults() below.
+ * names, which runs read it, a one-line description, and what is checked
+ * again once the hardware is probed.  Defaults are in config_defaults()
+ * below.  The architecture's keys are in its own table (<arch/cmdline.h>),
+ * the rules between keys in cmdline_rules.c; docs/cmdline.md is generated
+ * from all three (make docs), and a unit test fails when it is stale.
+ * Ranges that other code also enforces come from that code's constants.
  */
 #include "kernel/init/cmdline.h"
 
+#include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
 #include "kernel/lib/libk.h"
+#include "kernel/locks/spinlock_params.h"
+#include "kernel/profile/source.h"
+#include "kernel/trace/trace.h"
 
 #include <stddef.h>
+
+#define SUBBUF_MIN_KB 4      /* one page                    */
+#define SUBBUF_MAX_KB 1024   /* 1 MiB                       */
+#define RUN_MIN_MS    100    /* the shortest workload run   */
+#define RUN_MAX_MS    600000 /* the longest: ten minutes    */
 
 static const char *const scenario_names[SCENARIO_COUNT + 1] = {
 	[SCENARIO_BOOT] = "boot",
@@ -46,13 +59,6 @@ static const char *const rawlock_names[RAWLOCK_MODE_COUNT + 1] = {
 	[RAWLOCK_TAS] = "tas",
 };
 
-static const char *const tsc_source_names[TSC_SOURCE_COUNT + 1] = {
-	[TSC_SOURCE_AUTO] = "auto",
-	[TSC_SOURCE_CPUID] = "cpuid",
-	[TSC_SOURCE_HPET] = "hpet",
-	[TSC_SOURCE_PMTIMER] = "pmtimer",
-};
-
 static const char *const trace_names[TRACE_ITEM_COUNT + 1] = {
 	[TRACE_ITEM_CSWITCH] = "cswitch",
 	[TRACE_ITEM_SPINLOCK] = "spinlock",
@@ -66,65 +72,82 @@ static const char *const trace_names[TRACE_ITEM_COUNT + 1] = {
 	[TRACE_ITEM_ALL] = "all",
 };
 
-static const char *const trace_mode_names[] = { "stream", "dump", NULL };
+static const char *const trace_mode_names[] = {
+	[KPROF_TRACE_STREAM] = "stream",
+	[KPROF_TRACE_DUMP] = "dump",
+	NULL,
+};
+
+#define FIELD(f) .offset = offsetof(struct kconfig, f)
+#define EVERY_RUN "every run"
 
 const struct cmdline_key cmdline_keys[] = {
-	{ .name = "scenario", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, scenario),
-	  .names = scenario_names, .help = "workload to run" },
-	{ .name = "cpus", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, cpus),
-	  .min = 1, .max = KPROF_MAX_CPUS, .special = "all", .help = "how many CPUs to start" },
-	{ .name = "selftest", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, selftest),
-	  .names = selftest_names, .help = "deliberate failure to check the fault path" },
-	{ .name = "timer", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, timer),
-	  .names = timer_names, .help = "mode of the per-CPU interrupt timer" },
-	{ .name = "tick_hz", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, tick_hz),
-	  .min = 10, .max = 1000, .help = "clock interrupts per second on each CPU" },
-	{ .name = "tsc_source", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, tsc_source),
-	  .names = tsc_source_names, .help = "where the TSC rate comes from" },
-	{ .name = "trace", .type = CMDLINE_SET, .offset = offsetof(struct kconfig, trace),
-	  .names = trace_names, .help = "event groups to record" },
-	{ .name = "trace.mode", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, trace_mode),
-	  .names = trace_mode_names, .help = "send full buffers while running, or everything at the end" },
-	{ .name = "trace.buffer_kb", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, trace_buffer_kb),
-	  .min = 8, .max = 262144, .help = "trace buffer per CPU, KiB" },
-	{ .name = "trace.subbuf_kb", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, trace_subbuf_kb),
-	  .min = 4, .max = 1024, .pow2 = true, .help = "one sub-buffer (the unit sent), KiB" },
-	{ .name = "tracetest.records", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, tracetest_records),
-	  .min = 1, .max = 10000000, .help = "scenario=tracetest: thread-context records per CPU" },
-	{ .name = "sched.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, sched_ms),
-	  .min = 100, .max = 600000, .help = "scenario=sched: how long the thread mix runs, ms" },
-	{ .name = "rawlock", .type = CMDLINE_ENUM, .offset = offsetof(struct kconfig, rawlock),
-	  .names = rawlock_names, .help = "the kernel's own spin locks: ticket or test-and-set" },
-	{ .name = "spinlock.spin_threshold", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, spin_threshold),
-	  .min = 0, .max = UINT32_MAX, .help = "spins from which a contended acquisition may be traced (minimum 1)" },
-	{ .name = "spinlock.acquire_sample_rate", .type = CMDLINE_UINT,
-	  .offset = offsetof(struct kconfig, acquire_sample_rate), .min = 0, .max = UINT32_MAX,
-	  .help = "one uncontended acquisition in N is traced (minimum 1000)" },
-	{ .name = "spinlock.contention_sample_rate", .type = CMDLINE_UINT,
-	  .offset = offsetof(struct kconfig, contention_sample_rate), .min = 0, .max = UINT32_MAX,
-	  .help = "one contended acquisition in N is traced (minimum 1)" },
-	{ .name = "spinlock.hold_threshold", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, hold_threshold),
-	  .min = 0, .max = UINT32_MAX, .help = "holds of at least N cycles are traced (0 off, else at least 1000000)" },
-	{ .name = "locks.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_ms),
-	  .min = 100, .max = 600000, .help = "scenario=locks: how long it runs, ms" },
-	{ .name = "locks.hold_ns", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_hold_ns),
-	  .min = 0, .max = 1000000, .help = "scenario=locks: how long a lock is held, ns" },
-	{ .name = "locks.think_ns", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, locks_think_ns),
-	  .min = 0, .max = 1000000, .help = "scenario=locks: time between acquisitions, ns" },
-	{ .name = "resources.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, resources_ms),
-	  .min = 100, .max = 600000, .help = "scenario=resources: how long it runs, ms" },
-	{ .name = "resource.timeout_ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, resource_timeout_ms),
-	  .min = 1, .max = 600000, .help = "ERESOURCE waits: after this long an excessive wait is recorded, ms" },
-	{ .name = "profile.interval", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, profile_interval),
-	  .min = 1221, .max = 10000000, .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile)" },
-	{ .name = "pmc.sources", .type = CMDLINE_SET, .offset = offsetof(struct kconfig, pmc_sources),
-	  .names = pmc_source_names, .help = "counter sources for trace=pmc (KPROFILE_SOURCE names, up to 4)" },
-	{ .name = "pmc.interval", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, pmc_interval),
-	  .min = 1000, .max = UINT32_MAX, .help = "events between PMC interrupts" },
-	{ .name = "profile.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, profile_ms),
-	  .min = 100, .max = 600000, .help = "scenario=profile: how long it runs, ms" },
-	{ .name = "mix.ms", .type = CMDLINE_UINT, .offset = offsetof(struct kconfig, mix_ms),
-	  .min = 100, .max = 600000, .help = "scenario=mix: how long each workload runs, ms" },
+	{ .name = "scenario", .type = CMDLINE_ENUM, FIELD(scenario), .names = scenario_names, .used_by = EVERY_RUN,
+	  .help = "workload to run" },
+	{ .name = "cpus", .type = CMDLINE_UINT, FIELD(cpus), .min = 1, .max = KPROF_MAX_CPUS, .special = "all",
+	  .used_by = EVERY_RUN, .help = "how many CPUs to start (at most the enabled ones are)" },
+	{ .name = "selftest", .type = CMDLINE_ENUM, FIELD(selftest), .names = selftest_names, .used_by = EVERY_RUN,
+	  .help = "deliberate failure before the scenario, to check the fault path" },
+	{ .name = "timer", .type = CMDLINE_ENUM, FIELD(timer), .names = timer_names, .used_by = EVERY_RUN,
+	  .help = "mode of each CPU's interrupt timer: auto is deadline when the CPU has it, else oneshot",
+	  .probe = "deadline on a CPU without it falls back to oneshot with a message (not refused)" },
+	{ .name = "tick_hz", .type = CMDLINE_UINT, FIELD(tick_hz), .min = 10, .max = 1000, .used_by = EVERY_RUN,
+	  .help = "clock interrupts per second on each CPU" },
+	{ .name = "trace", .type = CMDLINE_SET, FIELD(trace), .names = trace_names, .used_by = EVERY_RUN,
+	  .help = "event groups to record (none: nothing; all: every group)" },
+	{ .name = "trace.mode", .type = CMDLINE_ENUM, FIELD(trace_mode), .names = trace_mode_names,
+	  .used_by = EVERY_RUN, .help = "send full buffers while running, or everything at the end" },
+	{ .name = "trace.buffer_kb", .type = CMDLINE_UINT, FIELD(trace_buffer_kb),
+	  .min = TRACE_MIN_SUBBUFS * SUBBUF_MIN_KB, .max = 262144, .used_by = EVERY_RUN,
+	  .help = "trace buffer per CPU, KiB (whole sub-buffers of it are used)",
+	  .probe = "a CPU whose buffer cannot be allocated loses its records, counted (not refused)" },
+	{ .name = "trace.subbuf_kb", .type = CMDLINE_UINT, FIELD(trace_subbuf_kb), .min = SUBBUF_MIN_KB,
+	  .max = SUBBUF_MAX_KB, .pow2 = true, .used_by = EVERY_RUN, .help = "one sub-buffer (the unit sent), KiB" },
+	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
+	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
+	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
+	  .used_by = "scenario=sched", .help = "how long the thread mix runs, ms" },
+	{ .name = "rawlock", .type = CMDLINE_ENUM, FIELD(rawlock), .names = rawlock_names, .used_by = EVERY_RUN,
+	  .help = "the kernel's own spin locks: ticket or test-and-set (auto: test-and-set under a hypervisor)" },
+	{ .name = "spinlock.spin_threshold", .type = CMDLINE_UINT, FIELD(spin_threshold),
+	  .min = SPINLOCK_MIN_SPIN_THRESHOLD, .max = UINT32_MAX, .min_in_rule = true, .used_by = "trace=spinlock",
+	  .help = "spins from which an acquisition counts as contended (NtSetSystemInformation)" },
+	{ .name = "spinlock.acquire_sample_rate", .type = CMDLINE_UINT, FIELD(acquire_sample_rate),
+	  .min = SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE, .max = UINT32_MAX, .min_in_rule = true, .used_by = "trace=spinlock",
+	  .help = "one uncontended acquisition in N is traced (NtSetSystemInformation)" },
+	{ .name = "spinlock.contention_sample_rate", .type = CMDLINE_UINT, FIELD(contention_sample_rate),
+	  .min = SPINLOCK_MIN_CONTENTION_SAMPLE_RATE, .max = UINT32_MAX, .min_in_rule = true,
+	  .used_by = "trace=spinlock", .help = "one contended acquisition in N is traced (NtSetSystemInformation)" },
+	{ .name = "spinlock.hold_threshold", .type = CMDLINE_UINT, FIELD(hold_threshold),
+	  .min = SPINLOCK_MIN_HOLD_THRESHOLD, .max = UINT32_MAX, .or_zero = true, .min_in_rule = true,
+	  .used_by = "trace=spinlock",
+	  .help = "holds of at least N cycles are always traced; 0: off (NtSetSystemInformation)" },
+	{ .name = "locks.ms", .type = CMDLINE_UINT, FIELD(locks_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
+	  .used_by = "scenario=locks", .help = "how long the lock workload runs, ms" },
+	{ .name = "locks.hold_ns", .type = CMDLINE_UINT, FIELD(locks_hold_ns), .min = 0, .max = 1000000,
+	  .used_by = "scenario=locks, mix", .help = "how long a lock is held, ns" },
+	{ .name = "locks.think_ns", .type = CMDLINE_UINT, FIELD(locks_think_ns), .min = 0, .max = 1000000,
+	  .used_by = "scenario=locks, mix", .help = "time between acquisitions, ns" },
+	{ .name = "resources.ms", .type = CMDLINE_UINT, FIELD(resources_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
+	  .used_by = "scenario=resources", .help = "how long the ERESOURCE workload runs, ms" },
+	{ .name = "resource.timeout_ms", .type = CMDLINE_UINT, FIELD(resource_timeout_ms), .min = 1, .max = RUN_MAX_MS,
+	  .used_by = "every run (scenario=mix uses mix.ms/10)",
+	  .help = "ERESOURCE waits: after this long an excessive wait is recorded, ms" },
+	{ .name = "profile.interval", .type = CMDLINE_UINT, FIELD(profile_interval), .min = PROFILE_TIME_MIN_INTERVAL,
+	  .max = PROFILE_TIME_MAX_INTERVAL, .used_by = "trace=profile, scenario=profile, mix",
+	  .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile)" },
+	{ .name = "pmc.sources", .type = CMDLINE_SET, FIELD(pmc_sources), .names = pmc_source_names,
+	  .used_by = "trace=pmc", .help = "counter sources for trace=pmc (KPROFILE_SOURCE names)",
+	  .probe = "a source this machine cannot count (or any, without a PMU) is reported and left out when "
+		   "trace=pmc starts it (not refused)" },
+	{ .name = "pmc.interval", .type = CMDLINE_UINT, FIELD(pmc_interval), .min = PROFILE_PMC_MIN_INTERVAL,
+	  .max = UINT32_MAX, .used_by = "trace=pmc", .help = "events between PMC interrupts (NtSetIntervalProfile)",
+	  .probe = "refused (exit CONFIG) above what the counter each source gets can take "
+		   "(arch_pmu_max_interval: below half its range)" },
+	{ .name = "profile.ms", .type = CMDLINE_UINT, FIELD(profile_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
+	  .used_by = "scenario=profile", .help = "how long the profile workload runs, ms (up to 4x until 12000 samples)" },
+	{ .name = "mix.ms", .type = CMDLINE_UINT, FIELD(mix_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
+	  .used_by = "scenario=mix", .help = "how long each workload of the mix runs, ms" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -137,26 +160,25 @@ void config_defaults(struct kconfig *cfg)
 		.selftest = SELFTEST_NONE,
 		.timer = TIMER_AUTO,
 		.tick_hz = 100,
-		.tsc_source = TSC_SOURCE_AUTO,
 		.trace = 1u << TRACE_ITEM_ALL,
-		.trace_mode = 0, /* stream */
+		.trace_mode = KPROF_TRACE_STREAM,
 		.trace_buffer_kb = 256,
 		.trace_subbuf_kb = 64,
 		.tracetest_records = 20000,
 		.sched_ms = 1500,
 		.rawlock = RAWLOCK_AUTO,
-		.spin_threshold = 1,
-		.acquire_sample_rate = 1000,
-		.contention_sample_rate = 1,
-		.hold_threshold = 1000000,
+		.spin_threshold = SPINLOCK_MIN_SPIN_THRESHOLD,
+		.acquire_sample_rate = SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE,
+		.contention_sample_rate = SPINLOCK_MIN_CONTENTION_SAMPLE_RATE,
+		.hold_threshold = SPINLOCK_MIN_HOLD_THRESHOLD,
 		.locks_ms = 2000,
 		.locks_hold_ns = 500,
 		.locks_think_ns = 2000,
 		.resources_ms = 2000,
 		.resource_timeout_ms = 4000,
-		.profile_interval = 10000, /* 1 ms */
-		.pmc_sources = 1u << 19,   /* TotalCycles */
-		.pmc_interval = 1000000,
+		.profile_interval = PROFILE_TIME_DEFAULT_INTERVAL, /* 1 ms */
+		.pmc_sources = 1u << ProfileTotalCycles,
+		.pmc_interval = PROFILE_PMC_DEFAULT_INTERVAL,
 		.profile_ms = 2000,
 		.mix_ms = 1000,
 	};

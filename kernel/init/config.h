@@ -1,9 +1,11 @@
 /*
  * config.h - the typed configuration parsed once from the command line.
  *
- * Every field has a default (cmdline.c: config_defaults) and is set only by
- * cmdline_parse(); the rest of the kernel reads kconfig and never parses
- * text.  README.md lists every key; kernel/init/cmdline_keys.c is the table.
+ * Every field has a default (cmdline_keys.c: config_defaults) and is set
+ * only by config_parse(); the rest of the kernel reads kconfig and never
+ * parses text.  kernel/init/cmdline_keys.c is the table of keys and
+ * docs/cmdline.md, generated from it (make docs), lists every key.  The
+ * architecture's own keys fill its own struct (<arch/cmdline.h>).
  */
 #ifndef KPROF_KERNEL_CONFIG_H
 #define KPROF_KERNEL_CONFIG_H
@@ -12,7 +14,7 @@
 
 #include "include/kprof/scenario.h" /* enum kprof_scenario */
 
-#define KPROF_MAX_CPUS 256 /* logical CPUs the kernel is built for */
+#include "kernel/ke/cpus.h" /* KPROF_MAX_CPUS */
 
 enum kprof_selftest {
 	SELFTEST_NONE,     /* no deliberate failure                           */
@@ -30,14 +32,6 @@ enum kprof_timer_mode {
 	TIMER_ONESHOT,
 	TIMER_PERIODIC,
 	TIMER_MODE_COUNT
-};
-
-enum kprof_tsc_source {
-	TSC_SOURCE_AUTO,   /* CPUID when it states the rate, else HPET, else PM */
-	TSC_SOURCE_CPUID,
-	TSC_SOURCE_HPET,
-	TSC_SOURCE_PMTIMER,
-	TSC_SOURCE_COUNT
 };
 
 /* rawlock=: the discipline of the kernel's own spin locks (rawlock.h). */
@@ -70,7 +64,6 @@ struct kconfig {
 	uint32_t selftest;   /* enum kprof_selftest                          */
 	uint32_t timer;      /* enum kprof_timer_mode                        */
 	uint32_t tick_hz;    /* clock interrupts per second per CPU          */
-	uint32_t tsc_source; /* enum kprof_tsc_source                        */
 	uint32_t trace;      /* bits of enum kprof_trace_item                */
 	uint32_t trace_mode; /* enum kprof_trace_mode (include/kprof/wire.h) */
 	uint32_t trace_buffer_kb; /* per CPU, all sub-buffers together       */

@@ -4,6 +4,9 @@
  */
 #include "kernel/init/main.h"
 
+#include <stdarg.h>
+
+#include <arch/cmdline.h>
 #include <arch/platform.h>
 #include <arch/pmu.h>
 #include <arch/serial.h>
@@ -17,6 +20,7 @@
 #include "kernel/ex/sysinfo.h"
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/debug/panic.h"
 #include "kernel/profile/profile.h"
@@ -51,21 +55,39 @@ static void print_cmdline_error(void *ctx, const char *msg)
 /* A rejected command line ends the run before anything runs. */
 __attribute__((noreturn)) static void reject_command_line(unsigned errors)
 {
-	kprintf("cmdline: %u error%s; nothing was run (README.md lists every key)\n", errors, errors == 1 ? "" : "s");
+	kprintf("cmdline: %u error%s; nothing was run (docs/cmdline.md lists every key)\n", errors,
+		errors == 1 ? "" : "s");
 	kprof_run_end(KPROF_EXIT_CONFIG);
 }
 
+/* Every key's range and every rule between keys, in one pass (config_parse,
+ * cmdline_rules.c): all problems are printed, then the run ends. */
 static void parse_command_line(const struct bootinfo *bi)
 {
 	kprintf("cmdline: \"%s\" (%s)\n", bi->cmdline, cmdline_source_name(bi->cmdline_source));
-	config_defaults(&kconfig);
-	int errors = cmdline_parse(bi->cmdline, &kconfig, print_cmdline_error, NULL);
+	int errors = config_parse(bi->cmdline, &kconfig, &arch_config, print_cmdline_error, NULL);
 	if (errors)
 		reject_command_line((unsigned)errors);
 }
 
-/* The spin-lock sampling keys go through NtSetSystemInformation, which
- * checks them: a refused value ends the run like any rejected key. */
+/* Values only the probed hardware could refuse (cmdline_key.h); counted
+ * until probing is done, then the run ends if there were any. */
+static unsigned probe_refusals;
+
+void cmdline_refuse_at_probe(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("%s\n", msg);
+	probe_refusals++;
+}
+
+/* The spin-lock sampling keys go through NtSetSystemInformation, whose
+ * rule (spinlock_params_valid) config_parse already applied, so a refusal
+ * here would be a bug; it still ends the run like any rejected key. */
 static void apply_spinlock_keys(void)
 {
 	EVENT_TRACE_SPINLOCK_INFORMATION info = {
@@ -78,53 +100,40 @@ static void apply_spinlock_keys(void)
 	NTSTATUS st = nt_set_system_information(SystemPerformanceTraceInformation, &info, sizeof(info));
 	if (st == STATUS_SUCCESS)
 		return;
-	kprintf("cmdline: spinlock.spin_threshold=%u spinlock.acquire_sample_rate=%u spinlock.contention_sample_rate=%u "
-		"spinlock.hold_threshold=%u: refused by NtSetSystemInformation with %s (0x%08X); accepted: "
-		"spin_threshold >= %u, acquire_sample_rate >= %u, contention_sample_rate >= %u, hold_threshold 0 or "
-		">= %u\n",
-		kconfig.spin_threshold, kconfig.acquire_sample_rate, kconfig.contention_sample_rate, kconfig.hold_threshold,
-		nt_status_name(st), (unsigned)st, SPINLOCK_MIN_SPIN_THRESHOLD, SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE,
-		SPINLOCK_MIN_CONTENTION_SAMPLE_RATE, SPINLOCK_MIN_HOLD_THRESHOLD);
+	kprintf("cmdline: spinlock.*: refused by NtSetSystemInformation with %s (0x%08X) after the command-line check "
+		"accepted them\n", nt_status_name(st), (unsigned)st);
 	reject_command_line(1);
 }
 
-/* The profile keys go through NtSetIntervalProfile, which checks them
- * against what the sources accept here; a refused value ends the run. */
+/* The profile keys go through NtSetIntervalProfile.  Their ranges were
+ * checked with the command line; what is left depends on the counters
+ * found: a PMC interval above what a source's counter takes is refused
+ * here, at probe time. */
 static void apply_profile_keys(void)
 {
-	uint32_t n = 0, errors = 0;
-
-	if (kconfig.pmc_sources & 1u) {
-		kprintf("cmdline: pmc.sources: Time is the profile timer (trace=profile), not a counter; accepted: the "
-			"other KPROFILE_SOURCE names, e.g. TotalCycles,TotalIssues,BranchMispredictions,CacheMisses\n");
-		errors++;
-	}
-	for (unsigned s = 1; s < ProfileMaximum; s++)
-		n += (kconfig.pmc_sources >> s) & 1u;
-	if (n > ARCH_PMU_MAX_SOURCES) {
-		kprintf("cmdline: pmc.sources names %u sources; accepted: at most %u at once\n", n, ARCH_PMU_MAX_SOURCES);
-		errors++;
-	}
 	NTSTATUS st = nt_set_interval_profile(kconfig.profile_interval, ProfileTime);
-	if (st != STATUS_SUCCESS && st != STATUS_NOT_SUPPORTED) {
-		kprintf("cmdline: profile.interval=%u: refused by NtSetIntervalProfile with %s\n", kconfig.profile_interval,
-			nt_status_name(st));
-		errors++;
-	}
+	if (st != STATUS_SUCCESS && st != STATUS_NOT_SUPPORTED) /* not supported: timer=periodic */
+		cmdline_refuse_at_probe("cmdline: profile.interval=%u: refused by NtSetIntervalProfile with %s",
+					kconfig.profile_interval, nt_status_name(st));
 	for (int16_t s = 1; s < ProfileMaximum; s++) {
 		if (!(kconfig.pmc_sources & (1u << s)) || !ki_profile_source_supported(s))
 			continue; /* an unsupported source is reported when trace=pmc starts it */
 		st = nt_set_interval_profile(kconfig.pmc_interval, s);
-		if (st != STATUS_SUCCESS) {
-			kprintf("cmdline: pmc.interval=%u: refused for %s by NtSetIntervalProfile with %s; accepted: %u to "
-				"%llu events on this CPU\n", kconfig.pmc_interval, kprofile_source_name((unsigned)s),
-				nt_status_name(st), PROFILE_PMC_MIN_INTERVAL,
-				(unsigned long long)arch_pmu_max_interval((uint32_t)s));
-			errors++;
-		}
+		if (st != STATUS_SUCCESS)
+			cmdline_refuse_at_probe("cmdline: pmc.interval=%u: refused for %s by NtSetIntervalProfile with %s; "
+						"accepted: %u to %llu events on this CPU", kconfig.pmc_interval,
+						kprofile_source_name((unsigned)s), nt_status_name(st),
+						PROFILE_PMC_MIN_INTERVAL,
+						(unsigned long long)arch_pmu_max_interval((uint32_t)s));
 	}
-	if (errors)
-		reject_command_line(errors);
+}
+
+/* Probing is done (platform, clocks, counters, every CPU): a value it
+ * refused ends the run now, with all of them shown, before any scenario. */
+static void end_probe_checks(void)
+{
+	if (probe_refusals)
+		reject_command_line(probe_refusals);
 }
 
 void kernel_main(const struct bootinfo *bi)
@@ -150,6 +159,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_broadcast_init();
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
+	end_probe_checks();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
 	ke_trace_spinlock_config();

@@ -22,9 +22,7 @@ struct spinlock_params lockstat_params = {
 
 int32_t spinlock_params_set(const struct spinlock_params *p)
 {
-	if (p->SpinThreshold < SPINLOCK_MIN_SPIN_THRESHOLD || p->AcquireSampleRate < SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE ||
-	    p->ContentionSampleRate < SPINLOCK_MIN_CONTENTION_SAMPLE_RATE ||
-	    (p->HoldThreshold != 0 && p->HoldThreshold < SPINLOCK_MIN_HOLD_THRESHOLD))
+	if (!spinlock_params_valid(p))
 		return STATUS_INVALID_PARAMETER;
 	/* Readers take the four values one by one; a release that sees a mix
 	 * of old and new samples by a mix: harmless. */

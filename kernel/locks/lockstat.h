@@ -41,23 +41,13 @@
 #include <arch/cpu.h>
 
 #include "include/kprof/wmi.h"
+#include "kernel/locks/spinlock_params.h"
 #include "kernel/trace/trace.h"
 
 #define LOCKSTAT_DEPTH 8
 
-/* The sampling parameters (EVENT_TRACE_SPINLOCK_INFORMATION), with their
- * minimums, which are also the defaults. */
-#define SPINLOCK_MIN_SPIN_THRESHOLD         1u
-#define SPINLOCK_MIN_ACQUIRE_SAMPLE_RATE    1000u
-#define SPINLOCK_MIN_CONTENTION_SAMPLE_RATE 1u
-#define SPINLOCK_MIN_HOLD_THRESHOLD         1000000u /* or 0: off */
-
-struct spinlock_params {
-	uint32_t SpinThreshold;
-	uint32_t AcquireSampleRate;
-	uint32_t ContentionSampleRate;
-	uint32_t HoldThreshold;
-};
+/* The sampling parameters (EVENT_TRACE_SPINLOCK_INFORMATION), their
+ * minimums and spinlock_params_valid() are in spinlock_params.h. */
 
 /* What is in force.  Written only through spinlock_params_set(). */
 extern struct spinlock_params lockstat_params;

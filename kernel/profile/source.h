@@ -24,6 +24,7 @@
 #define PROFILE_TIME_MIN_INTERVAL     1221u     /* 122.1 us, Windows' minimum */
 #define PROFILE_TIME_DEFAULT_INTERVAL 10000u    /* 1 ms                     */
 #define PROFILE_TIME_MAX_INTERVAL     10000000u /* 1 s                      */
+#define PROFILE_TIME_UNITS_PER_MS     10000u    /* 100 ns units in 1 ms     */
 /* Counter sources: events between interrupts. */
 #define PROFILE_PMC_MIN_INTERVAL     1000u
 #define PROFILE_PMC_DEFAULT_INTERVAL 1000000u

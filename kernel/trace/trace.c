@@ -233,12 +233,8 @@ void trace_start(const char *cmdline)
 
 	while ((1u << shift) < kconfig.trace_subbuf_kb * 1024)
 		shift++;
+	/* At least TRACE_MIN_SUBBUFS: the command line was refused otherwise. */
 	uint32_t nsub = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb;
-	if (nsub < 2) {
-		kprintf("cmdline: trace.buffer_kb=%u must hold at least two sub-buffers of trace.subbuf_kb=%u\n",
-			kconfig.trace_buffer_kb, kconfig.trace_subbuf_kb);
-		kprof_run_end(KPROF_EXIT_CONFIG);
-	}
 	if (items & (1u << TRACE_ITEM_ALL))
 		items |= (1u << TRACE_ITEM_NONE) - 1;
 	if (items & (1u << TRACE_ITEM_NONE))

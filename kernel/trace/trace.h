@@ -22,6 +22,11 @@
 #include "kernel/ke/irql.h"
 #include "kernel/trace/tracebuf.h"
 
+/* A CPU's ring holds at least this many sub-buffers (trace.buffer_kb /
+ * trace.subbuf_kb): one the writers fill while another is sent.  The
+ * command line is refused otherwise (kernel/init/cmdline_rules.c). */
+#define TRACE_MIN_SUBBUFS 2u
+
 /* Groups being traced; all zero before trace_start() and after the end. */
 extern PERFINFO_GROUPMASK trace_groups;
 

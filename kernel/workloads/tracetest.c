@@ -90,12 +90,10 @@ static void tracetest_cpu(uint32_t cpu, void *ctx)
 	}
 }
 
+/* trace= includes tracetest: the command line was refused otherwise
+ * (kernel/init/cmdline_rules.c). */
 enum kprof_exit_status scenario_tracetest(void)
 {
-	if (!trace_enabled(PERF_KPROF_TRACETEST)) {
-		kprintf("scenario tracetest: needs trace=tracetest (or trace=all)\n");
-		return KPROF_EXIT_CONFIG;
-	}
 	memset(tt, 0, sizeof(tt));
 	arch_interrupt_connect(ARCH_INT_IPI, tracetest_ipi);
 	ke_run_on_all_processors(tracetest_cpu, 0);

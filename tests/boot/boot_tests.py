@@ -194,11 +194,13 @@ def check_cpuid_refused(ctx):
 
 
 def check_kvm(ctx):
+    """Runs only under KVM: the runner skips the test when KVM is unusable."""
+    if ctx.result.accel != "kvm":
+        raise_failure("ran under %s, not KVM" % ctx.result.accel)
     check_direct(ctx)
     check_cpus(ctx, 4)
-    if ctx.result.accel == "kvm":
-        ctx.expect(r"^apic: x2APIC \(MSR access\)", "x2APIC under KVM")
-        ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
+    ctx.expect(r"^apic: x2APIC \(MSR access\)", "x2APIC under KVM")
+    ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
 
 
 def kprof_json(ctx, *args):
@@ -382,6 +384,22 @@ def check_pmc_time_refused(ctx):
     ctx.reject(r"^scenario ", "a scenario that ran anyway")
 
 
+def check_three_groups_refused(ctx):
+    """Three bad keys of three groups (the clock's range, NtSetSystemInformation's
+    spin-lock minimum, the trace ring's rule between keys): one pass reports
+    all three before anything runs."""
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: tick_hz=0: out of range; accepted: a whole number from 10 to 1000$",
+               "the clock key's range")
+    ctx.expect(r"^cmdline: spinlock.spin_threshold=0 .*: refused by NtSetSystemInformation with "
+               r"STATUS_INVALID_PARAMETER \(0xC000000D\); accepted: spin_threshold >= 1, .*"
+               r"below the minimum: spinlock.spin_threshold=0$", "the spin-lock minimum")
+    ctx.expect(r"^cmdline: trace.buffer_kb=64: holds fewer than 2 sub-buffers of trace.subbuf_kb=64; accepted: "
+               r"at least 128", "the trace buffer rule")
+    ctx.expect(r"^cmdline: 3 errors; nothing was run \(docs/cmdline.md lists every key\)$", "the refusal")
+    ctx.reject(r"^acpi: |^smp: |^scenario ", "the machine brought up or a scenario run after the refusal")
+
+
 def check_panic_flushes_trace(ctx):
     check_panic(ctx)
     _, summary = kprof_json(ctx, "check")
@@ -451,6 +469,9 @@ TESTS = [
              check_pmc_time_refused, cmdline="pmc.sources=Time,TotalCycles"),
     BootTest("spinlock-key-refused", "spinlock.acquire_sample_rate=10 is refused by NtSetSystemInformation",
              check_spinlock_key_refused, cmdline="spinlock.acquire_sample_rate=10"),
+    BootTest("three-groups-refused", "tick_hz=0, spinlock.spin_threshold=0 and a trace buffer of one sub-buffer: "
+             "all three refused in one pass", check_three_groups_refused,
+             cmdline="tick_hz=0 spinlock.spin_threshold=0 trace.buffer_kb=64 trace.subbuf_kb=64"),
     BootTest("panic-trace", "a bug check still sends the trace and its end frames",
              check_panic_flushes_trace, cpus=2, cmdline="selftest=panic"),
     BootTest("fault", "selftest=fault: page fault with a symbolized backtrace", check_fault,

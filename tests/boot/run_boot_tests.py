@@ -67,7 +67,17 @@ def run_test(t, opts):
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
-    res = qemu.run(qopts, say=lambda m: print("    " + m, flush=True))
+    said = []
+
+    def say(m):
+        said.append(m)
+        print("    " + m, flush=True)
+
+    res = qemu.run(qopts, say=say)
+    if t.accel == "kvm" and res.accel != "kvm":
+        # The run fell back to TCG: it says nothing about KVM, so the test
+        # is skipped (with the runner's reason), never passed.
+        return res, None, "KVM unusable: " + (said[-1] if said else "the run fell back to TCG")
     error = None
     with tempfile.TemporaryDirectory(prefix="kprof-boottest-") as tmp:
         log_path = os.path.join(tmp, "serial.log")
@@ -78,7 +88,7 @@ def run_test(t, opts):
             t.check(ctx)
         except Failure as e:
             error = str(e)
-    return res, error
+    return res, error, None
 
 
 def main():
@@ -108,9 +118,20 @@ def main():
     failed = []
     banner_times = {}
     start = time.monotonic()
+    skipped = []
     for t in tests:
         print("boot test %-22s %s" % (t.name, t.doc), flush=True)
-        res, error = run_test(t, opts)
+        if t.accel == "kvm":
+            ok, why = qemu.kvm_usable()
+            if not ok:
+                skipped.append(t.name)
+                print("  SKIP %-22s skipped: KVM unusable: %s" % (t.name, why), flush=True)
+                continue
+        res, error, skip = run_test(t, opts)
+        if skip:
+            skipped.append(t.name)
+            print("  SKIP %-22s skipped: %s" % (t.name, skip), flush=True)
+            continue
         banner = "%.2f s" % res.banner_s if res.banner_s is not None else "never"
         log = os.path.join(logdir, t.name + ".log")
         if error:
@@ -129,8 +150,11 @@ def main():
                 banner_times.setdefault(t.boot, []).append(res.banner_s)
 
     summary = ", ".join("%s %.2f s" % (b, min(v)) for b, v in sorted(banner_times.items()))
-    print("boot tests: %d run, %d passed, %d failed in %.0f s; fastest boot to banner: %s" % (
-        len(tests), len(tests) - len(failed), len(failed), time.monotonic() - start, summary or "n/a"))
+    print("boot tests: %d run, %d passed, %d failed, %d skipped in %.0f s; fastest boot to banner: %s" % (
+        len(tests) - len(skipped), len(tests) - len(failed) - len(skipped), len(failed), len(skipped),
+        time.monotonic() - start, summary or "n/a"))
+    if skipped:
+        print("boot tests skipped: %s" % ", ".join(skipped))
     if failed:
         print("boot tests failed: %s" % ", ".join(failed))
     return 1 if failed else 0

@@ -18,7 +18,8 @@ UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
 unit_printf_SRCS       := kernel/lib/printf.c
 unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/lib/printf.c
-unit_cmdline_keys_SRCS := kernel/init/cmdline.c kernel/init/cmdline_keys.c kernel/lib/printf.c
+unit_cmdline_keys_SRCS := kernel/init/cmdline.c kernel/init/cmdline_keys.c kernel/init/cmdline_rules.c \
+	arch/x86_64/cmdline_keys.c kernel/lib/printf.c
 unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
 unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c
@@ -42,18 +43,27 @@ UNIT_TSAN_NAMES := irql_dpc
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
 UNIT_TSAN_BINS := $(addprefix $(BUILD)/tests/unit/tsan/test_,$(UNIT_TSAN_NAMES))
 
+# Dependency files: a test program is one compiler call over several .c
+# files, so -MMD would keep only the last file's list; instead every
+# header each of them includes is listed in $@.d (one rule per source, all
+# naming the program), which the top Makefile includes.  Editing an inline
+# fast path in a kernel header rebuilds every test that compiles it.
+unit_deps = $(UNIT_CC) $(3) -MM -MP -MT $(1) $(2) > $(1).d.tmp && mv $(1).d.tmp $(1).d
+
 .SECONDEXPANSION:
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
 		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
+	$(Q)$(call unit_deps,$@,$< $(unit_$*_SRCS) $(UNIT_SHADOW),$(UNIT_CFLAGS))
 
 $(BUILD)/tests/unit/tsan/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
 		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@ "(ThreadSanitizer)"
 	$(Q)$(UNIT_CC) $(UNIT_TSAN_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
+	$(Q)$(call unit_deps,$@,$< $(unit_$*_SRCS) $(UNIT_SHADOW),$(UNIT_TSAN_CFLAGS))
 
 $(BUILD)/tests/unit/test_psf: $(BUILD)/kernel-obj/font.o
 
