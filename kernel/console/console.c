@@ -35,7 +35,9 @@
 static struct console_sink *console_sinks; /* registration order */
 static char backlog[CONSOLE_BACKLOG];      /* ring of everything written */
 static uint64_t backlog_total;             /* bytes ever written          */
-static raw_lock_t console_raw_lock = RAW_LOCK_INIT; /* held at DISPATCH, interrupts on */
+/* Held at DISPATCH, interrupts on; never spun for while holding another raw
+ * lock (docs/locking.md), only tried from above DISPATCH_LEVEL. */
+static raw_lock_t console_raw_lock = RAW_LOCK_INIT;
 static volatile bool console_panicking;    /* set once, never cleared */
 
 static volatile bool output_claimed;       /* a frame is being sent; under the lock */
@@ -45,7 +47,7 @@ static struct {
 	char buf[CONSOLE_DEFERRED];  /* text from above DISPATCH_LEVEL or during a frame */
 	uint32_t len;
 	uint32_t dropped;            /* bytes that did not fit         */
-	raw_lock_t lock;             /* interrupts off, short          */
+	raw_lock_t lock;             /* interrupts off, short; a leaf  */
 } deferred;
 
 #define CONSOLE_TOKEN_PANIC (1UL << 63) /* console_lock() in panic mode */

@@ -19,6 +19,7 @@ const char *bugcheck_name(unsigned code)
 	case KPROF_ASSERTION_FAILED: return "KPROF_ASSERTION_FAILED";
 	case KPROF_OUT_OF_MEMORY: return "KPROF_OUT_OF_MEMORY";
 	case KPROF_BAD_BOOTINFO: return "KPROF_BAD_BOOTINFO";
+	case KPROF_LOCK_ORDER: return "KPROF_LOCK_ORDER";
 	default: return "UNKNOWN_BUGCHECK";
 	}
 }

@@ -18,6 +18,7 @@
 #define KPROF_ASSERTION_FAILED      0x4B500001u /* KASSERT() failed (kprof's own) */
 #define KPROF_OUT_OF_MEMORY         0x4B500002u /* a boot-time allocation failed  */
 #define KPROF_BAD_BOOTINFO          0x4B500003u /* loader hand-off unusable       */
+#define KPROF_LOCK_ORDER            0x4B500004u /* raw lock out of order (locking.md) */
 
 const char *bugcheck_name(unsigned code);
 

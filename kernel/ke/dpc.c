@@ -19,8 +19,12 @@
  * queue; it becomes non-NULL only by the claim (under the queue's lock)
  * and NULL only under the same queue's lock, after the unlink.
  *
- * Lock order: a CPU holds at most one DpcLock, and nothing else while
- * holding it.
+ * Lock order: a DpcLock is last in the chain dispatcher -> timer queue ->
+ * DPC queue (lockorder.h, checked): it may be taken with either of those
+ * held (a trace record written under the dispatcher lock can queue the
+ * flush DPC), a CPU holds at most one DpcLock, and nothing is taken while
+ * holding it.  DPC routines run with no ranked lock held (asserted with
+ * lock checks): a routine may take the dispatcher lock.
  */
 #include "kernel/ke/dpc.h"
 
@@ -29,6 +33,7 @@
 
 #include "kernel/ke/irql.h"
 #include "kernel/debug/panic.h"
+#include "kernel/ke/lockorder.h"
 #include "kernel/ke/prcb.h"
 
 void ki_dpc_data_init(KDPC_DATA *d)
@@ -70,7 +75,7 @@ bool ke_insert_queue_dpc(KDPC *dpc, void *arg1, void *arg2)
 	KDPC_DATA *q = &target->DpcData;
 	bool queued = false;
 
-	raw_lock_irqsave(&q->DpcLock);
+	raw_lock_ranked_irqsave(&q->DpcLock, RAW_RANK_DPC_QUEUE);
 	void *unclaimed = NULL;
 	if (__atomic_compare_exchange_n(&dpc->DpcData, &unclaimed, q, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		dpc->SystemArgument1 = arg1;
@@ -82,7 +87,7 @@ bool ke_insert_queue_dpc(KDPC *dpc, void *arg1, void *arg2)
 		__atomic_store_n(&q->DpcQueueDepth, q->DpcQueueDepth + 1, __ATOMIC_RELAXED); /* read without the lock */
 		queued = true;
 	}
-	raw_unlock_irqrestore(&q->DpcLock, 0);
+	raw_unlock_ranked_irqrestore(&q->DpcLock, RAW_RANK_DPC_QUEUE, 0);
 
 	if (queued && target != self)
 		arch_send_ipi(target->Number, ARCH_INT_DPC);
@@ -102,7 +107,7 @@ bool ke_remove_queue_dpc(KDPC *dpc)
 	bool removed = false;
 
 	if (q) {
-		raw_lock_irqsave(&q->DpcLock);
+		raw_lock_ranked_irqsave(&q->DpcLock, RAW_RANK_DPC_QUEUE);
 		/* It may have started running (and been unlinked) meanwhile. */
 		if (__atomic_load_n(&dpc->DpcData, __ATOMIC_ACQUIRE) == q) {
 			list_remove(&dpc->DpcListEntry);
@@ -110,7 +115,7 @@ bool ke_remove_queue_dpc(KDPC *dpc)
 			__atomic_store_n(&dpc->DpcData, NULL, __ATOMIC_RELEASE);
 			removed = true;
 		}
-		raw_unlock_irqrestore(&q->DpcLock, 0);
+		raw_unlock_ranked_irqrestore(&q->DpcLock, RAW_RANK_DPC_QUEUE, 0);
 	}
 	arch_irq_restore(flags);
 	return removed;
@@ -121,11 +126,15 @@ void ki_retire_dpc_list(KPRCB *prcb)
 	KDPC_DATA *q = &prcb->DpcData;
 
 	KASSERT(ke_get_current_irql() == DISPATCH_LEVEL);
+	if (KPROF_LOCK_CHECKS && raw_lock_ranks_held())
+		ke_bug_check_ex(KPROF_LOCK_ORDER, (uintptr_t)&q->DpcLock, 0, raw_lock_ranks_held(), 0,
+				"DPCs run on CPU %u with raw locks of ranks 0x%x held (a DPC may take them)",
+				prcb->Number, raw_lock_ranks_held());
 	for (;;) {
-		unsigned long flags = raw_lock_irqsave(&q->DpcLock);
+		unsigned long flags = raw_lock_ranked_irqsave(&q->DpcLock, RAW_RANK_DPC_QUEUE);
 		LIST_ENTRY *e = list_remove_head(&q->DpcListHead);
 		if (!e) {
-			raw_unlock_irqrestore(&q->DpcLock, flags);
+			raw_unlock_ranked_irqrestore(&q->DpcLock, RAW_RANK_DPC_QUEUE, flags);
 			return;
 		}
 		KDPC *dpc = CONTAINING_RECORD(e, KDPC, DpcListEntry);
@@ -133,7 +142,7 @@ void ki_retire_dpc_list(KPRCB *prcb)
 		void *ctx = dpc->DeferredContext, *a1 = dpc->SystemArgument1, *a2 = dpc->SystemArgument2;
 		__atomic_store_n(&q->DpcQueueDepth, q->DpcQueueDepth - 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&dpc->DpcData, NULL, __ATOMIC_RELEASE); /* may be queued again from here on */
-		raw_unlock_irqrestore(&q->DpcLock, flags);
+		raw_unlock_ranked_irqrestore(&q->DpcLock, RAW_RANK_DPC_QUEUE, flags);
 
 		prcb->DpcRoutineActive = 1;
 		routine(dpc, ctx, a1, a2);

@@ -42,7 +42,8 @@ typedef struct kdpc {
 } KDPC;
 
 /* A CPU's DPC queue, in its KPRCB.  Lock: DpcLock (raw, interrupts off),
- * taken by any CPU that queues to this one. */
+ * taken by any CPU that queues to this one; last in the ranked chain
+ * dispatcher -> timer queue -> DPC queue (kernel/ke/lockorder.h). */
 typedef struct kdpc_data {
 	LIST_ENTRY DpcListHead;             /* queued KDPCs, in run order        */
 	raw_lock_t DpcLock;                 /* guards the list and the depth     */

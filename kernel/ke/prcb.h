@@ -33,7 +33,8 @@ typedef struct kprcb {
 	volatile uint32_t InterruptCount; /* hardware interrupts taken (wraps)            */
 	volatile uint8_t InterruptNesting;/* interrupts in progress on this CPU          */
 	volatile uint8_t DpcRoutineActive;/* a DPC is running                             */
-	uint8_t Reserved[2];
+	uint8_t RawLocksHeld;             /* ranked raw locks held here (lockorder.h)     */
+	uint8_t Reserved[1];
 
 	KDPC_DATA DpcData;                /* DPC queue; other CPUs insert under its lock */
 	KTIMER_QUEUE TimerQueue;          /* per-CPU timer queue (kernel/ke/timerq.c)        */

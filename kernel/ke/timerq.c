@@ -5,10 +5,28 @@
  * tick, timed waits, the profile timer).  Expiry pops due entries one at a
  * time and calls them with the queue unlocked; a periodic entry is
  * re-inserted before its callback runs, so the callback may remove it.
+ *
+ * Lock: the queue's Lock, a ranked raw lock (lockorder.h): taken with
+ * interrupts off, possibly under the dispatcher lock (a wait's time-out is
+ * set or cancelled there), never under a DPC queue's lock or another
+ * timer queue's; released around every callback, which may take the
+ * dispatcher lock.
  */
 #include "kernel/ke/timerq.h"
 
 #include <stddef.h>
+
+#include "kernel/ke/lockorder.h"
+
+static inline unsigned long tq_lock(KTIMER_QUEUE *q)
+{
+	return raw_lock_ranked_irqsave(&q->Lock, RAW_RANK_TIMER_QUEUE);
+}
+
+static inline void tq_unlock(KTIMER_QUEUE *q, unsigned long flags)
+{
+	raw_unlock_ranked_irqrestore(&q->Lock, RAW_RANK_TIMER_QUEUE, flags);
+}
 
 void ke_timer_entry_init(KTIMER_ENTRY *e, ktimer_callback_t callback, void *context)
 {
@@ -51,24 +69,24 @@ bool ki_timer_queue_remove(KTIMER_ENTRY *e)
 		KTIMER_QUEUE *q = __atomic_load_n(&e->Queue, __ATOMIC_ACQUIRE);
 		if (!q)
 			return false;
-		unsigned long flags = raw_lock_irqsave(&q->Lock);
+		unsigned long flags = tq_lock(q);
 		/* It may have moved or fired before we got the lock. */
 		if (e->Queue == q) {
 			bool removed = unlink_locked(q, e);
-			raw_unlock_irqrestore(&q->Lock, flags);
+			tq_unlock(q, flags);
 			return removed;
 		}
-		raw_unlock_irqrestore(&q->Lock, flags);
+		tq_unlock(q, flags);
 	}
 }
 
 bool ki_timer_queue_insert(KTIMER_QUEUE *q, KTIMER_ENTRY *e, uint64_t deadline, uint64_t period)
 {
 	ki_timer_queue_remove(e);
-	unsigned long flags = raw_lock_irqsave(&q->Lock);
+	unsigned long flags = tq_lock(q);
 	link_locked(q, e, deadline, period);
 	bool first = q->Head == e;
-	raw_unlock_irqrestore(&q->Lock, flags);
+	tq_unlock(q, flags);
 	return first;
 }
 
@@ -79,15 +97,15 @@ static uint64_t next_locked(const KTIMER_QUEUE *q)
 
 uint64_t ki_timer_queue_next(KTIMER_QUEUE *q)
 {
-	unsigned long flags = raw_lock_irqsave(&q->Lock);
+	unsigned long flags = tq_lock(q);
 	uint64_t next = next_locked(q);
-	raw_unlock_irqrestore(&q->Lock, flags);
+	tq_unlock(q, flags);
 	return next;
 }
 
 uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf)
 {
-	unsigned long flags = raw_lock_irqsave(&q->Lock);
+	unsigned long flags = tq_lock(q);
 	while (q->Head && q->Head->Deadline <= now) {
 		KTIMER_ENTRY *e = q->Head;
 		unlink_locked(q, e);
@@ -105,11 +123,11 @@ uint64_t ki_timer_queue_expire(KTIMER_QUEUE *q, uint64_t now, KTRAP_FRAME *tf)
 		q->Expirations++;
 		ktimer_callback_t cb = e->Callback;
 		void *ctx = e->Context;
-		raw_unlock_irqrestore(&q->Lock, flags);
+		tq_unlock(q, flags);
 		cb(e, tf, ctx); /* may re-insert or remove entries, or wake threads */
-		flags = raw_lock_irqsave(&q->Lock);
+		flags = tq_lock(q);
 	}
 	uint64_t next = next_locked(q);
-	raw_unlock_irqrestore(&q->Lock, flags);
+	tq_unlock(q, flags);
 	return next;
 }

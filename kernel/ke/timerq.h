@@ -9,8 +9,10 @@
  * kept sorted by deadline.  A periodic entry is put back one period later
  * (periods that are already past are skipped and counted in Missed).
  *
- * Lock order: the dispatcher lock may be held when taking a queue's lock;
- * callbacks run without the queue's lock and may take the dispatcher lock.
+ * Lock order: dispatcher -> timer queue -> DPC queue (lockorder.h,
+ * checked): the dispatcher lock may be held when taking a queue's lock; a
+ * CPU holds at most one queue's lock; callbacks run without the queue's
+ * lock and may take the dispatcher lock.
  */
 #ifndef KPROF_KERNEL_TIMERQ_H
 #define KPROF_KERNEL_TIMERQ_H
@@ -40,7 +42,7 @@ typedef struct ktimer_entry {
 typedef struct ktimer_queue {
 	KTIMER_ENTRY *Head;         /* earliest deadline first            */
 	uint64_t Expirations;       /* callbacks run from this queue      */
-	raw_lock_t Lock;            /* guards Head and the entries' links */
+	raw_lock_t Lock;            /* guards Head and the entries' links; ranked (lockorder.h) */
 } KTIMER_QUEUE;
 
 void ke_timer_entry_init(KTIMER_ENTRY *e, ktimer_callback_t callback, void *context);

@@ -45,7 +45,7 @@ struct heap_free {
 static struct {
 	struct heap_free *free[HEAP_CLASSES]; /* per-class free lists */
 	struct heap_stats st;
-	raw_lock_t lock;
+	raw_lock_t lock;                      /* the above; may take pmm's inside */
 } heap;
 
 static unsigned heap_class(size_t total)

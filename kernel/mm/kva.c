@@ -8,7 +8,9 @@
  * are reused by the next stack of the same size, pages and all.
  *
  * Locking: kva.lock (raw) around the bump pointer, the free list and the
- * page-table updates it makes.
+ * page-table updates it makes.  Order (docs/locking.md): taken under the
+ * dispatcher lock (a dead thread's stack is freed right after a switch);
+ * takes the page allocator's lock inside, nothing else.
  */
 #include "kernel/mm/kva.h"
 
@@ -24,7 +26,7 @@ static struct {
 	uintptr_t next;                     /* bump pointer          */
 	struct kstack free[KVA_FREE_MAX];   /* freed stacks          */
 	unsigned nfree;                     /* entries in free[]     */
-	raw_lock_t lock;
+	raw_lock_t lock;                    /* the above; may take pmm's inside */
 } kva = { .next = KPROF_KVA_BASE };
 
 /* Reserve guard + pages of address space; returns the first usable page. */

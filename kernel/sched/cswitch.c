@@ -11,7 +11,9 @@
  * state (KTHREAD_STATE), ideal processor and remaining quantum
  * ((QuantumTarget - CycleTime) / 1024); and NewThreadWaitTime, the clock
  * ticks since the new thread last left a CPU (KeTickCount units, as
- * Windows).  Written under the dispatcher lock, at DISPATCH_LEVEL.
+ * Windows).  Written under the dispatcher lock (asserted), at
+ * DISPATCH_LEVEL; a record that fills a sub-buffer queues the trace
+ * flush DPC, the dispatcher -> DPC queue order.
  */
 #include "kernel/sched/ki.h"
 
@@ -22,6 +24,7 @@ void ki_trace_context_swap(KPRCB *prcb, KTHREAD *old, KTHREAD *next)
 	struct trace_record rec;
 	WMI_CONTEXTSWAP *c;
 
+	ki_assert_dispatcher_locked();
 	if (!trace_enabled(PERF_CONTEXT_SWITCH))
 		return;
 	c = trace_record_begin(&rec, PERFINFO_LOG_TYPE_CONTEXTSWAP, CONTEXTSWAP_VERSION, sizeof(*c));
@@ -49,5 +52,7 @@ void ki_trace_ready_thread(const KTHREAD *t, enum ki_adjust_reason reason, int8_
 		.AdjustReason = (int8_t)reason,
 		.AdjustIncrement = increment,
 	};
+
+	ki_assert_dispatcher_locked();
 	trace_log(PERF_CONTEXT_SWITCH, PERFINFO_LOG_TYPE_READY_THREAD, READY_THREAD_VERSION, &r, sizeof(r));
 }

@@ -15,13 +15,17 @@
  * robin).  The thread it replaces is made ready again.
  *
  * The switch (ki_swap_thread) happens with the dispatcher lock held and
- * interrupts off; the thread switched to releases the lock.  It writes
- * the CSwitch record, charges the old thread's cycles and remembers when
- * it left the CPU (its wait time starts there).
+ * interrupts off; the thread switched to releases the lock, on this same
+ * CPU.  It writes the CSwitch record, charges the old thread's cycles and
+ * remembers when it left the CPU (its wait time starts there).
  *
  * Invariants: a thread is Running on at most one CPU (the CurrentThread of
  * that CPU); a Ready thread is in exactly one ready queue; a Waiting thread
  * is in none; the idle thread is never queued.
+ * Lock: the dispatcher lock for every ki_ function here (asserted); the
+ * public calls take it themselves.  With lock checks, ki_swap_thread also
+ * asserts that interrupts are off and that it switches this CPU's running
+ * thread to another one.
  */
 #include "kernel/sched/ki.h"
 
@@ -84,6 +88,7 @@ void ki_request_dispatch(uint32_t cpu)
 {
 	KPRCB *p = KiProcessorBlock[cpu];
 
+	ki_assert_dispatcher_locked();
 	p->DispatchPending = 1;
 	if (p != ke_get_current_prcb())
 		arch_send_ipi(cpu, ARCH_INT_DPC); /* its exit path reschedules */
@@ -106,6 +111,7 @@ static void ready_thread(KTHREAD *t, bool front)
 
 void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment)
 {
+	ki_assert_dispatcher_locked();
 	ki_trace_ready_thread(t, reason, increment);
 	ready_thread(t, false);
 }
@@ -115,6 +121,7 @@ void ki_after_switch(void)
 	KPRCB *prcb = ke_get_current_prcb();
 	KTHREAD *dead = prcb->DeferredFree;
 
+	ki_assert_dispatcher_locked();
 	if (dead) { /* its stack is no longer in use */
 		prcb->DeferredFree = NULL;
 		kva_free_stack(&dead->Stack);
@@ -125,6 +132,11 @@ void ki_swap_thread(KPRCB *prcb, KTHREAD *old, KTHREAD *next)
 {
 	uint64_t now = arch_rdtsc();
 
+	ki_assert_dispatcher_locked();
+#if KPROF_LOCK_CHECKS
+	KASSERT(!arch_irqs_enabled());
+	KASSERT(prcb == ke_get_current_prcb() && old == prcb->CurrentThread && next && next != old);
+#endif
 	if (now > old->LastRunTsc)
 		old->CycleTime += now - old->LastRunTsc;
 	ki_trace_context_swap(prcb, old, next);
@@ -152,8 +164,9 @@ void ki_block_current(void)
 {
 	KPRCB *prcb = ke_get_current_prcb();
 	KTHREAD *cur = prcb->CurrentThread;
-	KTHREAD *next = ki_find_ready_thread(prcb->Number, 0, true);
 
+	ki_assert_dispatcher_locked();
+	KTHREAD *next = ki_find_ready_thread(prcb->Number, 0, true);
 	KASSERT(!cur->Idle && cur->State != Running && cur->State != Ready);
 	ki_swap_thread(prcb, cur, next ? next : prcb->IdleThread);
 }

@@ -1,8 +1,13 @@
 /*
  * ki.h - the dispatcher's internal interface between its files.
  *
- * Every function here expects the dispatcher lock to be held (and thus
- * interrupts disabled), except where it says otherwise.
+ * Every function here expects the dispatcher lock to be held by the
+ * calling CPU (and thus interrupts disabled), except where it says
+ * otherwise, and asserts it on entry (ki_assert_dispatcher_locked(),
+ * dispatcher_lock.h): the set-up ki_ready_queue_init and ki_header_init,
+ * the lock-free ki_ready_hint, the [own]-field quantum helpers
+ * (ki_reset_quantum, ki_charge_cycles, ki_remaining_quantum) and
+ * ki_trace_thread are the exceptions.
  */
 #ifndef KPROF_KERNEL_SCHED_KI_H
 #define KPROF_KERNEL_SCHED_KI_H

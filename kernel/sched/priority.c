@@ -8,6 +8,10 @@
  * BasePriority + increment (at most 15); PriorityDecrement remembers how
  * much of its priority is boost, and each quantum end takes one away.
  * Real-time threads (16..31) are neither boosted nor decayed.
+ *
+ * Lock: charging cycles and the quantum arithmetic touch only [own]
+ * fields of the running thread and take no lock; the quantum end, boosts
+ * and priority changes need the dispatcher lock (asserted).
  */
 #include "kernel/sched/ki.h"
 
@@ -28,6 +32,7 @@ bool ki_charge_cycles(KTHREAD *t, uint64_t now)
 
 void ki_quantum_end(KTHREAD *t)
 {
+	ki_assert_dispatcher_locked();
 	if (t->PriorityDecrement > 0) {
 		t->Priority--;
 		t->PriorityDecrement--;
@@ -43,6 +48,7 @@ int32_t ki_remaining_quantum(const KTHREAD *t)
 
 void ki_boost_priority(KTHREAD *t, int increment)
 {
+	ki_assert_dispatcher_locked();
 	if (t->BasePriority >= LOW_REALTIME_PRIORITY || increment <= 0)
 		return;
 	int p = t->BasePriority + increment;
@@ -57,6 +63,8 @@ void ki_boost_priority(KTHREAD *t, int increment)
 void ki_set_priority_locked(KTHREAD *t, int8_t priority)
 {
 	bool queued = t->State == Ready;
+
+	ki_assert_dispatcher_locked();
 	if (queued)
 		ki_ready_queue_remove(t);
 	t->BasePriority = priority;

@@ -9,8 +9,9 @@
  * because it was queued elsewhere; at equal priority the CPU's own queue
  * wins (cache affinity).
  *
- * Lock: the dispatcher lock for everything here but ki_ready_hint(), which
- * reads the summaries without it (they are stored atomically for it).
+ * Lock: the dispatcher lock for everything here (asserted) but
+ * ki_ready_queue_init(), on a CPU not yet started, and ki_ready_hint(),
+ * which reads the summaries without it (they are stored atomically for it).
  */
 #include "kernel/sched/ki.h"
 
@@ -25,6 +26,7 @@ void ki_ready_queue_insert(KPRCB *prcb, KTHREAD *t, bool front)
 {
 	LIST_ENTRY *head = &prcb->DispatcherReadyListHead[t->Priority];
 
+	ki_assert_dispatcher_locked();
 	if (front)
 		list_insert_head(head, &t->ReadyListEntry);
 	else
@@ -38,6 +40,7 @@ void ki_ready_queue_remove(KTHREAD *t)
 {
 	KPRCB *prcb = KiProcessorBlock[t->NextProcessor];
 
+	ki_assert_dispatcher_locked();
 	list_remove(&t->ReadyListEntry);
 	if (list_empty(&prcb->DispatcherReadyListHead[t->Priority]))
 		__atomic_store_n(&prcb->ReadySummary, prcb->ReadySummary & ~(1u << t->Priority), __ATOMIC_RELAXED);
@@ -67,6 +70,7 @@ KTHREAD *ki_find_ready_thread(uint32_t cpu, int min_priority, bool take)
 	KPRCB *self = KiProcessorBlock[cpu];
 	uint32_t n = ke_number_processors;
 
+	ki_assert_dispatcher_locked();
 	/* Own queue first: everything there may run here. */
 	int p = highest_bit(self->ReadySummary);
 	if (p > best_p) {

@@ -49,9 +49,10 @@ KPROCESS *ps_create_process(const char *name, int8_t base_priority)
 	p->BasePriority = base_priority;
 	affinity_set_first(&p->Affinity, KPROF_MAX_CPUS); /* every CPU that comes online */
 	name_copy(p->ImageFileName, name, sizeof(p->ImageFileName));
-	unsigned long flags = ki_lock_dispatcher();
+	unsigned long flags;
+	KIRQL old = ki_enter(&flags);
 	p->ProcessId = name && !strcmp(name, "Idle") ? 0 : (next_id += 4) - 4;
-	ki_unlock_dispatcher(flags);
+	ki_leave(old, flags);
 	return p;
 }
 
@@ -74,7 +75,8 @@ static KTHREAD *thread_alloc(KPROCESS *p, int8_t priority, const char *name)
 }
 
 /* First code of every new thread (arch_thread_entry calls it after the
- * first switch to it): the switch left the lock held and DISPATCH_LEVEL. */
+ * first switch to it): the switch left the lock held, by this CPU, and
+ * DISPATCH_LEVEL; releasing it here is what the owner check expects. */
 static void ki_thread_startup(void *arg)
 {
 	KTHREAD *t = arg;
@@ -168,6 +170,8 @@ void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack_base, uintptr_t stack_top
 	t->Stack = (struct kstack){ .base = stack_base, .top = stack_top };
 	t->State = Running;
 	t->LastRunTsc = arch_rdtsc();
+	/* CPU start-up, interrupts off: the lock without DISPATCH_LEVEL is
+	 * enough, nothing here queues a DPC (dispatcher_lock.h). */
 	unsigned long flags = ki_lock_dispatcher();
 	prcb->IdleThread = t;
 	prcb->CurrentThread = t;
@@ -208,7 +212,7 @@ void ke_init_scheduler(uintptr_t boot_stack_base, uintptr_t boot_stack_top)
 		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, 0, 0, 0, 0, "no memory for the idle thread");
 	idle->KernelStackPointer = arch_context_init(idle->Stack.top, boot_idle_entry, idle);
 
-	unsigned long flags = ki_lock_dispatcher();
+	unsigned long flags = ki_lock_dispatcher(); /* boot: queues nothing (dispatcher_lock.h) */
 	prcb->IdleThread = idle;
 	prcb->CurrentThread = main;
 	ki_unlock_dispatcher(flags);

@@ -6,7 +6,11 @@
  * are all thread 0), and one for each thread created later.
  *
  * Lock order: the rundown holds the dispatcher lock while it walks the
- * System process's thread list; the trace writer takes no lock.
+ * System process's thread list; the trace writer takes no lock, but a
+ * record that fills a sub-buffer queues the flush DPC to this CPU.  So the
+ * rundown raises to DISPATCH_LEVEL first (ki_enter): below it, the DPC
+ * would run at once, with interrupts on and the lock held, and its
+ * ke_set_event would take the dispatcher lock again.
  */
 #include "kernel/sched/ki.h"
 
@@ -38,9 +42,10 @@ void ps_trace_rundown(void)
 	KTHREAD *idle = ke_get_current_prcb()->IdleThread;
 	if (idle)
 		ki_trace_thread(idle);
-	unsigned long flags = ki_lock_dispatcher();
+	unsigned long flags;
+	KIRQL old = ki_enter(&flags);
 	for (LIST_ENTRY *e = ps_system_process->ThreadListHead.Flink; e != &ps_system_process->ThreadListHead;
 	     e = e->Flink)
 		ki_trace_thread(CONTAINING_RECORD(e, KTHREAD, ThreadListEntry));
-	ki_unlock_dispatcher(flags);
+	ki_leave(old, flags);
 }

@@ -17,7 +17,8 @@
  * lost that race finds the thread no longer waiting (or waiting again with
  * a later deadline) and does nothing.
  *
- * Lock: the dispatcher lock for every function here.
+ * Lock: the dispatcher lock for every function here (each ki_ function
+ * asserts it; wait_timeout takes it).
  */
 #include "kernel/sched/ki.h"
 
@@ -29,6 +30,7 @@
 
 bool ki_object_signaled(const DISPATCHER_HEADER *h, const KTHREAD *t)
 {
+	ki_assert_dispatcher_locked();
 	if (h->Type == MutantObject) {
 		const KMUTANT *m = (const KMUTANT *)h;
 		return h->SignalState > 0 || m->OwnerThread == t;
@@ -38,6 +40,7 @@ bool ki_object_signaled(const DISPATCHER_HEADER *h, const KTHREAD *t)
 
 void ki_satisfy(DISPATCHER_HEADER *h, KTHREAD *t)
 {
+	ki_assert_dispatcher_locked();
 	switch (h->Type) {
 	case EventSynchronizationObject:
 	case TimerSynchronizationObject:
@@ -74,6 +77,7 @@ static void unlink_blocks(KTHREAD *t)
 
 void ki_unwait_thread(KTHREAD *t, NTSTATUS status, int increment)
 {
+	ki_assert_dispatcher_locked();
 	KASSERT(t->WaitPending);
 	unlink_blocks(t);
 	t->WaitPending = 0;
@@ -110,6 +114,7 @@ void ki_signal_waiters(DISPATCHER_HEADER *h, int increment)
 {
 	LIST_ENTRY *e = h->WaitListHead.Flink;
 
+	ki_assert_dispatcher_locked();
 	while (e != &h->WaitListHead && h->SignalState > 0) {
 		KWAIT_BLOCK *wb = CONTAINING_RECORD(e, KWAIT_BLOCK, WaitListEntry);
 		KTHREAD *t = wb->Thread;
@@ -140,6 +145,7 @@ static void wait_timeout(KTIMER_ENTRY *entry, KTRAP_FRAME *tf, void *context)
 NTSTATUS ki_wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WAIT_TYPE type, uint8_t reason,
 		       KPROCESSOR_MODE mode, uint64_t timeout_us, KWAIT_BLOCK *blocks)
 {
+	ki_assert_dispatcher_locked();
 	/* Satisfiable now? */
 	if (type == WaitAny) {
 		for (uint32_t i = 0; i < count; i++) {
@@ -192,6 +198,7 @@ NTSTATUS ki_wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WAIT_T
 
 void ki_abandon_mutants(KTHREAD *t)
 {
+	ki_assert_dispatcher_locked();
 	while (!list_empty(&t->MutantListHead)) {
 		KMUTANT *m = CONTAINING_RECORD(t->MutantListHead.Flink, KMUTANT, MutantListEntry);
 		list_remove(&m->MutantListEntry);

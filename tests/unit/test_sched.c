@@ -11,6 +11,9 @@
  * Waiting threads are never the running one: the tests build waits with
  * ki_wait_setup() under the dispatcher lock, as ke_wait_for_*() does
  * before it blocks, and end them through the public signalling calls.
+ * Every ki_ call is made with the dispatcher lock held, as the kernel
+ * makes it: the ki_ functions assert that (KPROF_LOCK_CHECKS), so the
+ * helpers below take the lock around them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,6 +172,27 @@ static bool queued_on(const KTHREAD *t, uint32_t cpu)
 
 /* ---------------------------------------------------------------- ready queues */
 
+static void insert(KPRCB *prcb, KTHREAD *t, bool front)
+{
+	unsigned long flags = ki_lock_dispatcher();
+	ki_ready_queue_insert(prcb, t, front);
+	ki_unlock_dispatcher(flags);
+}
+
+static void quantum_end(KTHREAD *t)
+{
+	unsigned long flags = ki_lock_dispatcher();
+	ki_quantum_end(t);
+	ki_unlock_dispatcher(flags);
+}
+
+static void boost(KTHREAD *t, int increment)
+{
+	unsigned long flags = ki_lock_dispatcher();
+	ki_boost_priority(t, increment);
+	ki_unlock_dispatcher(flags);
+}
+
 static KTHREAD *find(uint32_t cpu, int min, bool take)
 {
 	unsigned long flags = ki_lock_dispatcher();
@@ -187,11 +211,11 @@ static void test_ready_queue_selection(void **state)
 	mk_thread(&d, 112, 12, 2);
 	mk_thread(&e, 116, 10, 0);
 	only_on(&d, 3);
-	ki_ready_queue_insert(&prcbs[1], &a, false);
-	ki_ready_queue_insert(&prcbs[2], &b, false);
-	ki_ready_queue_insert(&prcbs[0], &c, false);
-	ki_ready_queue_insert(&prcbs[2], &d, false); /* queued where it may not run */
-	ki_ready_queue_insert(&prcbs[0], &e, false);
+	insert(&prcbs[1], &a, false);
+	insert(&prcbs[2], &b, false);
+	insert(&prcbs[0], &c, false);
+	insert(&prcbs[2], &d, false); /* queued where it may not run */
+	insert(&prcbs[0], &e, false);
 	assert_int_equal(prcbs[0].ReadySummary, 1u << 10);
 	assert_int_equal(prcbs[2].ReadySummary, (1u << 10) | (1u << 12));
 
@@ -222,9 +246,9 @@ static void test_front_insertion_keeps_place(void **state)
 	mk_thread(&a, 100, 9, 0);
 	mk_thread(&b, 104, 9, 0);
 	mk_thread(&c, 108, 9, 0);
-	ki_ready_queue_insert(&prcbs[0], &a, false);
-	ki_ready_queue_insert(&prcbs[0], &b, false);
-	ki_ready_queue_insert(&prcbs[0], &c, true); /* a preempted thread */
+	insert(&prcbs[0], &a, false);
+	insert(&prcbs[0], &b, false);
+	insert(&prcbs[0], &c, true); /* a preempted thread */
 	assert_ptr_equal(find(0, 0, true), &c);
 	assert_ptr_equal(find(0, 0, true), &a);
 	assert_ptr_equal(find(0, 0, true), &b);
@@ -375,14 +399,14 @@ static void test_yield(void **state)
 	KTHREAD peer, low;
 	mk_thread(&peer, 100, 8, 0);
 	mk_thread(&low, 104, 7, 0);
-	ki_ready_queue_insert(&prcbs[0], &low, false);
+	insert(&prcbs[0], &low, false);
 
 	/* Nothing of equal priority: yield returns at once. */
 	ke_yield_execution();
 	assert_ptr_equal(prcbs[0].CurrentThread, &runner);
 	assert_int_equal(nswap, 0);
 
-	ki_ready_queue_insert(&prcbs[0], &peer, false);
+	insert(&prcbs[0], &peer, false);
 	ke_yield_execution();
 	assert_ptr_equal(prcbs[0].CurrentThread, &peer);
 	assert_int_equal(swaps[0].old_wait_reason, WrYieldExecution);
@@ -410,7 +434,7 @@ static void test_quantum_accounting(void **state)
 	/* Past the target: the quantum ends, and a new one starts from here. */
 	assert_true(ki_charge_cycles(&t, 1000 + ki_quantum_cycles + 4096));
 	assert_int_equal(t.CycleTime, 5000 + ki_quantum_cycles + 4096);
-	ki_quantum_end(&t);
+	quantum_end(&t);
 	assert_int_equal(t.QuantumTarget, t.CycleTime + ki_quantum_cycles);
 
 	/* A time stamp behind LastRunTsc (another CPU's TSC) charges nothing. */
@@ -438,10 +462,10 @@ static void test_boost_and_decay(void **state)
 	(void)state;
 	KTHREAD t, rt;
 	mk_thread(&t, 100, 8, 0);
-	ki_boost_priority(&t, 2);
+	boost(&t, 2);
 	assert_int_equal(t.Priority, 10);
 	assert_int_equal(t.PriorityDecrement, 2);
-	ki_boost_priority(&t, 1); /* a smaller boost does not lower it */
+	boost(&t, 1); /* a smaller boost does not lower it */
 	assert_int_equal(t.Priority, 10);
 
 	/* Each quantum end takes one level of boost away, down to the base. */
@@ -449,24 +473,24 @@ static void test_boost_and_decay(void **state)
 	t.CycleTime = 0;
 	ki_reset_quantum(&t);
 	assert_true(ki_charge_cycles(&t, ki_quantum_cycles));
-	ki_quantum_end(&t);
+	quantum_end(&t);
 	assert_int_equal(t.Priority, 9);
 	assert_int_equal(t.PriorityDecrement, 1);
 	assert_true(ki_charge_cycles(&t, 2 * ki_quantum_cycles));
-	ki_quantum_end(&t);
+	quantum_end(&t);
 	assert_int_equal(t.Priority, 8);
 	assert_int_equal(t.PriorityDecrement, 0);
 	assert_true(ki_charge_cycles(&t, 3 * ki_quantum_cycles));
-	ki_quantum_end(&t);
+	quantum_end(&t);
 	assert_int_equal(t.Priority, 8);
 
 	/* Variable priorities stop at 15; real-time ones are never boosted. */
 	mk_thread(&t, 104, 14, 0);
-	ki_boost_priority(&t, 6);
+	boost(&t, 6);
 	assert_int_equal(t.Priority, 15);
 	assert_int_equal(t.PriorityDecrement, 1);
 	mk_thread(&rt, 108, 20, 0);
-	ki_boost_priority(&rt, 6);
+	boost(&rt, 6);
 	assert_int_equal(rt.Priority, 20);
 	assert_int_equal(rt.PriorityDecrement, 0);
 }

@@ -82,6 +82,10 @@ __attribute__((weak)) void ki_dispatch_interrupt(void)
 	shadow_dispatch_interrupts++;
 }
 
+/* Weak: the dispatcher lock, for tests that compile kernel/sched files
+ * without dispatch.c, which defines it (their ki_ functions assert it). */
+__attribute__((weak)) raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
+
 /* Weak: tests that start "CPUs" as threads end them here. */
 __attribute__((weak)) void shadow_idle(void)
 {
