@@ -1,12 +1,13 @@
 # tools.mk - host tools built by `make all` (included by the Makefile).
 #
-# build/kprof: the decoder, report and pictures (tools/kprof/), with the
+# build/kprof: the decoder, report and pictures (tools/kprof/ and its
+# folders: read/, model/, export/, report/, pictures/, util/), with the
 # kernel's own CRC-32 and elfutils' libelf for the kernel's symbols.
 HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
 HOST_LIBS   ?= -lelf
 
-KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c) kernel/lib/crc32.c
+KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c) kernel/lib/crc32.c
 KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS))
 KPROF_TOOL      := $(BUILD)/kprof
 HOST_TOOLS      := $(KPROF_TOOL)

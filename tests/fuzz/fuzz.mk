@@ -19,12 +19,13 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
 FUZZ_LOG     := tests/golden/tracetest-2cpu.log
-FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/log.c tools/kprof/alloc.c tools/kprof/records.c tools/kprof/fields.c \
-		tools/kprof/summary.c tools/kprof/decode.c kernel/lib/crc32.c
+FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
+		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
+		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h include/kprof/*.h kernel/lib/crc32.h) tests/fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h tools/kprof/*/*.h include/kprof/*.h kernel/lib/crc32.h) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	@printf '  %-7s %s\n' FUZZCC $@
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@

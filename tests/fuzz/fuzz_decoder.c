@@ -1,7 +1,7 @@
 /*
  * fuzz_decoder.c - libFuzzer target for the kprof log decoder
- * (tools/kprof/log.c and records.c; summary.c for kp_totals(), decode.c
- * and fields.c for printing records).
+ * (tools/kprof/read/log.c and records.c, which has kp_totals();
+ * export/decode.c and read/fields.c for printing records).
  *
  * What it proves, for every input, under ASan and UBSan:
  *
@@ -65,9 +65,9 @@
 #include <string.h>
 
 #include "include/kprof/wire.h"
-#include "tools/kprof/log.h"
-#include "tools/kprof/output.h"
-#include "tools/kprof/records.h"
+#include "tools/kprof/export/decode.h"
+#include "tools/kprof/read/log.h"
+#include "tools/kprof/read/records.h"
 
 #define MAX_OPS     64
 #define RAW_MODE    0xFE

@@ -1,6 +1,9 @@
 /*
  * main.c - the kprof host tool: read a serial log from a kprof run and
- * turn it into text, JSON, ETL or CTF.
+ * turn it into text, JSON, ETL, CTF, a report, pictures or a Perfetto
+ * trace.  This file is the command table, the dispatch, and the common run
+ * of the commands that write the run's model to a file; kprof.h says where
+ * each command lives.
  *
  *   kprof decode [--json] [-o FILE] LOG    one line per record
  *   kprof etl LOG -o FILE.etl              Windows ETL file
@@ -17,34 +20,60 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/output.h"
+#include "tools/kprof/kprof.h"
+#include "tools/kprof/model/model.h"
+#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/util/outfile.h"
 
-struct command {
-	const char *name;
-	int (*run)(struct kp_log *log, const struct kp_options *o);
-	bool needs_output;
-	const char *usage;
-};
+enum { OUT = KP_OPT_OUTPUT, KERNEL = KP_OPT_KERNEL };
 
-static const struct command commands[] = {
-	{ "decode", kp_cmd_decode, false, "decode [--json] [-o FILE] LOG" },
-	{ "etl", kp_cmd_etl, true, "etl LOG -o FILE.etl" },
-	{ "ctf", kp_cmd_ctf, true, "ctf LOG -o DIR" },
-	{ "check", kp_cmd_check, false, "check LOG" },
-	{ "report", kp_cmd_report, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
-	{ "flamegraph", kp_cmd_flamegraph, true, "flamegraph LOG --kernel ELF -o FILE.svg" },
-	{ "timeline", kp_cmd_timeline, true, "timeline LOG [--kernel ELF] -o FILE.svg" },
-	{ "perfetto", kp_cmd_perfetto, true, "perfetto LOG [--kernel ELF] -o FILE.json" },
+static const struct kp_command commands[] = {
+	{ "decode", kp_cmd_decode, KP_OPT_JSON | OUT, false, "decode [--json] [-o FILE] LOG" },
+	{ "etl", kp_cmd_etl, OUT, true, "etl LOG -o FILE.etl" },
+	{ "ctf", kp_cmd_ctf, OUT, true, "ctf LOG -o DIR" },
+	{ "check", kp_cmd_check, 0, false, "check LOG" },
+	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
+	{ "flamegraph", kp_cmd_flamegraph, KERNEL | OUT, true, "flamegraph LOG --kernel ELF -o FILE.svg" },
+	{ "timeline", kp_cmd_timeline, KERNEL | OUT, true, "timeline LOG [--kernel ELF] -o FILE.svg" },
+	{ "perfetto", kp_cmd_perfetto, KERNEL | OUT, true, "perfetto LOG [--kernel ELF] -o FILE.json" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static int usage(const char *why)
+int kp_write_model(struct kp_log *log, const struct kp_options *o, const char *(*lacks)(const struct kp_model *m),
+		   kp_model_writer *write)
+{
+	struct kp_symbols *syms = NULL;
+	struct kp_model m;
+	const char *why;
+	FILE *f;
+	int rc = 3;
+
+	kp_model_build(&m, log);
+	if (!kp_model_need_clock(&m, o->input))
+		goto out;
+	if ((why = lacks(&m))) {
+		fprintf(stderr, "kprof: %s: %s\n", o->input, why);
+		goto out;
+	}
+	if (!kp_symbols_for(o->kernel, &syms))
+		goto out;
+	if ((f = kp_out_open(o->output))) {
+		write(f, log, &m, syms);
+		rc = kp_out_close(f, o->output);
+	}
+out:
+	if (syms)
+		kp_symbols_close(syms);
+	kp_model_free(&m);
+	return rc ? rc : kp_summary(log, o, o->output);
+}
+
+static int usage(const char *why, const char *what)
 {
 	if (why)
-		fprintf(stderr, "kprof: %s\n", why);
+		fprintf(stderr, "kprof: %s '%s'\n", why, what);
 	fprintf(stderr, "usage:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(stderr, "  kprof %s\n", commands[i].usage);
@@ -54,62 +83,27 @@ static int usage(const char *why)
 
 int main(int argc, char **argv)
 {
-	struct kp_options o = { 0 };
-	const struct command *cmd = NULL;
+	const struct kp_command *cmd = NULL;
+	struct kp_options o;
 
 	if (argc < 2)
-		return usage(NULL);
+		return usage(NULL, NULL);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-		return usage(NULL), 0;
+		return usage(NULL, NULL), 0;
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			cmd = &commands[i];
-	if (!cmd) {
-		char why[160];
-		snprintf(why, sizeof(why), "unknown command '%s'", argv[1]);
-		return usage(why);
-	}
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json"))
-			o.json = true;
-		else if (!strcmp(a, "--strict"))
-			o.strict = true;
-		else if (!strcmp(a, "--quiet"))
-			o.quiet = true;
-		else if (!strcmp(a, "--summary") && cmd->run == kp_cmd_report)
-			o.summary = true;
-		else if ((!strcmp(a, "-o") || !strcmp(a, "--summary-json") || !strcmp(a, "--kernel")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			if (!strcmp(a, "-o"))
-				o.output = v;
-			else if (!strcmp(a, "--kernel"))
-				o.kernel = v;
-			else
-				o.summary_json = v;
-		} else if (a[0] == '-' && a[1]) {
-			char why[160];
-			snprintf(why, sizeof(why), "unknown option '%s' (or it needs a value)", a);
-			return usage(why);
-		} else if (!o.input) {
-			o.input = a;
-		} else {
-			return usage("more than one log given");
-		}
-	}
-	if (!o.input)
-		return usage("no log given");
-	if (cmd->needs_output && !o.output) {
-		char why[160];
-		snprintf(why, sizeof(why), "%s needs -o", cmd->name);
-		return usage(why);
-	}
+	if (!cmd)
+		return usage("unknown command", argv[1]);
+	int rc = kp_options_parse(cmd, argc - 1, argv + 1, &o);
+	if (rc)
+		return rc;
 	struct kp_log log;
 	if (kp_log_read(o.input, &log)) {
 		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, strerror(errno));
 		return 3;
 	}
-	int rc = cmd->run(&log, &o);
+	rc = cmd->run(&log, &o);
 	kp_log_free(&log);
 	return rc;
 }

@@ -3,57 +3,22 @@
  * losses by cause, and every damaged, missing or truncated frame with its
  * byte offset.  Under --strict any of those makes the exit status 1.
  */
-#include "tools/kprof/output.h"
+#include "tools/kprof/kprof.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "tools/kprof/read/records.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/json.h"
+#include "tools/kprof/util/outfile.h"
 
 static const char *const loss_names[KPROF_LOSS_CAUSES] = {
 	[KPROF_LOSS_BUFFERS_FULL] = "buffers_full",
 	[KPROF_LOSS_TOO_LARGE] = "too_large",
 	[KPROF_LOSS_NOT_STARTED] = "not_started",
 };
-
-void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
-{
-	*t = (struct kp_totals){ 0 };
-	for (uint32_t i = 0; i < log->ncpus; i++) {
-		struct kp_cpu_cursor c;
-		struct kp_record r;
-		uint64_t n = 0;
-		kp_cursor_init(&c, log, i);
-		while (kp_cursor_next(&c, &r)) {
-			n++;
-			t->record_bytes += r.h.Size;
-		}
-		if (per_cpu)
-			per_cpu[i] = n;
-		t->records += n;
-		t->cpus_with_records += n != 0;
-		if (log->cpus[i].have_end) {
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++) {
-				t->lost[k] += log->cpus[i].end.lost[k];
-				t->lost_total += log->cpus[i].end.lost[k];
-			}
-			t->stuck += log->cpus[i].end.stuck;
-		}
-	}
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void write_json(struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu, FILE *f)
 {
@@ -80,7 +45,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 		fprintf(f, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"what\":",
 			i ? "," : "", kp_issue_kind_name(is->kind), is->offset,
 			is->cpu == KPROF_FRAME_CPU_NONE ? -1 : (int)is->cpu, is->seq_first, is->seq_last);
-		json_string(f, is->what);
+		kp_json_string(f, is->what);
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
@@ -89,7 +54,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_was_written)
 {
 	struct kp_totals t;
-	uint64_t *per_cpu = calloc(log->ncpus ? log->ncpus : 1, sizeof(*per_cpu));
+	uint64_t *per_cpu = kp_xcalloc(log->ncpus, sizeof(*per_cpu));
 
 	kp_totals(log, &t, per_cpu);
 	if (!o->quiet) {
@@ -108,14 +73,16 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			fprintf(stderr, "kprof: %s: %s\n", kp_issue_kind_name(log->issues[i].kind), log->issues[i].what);
 	}
 	if (o->summary_json) {
-		FILE *f = fopen(o->summary_json, "w");
+		FILE *f = kp_out_open(o->summary_json);
 		if (!f) {
-			perror(o->summary_json);
 			free(per_cpu);
 			return 3;
 		}
 		write_json(log, &t, per_cpu, f);
-		fclose(f);
+		if (kp_out_close(f, o->summary_json)) {
+			free(per_cpu);
+			return 3;
+		}
 	}
 	free(per_cpu);
 	if (o->strict && (t.lost_total || t.stuck || log->nissues)) {

@@ -1,0 +1,277 @@
+/*
+ * ctf_stream.c - the stream files of a `kprof ctf` trace (ctf.c gives the
+ * design): each record encoded bit by bit as its event class says, events
+ * packed into packets with their header and context, one stream per CPU
+ * in time order, losses in a packet of their own.
+ */
+#include "tools/kprof/export/ctf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+
+/* ------------------------------------------------------------ bit buffer */
+
+static void bb_reserve(struct bitbuf *b, size_t more_bits)
+{
+	size_t need = (b->bits + more_bits + 7) / 8;
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap * 2 : 256;
+	while (cap < need)
+		cap *= 2;
+	uint8_t *p = kp_xrealloc(b->p, cap, 1);
+	memset(p + b->cap, 0, cap - b->cap);
+	b->p = p;
+	b->cap = cap;
+}
+
+static void bb_reset(struct bitbuf *b)
+{
+	if (b->bits)
+		memset(b->p, 0, (b->bits + 7) / 8);
+	b->bits = 0;
+}
+
+static void bb_align(struct bitbuf *b, unsigned align)
+{
+	size_t bits = (b->bits + align - 1) / align * align;
+	bb_reserve(b, bits - b->bits);
+	b->bits = bits;
+}
+
+static void bb_put(struct bitbuf *b, uint64_t v, unsigned nbits)
+{
+	bb_reserve(b, nbits);
+	if (nbits < 64)
+		v &= (1ull << nbits) - 1;
+	while (nbits) {
+		unsigned bit = b->bits % 8, n = 8 - bit;
+		if (n > nbits)
+			n = nbits;
+		b->p[b->bits / 8] |= (uint8_t)((v & ((1u << n) - 1)) << bit);
+		v >>= n;
+		b->bits += n;
+		nbits -= n;
+	}
+}
+
+static void bb_bytes(struct bitbuf *b, const uint8_t *p, size_t n)
+{
+	bb_align(b, 8);
+	bb_reserve(b, n * 8);
+	memcpy(b->p + b->bits / 8, p, n);
+	b->bits += n * 8;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void encode_tail(struct bitbuf *b, const struct kp_event *e, const struct kp_record *r)
+{
+	const uint8_t *p = r->payload + e->fixed_size;
+	size_t n = r->payload_size - e->fixed_size;
+
+	bb_align(b, 8);
+	if (e->tail == KP_TAIL_ADDRESSES) {
+		bb_put(b, n / 8, 32);
+		bb_bytes(b, p, n / 8 * 8);   /* little-endian u64s, as the decoder reads them */
+	} else if (e->tail == KP_TAIL_COUNTS) {
+		bb_put(b, n / 4, 32);
+		bb_bytes(b, p, n / 4 * 4);   /* little-endian u32s */
+	} else if (e->tail == KP_TAIL_BYTES) {
+		bb_put(b, n, 32);
+		bb_bytes(b, p, n);
+	}
+}
+
+/* One event (header and payload) into b, from its start; byte-sized. */
+static void encode_event(struct bitbuf *b, const struct kp_record *r)
+{
+	const struct kp_event *e = record_event(r);
+
+	bb_reset(b);
+	bb_put(b, e ? event_id(e) : unknown_id(), 16);
+	bb_put(b, r->h.TimeStamp, 64);
+	if (!e) {
+		bb_put(b, r->h.HookId, 16);
+		bb_put(b, r->version, 8);
+		bb_put(b, r->payload_size, 32);
+		bb_bytes(b, r->payload, r->payload_size);
+		return;
+	}
+	for (unsigned i = 0; i < e->nfields; i++) {
+		const struct kp_field *f = &e->fields[i];
+		bb_align(b, field_align(f));
+		if (f->kind == KP_CHARS)
+			bb_bytes(b, r->payload + f->offset, f->size);
+		else
+			bb_put(b, kp_field_value(f, r->payload), field_bits(f));
+	}
+	encode_tail(b, e, r);
+	bb_align(b, 8);
+}
+
+/* ------------------------------------------------------------ packets */
+
+struct stream {
+	FILE *f;
+	const uint8_t *uuid;
+	uint32_t cpu;
+	uint8_t *buf;          /* the packet being filled                  */
+	size_t cap;            /* its size in bytes                        */
+	size_t used;           /* preamble + events                        */
+	uint64_t ts_begin, ts_end;
+	uint32_t events;       /* in this packet                           */
+	uint64_t discarded;    /* running count written in packets         */
+	int err;               /* errno of the first write error           */
+};
+
+static void packet_open(struct stream *s, size_t need)
+{
+	size_t cap = need > PACKET_BYTES ? need : PACKET_BYTES;
+
+	if (cap > s->cap) {
+		free(s->buf);
+		s->buf = kp_xrealloc(NULL, cap, 1);
+		s->cap = cap;
+	}
+	memset(s->buf, 0, s->cap);
+	s->used = PACKET_PREAMBLE;
+	s->events = 0;
+}
+
+static void put_le(uint8_t **p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		*(*p)++ = (uint8_t)(v >> (8 * i));
+}
+
+/* Fill in the header and context and write the packet out; the last one
+ * of a stream is cut at its content, the others keep their full size. */
+static void packet_close(struct stream *s, bool last)
+{
+	size_t size = last ? s->used : (s->used > PACKET_BYTES ? s->used : PACKET_BYTES);
+	uint8_t *p = s->buf;
+
+	put_le(&p, CTF_MAGIC, 4);
+	memcpy(p, s->uuid, 16);
+	p += 16;
+	put_le(&p, 0, 4);                       /* stream_id       */
+	put_le(&p, s->ts_begin, 8);
+	put_le(&p, s->ts_end, 8);
+	put_le(&p, (uint64_t)s->used * 8, 8);   /* content_size    */
+	put_le(&p, (uint64_t)size * 8, 8);      /* packet_size     */
+	put_le(&p, s->discarded, 8);
+	put_le(&p, s->cpu, 4);
+	if (!s->err && fwrite(s->buf, 1, size, s->f) != size)
+		s->err = errno ? errno : EIO;
+}
+
+static void stream_event(struct stream *s, const struct bitbuf *ev, uint64_t ts)
+{
+	size_t n = ev->bits / 8;
+
+	if (s->events && s->used + n > s->cap) {
+		packet_close(s, false);
+		packet_open(s, PACKET_PREAMBLE + n);
+	} else if (s->used + n > s->cap) {
+		/* an empty packet too small for this event: grow it */
+		packet_open(s, PACKET_PREAMBLE + n);
+	}
+	if (!s->events)
+		s->ts_begin = ts;
+	s->ts_end = ts;
+	memcpy(s->buf + s->used, ev->p, n);
+	s->used += n;
+	s->events++;
+}
+
+/* ------------------------------------------------------------ records */
+
+static int by_time(const void *a, const void *b)
+{
+	const struct kp_record *x = a, *y = b;
+
+	if (x->h.TimeStamp != y->h.TimeStamp)
+		return x->h.TimeStamp < y->h.TimeStamp ? -1 : 1;
+	/* ties keep log order: the cursor walks a CPU's buffers in log order */
+	return x->log_offset < y->log_offset ? -1 : x->log_offset > y->log_offset;
+}
+
+/* A CPU's records, in time order; *n of them (NULL if none). */
+static struct kp_record *cpu_records(struct kp_log *log, uint32_t cpu, size_t *n, bool quiet)
+{
+	struct kp_cpu_cursor c;
+	struct kp_record r, *v = NULL;
+	size_t cap = 0, back = 0;
+
+	*n = 0;
+	kp_cursor_init(&c, log, cpu);
+	while (kp_cursor_next(&c, &r)) {
+		v = kp_grow(v, &cap, *n + 1, sizeof(*v));
+		if (*n && r.h.TimeStamp < v[*n - 1].h.TimeStamp)
+			back++;
+		v[(*n)++] = r;
+	}
+	if (back) {
+		qsort(v, *n, sizeof(*v), by_time);
+		if (!quiet)
+			fprintf(stderr, "kprof: ctf: cpu %u: records out of time order (%zu steps back); sorted "
+					"by TimeStamp, as a CTF stream must be\n", cpu, back);
+	}
+	return v;
+}
+
+static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
+{
+	const struct kp_cpu *c = &log->cpus[cpu];
+	uint64_t n = 0;
+
+	if (!c->have_end)
+		return 0;
+	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+		n += c->end.lost[k];
+	return n + c->end.stuck;
+}
+
+/* Write stream_N for one CPU; 0 or an errno. */
+int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
+		     struct bitbuf *ev, bool quiet)
+{
+	struct stream s = { .uuid = uuid, .cpu = cpu };
+	uint64_t lost = cpu_discarded(log, cpu);
+	size_t n;
+	struct kp_record *v = cpu_records(log, cpu, &n, quiet);
+	uint64_t t0 = log->have_header ? log->header.start_tsc : 0;
+
+	s.f = fopen(path, "wb");
+	if (!s.f) {
+		free(v);
+		return errno;
+	}
+	packet_open(&s, PACKET_PREAMBLE);
+	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : t0;
+	for (size_t i = 0; i < n; i++) {
+		encode_event(ev, &v[i]);
+		stream_event(&s, ev, v[i].h.TimeStamp);
+	}
+	if (lost) {
+		/* the losses go in a packet of their own (see top) */
+		packet_close(&s, false);
+		packet_open(&s, PACKET_PREAMBLE);
+		s.ts_begin = s.ts_end;
+		if (log->have_run_end && log->run_end.end_tsc > s.ts_end)
+			s.ts_end = log->run_end.end_tsc;
+	}
+	s.discarded = lost;
+	packet_close(&s, true);
+	if (fclose(s.f) && !s.err)
+		s.err = errno ? errno : EIO;
+	free(s.buf);
+	free(v);
+	return s.err;
+}
+

@@ -1,0 +1,118 @@
+/*
+ * events.c - the model's per-CPU events besides the schedule: spin-lock
+ * waits (SpinLock records that waited), samples (SampledProfile,
+ * PmcInterrupt) and ReadyThread records, each sorted by time once all
+ * are in.
+ *
+ * Waits are kept so that those of a CPU nest, as the Chrome trace format
+ * wants of one track: a wait that starts inside another and ends after it
+ * (time stamps a few cycles apart, AcquireTime - WaitTimeInCycles being
+ * computed) is cut to end with it; one that starts before the trace is
+ * cut to start with it.
+ */
+#include "tools/kprof/model/model.h"
+
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+static void add_wait(struct kp_model_cpu *c, const struct kp_record *r)
+{
+	WMI_SPINLOCK w;
+
+	memcpy(&w, r->payload, sizeof(w));
+	if (!w.WaitTimeInCycles || w.WaitTimeInCycles > w.AcquireTime)
+		return; /* no wait (or a time stamp that cannot be) */
+	struct kp_wait k = { .start = w.AcquireTime - w.WaitTimeInCycles, .end = w.AcquireTime,
+			     .lock = w.SpinLockAddress, .caller = w.CallerAddress, .tid = w.ThreadId,
+			     .spins = w.SpinCount, .mode = w.Flags & SPINLOCK_ACQUIRE_MODE_MASK };
+	KP_PUSH(c->waits, c->nwaits, c->capwaits, k);
+}
+
+static void add_sample(struct kp_model_cpu *c, const struct kp_record *r)
+{
+	struct kp_sample k = { .ts = r->h.TimeStamp };
+
+	if (r->h.HookId == PERFINFO_LOG_TYPE_SAMPLED_PROFILE) {
+		PERFINFO_SAMPLED_PROFILE_INFORMATION p;
+		memcpy(&p, r->payload, sizeof(p));
+		k.ip = p.InstructionPointer;
+		k.tid = p.ThreadId;
+		k.count = p.Count;
+	} else {
+		PERFINFO_PMC_SAMPLE p;
+		memcpy(&p, r->payload, sizeof(p));
+		k.ip = p.InstructionPointer;
+		k.tid = p.ThreadId;
+		k.count = 1;
+		k.pmc = true;
+		k.source = p.ProfileSource;
+	}
+	KP_PUSH(c->samples, c->nsamples, c->capsamples, k);
+}
+
+static void add_ready(struct kp_model_cpu *c, const struct kp_record *r)
+{
+	WMI_READY_THREAD p;
+
+	memcpy(&p, r->payload, sizeof(p));
+	struct kp_ready k = { .ts = r->h.TimeStamp, .tid = p.TThreadId, .reason = p.AdjustReason,
+			      .increment = p.AdjustIncrement };
+	KP_PUSH(c->readies, c->nreadies, c->capreadies, k);
+}
+
+void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
+{
+	switch (r->h.HookId) {
+	case PERFINFO_LOG_TYPE_SPINLOCK: add_wait(c, r); break;
+	case PERFINFO_LOG_TYPE_READY_THREAD: add_ready(c, r); break;
+	default: add_sample(c, r); break;
+	}
+}
+
+/* ---------------------------------------------------------------- sorting */
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct kp_wait *x = a, *y = b;
+	int c = kp_cmp_u64(x->start, y->start);
+	return c ? c : kp_cmp_u64(y->end, x->end); /* the outer one first */
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct kp_sample *)a)->ts, ((const struct kp_sample *)b)->ts);
+}
+
+static int cmp_ready(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct kp_ready *)a)->ts, ((const struct kp_ready *)b)->ts);
+}
+
+static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
+{
+	uint64_t stack[64];
+	size_t depth = 0;
+
+	for (size_t i = 0; i < c->nwaits; i++)
+		if (c->waits[i].start < m->begin)
+			c->waits[i].start = m->begin;
+	kp_sort(c->waits, c->nwaits, sizeof(*c->waits), cmp_wait);
+	for (size_t i = 0; i < c->nwaits; i++) {
+		struct kp_wait *w = &c->waits[i];
+		while (depth && stack[depth - 1] <= w->start)
+			depth--;
+		if (depth && w->end > stack[depth - 1])
+			w->end = stack[depth - 1];
+		if (depth < sizeof(stack) / sizeof(stack[0]))
+			stack[depth++] = w->end;
+	}
+}
+
+void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c)
+{
+	nest_waits(m, c);
+	kp_sort(c->samples, c->nsamples, sizeof(*c->samples), cmp_sample);
+	kp_sort(c->readies, c->nreadies, sizeof(*c->readies), cmp_ready);
+}

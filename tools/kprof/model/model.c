@@ -1,0 +1,224 @@
+/*
+ * model.c - building the model of a run (model.h): one pass over every
+ * record in time order (the CPUs merged by TimeStamp, each CPU's records
+ * in log order), then each part of the model made from what the pass
+ * collected; and the lookups and time conversions its readers use.
+ */
+#include "tools/kprof/model/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+/* What the pass collects besides what goes straight into the model. */
+struct pass {
+	struct kp_switch **sw;       /* per CPU                               */
+	size_t *nsw, *capsw;
+	KPROF_THREAD *names;         /* in time order                         */
+	size_t nnames, capnames;
+	size_t capspin, capconf, capres;
+};
+
+/* The hook of a record of a kind the model reads whose payload is long
+ * enough, else 0. */
+static uint16_t kind_of(const struct kp_record *r)
+{
+	static const struct {
+		uint16_t hook;
+		size_t size;
+	} kinds[] = {
+		{ PERFINFO_LOG_TYPE_CONTEXTSWAP, sizeof(WMI_CONTEXTSWAP) },
+		{ PERFINFO_LOG_TYPE_SPINLOCK, sizeof(WMI_SPINLOCK) },
+		{ PERFINFO_LOG_TYPE_SAMPLED_PROFILE, sizeof(PERFINFO_SAMPLED_PROFILE_INFORMATION) },
+		{ PERFINFO_LOG_TYPE_PMC_INTERRUPT, sizeof(PERFINFO_PMC_SAMPLE) },
+		{ PERFINFO_LOG_TYPE_READY_THREAD, sizeof(WMI_READY_THREAD) },
+		{ PERFINFO_LOG_TYPE_RESOURCE, sizeof(WMI_RESOURCE) },
+		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD) },
+		{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, sizeof(KPROF_SPINLOCK_CONFIG) },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (r->h.HookId == kinds[i].hook)
+			return r->payload_size >= kinds[i].size ? kinds[i].hook : 0;
+	return 0;
+}
+
+static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
+{
+	struct kp_model_cpu *c = &m->cpu[r->cpu];
+
+	KP_RANGE_ADD(c->any, c->first, c->last, r->h.TimeStamp);
+	switch (kind_of(r)) {
+	case PERFINFO_LOG_TYPE_CONTEXTSWAP: {
+		struct kp_switch s = { .ts = r->h.TimeStamp, .order = p->nsw[r->cpu] };
+		memcpy(&s.c, r->payload, sizeof(s.c));
+		KP_PUSH(p->sw[r->cpu], p->nsw[r->cpu], p->capsw[r->cpu], s);
+		c->switches++;
+		break;
+	}
+	case PERFINFO_LOG_TYPE_SPINLOCK: {
+		struct kp_spinlock s = { .cpu = r->cpu, .config = (int)m->nspinlock_configs - 1 };
+		memcpy(&s.r, r->payload, sizeof(s.r));
+		KP_PUSH(m->spinlocks, m->nspinlocks, p->capspin, s);
+		kp_events_add(m, c, r);
+		break;
+	}
+	case PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
+	case PERFINFO_LOG_TYPE_PMC_INTERRUPT:
+	case PERFINFO_LOG_TYPE_READY_THREAD:
+		kp_events_add(m, c, r);
+		break;
+	case PERFINFO_LOG_TYPE_RESOURCE: {
+		WMI_RESOURCE w;
+		memcpy(&w, r->payload, sizeof(w));
+		KP_PUSH(m->resources, m->nresources, p->capres, w);
+		break;
+	}
+	case KPROF_LOG_TYPE_THREAD: {
+		KPROF_THREAD n;
+		memcpy(&n, r->payload, sizeof(n));
+		KP_PUSH(p->names, p->nnames, p->capnames, n);
+		m->thread_records++;
+		break;
+	}
+	case KPROF_LOG_TYPE_SPINLOCK_CONFIG: {
+		KPROF_SPINLOCK_CONFIG k;
+		memcpy(&k, r->payload, sizeof(k));
+		KP_PUSH(m->spinlock_configs, m->nspinlock_configs, p->capconf, k);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The span of the trace.  The end is the last record, not the run end
+ * frame's end_tsc: in dump mode that comes after the whole trace went
+ * out, long after anything happened. */
+static void trace_span(struct kp_model *m, const struct kp_log *log)
+{
+	bool have = log->have_header;
+
+	m->begin = m->end = have ? log->header.start_tsc : 0;
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct kp_model_cpu *c = &m->cpu[i];
+		if (!c->any)
+			continue;
+		KP_RANGE_ADD(have, m->begin, m->end, c->first);
+		KP_RANGE_ADD(have, m->begin, m->end, c->last);
+	}
+	m->any = have;
+	m->origin = m->begin;
+}
+
+static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
+{
+	m->switches += c->switches;
+	m->switching_cpus += c->switches != 0;
+	m->waits += c->nwaits;
+	m->samples += c->nsamples;
+	m->readies += c->nreadies;
+	for (size_t i = 0; i < c->nsamples; i++)
+		m->sample_periods += c->samples[i].count;
+}
+
+void kp_model_build(struct kp_model *m, struct kp_log *log)
+{
+	struct pass p = { 0 };
+	struct kp_merge mg;
+	struct kp_record r;
+
+	*m = (struct kp_model){ .ncpus = log->ncpus };
+	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
+	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
+	p.sw = kp_xcalloc(m->ncpus, sizeof(*p.sw));
+	p.nsw = kp_xcalloc(m->ncpus, sizeof(*p.nsw));
+	p.capsw = kp_xcalloc(m->ncpus, sizeof(*p.capsw));
+	kp_merge_init(&mg, log);
+	while (kp_merge_next(&mg, &r))
+		take(m, &p, &r);
+	kp_merge_free(&mg);
+	trace_span(m, log);
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
+		kp_events_finish(m, &m->cpu[i]);
+		count_cpu(m, &m->cpu[i]);
+	}
+	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		free(p.sw[i]);
+	free(p.sw);
+	free(p.nsw);
+	free(p.capsw);
+	free(p.names);
+}
+
+void kp_model_free(struct kp_model *m)
+{
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		free(m->cpu[i].runs);
+		free(m->cpu[i].waits);
+		free(m->cpu[i].samples);
+		free(m->cpu[i].readies);
+	}
+	free(m->cpu);
+	free(m->threads);
+	free(m->spinlocks);
+	free(m->spinlock_configs);
+	free(m->resources);
+	*m = (struct kp_model){ 0 };
+}
+
+bool kp_model_need_clock(const struct kp_model *m, const char *path)
+{
+	if (m->hz > 0)
+		return true;
+	fprintf(stderr, "kprof: %s: no run header, so the TSC rate is unknown: cannot place the records in time\n",
+		path);
+	return false;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+static int cmp_thread_tid(const void *key, const void *elem)
+{
+	return kp_cmp_u64(*(const uint32_t *)key, ((const struct kp_model_thread *)elem)->tid);
+}
+
+const struct kp_model_thread *kp_model_thread(const struct kp_model *m, uint32_t tid)
+{
+	if (!m->nthreads)
+		return NULL;
+	return bsearch(&tid, m->threads, m->nthreads, sizeof(*m->threads), cmp_thread_tid);
+}
+
+const char *kp_model_thread_label(const struct kp_model *m, uint32_t tid, char *buf, size_t size)
+{
+	const struct kp_model_thread *t = kp_model_thread(m, tid);
+
+	if (t && t->named && t->name[0])
+		snprintf(buf, size, "%s (%" PRIu32 ")", t->name, tid);
+	else if (tid == 0)
+		snprintf(buf, size, "Idle");
+	else
+		snprintf(buf, size, "thread %" PRIu32, tid);
+	return buf;
+}
+
+double kp_model_us(const struct kp_model *m, uint64_t ts)
+{
+	return ts >= m->origin ? (double)(ts - m->origin) * 1e6 / m->hz : -(double)(m->origin - ts) * 1e6 / m->hz;
+}
+
+double kp_model_ms(const struct kp_model *m, uint64_t ts)
+{
+	return kp_model_us(m, ts) / 1000.0;
+}
+
+double kp_model_cycles_us(const struct kp_model *m, uint64_t cycles)
+{
+	return (double)cycles * 1e6 / m->hz;
+}

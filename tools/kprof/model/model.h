@@ -1,0 +1,173 @@
+/*
+ * model.h - one model of the run, built once from the records and read by
+ * the report, the pictures and the Perfetto trace, so that they cannot
+ * tell different stories about the same log.
+ *
+ * What it holds:
+ *   - the schedule (schedule.c): per CPU, which thread ran from when to
+ *     when, end to end over the whole trace, from the CSwitch records;
+ *   - the threads (threads.c): names from KprofThread records, CPU time
+ *     (the sum of their runs), switches in and out, priorities, waits and
+ *     the reasons they left the CPU;
+ *   - per CPU, spin-lock waits, samples and ReadyThread records
+ *     (events.c), and the span of its records;
+ *   - every SpinLock record with the sampling setting in force when it was
+ *     written, and every Resource record, in time order (model.c).
+ *
+ * The trace runs from `begin` (the run header's start_tsc, when tracing
+ * started on every CPU, or an earlier record) to `end` (the last record of
+ * any CPU).  Every CPU with CSwitch records is accounted for over exactly
+ * that span: its busy and idle cycles, and its threads' runs, add up to
+ * end - begin.
+ */
+#ifndef KPROF_TOOL_MODEL_H
+#define KPROF_TOOL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "include/kprof/wmi.h"
+#include "tools/kprof/read/log.h"
+#include "tools/kprof/read/records.h"
+
+#define KP_WAIT_REASONS 256        /* OldThreadWaitReason is a byte        */
+
+/* A thread ran on a CPU from start to end (TSC). */
+struct kp_run {
+	uint64_t start, end;
+	uint32_t tid;
+	int8_t priority;       /* NewThreadPriority of the switch to it      */
+	bool from_start;       /* ran before the CPU's first switch          */
+	bool to_end;           /* still running at the end of the trace      */
+	bool gap;              /* the next switch's OldThreadId is another   */
+	                       /* thread: switches were lost in between      */
+	uint8_t end_state;     /* OldThreadState of the switch that ended it */
+	uint8_t end_reason;    /* OldThreadWaitReason of that switch         */
+};
+
+/* A spin-lock wait: from the first try (AcquireTime - WaitTimeInCycles)
+ * to AcquireTime. */
+struct kp_wait {
+	uint64_t start, end;
+	uint64_t lock, caller;
+	uint32_t tid, spins;
+	uint8_t mode;          /* AcquireMode                                */
+};
+
+/* A SampledProfile or PmcInterrupt record. */
+struct kp_sample {
+	uint64_t ts, ip;
+	uint32_t tid;
+	uint16_t count;        /* SampledProfile Count; 1 for a PMC sample   */
+	bool pmc;
+	uint16_t source;       /* PMC: ProfileSource                         */
+};
+
+struct kp_ready {
+	uint64_t ts;
+	uint32_t tid;          /* TThreadId                                  */
+	int8_t reason, increment;
+};
+
+/* A SpinLock record, and the KprofSpinlockConfig in force when it was
+ * written: the last one before it in time (-1: none yet). */
+struct kp_spinlock {
+	WMI_SPINLOCK r;
+	uint32_t cpu;
+	int config;            /* index in kp_model.spinlock_configs         */
+};
+
+struct kp_model_cpu {
+	bool any;                  /* it has records                         */
+	uint64_t first, last;      /* its first and last record time stamps  */
+	struct kp_run *runs;       /* in time order, end to end              */
+	size_t nruns;
+	struct kp_wait *waits;     /* by start; a wait that starts inside    */
+	size_t nwaits;             /* another ends inside it (nested)        */
+	struct kp_sample *samples; /* by time                                */
+	size_t nsamples;
+	struct kp_ready *readies;  /* by time                                */
+	size_t nreadies;
+	uint64_t switches;         /* CSwitch records                        */
+	uint64_t gaps;             /* switches whose OldThreadId was not the */
+	                           /* thread switched in before              */
+	uint64_t busy, idle;       /* cycles outside / in the idle thread    */
+	size_t capwaits, capsamples, capreadies; /* room, while building     */
+};
+
+struct kp_model_thread {
+	uint32_t tid, pid;
+	int8_t base_priority;
+	bool named;                /* from a KprofThread record              */
+	char name[17], process[17];/* as recorded (any bytes), NUL-ended     */
+	uint64_t cycles;           /* its runs on all CPUs                   */
+	uint64_t in, out;          /* times switched in and out              */
+	bool have_prio;            /* pmin, pmax: priorities seen in its     */
+	int pmin, pmax;            /* switches                               */
+	uint32_t max_wait;         /* longest NewThreadWaitTime, clock ticks */
+	uint32_t reasons[KP_WAIT_REASONS]; /* OldThreadWaitReason when it left */
+};
+
+struct kp_model {
+	uint32_t ncpus;
+	struct kp_model_cpu *cpu;
+	struct kp_model_thread *threads; /* by tid: every thread named or    */
+	size_t nthreads;                 /* in a CSwitch record              */
+	struct kp_spinlock *spinlocks;   /* in time order                    */
+	size_t nspinlocks;
+	KPROF_SPINLOCK_CONFIG *spinlock_configs; /* in time order            */
+	size_t nspinlock_configs;
+	WMI_RESOURCE *resources;         /* in time order                    */
+	size_t nresources;
+	bool any;                  /* any record at all                      */
+	uint64_t begin, end;       /* span of the trace (TSC), see the top   */
+	uint64_t origin;           /* time 0: begin                          */
+	double hz;                 /* TSC rate; 0 without a run header       */
+	uint32_t switching_cpus;   /* CPUs with CSwitch records              */
+	uint64_t switches, waits, samples, sample_periods, readies;
+	uint64_t thread_records;   /* KprofThread records                    */
+};
+
+/* Build the model of the whole log (never fails: a log without a run
+ * header has no TSC rate, see kp_model_need_clock). */
+void kp_model_build(struct kp_model *m, struct kp_log *log);
+void kp_model_free(struct kp_model *m);
+
+/* For the commands that place records in time: true when the run header
+ * gives the TSC rate, else false with a message naming the log. */
+bool kp_model_need_clock(const struct kp_model *m, const char *path);
+
+/* The thread with this id, or NULL. */
+const struct kp_model_thread *kp_model_thread(const struct kp_model *m, uint32_t tid);
+/* "pong (12)", "Idle" for thread 0, else "thread 12"; returns buf. */
+const char *kp_model_thread_label(const struct kp_model *m, uint32_t tid, char *buf, size_t size);
+
+/* Microseconds and milliseconds since the origin; cycles as microseconds
+ * (the clock must be known). */
+double kp_model_us(const struct kp_model *m, uint64_t ts);
+double kp_model_ms(const struct kp_model *m, uint64_t ts);
+double kp_model_cycles_us(const struct kp_model *m, uint64_t cycles);
+
+/* ---- what the parts of the model build (model.c calls them) ---- */
+
+/* One CSwitch record of a CPU, and its place among them. */
+struct kp_switch {
+	uint64_t ts;
+	size_t order;
+	WMI_CONTEXTSWAP c;
+};
+
+/* schedule.c: sort a CPU's switches (stably, by time) and make its runs,
+ * gaps, busy and idle cycles. */
+void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_switch *sw, size_t n);
+/* threads.c: the thread table from the KprofThread records (in time
+ * order) and every CPU's switches and runs. */
+void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
+		      const size_t *nsw);
+/* events.c: a record's wait, sample or ReadyThread onto its CPU; then
+ * the waits nested and everything sorted by time. */
+void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r);
+void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * threads.c - the model's thread table: every thread a KprofThread record
+ * names or a CSwitch record switches, sorted by id.
+ *
+ *   - name, process, base priority: from the thread's first KprofThread
+ *     record in time.  The kernel never reuses a thread id
+ *     (kernel/sched/thread.c counts them up), so a later record for the
+ *     same id can only be the idle threads, which all share id 0;
+ *   - CPU time: the sum of the thread's runs on every CPU (schedule.c), so
+ *     it is what the timeline draws, to the cycle;
+ *   - in and out: CSwitch records with it as NewThreadId and OldThreadId;
+ *     the priorities those switches give it; the longest NewThreadWaitTime
+ *     it was switched in with; the OldThreadWaitReason of every switch
+ *     out.
+ */
+#include "tools/kprof/model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+static int cmp_tid(const void *a, const void *b)
+{
+	return kp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* A thread known to be in the table (it was collected). */
+static struct kp_model_thread *thread_of(struct kp_model *m, uint32_t tid)
+{
+	return (struct kp_model_thread *)kp_model_thread(m, tid);
+}
+
+/* Every id that occurs, once, in order: the table's rows. */
+static void make_rows(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
+		      const size_t *nsw)
+{
+	uint32_t *ids = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < nnames; i++)
+		KP_PUSH(ids, n, cap, names[i].ThreadId);
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
+		for (size_t i = 0; i < nsw[cpu]; i++) {
+			KP_PUSH(ids, n, cap, sw[cpu][i].c.NewThreadId);
+			KP_PUSH(ids, n, cap, sw[cpu][i].c.OldThreadId);
+		}
+	kp_sort(ids, n, sizeof(*ids), cmp_tid);
+	m->threads = kp_xcalloc(n, sizeof(*m->threads));
+	for (size_t i = 0; i < n; i++)
+		if (!i || ids[i] != ids[i - 1])
+			m->threads[m->nthreads++].tid = ids[i];
+	free(ids);
+}
+
+static void name_thread(struct kp_model_thread *t, const KPROF_THREAD *k)
+{
+	if (t->named)
+		return; /* the first record names it */
+	t->named = true;
+	t->pid = k->ProcessId;
+	t->base_priority = k->BasePriority;
+	memcpy(t->name, k->ThreadName, 16);
+	memcpy(t->process, k->ProcessName, 16);
+	t->name[16] = t->process[16] = 0;
+}
+
+static void count_switch(struct kp_model *m, const WMI_CONTEXTSWAP *c)
+{
+	struct kp_model_thread *in = thread_of(m, c->NewThreadId), *out = thread_of(m, c->OldThreadId);
+
+	in->in++;
+	KP_RANGE_ADD(in->have_prio, in->pmin, in->pmax, (int)c->NewThreadPriority);
+	if (c->NewThreadWaitTime > in->max_wait)
+		in->max_wait = c->NewThreadWaitTime;
+	out->out++;
+	KP_RANGE_ADD(out->have_prio, out->pmin, out->pmax, (int)c->OldThreadPriority);
+	out->reasons[c->OldThreadWaitReason]++;
+}
+
+void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
+		      const size_t *nsw)
+{
+	make_rows(m, names, nnames, sw, nsw);
+	for (size_t i = 0; i < nnames; i++) /* in time order */
+		name_thread(thread_of(m, names[i].ThreadId), &names[i]);
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
+		for (size_t i = 0; i < nsw[cpu]; i++)
+			count_switch(m, &sw[cpu][i].c);
+		for (size_t i = 0; i < m->cpu[cpu].nruns; i++) {
+			const struct kp_run *r = &m->cpu[cpu].runs[i];
+			thread_of(m, r->tid)->cycles += r->end - r->start;
+		}
+	}
+}

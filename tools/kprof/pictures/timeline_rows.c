@@ -1,0 +1,287 @@
+/*
+ * timeline_rows.c - a CPU's row of `kprof timeline` (timeline.h): which
+ * thread ran when (the model's runs, from the CSwitch records), spin-lock
+ * waits (first try to acquisition, a thin red band under the row) and
+ * samples (tick marks above the row).  Every rectangle has a <title>
+ * tooltip.
+ *
+ * Size: a long run has far more switches than the picture has pixels, and
+ * an SVG with millions of elements takes a browser minutes to open.  So a
+ * run narrower than TL_MIN_PX is merged with its neighbours into one
+ * rectangle (coloured after the thread that had most of its time, its
+ * tooltip listing the threads' shares) until the merged rectangle is
+ * TL_MIN_PX wide; every rectangle drawn is then at least TL_MIN_PX wide or
+ * followed by one that is, so a row holds at most 2 * TL_PLOT_W / TL_MIN_PX
+ * + 1 of them (about 2500), however long the run.  Lock waits closer than
+ * TL_MIN_PX are merged the same way, and samples become at most one tick
+ * per pixel column, all of a row's ticks in one <path>.
+ */
+#include "tools/kprof/pictures/timeline.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+
+#include "tools/kprof/pictures/picture.h"
+#include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/format.h"
+
+#define TOP_SHARES 6       /* threads named in a merged rectangle's title */
+
+static double px(const struct tl *t, uint64_t ts)
+{
+	double d = ts >= t->m->begin ? (double)(ts - t->m->begin) : -(double)(t->m->begin - ts);
+	return TL_LEFT + d / t->span * TL_PLOT_W;
+}
+
+/* "12.345 us" or "1.234 ms". */
+static const char *duration(const struct kp_model *m, uint64_t cycles, char *buf, size_t size)
+{
+	uint64_t hz = (uint64_t)m->hz;
+	char v[32];
+
+	if ((unsigned __int128)cycles * 1000u < hz)
+		snprintf(buf, size, "%s us", kp_us_text(v, sizeof(v), cycles, hz));
+	else
+		snprintf(buf, size, "%s ms", kp_ms_text(v, sizeof(v), cycles, hz));
+	return buf;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+/* Consecutive runs drawn as one rectangle, with the threads' shares. */
+struct seg {
+	size_t first, n;                 /* runs[first .. first + n)           */
+	double x0, x1;
+	struct {
+		uint32_t tid;
+		uint64_t cycles;
+	} top[TOP_SHARES];
+	unsigned ntop;
+	uint64_t other;                  /* cycles of threads not in top[]     */
+};
+
+static void seg_add(struct seg *g, const struct kp_run *r)
+{
+	uint64_t c = r->end - r->start;
+	unsigned i;
+
+	for (i = 0; i < g->ntop && g->top[i].tid != r->tid; i++)
+		;
+	if (i < g->ntop)
+		g->top[i].cycles += c;
+	else if (g->ntop < TOP_SHARES)
+		g->top[g->ntop++] = (typeof(g->top[0])){ r->tid, c };
+	else
+		g->other += c;
+	g->n++;
+}
+
+static uint32_t seg_main_thread(const struct seg *g)
+{
+	unsigned best = 0;
+	for (unsigned i = 1; i < g->ntop; i++)
+		if (g->top[i].cycles > g->top[best].cycles)
+			best = i;
+	return g->top[best].tid;
+}
+
+static void run_title(const struct tl *t, const struct kp_run *r, uint32_t cpu)
+{
+	char label[64], d[32];
+
+	kp_xml_text(t->f, kp_model_thread_label(t->m, r->tid, label, sizeof(label)));
+	const struct kp_model_thread *th = kp_model_thread(t->m, r->tid);
+	if (th && th->named && th->process[0]) {
+		fputs(", process ", t->f);
+		kp_xml_text(t->f, th->process);
+		fprintf(t->f, " (%" PRIu32 ")", th->pid);
+	}
+	fprintf(t->f, "\nCPU %u from +%.6f ms for %s, priority %d", cpu, kp_model_ms(t->m, r->start),
+		duration(t->m, r->end - r->start, d, sizeof(d)), r->priority);
+	if (r->from_start)
+		fputs("\nrunning when the trace started", t->f);
+	if (r->to_end)
+		fputs("\nstill running at the end of the trace", t->f);
+	else
+		fprintf(t->f, "\nthen %s (%s)", kp_state_name(r->end_state), kp_wait_reason_name(r->end_reason));
+	if (r->gap)
+		fputs("\nswitches were lost before the next one: it may have stopped earlier", t->f);
+}
+
+static void merged_title(const struct tl *t, const struct seg *g, uint64_t start, uint64_t end, uint32_t cpu)
+{
+	char label[64], d[32], pct[16];
+	uint64_t total = end - start;
+
+	fprintf(t->f, "%zu runs, each narrower than a pixel\nCPU %u from +%.6f ms for %s\n", g->n, cpu,
+		kp_model_ms(t->m, start), duration(t->m, end - start, d, sizeof(d)));
+	for (unsigned i = 0; i < g->ntop; i++) {
+		fputs(i ? ", " : "", t->f);
+		kp_xml_text(t->f, kp_model_thread_label(t->m, g->top[i].tid, label, sizeof(label)));
+		fprintf(t->f, " %s", kp_pct(pct, sizeof(pct), g->top[i].cycles, total, 0));
+	}
+	if (g->other)
+		fprintf(t->f, ", others %s", kp_pct(pct, sizeof(pct), g->other, total, 0));
+}
+
+static void emit_seg(const struct tl *t, const struct seg *g, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	const struct kp_run *r = &c->runs[g->first], *last = &c->runs[g->first + g->n - 1];
+	uint32_t tid = g->n == 1 ? r->tid : seg_main_thread(g);
+	char hex[8];
+
+	fprintf(t->f, "<rect class=\"run%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" fill=\"%s\"><title>",
+		g->n > 1 ? " merged" : "", g->x0, tl_row_y(cpu) + TL_RUN_Y, g->x1 - g->x0, TL_RUN_H,
+		kp_colour_hex(kp_colour_thread(tid), hex));
+	if (g->n == 1)
+		run_title(t, r, cpu);
+	else
+		merged_title(t, g, r->start, last->end, cpu);
+	fputs("</title></rect>\n", t->f);
+}
+
+static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	struct seg g = { 0 };
+
+	for (size_t i = 0; i < c->nruns; i++) {
+		const struct kp_run *r = &c->runs[i];
+		double x0 = px(t, r->start), x1 = px(t, r->end);
+		if (!(g.n && g.x1 - g.x0 < TL_MIN_PX && x1 - x0 < TL_MIN_PX)) {
+			if (g.n)
+				emit_seg(t, &g, c, cpu);
+			g = (struct seg){ .first = i, .x0 = x0 };
+		}
+		g.x1 = x1;
+		seg_add(&g, r);
+	}
+	if (g.n)
+		emit_seg(t, &g, c, cpu);
+}
+
+/* ---------------------------------------------------------------- lock waits */
+
+struct band {
+	size_t first, n;
+	double x0, x1;
+	uint64_t start, end, waited, longest;
+	size_t longest_i;
+};
+
+static void wait_title(const struct tl *t, const struct kp_wait *w)
+{
+	char d[32], label[64], caller[160];
+
+	if (t->syms)
+		kp_symbols_format(t->syms, w->caller, caller, sizeof(caller));
+	else
+		snprintf(caller, sizeof(caller), "0x%016" PRIx64, w->caller);
+	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock 0x%016" PRIx64 " (%s), %" PRIu32 " spins\n",
+		duration(t->m, w->end - w->start, d, sizeof(d)), kp_model_ms(t->m, w->start), w->lock,
+		kp_acquire_mode_name(w->mode), w->spins);
+	fputs("thread ", t->f);
+	kp_xml_text(t->f, kp_model_thread_label(t->m, w->tid, label, sizeof(label)));
+	fputs(", released by ", t->f);
+	kp_xml_text(t->f, caller);
+}
+
+static void emit_band(const struct tl *t, const struct band *b, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	char d[32], d2[32];
+	double w = b->x1 - b->x0 < 0.5 ? 0.5 : b->x1 - b->x0; /* a short wait still shows */
+
+	fprintf(t->f, "<rect class=\"wait\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
+		      "fill=\"#d01010\"><title>",
+		b->x0, tl_row_y(cpu) + TL_WAIT_Y, w, TL_WAIT_H);
+	if (b->n == 1) {
+		wait_title(t, &c->waits[b->first]);
+	} else {
+		fprintf(t->f, "%zu spin-lock waits, %s of waiting between +%.6f ms and +%.6f ms\n"
+			      "longest %s, lock 0x%016" PRIx64,
+			b->n, duration(t->m, b->waited, d, sizeof(d)), kp_model_ms(t->m, b->start),
+			kp_model_ms(t->m, b->end), duration(t->m, b->longest, d2, sizeof(d2)),
+			c->waits[b->longest_i].lock);
+	}
+	fputs("</title></rect>\n", t->f);
+}
+
+static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	struct band b = { 0 };
+
+	for (size_t i = 0; i < c->nwaits; i++) {
+		const struct kp_wait *w = &c->waits[i];
+		double x0 = px(t, w->start), x1 = px(t, w->end);
+		if (b.n && x0 > b.x1 + TL_MIN_PX) {
+			emit_band(t, &b, c, cpu);
+			b.n = 0;
+		}
+		if (!b.n)
+			b = (struct band){ .first = i, .x0 = x0, .x1 = x1, .start = w->start, .end = w->end };
+		b.n++;
+		if (x1 > b.x1)
+			b.x1 = x1;
+		if (w->end > b.end)
+			b.end = w->end;
+		b.waited += w->end - w->start;
+		if (w->end - w->start > b.longest) {
+			b.longest = w->end - w->start;
+			b.longest_i = i;
+		}
+	}
+	if (b.n)
+		emit_band(t, &b, c, cpu);
+}
+
+/* ---------------------------------------------------------------- samples */
+
+/* One tick per pixel column that holds samples of the kind, in one path. */
+static void draw_ticks(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu, bool pmc)
+{
+	uint64_t n = 0, periods = 0;
+	long last = -1;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct kp_sample *s = &c->samples[i];
+		if (s->pmc != pmc)
+			continue;
+		long col = (long)(px(t, s->ts) - TL_LEFT);
+		if (!n)
+			fprintf(t->f, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\" d=\"",
+				pmc ? "pmc-samples" : "samples", pmc ? "#1050c0" : "#505050");
+		if (col != last)
+			fprintf(t->f, "M%ld.5 %.1fv%.0f", (long)TL_LEFT + col, tl_row_y(cpu), TL_TICK_H);
+		last = col;
+		n++;
+		periods += s->count;
+	}
+	if (!n)
+		return;
+	if (pmc)
+		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " PMC samples</title></path>\n", cpu, n);
+	else
+		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " samples standing for %" PRIu64
+			      " profile periods</title></path>\n",
+			cpu, n, periods);
+}
+
+/* ---------------------------------------------------------------- rows */
+
+void tl_draw_row(const struct tl *t, uint32_t cpu)
+{
+	const struct kp_model_cpu *c = &t->m->cpu[cpu];
+	double y = tl_row_y(cpu);
+	char busy[16];
+
+	fprintf(t->f, "<g class=\"cpu\" id=\"cpu%u\">\n", cpu);
+	fprintf(t->f, "<text class=\"cpulabel\" x=\"%.0f\" y=\"%.1f\">CPU %u</text>\n", TL_LEFT - 10, y + TL_RUN_Y + 14, cpu);
+	fprintf(t->f, "<text class=\"cpubusy\" x=\"%.0f\" y=\"%.1f\">busy %s</text>\n", TL_LEFT - 10,
+		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), c->busy, t->m->end - t->m->begin, 1));
+	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
+		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
+	draw_runs(t, c, cpu);
+	draw_waits(t, c, cpu);
+	draw_ticks(t, c, cpu, false);
+	draw_ticks(t, c, cpu, true);
+	fputs("</g>\n", t->f);
+}

@@ -1,0 +1,125 @@
+/*
+ * records.c - walking records in buffers, merging CPUs by time, and the
+ * totals of a log.
+ *
+ * A record is valid when its header has the PERFINFO flags and type, a
+ * Size of at least the header, and fits the buffer; records follow each
+ * other at 8-byte alignment.  An invalid one ends the walk of its buffer
+ * (with an issue), since its Size cannot be trusted to find the next.
+ */
+#include "tools/kprof/read/records.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~7u)
+
+void kp_cursor_init(struct kp_cpu_cursor *c, struct kp_log *log, uint32_t cpu)
+{
+	*c = (struct kp_cpu_cursor){ .log = log, .cpu = cpu };
+}
+
+static bool header_ok(const PERFINFO_TRACE_HEADER *h)
+{
+	return (h->Marker & 0xFFFF0000u) == PERFINFO_MARKER_64 && h->Size >= sizeof(*h) &&
+	       PERFINFO_MARKER_PMC_COUNT(h->Marker) == 0;
+}
+
+bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
+{
+	struct kp_cpu *cpu = &c->log->cpus[c->cpu];
+
+	while (c->buffer < cpu->nbuffers) {
+		struct kp_buffer *b = &cpu->buffers[c->buffer];
+		uint32_t used = b->hdr.used;
+		if (c->offset + sizeof(PERFINFO_TRACE_HEADER) > used) {
+			c->buffer++;
+			c->offset = 0;
+			continue;
+		}
+		PERFINFO_TRACE_HEADER h;
+		memcpy(&h, b->data + c->offset, sizeof(h));
+		if (!header_ok(&h) || c->offset + h.Size > used) {
+			if (!b->bad_reported) /* once, however often the records are walked */
+				kp_issue_add(c->log, KP_ISSUE_BAD_RECORD,
+				     (uint64_t)(b->data - c->log->bytes) + c->offset, c->cpu, b->frame_seq, b->frame_seq,
+				     "cpu %u buffer %u: malformed record at byte %u (marker 0x%08x size %u); rest of the "
+				     "buffer skipped", c->cpu, b->hdr.buffer_seq, c->offset, h.Marker, h.Size);
+			b->bad_reported = true;
+			c->buffer++;
+			c->offset = 0;
+			continue;
+		}
+		r->cpu = c->cpu;
+		r->h = h;
+		r->raw = b->data + c->offset;
+		r->payload = b->data + c->offset + sizeof(h);
+		r->payload_size = (uint16_t)(h.Size - sizeof(h));
+		r->version = (uint8_t)PERFINFO_MARKER_VERSION(h.Marker);
+		r->log_offset = (uint64_t)(b->data - c->log->bytes) + c->offset;
+		r->buffer = b;
+		c->offset += ALIGN8(h.Size);
+		return true;
+	}
+	return false;
+}
+
+void kp_merge_init(struct kp_merge *m, struct kp_log *log)
+{
+	m->n = log->ncpus;
+	m->cursors = kp_xcalloc(m->n, sizeof(*m->cursors));
+	m->heads = kp_xcalloc(m->n, sizeof(*m->heads));
+	m->have = kp_xcalloc(m->n, sizeof(*m->have));
+	for (uint32_t i = 0; i < m->n; i++) {
+		kp_cursor_init(&m->cursors[i], log, i);
+		m->have[i] = kp_cursor_next(&m->cursors[i], &m->heads[i]);
+	}
+}
+
+bool kp_merge_next(struct kp_merge *m, struct kp_record *r)
+{
+	int best = -1;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->have[i] && (best < 0 || m->heads[i].h.TimeStamp < m->heads[best].h.TimeStamp))
+			best = (int)i;
+	if (best < 0)
+		return false;
+	*r = m->heads[best];
+	m->have[best] = kp_cursor_next(&m->cursors[best], &m->heads[best]);
+	return true;
+}
+
+void kp_merge_free(struct kp_merge *m)
+{
+	free(m->cursors);
+	free(m->heads);
+	free(m->have);
+}
+
+void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
+{
+	*t = (struct kp_totals){ 0 };
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		struct kp_cpu_cursor c;
+		struct kp_record r;
+		uint64_t n = 0;
+		kp_cursor_init(&c, log, i);
+		while (kp_cursor_next(&c, &r)) {
+			n++;
+			t->record_bytes += r.h.Size;
+		}
+		if (per_cpu)
+			per_cpu[i] = n;
+		t->records += n;
+		t->cpus_with_records += n != 0;
+		if (log->cpus[i].have_end) {
+			for (int k = 0; k < KPROF_LOSS_CAUSES; k++) {
+				t->lost[k] += log->cpus[i].end.lost[k];
+				t->lost_total += log->cpus[i].end.lost[k];
+			}
+			t->stuck += log->cpus[i].end.stuck;
+		}
+	}
+}

@@ -1,0 +1,65 @@
+/*
+ * records.h - the records inside buffer frames, one CPU at a time or all
+ * CPUs merged in time order, and the totals every summary starts from.
+ */
+#ifndef KPROF_TOOL_RECORDS_H
+#define KPROF_TOOL_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "include/kprof/wmi.h"
+#include "tools/kprof/read/log.h"
+
+struct kp_record {
+	uint32_t cpu;
+	PERFINFO_TRACE_HEADER h;           /* copied: the log is unaligned  */
+	const uint8_t *raw;                /* the record in the log's bytes */
+	const uint8_t *payload;            /* raw + 16 (read with memcpy)   */
+	uint16_t payload_size;             /* h.Size - 16                   */
+	uint8_t version;                   /* from the marker               */
+	uint64_t log_offset;               /* byte offset of hdr in the log */
+	const struct kp_buffer *buffer;    /* the buffer it came from       */
+};
+
+/* Cursor over one CPU's records, in buffer order. */
+struct kp_cpu_cursor {
+	struct kp_log *log;
+	uint32_t cpu;
+	size_t buffer;                     /* index in the CPU's buffers    */
+	uint32_t offset;                   /* in that buffer's records      */
+};
+
+void kp_cursor_init(struct kp_cpu_cursor *c, struct kp_log *log, uint32_t cpu);
+/* Next valid record; false at the end.  A malformed record ends its
+ * buffer with a BAD_RECORD issue (reported once per buffer). */
+bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r);
+
+/* All CPUs, merged by TimeStamp (ties: lower CPU first). */
+struct kp_merge {
+	struct kp_cpu_cursor *cursors;
+	struct kp_record *heads;
+	bool *have;
+	uint32_t n;
+};
+
+void kp_merge_init(struct kp_merge *m, struct kp_log *log);
+bool kp_merge_next(struct kp_merge *m, struct kp_record *r);
+void kp_merge_free(struct kp_merge *m);
+
+/* Totals for summaries: records decoded, and the CPU end frames' counts. */
+struct kp_totals {
+	uint64_t records;                  /* decoded                       */
+	uint64_t lost[KPROF_LOSS_CAUSES];  /* from the end frames           */
+	uint64_t lost_total;
+	uint64_t stuck;
+	uint64_t record_bytes;             /* sum of hdr->Size              */
+	uint32_t cpus_with_records;
+};
+
+/* Count what the log holds (walks every record once, so any malformed
+ * record is an issue afterwards); per_cpu[] (ncpus entries) gets each
+ * CPU's records when not NULL. */
+void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu);
+
+#endif

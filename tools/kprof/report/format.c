@@ -1,0 +1,71 @@
+/*
+ * format.c - what the sections of `kprof report` share (report.h):
+ * section titles, cycles as time, names of code and data addresses, the
+ * note on lost records, and which event groups the run traced.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void kp_report_section(FILE *f, const char *title)
+{
+	int n = fprintf(f, "\n== %s ", title) - 1;
+	for (; n < KP_TEXT_WIDTH; n++)
+		fputc('=', f);
+	fputs("\n\n", f);
+}
+
+static uint64_t tsc_hz(const struct kp_log *log)
+{
+	return log->have_header ? log->header.tsc_hz : 0;
+}
+
+const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size)
+{
+	return kp_us_text(buf, size, cycles, tsc_hz(log));
+}
+
+const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size)
+{
+	return kp_ms_text(buf, size, cycles, tsc_hz(log));
+}
+
+const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size)
+{
+	if (syms)
+		return kp_symbols_format(syms, addr, buf, size);
+	snprintf(buf, size, "0x%" PRIx64, addr); /* as kp_symbols_format() */
+	return buf;
+}
+
+const char *kp_report_data_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size)
+{
+	const char *name;
+	uint64_t start, len;
+
+	buf[0] = 0;
+	if (syms && kp_symbols_lookup(syms, addr, &name, &start, &len) && len && addr - start < len)
+		kp_symbols_format(syms, addr, buf, size);
+	return buf;
+}
+
+void kp_report_lost_note(FILE *f, const struct kp_log *log)
+{
+	uint64_t lost = 0;
+
+	for (uint32_t i = 0; i < log->ncpus; i++)
+		for (int k = 0; log->cpus[i].have_end && k < KPROF_LOSS_CAUSES; k++)
+			lost += log->cpus[i].end.lost[k];
+	if (lost)
+		fprintf(f, "note: the trace lost %" PRIu64 " records (of all kinds): these counts are low\n", lost);
+}
+
+bool kp_report_group_on(const struct kp_log *log, uint32_t mask)
+{
+	PERFINFO_GROUPMASK g;
+	if (!log->have_header)
+		return true;
+	memcpy(g.Masks, log->header.group_masks, sizeof(g.Masks));
+	return perfinfo_is_group_on(&g, mask);
+}

@@ -1,0 +1,174 @@
+/*
+ * header.c - the report's first lines: the run (CPUs, TSC rate, command
+ * line, build, how it ended), the trace's extent, and up front what was
+ * lost (per cause and per CPU, from the CPUs' end frames) and which frames
+ * were corrupt, truncated or missing, with their byte offsets.  "nothing
+ * lost" appears only when every CPU's end frame arrived and nothing was
+ * dropped.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "include/kprof/exit_status.h"
+#include "tools/kprof/util/sort.h"
+
+/* text after a label in a 10-column (or indent-column) margin, wrapped at
+ * spaces to the width */
+static void wrap_label(FILE *f, const char *label, int indent, const char *text)
+{
+	kp_wrap(f, label, indent, indent, " ", text);
+}
+
+static const char *status_name(uint32_t status)
+{
+	switch (status) {
+	case KPROF_EXIT_SUCCESS: return "success";
+	case KPROF_EXIT_FAILURE: return "FAILURE (a scenario or self-test check failed)";
+	case KPROF_EXIT_PANIC: return "PANIC (exception or bug check)";
+	case KPROF_EXIT_CONFIG: return "CONFIG (the command line was rejected)";
+	case KPROF_EXIT_LOADER: return "LOADER (the UEFI loader could not start the kernel)";
+	default: return "unknown status";
+	}
+}
+
+static void header_run(FILE *f, const struct kp_log *log, const char *input, const char *kernel)
+{
+	const struct kprof_run_header *h = &log->header;
+	char line[400];
+
+	fprintf(f, "kprof report\n\n");
+	fprintf(f, "%-10s%s\n", "log", input);
+	fprintf(f, "%-10s%s\n", "kernel", kernel);
+	if (!log->have_header) {
+		fprintf(f, "%-10s%s\n", "run", "NO RUN HEADER: CPU count, TSC rate and command line unknown");
+	} else {
+		snprintf(line, sizeof(line), "%u CPU%s, TSC %" PRIu64 " Hz, trace mode %s, %u sub-buffers of %u KiB per CPU",
+			 h->cpu_count, h->cpu_count == 1 ? "" : "s", h->tsc_hz,
+			 h->trace_mode == KPROF_TRACE_DUMP ? "dump" : "stream", h->buffers_per_cpu, h->buffer_size / 1024);
+		wrap_label(f, "run", 10, line);
+		wrap_label(f, "cmdline", 10, log->cmdline[0] ? log->cmdline : "(empty: defaults)");
+		fprintf(f, "%-10s%s\n", "build", log->build_id[0] ? log->build_id : "(none)");
+	}
+	if (log->have_run_end)
+		fprintf(f, "%-10s%s (0x%02x)\n", "ended", status_name(log->run_end.status), log->run_end.status);
+	else
+		fprintf(f, "%-10s%s\n", "ended", "NO RUN END FRAME: the run did not finish sending (see frames)");
+}
+
+static void header_trace(FILE *f, const struct kp_report *r, const struct kp_totals *t)
+{
+	const struct kp_log *log = r->log;
+	uint64_t first = 0, last = 0;
+	bool any = false;
+	char buf[40], line[200];
+
+	for (uint32_t i = 0; i < r->m->ncpus; i++) {
+		const struct kp_model_cpu *c = &r->m->cpu[i];
+		if (!c->any)
+			continue;
+		KP_RANGE_ADD(any, first, last, c->first);
+		KP_RANGE_ADD(any, first, last, c->last);
+	}
+	snprintf(line, sizeof(line), "%" PRIu64 " records from %u CPU%s, %zu frames, %s ms from the first record to the last",
+		 t->records, t->cpus_with_records, t->cpus_with_records == 1 ? "" : "s", log->frames,
+		 kp_report_ms(log, last - first, buf, sizeof(buf)));
+	wrap_label(f, "trace", 10, line);
+}
+
+/* "0, 3" - the CPUs without an end frame (their drop counts never came);
+ * empty when every CPU's came. */
+static void cpus_without_end(const struct kp_log *log, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < log->ncpus && len < size; i++)
+		if (!log->cpus[i].have_end)
+			len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? ", " : "", i);
+}
+
+static void loss_counts(FILE *f, const struct kp_log *log, const struct kp_totals *t)
+{
+	char line[400];
+
+	snprintf(line, sizeof(line), "LOST %" PRIu64 " records: buffers full %" PRIu64 ", too large %" PRIu64
+		 ", not started %" PRIu64 "%s", t->lost_total, t->lost[KPROF_LOSS_BUFFERS_FULL],
+		 t->lost[KPROF_LOSS_TOO_LARGE], t->lost[KPROF_LOSS_NOT_STARTED],
+		 t->stuck ? "; some reserved records were never committed" : "");
+	wrap_label(f, "lost", 10, line);
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		uint64_t n = 0;
+		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
+			n += c->end.lost[k];
+		if (n || (c->have_end && c->end.stuck))
+			fprintf(f, "%-10scpu %u: %" PRIu64 " lost, %" PRIu64 " never committed\n", "", i, n,
+				c->have_end ? c->end.stuck : 0);
+	}
+}
+
+/* Records the kernel dropped (its end frames count them), then frames
+ * damaged or missing on the way: "nothing lost" only when both are known
+ * to be none. */
+static void header_losses(FILE *f, const struct kp_log *log, const struct kp_totals *t)
+{
+	char line[400], missing[200];
+
+	cpus_without_end(log, missing, sizeof(missing));
+	if (t->lost_total || t->stuck)
+		loss_counts(f, log, t);
+	if (missing[0]) {
+		bool some_end = false;
+		for (uint32_t i = 0; i < log->ncpus; i++)
+			some_end |= log->cpus[i].have_end;
+		snprintf(line, sizeof(line), "UNKNOWN for CPU %s (no end frame: the kernel's count of dropped records "
+			 "never arrived)%s", missing, some_end && !t->lost_total && !t->stuck ? "; none dropped on the others" : "");
+		wrap_label(f, t->lost_total || t->stuck ? "" : "lost", 10, line);
+	} else if (!log->ncpus) {
+		fprintf(f, "%-10s%s\n", "lost", "UNKNOWN: no CPU sent any frame");
+	} else if (!t->lost_total && !t->stuck) {
+		fprintf(f, "%-10s%s\n", "lost", log->nissues ? "the kernel dropped no records (frames below were lost "
+							  "or damaged on the way)"
+							: "nothing lost: every record written was recorded");
+	}
+	if (!log->nissues) {
+		fprintf(f, "%-10s%s\n", "frames", "no corrupt, truncated or missing frames");
+		return;
+	}
+	snprintf(line, sizeof(line), "%zu PROBLEM%s: the records of damaged or missing frames are not in this report",
+		 log->nissues, log->nissues == 1 ? "" : "S");
+	wrap_label(f, "frames", 10, line);
+	for (size_t i = 0; i < log->nissues; i++) {
+		const struct kp_issue *is = &log->issues[i];
+		snprintf(line, sizeof(line), "%s at byte %" PRIu64 ": %s", kp_issue_kind_name(is->kind), is->offset,
+			 is->what);
+		wrap_label(f, "", 12, line);
+	}
+}
+
+static void header_cpus(FILE *f, const struct kp_log *log, const uint64_t *per_cpu)
+{
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		fprintf(f, "%-10scpu %u: %" PRIu64 " records in %zu buffer frame%s, %s\n", i ? "" : "cpus", i, per_cpu[i],
+			c->nbuffers, c->nbuffers == 1 ? "" : "s",
+			c->have_end ? "end frame received" : "NO END FRAME (its losses are unknown)");
+	}
+}
+
+void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
+		      const struct kp_totals *t, const uint64_t *per_cpu)
+{
+	header_run(f, r->log, input, kernel);
+	header_trace(f, r, t);
+	header_losses(f, r->log, t);
+	header_cpus(f, r->log, per_cpu);
+}
+
+void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
+{
+	header_trace(f, r, t);
+	header_losses(f, r->log, t);
+}

@@ -1,0 +1,245 @@
+/*
+ * hot.c - the hot-spots section of `kprof report`: the model's
+ * SampledProfile samples (weighted by Count, the periods each stands for)
+ * and PmcInterrupt samples by function, in total and per CPU; the short
+ * form for --summary; and the table of functions the profile objects
+ * (objects.c) print too.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+struct sample {
+	uint32_t group;   /* 0: SampledProfile; 1 + ProfileSource: PmcInterrupt */
+	uint32_t cpu;
+	bool known;       /* in a function                                      */
+	uint64_t func;    /* its start (0 when not known)                       */
+	uint64_t weight;  /* periods (SampledProfile) or 1                      */
+};
+
+struct samples {
+	struct sample *v;
+	size_t n;
+};
+
+/* The model's samples with their functions (and group and weight). */
+static void collect_samples(const struct kp_report *rp, struct samples *s)
+{
+	const struct kp_model *m = rp->m;
+
+	s->v = kp_xcalloc(m->samples, sizeof(*s->v));
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
+		for (size_t i = 0; i < m->cpu[cpu].nsamples; i++) {
+			const struct kp_sample *k = &m->cpu[cpu].samples[i];
+			struct sample x = { .cpu = cpu, .weight = k->pmc ? 1 : k->count,
+					    .group = k->pmc ? 1u + k->source : 0 };
+			x.known = kp_symbols_lookup(rp->syms, k->ip, NULL, &x.func, NULL);
+			if (!x.known)
+				x.func = 0;
+			s->v[s->n++] = x;
+		}
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->known != y->known)
+		return x->known ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+int kp_hot_row_cmp(const void *a, const void *b)
+{
+	const struct kp_hot_row *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Rows of the known functions of samples v[0..n) (sorted by function) on
+ * `cpu` (or every CPU when cpu < 0), heaviest first; *outside gets the
+ * samples in no function.  Returns the number of rows. */
+static size_t make_rows(const struct sample *v, size_t n, long cpu, struct kp_hot_row *rows, struct kp_hot_row *outside)
+{
+	size_t nr = 0;
+
+	*outside = (struct kp_hot_row){ 0 };
+	for (size_t i = 0; i < n; i++) {
+		const struct sample *x = &v[i];
+		if (cpu >= 0 && x->cpu != (uint32_t)cpu)
+			continue;
+		struct kp_hot_row *r = outside;
+		if (x->known) {
+			if (!nr || rows[nr - 1].func != x->func)
+				rows[nr++] = (struct kp_hot_row){ .known = true, .func = x->func };
+			r = &rows[nr - 1];
+		}
+		r->weight += x->weight;
+		r->count++;
+	}
+	kp_sort(rows, nr, sizeof(*rows), kp_hot_row_cmp);
+	return nr;
+}
+
+/* The function's name; with its address when another row of the table
+ * is a different function of the same name (static functions of two
+ * files, say). */
+static const char *row_name(const struct kp_symbols *syms, const struct kp_hot_row *r,
+			    const struct kp_hot_row *all, size_t nall, char *buf, size_t size)
+{
+	const char *name, *other;
+
+	if (!kp_symbols_lookup(syms, r->func, &name, NULL, NULL))
+		return "?";
+	for (size_t i = 0; i < nall; i++)
+		if (all[i].known && all[i].func != r->func &&
+		    kp_symbols_lookup(syms, all[i].func, &other, NULL, NULL) && !strcmp(name, other)) {
+			snprintf(buf, size, "%s (0x%" PRIx64 ")", name, r->func);
+			return buf;
+		}
+	return name;
+}
+
+void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted, const char *name)
+{
+	char p[32], cut[256];
+	int col;
+
+	if (weighted)
+		col = fprintf(f, "  %10" PRIu64 " %8s %10" PRIu64 "  ", r->weight,
+			      kp_pct(p, sizeof(p), r->weight, total, 2), r->count);
+	else
+		col = fprintf(f, "  %10" PRIu64 " %8s  ", r->count, kp_pct(p, sizeof(p), r->count, total, 2));
+	fprintf(f, "%s\n", kp_cut(cut, sizeof(cut), name, (size_t)(KP_TEXT_WIDTH - col), "..."));
+}
+
+void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
+		     uint64_t total, bool weighted)
+{
+	struct kp_hot_row rest = { 0 };
+	char buf[160];
+
+	for (size_t i = 0; i < nr && i < top; i++)
+		kp_hot_row_line(f, &rows[i], total, weighted, row_name(syms, &rows[i], rows, nr, buf, sizeof(buf)));
+	for (size_t i = top; i < nr; i++) {
+		rest.weight += rows[i].weight;
+		rest.count += rows[i].count;
+	}
+	if (nr > top) {
+		snprintf(buf, sizeof(buf), "(%zu other function%s)", nr - top, nr - top == 1 ? "" : "s");
+		kp_hot_row_line(f, &rest, total, weighted, buf);
+	}
+}
+
+/* A table: the top `top` rows, a line for the rest, and the line for
+ * samples outside any function (always shown when `always_outside`). */
+static void hot_table(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr,
+		      const struct kp_hot_row *outside, bool weighted, size_t top, bool always_outside)
+{
+	uint64_t total = weighted ? outside->weight : outside->count;
+
+	for (size_t i = 0; i < nr; i++)
+		total += weighted ? rows[i].weight : rows[i].count;
+	if (weighted)
+		fprintf(f, "  %10s %8s %10s  %s\n", "periods", "%", "samples", "function");
+	else
+		fprintf(f, "  %10s %8s  %s\n", "samples", "%", "function");
+	kp_hot_rows(f, syms, rows, nr, top, total, weighted);
+	if (always_outside || outside->count)
+		kp_hot_row_line(f, outside, total, weighted, "(outside any function)");
+}
+
+static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *v, size_t n)
+{
+	struct kp_hot_row *rows = kp_xcalloc(n, sizeof(*rows)), outside;
+	bool weighted = v[0].group == 0;
+	uint64_t weight = 0;
+	char sbuf[32];
+	size_t nr;
+
+	for (size_t i = 0; i < n; i++)
+		weight += v[i].weight;
+	if (weighted)
+		fprintf(f, "SampledProfile (ProfileTime): %zu samples standing for %" PRIu64 " profile periods\n"
+			   "(a sample's weight is its Count: the periods it stands for; %% of all periods)\n\n", n, weight);
+	else
+		fprintf(f, "PmcInterrupt %s: %zu samples (one per counter overflow)\n\n",
+			kp_source_name(v[0].group - 1, sbuf, sizeof(sbuf)), n);
+	nr = make_rows(v, n, -1, rows, &outside);
+	fprintf(f, "All CPUs, top %d functions:\n", TOP_FUNCTIONS);
+	hot_table(f, rp->syms, rows, nr, &outside, weighted, TOP_FUNCTIONS, true);
+	for (uint32_t c = 0; c < rp->log->ncpus; c++) {
+		nr = make_rows(v, n, c, rows, &outside);
+		if (!nr && !outside.count)
+			continue;
+		fprintf(f, "\nCPU %u, top %d:\n", c, TOP_PER_CPU);
+		hot_table(f, rp->syms, rows, nr, &outside, weighted, TOP_PER_CPU, false);
+	}
+	fputc('\n', f);
+	free(rows);
+}
+
+void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
+{
+	struct samples s = { 0 };
+
+	kp_report_section(f, "Hot spots");
+	collect_samples(rp, &s);
+	if (!s.n) {
+		free(s.v);
+		fprintf(f, "No SampledProfile or PmcInterrupt records%s.\n",
+			kp_report_group_on(rp->log, PERF_PROFILE) || kp_report_group_on(rp->log, PERF_PMC_PROFILE)
+				? " in the trace"
+				: ": the run's trace= had neither profile nor pmc");
+		return;
+	}
+	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
+	for (size_t i = 0; i < s.n;) {
+		size_t j = i;
+		while (j < s.n && s.v[j].group == s.v[i].group)
+			j++;
+		hot_group(f, rp, s.v + i, j - i);
+		i = j;
+	}
+	free(s.v);
+}
+
+/* The hottest functions of each sample group, all CPUs. */
+void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
+{
+	struct samples s = { 0 };
+
+	collect_samples(rp, &s);
+	if (!s.n) {
+		free(s.v);
+		fprintf(f, "hot spots: no samples in the trace\n");
+		return;
+	}
+	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
+	for (size_t i = 0; i < s.n;) {
+		size_t j = i;
+		char sbuf[32];
+		while (j < s.n && s.v[j].group == s.v[i].group)
+			j++;
+		struct kp_hot_row *rows = kp_xcalloc(j - i, sizeof(*rows)), outside;
+		size_t nr = make_rows(s.v + i, j - i, -1, rows, &outside);
+		fprintf(f, "\nhottest functions (%s, %zu samples):\n",
+			s.v[i].group ? kp_source_name(s.v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime", j - i);
+		hot_table(f, rp->syms, rows, nr, &outside, s.v[i].group == 0, TOP_SUMMARY, false);
+		free(rows);
+		i = j;
+	}
+	free(s.v);
+}

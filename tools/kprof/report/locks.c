@@ -1,0 +1,370 @@
+/*
+ * locks.c - the "Spin locks" section of `kprof report`, in the
+ * manner of illumos lockstat: per lock (SpinLockAddress) and, under each,
+ * per call site (CallerAddress, where the lock was released), from the
+ * WMI_SPINLOCK records: traced acquisitions, how many were contended,
+ * wait and hold cycles (median, 99th percentile, maximum), spins,
+ * AcquireMode names, and estimated totals scaled by the sampling.
+ *
+ * Which releases are traced (seed 001, kernel/locks/lockstat.c): an
+ * acquisition is contended when its SpinCount reaches SpinThreshold, and
+ * then traced with probability 1/ContentionSampleRate; any other one with
+ * probability 1/AcquireSampleRate; one held (ReleaseTime - AcquireTime)
+ * for at least HoldThreshold cycles (when that is not 0) always, whatever
+ * the draw said.  A record is written once however many of these reasons
+ * it had, so its chance of being traced is 1 if it was a long hold, else
+ * 1/rate of its class.  The estimate weighs each traced record by the
+ * inverse of that chance (Horvitz-Thompson): a long hold counts 1, a
+ * contended one ContentionSampleRate, another AcquireSampleRate.  Scaling
+ * the long holds too would count them rate times over.
+ *
+ * The rates in force for each record: lock_sampling.c.
+ *
+ * Statistics are of the traced records: wait over those that waited
+ * (WaitTimeInCycles > 0), hold over all; percentiles are nearest-rank.
+ * Ordering: total wait cycles descending, ties by address (call sites:
+ * then traced count descending), so the text is stable for golden tests.
+ * The records are the model's (model/model.h), in time order.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+#define TOP_LOCKS 15
+#define TOP_SITES 5
+#define NAME_COLS 30                  /* call-site column; longer names get a line */
+#define SITE_MODE_COLS 53             /* the modes under it, up to "hold"          */
+#define MODES 6                       /* the five AcquireModes, then "other"       */
+
+/* AcquireMode i as the field table names it; the last one is any other. */
+static const char *mode_name(int i)
+{
+	return i < MODES - 1 ? kp_acquire_mode_name((uint8_t)i) : "other";
+}
+
+/* One traced release. */
+struct sl_rec {
+	uint64_t lock, caller;
+	uint64_t wait, hold;          /* WaitTimeInCycles; ReleaseTime - AcquireTime */
+	uint64_t weight;              /* acquisitions it stands for                 */
+	uint32_t spins;
+	int config;                   /* setting in force (index), -1: none yet     */
+	uint8_t mode;                 /* AcquireMode, MODES - 1 for any other       */
+	bool contended;
+};
+
+/* A lock, or a call site of one. */
+struct sl_group {
+	uint64_t addr;
+	uint64_t traced, contended, spins, wait_total;
+	uint64_t est_acq, est_cont, est_wait;
+	uint64_t modes[MODES];
+	struct kp_stats wait, hold;
+	struct kp_stats hold_est;  /* weighted by what each record stands for    */
+	size_t site0, nsites;         /* locks: their call sites in sites[]         */
+};
+
+/* The model's SpinLock records as the section counts them. */
+static struct sl_rec *collect(const struct kp_model *m)
+{
+	struct sl_rec *recs = kp_xcalloc(m->nspinlocks, sizeof(*recs));
+
+	for (size_t i = 0; i < m->nspinlocks; i++) {
+		const WMI_SPINLOCK *w = &m->spinlocks[i].r;
+		unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
+		recs[i] = (struct sl_rec){
+			.lock = w->SpinLockAddress,
+			.caller = w->CallerAddress,
+			.wait = w->WaitTimeInCycles,
+			.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
+			.spins = w->SpinCount,
+			.config = m->spinlocks[i].config,
+			.mode = (uint8_t)(mode < MODES - 1 ? mode : MODES - 1),
+		};
+	}
+	return recs;
+}
+
+/* Contended or not, and what the record stands for (see the top). */
+static void classify(const struct kp_lock_sampling *s, struct sl_rec *r)
+{
+	const KPROF_SPINLOCK_CONFIG *c = kp_lock_sampling_at(s, r->config);
+	bool long_hold = c->SpinLockHoldThreshold && r->hold >= c->SpinLockHoldThreshold;
+	uint32_t rate;
+
+	r->contended = r->spins >= c->SpinLockSpinThreshold;
+	rate = r->contended ? c->SpinLockContentionSampleRate : c->SpinLockAcquireSampleRate;
+	r->weight = long_hold || !rate ? 1 : rate;
+}
+
+static int by_lock_caller(const void *a, const void *b)
+{
+	const struct sl_rec *x = a, *y = b;
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	return x->caller < y->caller ? -1 : x->caller > y->caller;
+}
+
+/* Locks: total wait descending, then address. */
+static int lock_order(const void *a, const void *b)
+{
+	const struct sl_group *x = a, *y = b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Call sites: total wait descending, then traced descending, then address. */
+static int site_order(const void *a, const void *b)
+{
+	const struct sl_group *x = a, *y = b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	if (x->traced != y->traced)
+		return x->traced > y->traced ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Fill g from recs[0..n), which share g->addr. */
+static void summarise(struct sl_group *g, const struct sl_rec *recs, size_t n, uint64_t *v, struct kp_weighted *vw)
+{
+	size_t nw = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_rec *r = &recs[i];
+		g->traced++;
+		g->contended += r->contended;
+		g->spins += r->spins;
+		g->wait_total += r->wait;
+		g->est_acq += r->weight;
+		g->est_cont += r->contended ? r->weight : 0;
+		g->est_wait += r->weight * r->wait;
+		g->modes[r->mode]++;
+		if (r->wait)
+			v[nw++] = r->wait;
+	}
+	kp_stats_of(v, nw, &g->wait);
+	for (size_t i = 0; i < n; i++)
+		v[i] = recs[i].hold;
+	kp_stats_of(v, n, &g->hold);
+	for (size_t i = 0; i < n; i++)
+		vw[i] = (struct kp_weighted){ recs[i].hold, recs[i].weight };
+	kp_stats_weighted(vw, n, &g->hold_est);
+}
+
+/* "SpinLock 12, QueuedSpinLock 3" in at most cols; "+k more" when cut. */
+static const char *mode_list(const uint64_t *modes, char *buf, size_t cols)
+{
+	size_t len = 0;
+	int left = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < MODES; i++)
+		left += modes[i] != 0;
+	for (int i = 0; i < MODES; i++) {
+		char one[48];
+		if (!modes[i])
+			continue;
+		snprintf(one, sizeof(one), "%s%s %" PRIu64, len ? ", " : "", mode_name(i), modes[i]);
+		if (len + strlen(one) + (left > 1 ? 9 : 0) > cols) {
+			snprintf(buf + len, cols + 1 - len, "%s+%d more", len ? ", " : "", left);
+			break;
+		}
+		strcpy(buf + len, one);
+		len += strlen(one);
+		left--;
+	}
+	return buf;
+}
+
+/* Two rows: counts and wait, then the modes and hold (cycles). */
+static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbols *syms)
+{
+	char name[160], modes[SITE_MODE_COLS + 1], p[16], med[24], p99[24], max[24];
+
+	kp_report_code_name(syms, c->addr, name, sizeof(name));
+	if (strlen(name) > NAME_COLS) {
+		fprintf(f, "    %s\n", name);
+		name[0] = 0;
+	}
+	fprintf(f, "    %-*s %7" PRIu64 " %6s %9" PRIu64 "  wait %10s %10s %10s\n", NAME_COLS, name, c->traced,
+		kp_pct(p, sizeof(p), c->contended, c->traced, 1), c->spins,
+		kp_stats_num(med, sizeof(med), c->wait.median, c->wait.n),
+		kp_stats_num(p99, sizeof(p99), c->wait.p99, c->wait.n), kp_stats_num(max, sizeof(max), c->wait.max, c->wait.n));
+	fprintf(f, "      %-*s  hold %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", SITE_MODE_COLS,
+		mode_list(c->modes, modes, SITE_MODE_COLS), c->hold.median, c->hold.p99, c->hold.max);
+}
+
+static void print_lock(FILE *f, struct kp_log *log, int rank, const struct sl_group *g,
+		       const struct sl_group *sites, const struct kp_symbols *syms)
+{
+	char head[200], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[160];
+	uint64_t rest = 0;
+	int len;
+
+	kp_report_data_name(syms, g->addr, name, sizeof(name));
+	len = snprintf(head, sizeof(head), "%2d lock 0x%016" PRIx64 "%s%.40s%s: ", rank, g->addr,
+		       name[0] ? " (" : "", name, name[0] ? ")" : "");
+	fprintf(f, "\n%s%s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - len)));
+	kp_wrapf(f, "     ", 0, 7, ", ",
+		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s us",
+		 g->traced, g->contended, kp_pct(p, sizeof(p), g->contended, g->traced, 1), g->spins, g->wait_total,
+		 kp_report_us(log, g->wait_total, us, sizeof(us)));
+	kp_wrapf(f, "     ", 0, 7, ", ",
+		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
+		 " cycles = %s us",
+		 g->est_acq, g->est_cont, kp_pct(p, sizeof(p), g->est_cont, g->est_acq, 1), g->est_wait,
+		 kp_report_us(log, g->est_wait, us, sizeof(us)));
+	kp_stats_header(f, "     ");
+	kp_stats_row(f, log, "     wait", &g->wait);
+	kp_stats_row(f, log, "     hold", &g->hold);
+	kp_stats_row(f, log, "     hold est", &g->hold_est);
+	fprintf(f, "    %-*s %7s %6s %9s  %-4s %10s %10s %10s\n", NAME_COLS,
+		g->nsites > TOP_SITES ? "call sites (top 5)" : "call sites", "traced", "cont%", "spins", "", "median",
+		"p99", "max");
+	for (size_t i = 0; i < g->nsites; i++) {
+		if (i < TOP_SITES)
+			print_site(f, &sites[g->site0 + i], syms);
+		else
+			rest += sites[g->site0 + i].traced;
+	}
+	if (g->nsites > TOP_SITES)
+		fprintf(f, "    (%zu more call sites, %" PRIu64 " traced)\n", g->nsites - TOP_SITES, rest);
+}
+
+/* The lock's symbol if it has one, else where it is released most. */
+static void print_most_contended(FILE *f, const struct sl_group *best, const struct sl_group *sites,
+				 const struct kp_symbols *syms)
+{
+	char name[160], line[256], pct[16];
+	int room;
+
+	if (kp_report_data_name(syms, best->addr, name + 1, sizeof(name) - 1)[0]) {
+		name[0] = ' ';
+	} else {
+		const struct sl_group *top = &sites[best->site0];
+		for (size_t i = 1; i < best->nsites; i++)
+			if (sites[best->site0 + i].traced > top->traced)
+				top = &sites[best->site0 + i];
+		strcpy(name, " at ");
+		kp_report_code_name(syms, top->addr, name + 4, sizeof(name) - 4);
+	}
+	room = KP_TEXT_WIDTH - 34 -
+	       snprintf(line, sizeof(line), ": %" PRIu64 " contended acquisitions (%s of traced)", best->contended,
+			kp_pct(pct, sizeof(pct), best->contended, best->traced, 0));
+	fprintf(f, "most contended: 0x%016" PRIx64 "%.*s%s\n", best->addr, room > 0 ? room : 0, name, line);
+}
+
+/* The lock with the most contended acquisitions (estimated, then traced,
+ * then total wait, then lowest address), and the one waited for longest
+ * (then lowest address). */
+static void print_leaders(FILE *f, struct kp_log *log, const struct sl_group *locks, size_t nlocks,
+			  const struct sl_group *sites, const struct kp_symbols *syms)
+{
+	const struct sl_group *best = NULL, *waited = NULL;
+	char name[160], us[32];
+
+	for (size_t i = 0; i < nlocks; i++) { /* locks[] is in address order here */
+		const struct sl_group *g = &locks[i];
+		if (g->contended && (!best || g->est_cont > best->est_cont ||
+				     (g->est_cont == best->est_cont &&
+				      (g->contended > best->contended ||
+				       (g->contended == best->contended && g->wait_total > best->wait_total)))))
+			best = g;
+		if (g->wait_total && (!waited || g->wait_total > waited->wait_total))
+			waited = g;
+	}
+	if (!best)
+		fprintf(f, "most contended: none (no traced acquisition reached the spin threshold)\n");
+	else
+		print_most_contended(f, best, sites, syms);
+	if (!waited) {
+		fprintf(f, "most waited for: none (no traced acquisition waited)\n");
+		return;
+	}
+	kp_report_data_name(syms, waited->addr, name, sizeof(name));
+	fprintf(f, "most waited for: 0x%016" PRIx64 "%s%.30s%s: %" PRIu64 " cycles = %s us in all\n", waited->addr,
+		name[0] ? " (" : "", name, name[0] ? ")" : "", waited->wait_total,
+		kp_report_us(log, waited->wait_total, us, sizeof(us)));
+}
+
+void kp_report_locks(FILE *f, const struct kp_report *rp)
+{
+	const struct kp_symbols *syms = rp->syms;
+	struct kp_log *log = rp->log;
+	struct kp_lock_sampling smp;
+	struct sl_group *locks, *sites, all = { 0 };
+	size_t n = rp->m->nspinlocks, nlocks = 0, nsites = 0;
+	struct kp_weighted *vw;
+	struct sl_rec *recs;
+	uint64_t *v;
+	char p[16], us[32];
+
+	kp_report_section(f, "Spin locks");
+	if (!n) {
+		fprintf(f, "no SpinLock records (spin-lock tracing is the group trace=spinlock)\n");
+		return;
+	}
+	kp_lock_sampling_init(&smp, rp);
+	recs = collect(rp->m);
+	for (size_t i = 0; i < n; i++)
+		classify(&smp, &recs[i]);
+	kp_sort(recs, n, sizeof(*recs), by_lock_caller);
+	v = kp_xcalloc(n, sizeof(*v)); /* room for summarise() */
+	vw = kp_xcalloc(n, sizeof(*vw));
+	locks = kp_xcalloc(n, sizeof(*locks));
+	sites = kp_xcalloc(n, sizeof(*sites));
+	summarise(&all, recs, n, v, vw);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct sl_group *g = &locks[nlocks++];
+		for (j = i; j < n && recs[j].lock == recs[i].lock; j++)
+			;
+		g->addr = recs[i].lock;
+		summarise(g, &recs[i], j - i, v, vw);
+		g->site0 = nsites;
+		for (size_t k = i, l; k < j; k = l) {
+			for (l = k; l < j && recs[l].caller == recs[k].caller; l++)
+				;
+			sites[nsites].addr = recs[k].caller;
+			summarise(&sites[nsites++], &recs[k], l - k, v, vw);
+		}
+		g->nsites = nsites - g->site0;
+		kp_sort(&sites[g->site0], g->nsites, sizeof(*sites), site_order);
+	}
+
+	print_leaders(f, log, locks, nlocks, sites, syms);
+	kp_lock_sampling_print(f, &smp);
+	fprintf(f, "\"estimate\": each traced record counts <its sampling rate> acquisitions (1 if held past "
+		   "threshold)\n");
+	kp_wrapf(f, "", 0, 2, ", ",
+		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu call site%s\t%" PRIu64
+		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s us",
+		 all.traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all.contended,
+		 kp_pct(p, sizeof(p), all.contended, all.traced, 1), all.spins, all.wait_total,
+		 kp_report_us(log, all.wait_total, us, sizeof(us)));
+	kp_wrapf(f, "", 0, 2, ", ",
+		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
+		 " cycles = %s us",
+		 all.est_acq, all.est_cont, kp_pct(p, sizeof(p), all.est_cont, all.est_acq, 1), all.est_wait,
+		 kp_report_us(log, all.est_wait, us, sizeof(us)));
+	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited;\n"
+		   "hold: ReleaseTime - AcquireTime; median, p99 (nearest rank), max of the traced records;\n"
+		   "hold est: the same weighted by the estimate (long holds are always traced, others not)\n");
+	kp_report_lost_note(f, log);
+
+	kp_sort(locks, nlocks, sizeof(*locks), lock_order);
+	fprintf(f, "\nLocks by total wait (top %d of %zu)\n", nlocks > TOP_LOCKS ? TOP_LOCKS : (int)nlocks, nlocks);
+	for (size_t i = 0; i < nlocks && i < TOP_LOCKS; i++)
+		print_lock(f, log, (int)i + 1, &locks[i], sites, syms);
+	free(v);
+	free(vw);
+	free(locks);
+	free(sites);
+	free(recs);
+}

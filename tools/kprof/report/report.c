@@ -1,0 +1,105 @@
+/*
+ * report.c - `kprof report LOG --kernel ELF [--summary] [-o FILE]`: the
+ * report people read, in sections:
+ *
+ *   1. the run, and up front what was lost or damaged (header.c)
+ *   2. hot spots: SampledProfile and PmcInterrupt samples by function (hot.c)
+ *   3. profile objects: each KprofProfileObject's buckets by function (objects.c)
+ *   4. spin locks (locks.c), 5. executive resources (resources.c)
+ *   6. threads: CPU time, switches and why they left the CPU (threads.c)
+ *   7. CPUs: busy and idle shares (threads.c)
+ *
+ * This file builds the run's model once, hands it to every section, and
+ * writes either the whole report or the --summary form `make run` prints.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/kprof.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/outfile.h"
+
+/* The headline lines ("most contended: ...") of a section, which the
+ * section functions write first: run it into memory and keep those. */
+static void summary_headlines(FILE *f, const struct kp_report *r, const char *what,
+			      void (*section)(FILE *, const struct kp_report *))
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	bool any = false;
+
+	if (!m)
+		return;
+	section(m, r);
+	fclose(m);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "most ", 5)) {
+			fprintf(f, "%s%s %s\n", any ? "" : "\n", what, line);
+			any = true;
+		}
+	free(text);
+}
+
+/* `kprof report --summary`: what `make run` prints at the end. */
+static void write_summary(FILE *f, const struct kp_report *r)
+{
+	struct kp_totals t;
+
+	kp_totals(r->log, &t, NULL);
+	fprintf(f, "== kprof report: summary (the whole report: kprof report LOG --kernel ELF) ==\n");
+	kp_report_header_short(f, r, &t);
+	kp_report_hot_summary(f, r);
+	summary_headlines(f, r, "locks:", kp_report_locks);
+	summary_headlines(f, r, "resources:", kp_report_resources);
+	kp_report_busiest(f, r);
+}
+
+static void write_report(FILE *f, const struct kp_report *r, const struct kp_options *o)
+{
+	uint64_t *per_cpu = kp_xcalloc(r->log->ncpus, sizeof(*per_cpu));
+	struct kp_totals t;
+
+	kp_totals(r->log, &t, per_cpu);
+	kp_report_header(f, r, o->input, o->kernel, &t, per_cpu);
+	kp_report_hot_spots(f, r);
+	kp_report_profile_objects(f, r);
+	kp_report_locks(f, r);
+	kp_report_resources(f, r);
+	kp_report_threads(f, r);
+	kp_report_cpus(f, r);
+	free(per_cpu);
+}
+
+int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
+{
+	struct kp_symbols *syms;
+	struct kp_model m;
+	FILE *out;
+
+	if (!o->kernel) {
+		fprintf(stderr, "kprof: report needs --kernel ELF: the kernel the log was recorded with, with its "
+				"symbols (build/kernel.elf), to name the functions\n");
+		return 2;
+	}
+	if (!kp_symbols_for(o->kernel, &syms))
+		return 3;
+	if (!(out = kp_out_open(o->output))) {
+		kp_symbols_close(syms);
+		return 3;
+	}
+	/* Every record is walked here (kp_totals() again in the sections): any
+	 * malformed one is an issue before the header reports the issues. */
+	kp_model_build(&m, log);
+	struct kp_report r = { .log = log, .m = &m, .syms = syms };
+	if (o->summary)
+		write_summary(out, &r);
+	else
+		write_report(out, &r, o);
+	kp_model_free(&m);
+	kp_symbols_close(syms);
+	int rc = kp_out_close(out, o->output);
+	return rc ? rc : kp_summary(log, o, o->output);
+}

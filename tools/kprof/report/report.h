@@ -1,0 +1,123 @@
+/*
+ * report.h - what the files of `kprof report` share.
+ *
+ * report.c runs the command and puts the sections together (and the
+ * --summary form); each section is a function writing a titled block from
+ * the run's model (model/model.h, built once) and, where it needs them,
+ * the log and the kernel's symbols.  Lines stay within KP_TEXT_WIDTH
+ * columns and every order is total (ties broken by address or id), so the
+ * same log and kernel always give the same bytes: tests/tools/test_report
+ * compares them with golden files.
+ */
+#ifndef KPROF_TOOL_REPORT_H
+#define KPROF_TOOL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/kprof/model/model.h"
+#include "tools/kprof/read/log.h"
+#include "tools/kprof/read/records.h"
+#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/util/format.h"
+
+#define TOP_FUNCTIONS    20 /* hot spots, all CPUs                       */
+#define TOP_PER_CPU      5  /* hot spots, each CPU                       */
+#define TOP_SUMMARY      5  /* --summary: functions and threads          */
+#define TOP_BUCKET_FUNCS 20 /* functions listed per profile object       */
+
+/* What every section reads. */
+struct kp_report {
+	struct kp_log *log;
+	const struct kp_model *m;
+	const struct kp_symbols *syms;
+};
+
+/* ---- sections, in report order ---- */
+
+/* header.c: the run, the trace, losses and damaged frames, the CPUs'
+ * frames (t and per_cpu from kp_totals). */
+void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
+		      const struct kp_totals *t, const uint64_t *per_cpu);
+/* header.c: the trace line and the losses, for --summary. */
+void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t);
+void kp_report_hot_spots(FILE *f, const struct kp_report *r);       /* hot.c       */
+void kp_report_hot_summary(FILE *f, const struct kp_report *r);     /* hot.c       */
+void kp_report_profile_objects(FILE *f, const struct kp_report *r); /* objects.c   */
+void kp_report_locks(FILE *f, const struct kp_report *r);           /* locks.c     */
+void kp_report_resources(FILE *f, const struct kp_report *r);       /* resources.c */
+void kp_report_threads(FILE *f, const struct kp_report *r);         /* threads.c   */
+void kp_report_busiest(FILE *f, const struct kp_report *r);         /* threads.c   */
+void kp_report_cpus(FILE *f, const struct kp_report *r);            /* threads.c   */
+
+/* ---- a table of functions (hot.c; objects.c uses it too) ---- */
+
+struct kp_hot_row {
+	bool known;                   /* in a function (func its start)             */
+	uint64_t func;
+	uint64_t weight, count;       /* periods (or hits) and samples (or buckets) */
+};
+/* Heaviest first; ties: more samples, then the lower address. */
+int kp_hot_row_cmp(const void *a, const void *b);
+/* Rows [0, top) by name, then one line for the rest. */
+void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
+		 uint64_t total, bool weighted);
+/* One row: weight, share of total, count, and the name cut to the width. */
+void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted, const char *name);
+
+/* ---- helpers (format.c) ---- */
+
+/* A section title: a blank line, "== title ==", underlined to the width. */
+void kp_report_section(FILE *f, const char *title);
+/* TSC cycles as microseconds or milliseconds ("12.345"), from the run
+ * header's TSC rate; "?" when it is unknown.  Returns buf. */
+const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+/* Code: "function+0xoff", or the address in hex. */
+const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size);
+/* Data (a lock, a resource): "name+0xoff" only inside a symbol of known
+ * size (the table holds functions, so usually not), else "". */
+const char *kp_report_data_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size);
+/* Lost records make every count low: a note saying so, when any were. */
+void kp_report_lost_note(FILE *f, const struct kp_log *log);
+/* Was the event group on in the run (true without a run header)? */
+bool kp_report_group_on(const struct kp_log *log, uint32_t mask);
+
+/* ---- spin-lock sampling (lock_sampling.c) ---- */
+
+struct kp_lock_sampling {
+	const KPROF_SPINLOCK_CONFIG *configs; /* the model's, in time order     */
+	size_t nconfigs;
+	KPROF_SPINLOCK_CONFIG fallback;       /* without any: defaults and the  */
+	const char *fallback_source;          /* command line, and which        */
+};
+void kp_lock_sampling_init(struct kp_lock_sampling *s, const struct kp_report *r);
+/* The setting for a record written under setting `config` (the index in
+ * the model, -1 before any). */
+const KPROF_SPINLOCK_CONFIG *kp_lock_sampling_at(const struct kp_lock_sampling *s, int config);
+/* "sampling: spin threshold ..., acquire rate ..." and where it came from. */
+void kp_lock_sampling_print(FILE *f, const struct kp_lock_sampling *s);
+
+/* ---- order statistics (stats.c) ---- */
+
+struct kp_stats {
+	size_t n;                     /* values (weighted: their total weight)      */
+	uint64_t median, p99, max;    /* nearest rank; 0 when n is 0                */
+};
+struct kp_weighted {
+	uint64_t v, w;                /* a value and its weight                     */
+};
+/* Nearest-rank median, 99th percentile and maximum of v[0..n) (sorts v). */
+void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s);
+/* The same weighted: the value at which the running weight first reaches
+ * the rank (sorts a). */
+void kp_stats_weighted(struct kp_weighted *a, size_t n, struct kp_stats *s);
+/* A table of them: the header, and a row in cycles and microseconds. */
+void kp_stats_header(FILE *f, const char *indent);
+void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s);
+/* v in decimal, or "-" when there is no value. */
+const char *kp_stats_num(char *buf, size_t size, uint64_t v, bool have);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * resources.c - the "Executive resources" section of `kprof report`
+ * (the model's WMI_RESOURCE records, seed 003, kernel/ex/resource.h).
+ *
+ * Per resource address (an address reused after a deletion is the same
+ * row: its Initialize count says so): exclusive and shared releases, hold
+ * times (HoldTime of the releases), waits (WaitTime of the releases that
+ * waited), time-outs (WaitExcessiveFor..., with the longest WaitTime),
+ * the deepest recursion of a hold, the sum of ContentionDelta over the
+ * releases (waits by others during the holds).  MaxRecursionDepth and
+ * ContentionDelta mean something else in a Reinitialize record (owner
+ * entries provided for, owners at that moment): only releases count.
+ * Total wait, the order of the table, is that of the releases: a slice
+ * that ended in an excessive wait and then got the resource is part of
+ * its release's WaitTime already, so time-outs are kept apart.
+ * Resources are ordered by total wait descending, then address; every
+ * record type is also totalled per Action.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "include/kprof/wmi.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+#define TOP_RESOURCES 10
+
+/* Actions, as rows of the totals table; the last one is any other value. */
+static const struct {
+	uint32_t action;
+	const char *name;
+} actions[] = {
+	{ WMI_RESOURCE_ACTION_INITIALIZE, "Initialize" },
+	{ WMI_RESOURCE_ACTION_REINITIALIZE, "Reinitialize" },
+	{ WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE, "CompleteReleaseExclusive" },
+	{ WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED, "CompleteReleaseShared" },
+	{ WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_EXCLUSIVE, "WaitExcessiveForExclusive" },
+	{ WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_SHARED, "WaitExcessiveForShared" },
+	{ 0, "other" },
+};
+#define NACTIONS (sizeof(actions) / sizeof(actions[0]))
+enum { A_INIT, A_REINIT, A_REL_X, A_REL_S, A_TO_X, A_TO_S, A_OTHER };
+
+struct rs_totals {
+	uint64_t records, waited, wait_total, wait_max, hold_total;
+};
+
+struct rs_group {
+	uint64_t addr;
+	uint64_t count[NACTIONS];     /* records by action                          */
+	uint64_t waited, wait_total;  /* releases that waited, and their WaitTime   */
+	uint64_t timeout_max;         /* longest WaitTime of a time-out             */
+	uint64_t contention;          /* ContentionDelta over the releases          */
+	uint32_t max_depth;           /* deepest MaxRecursionDepth of a release     */
+	struct kp_stats hold, wait;
+};
+
+static int by_resource(const void *a, const void *b)
+{
+	const WMI_RESOURCE *x = a, *y = b;
+	return kp_cmp_u64(x->Resource, y->Resource);
+}
+
+static int group_order(const void *a, const void *b)
+{
+	const struct rs_group *x = a, *y = b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return kp_cmp_u64(x->addr, y->addr);
+}
+
+static unsigned action_index(uint32_t action)
+{
+	for (unsigned i = 0; i < NACTIONS - 1; i++)
+		if (actions[i].action == action)
+			return i;
+	return A_OTHER;
+}
+
+/* Fill g from recs[0..n), all of one resource. */
+static void summarise(struct rs_group *g, const WMI_RESOURCE *recs, size_t n, uint64_t *holds, uint64_t *waits)
+{
+	size_t nh = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const WMI_RESOURCE *r = &recs[i];
+		unsigned a = action_index(r->Action);
+		g->count[a]++;
+		if (a == A_TO_X || a == A_TO_S)
+			g->timeout_max = r->WaitTime > g->timeout_max ? r->WaitTime : g->timeout_max;
+		if (a != A_REL_X && a != A_REL_S)
+			continue;
+		holds[nh++] = r->HoldTime;
+		if (r->WaitTime)
+			waits[g->waited++] = r->WaitTime, g->wait_total += r->WaitTime;
+		g->contention += r->ContentionDelta;
+		g->max_depth = r->MaxRecursionDepth > g->max_depth ? r->MaxRecursionDepth : g->max_depth;
+	}
+	kp_stats_of(holds, nh, &g->hold);
+	kp_stats_of(waits, g->waited, &g->wait);
+}
+
+static void print_group(FILE *f, const struct kp_log *log, int rank, const struct rs_group *g,
+			const struct kp_symbols *syms)
+{
+	char name[160], us[32], us2[32];
+	uint64_t timeouts = g->count[A_TO_X] + g->count[A_TO_S];
+
+	kp_report_data_name(syms, g->addr, name, sizeof(name));
+	fprintf(f, "\n%2d resource 0x%016" PRIx64 "%s%s%s\n", rank, g->addr, name[0] ? " (" : "", name,
+		name[0] ? ")" : "");
+	kp_wrapf(f, "     ", 0, 7, ", ",
+		 "releases: exclusive %" PRIu64 "\tshared %" PRIu64 "\t%" PRIu64 " waited\twait total %" PRIu64
+		 " cycles = %s us",
+		 g->count[A_REL_X], g->count[A_REL_S], g->waited, g->wait_total,
+		 kp_report_us(log, g->wait_total, us, sizeof(us)));
+	if (timeouts)
+		kp_wrapf(f, "     ", 0, 7, ", ",
+			 "time-outs: %" PRIu64 " (exclusive %" PRIu64 ", shared %" PRIu64 ")\tlongest wait %" PRIu64
+			 " cycles = %s us",
+			 timeouts, g->count[A_TO_X], g->count[A_TO_S], g->timeout_max,
+			 kp_report_us(log, g->timeout_max, us2, sizeof(us2)));
+	else
+		fprintf(f, "     time-outs: 0\n");
+	kp_wrapf(f, "     ", 0, 7, ", ",
+		 "max recursion depth %u\tcontention delta sum %" PRIu64 "\tinitialized %" PRIu64
+		 "\treinitialized %" PRIu64,
+		 g->max_depth, g->contention, g->count[A_INIT], g->count[A_REINIT]);
+	kp_stats_header(f, "     ");
+	kp_stats_row(f, log, "     hold", &g->hold);
+	kp_stats_row(f, log, "     wait", &g->wait);
+}
+
+/* By total wait; ties by address.  groups[] is in address order. */
+static void print_most_waited(FILE *f, const struct kp_log *log, const struct rs_group *groups, size_t n)
+{
+	const struct rs_group *best = NULL;
+	char us[32];
+
+	for (size_t i = 0; i < n; i++)
+		if (groups[i].wait_total && (!best || groups[i].wait_total > best->wait_total))
+			best = &groups[i];
+	if (!best) {
+		fprintf(f, "most waited for: none (no release had waited)\n");
+		return;
+	}
+	fprintf(f, "most waited for: 0x%016" PRIx64 " (%" PRIu64 " of %" PRIu64 " releases waited, %s us in all)\n",
+		best->addr, best->waited, best->count[A_REL_X] + best->count[A_REL_S],
+		kp_report_us(log, best->wait_total, us, sizeof(us)));
+}
+
+static void print_actions(FILE *f, const struct rs_totals *t)
+{
+	fprintf(f, "%-36s %8s %8s %14s %12s %14s\n", "action", "records", "waited", "wait cycles", "longest",
+		"hold cycles");
+	for (unsigned i = 0; i < NACTIONS; i++) {
+		char label[48];
+		if (i == A_OTHER && !t[i].records)
+			continue;
+		if (i == A_OTHER)
+			snprintf(label, sizeof(label), "other values");
+		else
+			snprintf(label, sizeof(label), "0x%08x %s", actions[i].action, actions[i].name);
+		fprintf(f, "%-36s %8" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64 "\n", label,
+			t[i].records, t[i].waited, t[i].wait_total, t[i].wait_max, t[i].hold_total);
+	}
+}
+
+void kp_report_resources(FILE *f, const struct kp_report *rp)
+{
+	const WMI_RESOURCE *all = rp->m->resources;
+	size_t n = rp->m->nresources, ngroups = 0;
+	struct rs_totals totals[NACTIONS] = { 0 };
+	struct kp_log *log = rp->log;
+	struct rs_group *groups;
+	uint64_t *holds, *waits;
+	WMI_RESOURCE *recs;
+
+	kp_report_section(f, "Executive resources");
+	if (!n) {
+		fprintf(f, "no Resource records (executive resources are the group trace=resource)\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rs_totals *t = &totals[action_index(all[i].Action)];
+		t->records++;
+		t->waited += all[i].WaitTime != 0;
+		t->wait_total += all[i].WaitTime;
+		t->wait_max = all[i].WaitTime > t->wait_max ? all[i].WaitTime : t->wait_max;
+		t->hold_total += all[i].HoldTime;
+	}
+	recs = memcpy(kp_xcalloc(n, sizeof(*recs)), all, n * sizeof(*recs));
+	kp_sort(recs, n, sizeof(*recs), by_resource); /* stable enough: only counts and sorted values */
+	groups = kp_xcalloc(n, sizeof(*groups));
+	holds = kp_xcalloc(n, sizeof(*holds));
+	waits = kp_xcalloc(n, sizeof(*waits));
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && recs[j].Resource == recs[i].Resource; j++)
+			;
+		groups[ngroups].addr = recs[i].Resource;
+		summarise(&groups[ngroups++], &recs[i], j - i, holds, waits);
+	}
+
+	print_most_waited(f, log, groups, ngroups);
+	fprintf(f, "%zu Resource records for %zu resource addresses\n", n, ngroups);
+	print_actions(f, totals);
+	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases;\n"
+		   "time-outs: WaitExcessiveFor... records; median, p99 (nearest rank), max\n");
+	kp_report_lost_note(f, log);
+	kp_sort(groups, ngroups, sizeof(*groups), group_order);
+	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", ngroups < TOP_RESOURCES ? ngroups : TOP_RESOURCES,
+		ngroups);
+	for (size_t i = 0; i < ngroups && i < TOP_RESOURCES; i++)
+		print_group(f, log, (int)i + 1, &groups[i], rp->syms);
+	free(groups);
+	free(holds);
+	free(waits);
+	free(recs);
+}

@@ -1,0 +1,97 @@
+/*
+ * stats.c - order statistics of the report's lock and resource sections
+ * (report.h): nearest-rank median, 99th percentile and maximum, plain and
+ * weighted, and the table rows that show them in cycles and microseconds.
+ *
+ * Nearest rank: the p-th percentile of n sorted values is the one at rank
+ * ceil(p * n / 100), counting from 1.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "tools/kprof/util/sort.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	return kp_cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+static int cmp_vw(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct kp_weighted *)a)->v, ((const struct kp_weighted *)b)->v);
+}
+
+/* Nearest rank: the p-th percentile of n sorted values is the one at rank
+ * ceil(p * n / 100), counting from 1.  Sorts v. */
+void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s)
+{
+	*s = (struct kp_stats){ .n = n };
+	if (!n)
+		return;
+	kp_sort(v, n, sizeof(*v), cmp_u64);
+	s->median = v[(50 * n + 99) / 100 - 1];
+	s->p99 = v[(99 * n + 99) / 100 - 1];
+	s->max = v[n - 1];
+}
+
+#define LABEL_COLS 13 /* indentation and row label */
+
+/* Weighted nearest rank: the value at which the running sum of weights
+ * (values in order) first reaches ceil(p * total / 100). */
+void kp_stats_weighted(struct kp_weighted *a, size_t n, struct kp_stats *s)
+{
+	uint64_t total = 0, cum = 0, r50, r99;
+	bool have50 = false, have99 = false;
+
+	*s = (struct kp_stats){ 0 };
+	if (!n)
+		return;
+	kp_sort(a, n, sizeof(*a), cmp_vw);
+	for (size_t i = 0; i < n; i++)
+		total += a[i].w;
+	r50 = (50 * total + 99) / 100;
+	r99 = (99 * total + 99) / 100;
+	for (size_t i = 0; i < n; i++) {
+		cum += a[i].w;
+		if (!have50 && cum >= r50)
+			s->median = a[i].v, have50 = true;
+		if (!have99 && cum >= r99)
+			s->p99 = a[i].v, have99 = true;
+	}
+	s->n = total;
+	s->max = a[n - 1].v;
+}
+
+void kp_stats_header(FILE *f, const char *indent)
+{
+	fprintf(f, "%s%-*s %9s %10s %10s %10s %10s %10s %10s\n", indent, LABEL_COLS - (int)strlen(indent), "cycles",
+		"n", "median", "p99", "max", "median us", "p99 us", "max us");
+}
+
+void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s)
+{
+	char v[6][32];
+
+	kp_stats_num(v[0], sizeof(v[0]), s->median, s->n);
+	kp_stats_num(v[1], sizeof(v[1]), s->p99, s->n);
+	kp_stats_num(v[2], sizeof(v[2]), s->max, s->n);
+	kp_report_us(log, s->median, v[3], sizeof(v[3]));
+	kp_report_us(log, s->p99, v[4], sizeof(v[4]));
+	kp_report_us(log, s->max, v[5], sizeof(v[5]));
+	if (!s->n)
+		strcpy(v[3], "-"), strcpy(v[4], "-"), strcpy(v[5], "-");
+	fprintf(f, "%-*s %9zu %10s %10s %10s %10s %10s %10s\n", LABEL_COLS, label, s->n, v[0], v[1], v[2], v[3], v[4],
+		v[5]);
+}
+
+/* v in decimal, or "-" when there is no value. */
+const char *kp_stats_num(char *buf, size_t size, uint64_t v, bool have)
+{
+	if (have)
+		snprintf(buf, size, "%" PRIu64, v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}

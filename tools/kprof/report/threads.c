@@ -1,0 +1,214 @@
+/*
+ * threads.c - the Threads and CPUs sections of `kprof report` (and the
+ * busiest threads of --summary), read from the model's schedule and
+ * thread table (model/schedule.c, model/threads.c): each thread's CPU
+ * time, switches, priorities and reasons for leaving the CPU; each CPU's
+ * busy and idle shares.  The times are the model's, the very runs the
+ * timeline draws, and "cpu ms" is formatted as its legend formats it.
+ */
+#include "tools/kprof/report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+#define TOP_REASONS 3
+
+/* The header of the thread table: id, name, process, cpu ms, %, in, prio,
+ * out, wait. */
+#define THREAD_HEADER "%6s %-16s %-16s %10s %7s %6s %5s %6s %4s\n"
+
+static int cmp_busiest(const void *a, const void *b)
+{
+	const struct kp_model_thread *x = *(const struct kp_model_thread *const *)a;
+	const struct kp_model_thread *y = *(const struct kp_model_thread *const *)b;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	return kp_cmp_u64(x->tid, y->tid);
+}
+
+/* The threads that were switched, busiest first; *n of them. */
+static const struct kp_model_thread **busiest(const struct kp_model *m, size_t *n)
+{
+	const struct kp_model_thread **v = kp_xcalloc(m->nthreads, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].in || m->threads[i].out)
+			v[(*n)++] = &m->threads[i];
+	kp_sort(v, *n, sizeof(*v), cmp_busiest);
+	return v;
+}
+
+/* A recorded name for this text: bytes outside printable ASCII as '?'. */
+static void printable(char *dst, size_t size, const char *src)
+{
+	size_t i;
+	for (i = 0; i + 1 < size && src[i]; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7F ? src[i] : '?';
+	dst[i] = 0;
+}
+
+/* "name", "(no name)", "thread 12" or, for thread 0 without a record
+ * (and when idle_name), "Idle". */
+static const char *thread_name(const struct kp_model_thread *th, bool idle_name, char *buf, size_t size)
+{
+	if (th->named && th->name[0])
+		printable(buf, size, th->name);
+	else if (th->named)
+		snprintf(buf, size, "(no name)");
+	else if (!th->tid && idle_name)
+		snprintf(buf, size, "Idle");
+	else
+		snprintf(buf, size, "thread %u", th->tid);
+	return buf;
+}
+
+static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model_thread *th, uint64_t total)
+{
+	char name[24], proc[24], t[32], p[32], prio[32];
+
+	thread_name(th, true, name, sizeof(name));
+	if (th->named)
+		printable(proc, sizeof(proc), th->process);
+	else
+		snprintf(proc, sizeof(proc), "%s", th->tid ? "-" : "Idle");
+	if (th->have_prio && th->pmin != th->pmax)
+		snprintf(prio, sizeof(prio), "%d-%d", th->pmin, th->pmax);
+	else if (th->have_prio)
+		snprintf(prio, sizeof(prio), "%d", th->pmin);
+	else
+		snprintf(prio, sizeof(prio), "-");
+	fprintf(f, "%6u %-16s %-16.16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", th->tid, name, proc,
+		kp_report_ms(log, th->cycles, t, sizeof(t)), kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio,
+		th->out, th->max_wait);
+}
+
+/* The traced time of all CPUs with switches: each is accounted for over
+ * the whole trace (model/schedule.c). */
+static uint64_t traced_total(const struct kp_model *m)
+{
+	return (uint64_t)m->switching_cpus * (m->end - m->begin);
+}
+
+/* The reason (0..KP_WAIT_REASONS-1) it left the CPU for most often, not
+ * yet used (ties: the lower reason); -1 when none is left. */
+static int next_reason(const struct kp_model_thread *th, const bool *used)
+{
+	int best = -1;
+	for (int k = 0; k < KP_WAIT_REASONS; k++)
+		if (!used[k] && th->reasons[k] && (best < 0 || th->reasons[k] > th->reasons[best]))
+			best = k;
+	return best;
+}
+
+/* "12 thread 12  WrDelayExecution 74, WrPreempted 18, ..., +2 more". */
+static void thread_reasons(FILE *f, const struct kp_model_thread *th)
+{
+	bool used[KP_WAIT_REASONS] = { 0 };
+	char lead[40], name[24], text[512];
+	size_t len = 0;
+	int shown = 0, more = 0, k;
+
+	snprintf(lead, sizeof(lead), "%6u %-16s ", th->tid, thread_name(th, false, name, sizeof(name)));
+	text[0] = 0;
+	while ((k = next_reason(th, used)) >= 0) {
+		used[k] = true;
+		if (shown == TOP_REASONS) {
+			more++;
+			continue;
+		}
+		const char *n = kp_value_name(PERFINFO_LOG_TYPE_CONTEXTSWAP, CONTEXTSWAP_VERSION, "OldThreadWaitReason",
+					      (uint64_t)k);
+		len += (size_t)(n ? snprintf(text + len, sizeof(text) - len, "%s%s %u", shown ? "\t" : "", n, th->reasons[k])
+				  : snprintf(text + len, sizeof(text) - len, "%sreason %d %u", shown ? "\t" : "", k,
+					     th->reasons[k]));
+		shown++;
+	}
+	if (more)
+		snprintf(text + len, sizeof(text) - len, "\t+%d more", more);
+	kp_wrap(f, lead, 0, (int)strlen(lead), ", ", shown ? text : "-");
+}
+
+void kp_report_threads(FILE *f, const struct kp_report *r)
+{
+	const struct kp_model *m = r->m;
+	size_t n;
+
+	kp_report_section(f, "Threads");
+	if (!m->switches) {
+		fprintf(f, "No CSwitch records%s.\n", kp_report_group_on(r->log, PERF_CONTEXT_SWITCH)
+							      ? " in the trace"
+							      : ": the run's trace= did not include cswitch");
+		return;
+	}
+	fprintf(f, "From %" PRIu64 " CSwitch records.  cpu ms: time on a CPU, from the switch in to the switch\n"
+		   "out (a CPU's first thread from the start of the trace, its last one up to the last record of\n"
+		   "any CPU); %%: of the %u CPUs' time over the trace; in, out: times switched in and out; prio:\n"
+		   "priorities seen; wait: longest NewThreadWaitTime (clock ticks since it last left a CPU).\n\n",
+		m->switches, m->switching_cpus);
+	const struct kp_model_thread **v = busiest(m, &n);
+	fprintf(f, THREAD_HEADER, "thread", "name", "process", "cpu ms", "%", "in", "prio", "out", "wait");
+	for (size_t i = 0; i < n; i++)
+		thread_line(f, r->log, v[i], traced_total(m));
+	fprintf(f, "\nWhy they left the CPU (OldThreadWaitReason, times; the %d most frequent):\n\n", TOP_REASONS);
+	fprintf(f, "%6s %-16s %s\n", "thread", "name", "reasons");
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->tid && v[i]->out)
+			thread_reasons(f, v[i]);
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		if (m->cpu[i].gaps)
+			fprintf(f, "CPU %u: %" PRIu64 " switches whose old thread was not the thread switched in before "
+				   "(records missing?)\n", i, m->cpu[i].gaps);
+	free(v);
+}
+
+void kp_report_busiest(FILE *f, const struct kp_report *r)
+{
+	size_t n;
+
+	if (!r->m->switches)
+		return;
+	const struct kp_model_thread **v = busiest(r->m, &n);
+	fprintf(f, "\nbusiest threads:\n");
+	fprintf(f, THREAD_HEADER, "thread", "name", "process", "cpu ms", "%", "in", "prio", "out", "wait");
+	for (size_t i = 0; i < n && i < TOP_SUMMARY; i++)
+		thread_line(f, r->log, v[i], traced_total(r->m));
+	free(v);
+}
+
+void kp_report_cpus(FILE *f, const struct kp_report *r)
+{
+	const struct kp_model *m = r->m;
+	char a[32], b[32], c[32];
+	uint64_t span = m->end - m->begin;
+
+	kp_report_section(f, "CPUs");
+	fprintf(f, "Each CPU's records from its first to its last (traced); busy and idle: shares of the whole\n"
+		   "trace (%s us, from its start to the last record of any CPU) outside and in the idle\n"
+		   "thread (ThreadId 0), from the CSwitch records.\n\n",
+		kp_report_us(r->log, span, a, sizeof(a)));
+	if (!m->ncpus) {
+		fprintf(f, "No CPU sent any frame.\n");
+		return;
+	}
+	fprintf(f, "%5s %16s %14s %8s %8s %10s\n", "cpu", "traced cycles", "traced us", "busy", "idle", "switches");
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct kp_model_cpu *cpu = &m->cpu[i];
+		uint64_t len = cpu->last - cpu->first;
+		if (!cpu->any) {
+			fprintf(f, "%5u  no records\n", i);
+			continue;
+		}
+		fprintf(f, "%5u %16" PRIu64 " %14s ", i, len, kp_report_us(r->log, len, a, sizeof(a)));
+		if (!cpu->switches)
+			fprintf(f, "%8s %8s %10s  (no CSwitch records: busy and idle unknown)\n", "?", "?", "0");
+		else
+			fprintf(f, "%8s %8s %10" PRIu64 "\n", kp_pct(b, sizeof(b), cpu->busy, span, 2),
+				kp_pct(c, sizeof(c), cpu->idle, span, 2), cpu->switches);
+	}
+}
