@@ -1,0 +1,35 @@
+/*
+ * lz4.h - LZ4 block-format compressor for trace chunks (kernel/lib/lz4.c).
+ *
+ * The output is a plain LZ4 *block* (no frame header, no checksum, no
+ * sizes): the chunk header carries the raw and compressed lengths, and the
+ * host decodes with liblz4's LZ4_decompress_safe().  The file comment of
+ * lz4.c describes the format and what the output guarantees.
+ */
+#ifndef KPROF_KERNEL_LZ4_H
+#define KPROF_KERNEL_LZ4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LZ4_HASH_LOG_MAX 12                  /* 4096 entries, 8 KiB            */
+#define LZ4_BLOCK_MAX    65536u              /* largest input: positions are u16 */
+
+/* Scratch for one compression: the hash table of recent positions.  The
+ * caller owns it (one per CPU, say); lz4_compress_block() clears the part
+ * it uses, so it needs no initialisation and holds nothing between calls. */
+struct lz4_state {
+	uint16_t table[1u << LZ4_HASH_LOG_MAX];  /* hash of 4 bytes -> last position */
+};
+
+/*
+ * Compress src[0..n) into dst[0..cap) as one LZ4 block.  Returns the
+ * compressed length, which is always < n, or 0 when the block would not
+ * fit in cap, would not be smaller than n, or n > LZ4_BLOCK_MAX: the caller
+ * then sends the bytes raw.  Never writes dst[cap] or beyond (on a 0 return
+ * dst[0..cap) holds garbage).  Allocates nothing, takes no locks, and runs
+ * at any IRQL with st private to the caller.
+ */
+size_t lz4_compress_block(const void *src, size_t n, void *dst, size_t cap, struct lz4_state *st);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * test_lz4.c - the kernel's LZ4 block compressor (kernel/lib/lz4.c).
+ *
+ * Every block compressed here is decoded by liblz4's LZ4_decompress_safe
+ * into exactly the input, and walked by check_format(), which checks the
+ * rules the format leaves to the encoder (last 5 bytes literals, last match
+ * at least 12 bytes before the end, offsets inside the block).  Output
+ * buffers are malloc'd at exactly cap bytes, so ASan catches a write past
+ * cap; a guard pattern behind a larger buffer catches it without ASan.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <lz4.h>
+
+#include "kernel/lib/lz4.h"
+#include "tests/unit/golden_records.h"
+
+static struct lz4_state st;
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 16);
+}
+
+/* Walk the sequences of an LZ4 block of n decoded bytes: the rules the
+ * decoder does not necessarily enforce, and the decoded length. */
+static void check_format(const uint8_t *c, size_t clen, size_t n)
+{
+	size_t ip = 0, out = 0;
+
+	for (;;) {
+		assert_true(ip < clen);
+		uint8_t token = c[ip++];
+		size_t lit = token >> 4, b;
+		if (lit == 15)
+			do {
+				assert_true(ip < clen);
+				b = c[ip++];
+				lit += b;
+			} while (b == 255);
+		assert_true(ip + lit <= clen);
+		ip += lit;
+		out += lit;
+		if (ip == clen) {
+			assert_true((token & 15) == 0);
+			break;
+		}
+		/* A match follows: it starts >= 12 bytes before the end and
+		 * leaves the last 5 as literals. */
+		assert_true(ip + 2 <= clen);
+		size_t off = c[ip] | (size_t)c[ip + 1] << 8;
+		ip += 2;
+		assert_true(off >= 1 && off <= out);
+		size_t m = (token & 15) + 4;
+		if ((token & 15) == 15)
+			do {
+				assert_true(ip < clen);
+				b = c[ip++];
+				m += b;
+			} while (b == 255);
+		assert_true(out + 12 <= n);
+		out += m;
+		assert_true(out + 5 <= n);
+	}
+	assert_int_equal(out, n);
+}
+
+/* Compress src[0..n) with a cap of exactly cap bytes; check the result.
+ * Returns the compressed length (0: sent raw). */
+static size_t roundtrip(const uint8_t *src, size_t n, size_t cap)
+{
+	uint8_t *dst = malloc(cap ? cap : 1);
+	size_t r = lz4_compress_block(src, n, dst, cap, &st);
+
+	assert_true(r <= cap);
+	if (r) {
+		assert_true(r < n);
+		check_format(dst, r, n);
+		uint8_t *back = malloc(n + 1);
+		int got = LZ4_decompress_safe((const char *)dst, (char *)back, (int)r, (int)n);
+		assert_int_equal(got, (int)n);
+		assert_memory_equal(back, src, n);
+		free(back);
+	}
+	free(dst);
+	return r;
+}
+
+static size_t roundtrip_full(const uint8_t *src, size_t n)
+{
+	return roundtrip(src, n, n + n / 255 + 16);
+}
+
+/* Every cap from 0 to the compressed length: 0 below it, the same bytes
+ * at it, and nothing written past cap (a guard behind it). */
+static void check_caps(const uint8_t *src, size_t n)
+{
+	size_t full = roundtrip_full(src, n);
+	if (!full)
+		return;
+	uint8_t *ref = malloc(full), *buf = malloc(full + 64);
+	assert_int_equal(lz4_compress_block(src, n, ref, full, &st), full);
+	for (size_t cap = 0; cap <= full; cap++) {
+		memset(buf, 0xA5, full + 64);
+		size_t r = lz4_compress_block(src, n, buf, cap, &st);
+		for (size_t i = cap; i < full + 64; i++)
+			assert_int_equal(buf[i], 0xA5);
+		if (cap < full) {
+			assert_int_equal(r, 0);
+		} else {
+			assert_int_equal(r, full);
+			assert_memory_equal(buf, ref, full);
+		}
+	}
+	free(ref);
+	free(buf);
+}
+
+static void test_tiny(void **state)
+{
+	(void)state;
+	uint8_t buf[17];
+
+	for (size_t n = 0; n <= 16; n++) {
+		memset(buf, 0, sizeof(buf));
+		size_t r = roundtrip_full(buf, n);
+		if (n <= 12)
+			assert_int_equal(r, 0); /* one literal run: n + 1 bytes */
+		check_caps(buf, n);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (uint8_t)rnd();
+		assert_int_equal(roundtrip_full(buf, n), 0);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (uint8_t)(i & 1);
+		roundtrip_full(buf, n);
+		check_caps(buf, n);
+	}
+}
+
+static void test_zeros(void **state)
+{
+	(void)state;
+	static uint8_t z[LZ4_BLOCK_MAX];
+	static const size_t sizes[] = { 13, 14, 15, 16, 17, 19, 20, 31, 32, 33, 255, 256, 257, 270, 271, 512, 1024,
+					4095, 4096, 4097, 16384, 65535, 65536 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t r = roundtrip_full(z, sizes[i]);
+		assert_true(r > 0);
+		assert_true(r <= 16 + sizes[i] / 250); /* ~1 byte per 255 */
+	}
+	check_caps(z, 4096);
+}
+
+static void test_too_big(void **state)
+{
+	(void)state;
+	size_t n = LZ4_BLOCK_MAX + 1;
+	uint8_t *z = calloc(n, 1), *d = malloc(n);
+	assert_int_equal(lz4_compress_block(z, n, d, n, &st), 0);
+	free(z);
+	free(d);
+}
+
+static void test_incompressible(void **state)
+{
+	(void)state;
+	static uint8_t r[LZ4_BLOCK_MAX];
+
+	for (size_t i = 0; i < sizeof(r); i++)
+		r[i] = (uint8_t)rnd();
+	static const size_t sizes[] = { 13, 64, 512, 1024, 4096, 16384, 65536 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(roundtrip_full(r, sizes[i]), 0);
+		assert_int_equal(roundtrip(r, sizes[i], 2 * sizes[i]), 0); /* not smaller: raw */
+	}
+}
+
+/* Small alphabets at every size up to 1100 and random sizes beyond:
+ * every length and offset encoding the greedy parse produces. */
+static void test_random_sizes(void **state)
+{
+	(void)state;
+	static uint8_t buf[LZ4_BLOCK_MAX];
+
+	for (unsigned alpha = 2; alpha <= 64; alpha *= 4) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)(rnd() % alpha);
+		for (size_t n = 0; n <= 1100; n++)
+			roundtrip_full(buf, n);
+		for (int k = 0; k < 200; k++)
+			roundtrip_full(buf, rnd() % (LZ4_BLOCK_MAX + 1));
+		check_caps(buf, 300);
+	}
+}
+
+/* Literal runs and match lengths at the nibble and 255-byte boundaries:
+ * L random bytes, then a repeat of M bytes from the start, then 5 + some
+ * random bytes as the tail. */
+static void test_length_boundaries(void **state)
+{
+	(void)state;
+	static const size_t lens[] = { 0, 1, 4, 14, 15, 16, 17, 18, 19, 20, 254, 255, 269, 270, 271, 272, 273, 274,
+				       524, 525, 526, 529, 530, 1000 };
+	static uint8_t buf[4096];
+	size_t nl = sizeof(lens) / sizeof(lens[0]);
+
+	for (size_t a = 0; a < nl; a++) {
+		for (size_t b = 0; b < nl; b++) {
+			size_t lit = lens[a] + 8, m = lens[b] + 4, n = lit + m + 16;
+			for (size_t i = 0; i < lit; i++)
+				buf[i] = (uint8_t)rnd();
+			for (size_t i = 0; i < m; i++)
+				buf[lit + i] = buf[i % lit];
+			for (size_t i = lit + m; i < n; i++)
+				buf[i] = (uint8_t)rnd();
+			roundtrip_full(buf, n);
+		}
+	}
+}
+
+/* The state holds nothing between calls: a dirty table gives the same bytes. */
+static void test_stateless(void **state)
+{
+	(void)state;
+	static uint8_t buf[8192], a[9000], b[9000];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(rnd() % 8);
+	size_t ra = lz4_compress_block(buf, sizeof(buf), a, sizeof(a), &st);
+	memset(&st, 0xAB, sizeof(st));
+	size_t rb = lz4_compress_block(buf, sizeof(buf), b, sizeof(b), &st);
+	assert_true(ra > 0);
+	assert_int_equal(ra, rb);
+	assert_memory_equal(a, b, ra);
+}
+
+static const char *const golden_logs[] = {
+	"tests/golden/report-locks.log", "tests/golden/report-profile.log", "tests/golden/report-resources.log",
+	"tests/golden/report-sched.log", "tests/golden/tracetest-2cpu.log",
+};
+
+/* Real records, record-aligned blocks of 512 bytes .. 16 KiB. */
+static void test_golden_blocks(void **state)
+{
+	(void)state;
+	static const size_t block_sizes[] = { 512, 1024, 2048, 4096, 8192, 16384 };
+	struct golden_stream cpu[GOLDEN_MAX_CPUS];
+	size_t blocks = 0, compressed = 0;
+
+	for (size_t l = 0; l < sizeof(golden_logs) / sizeof(golden_logs[0]); l++) {
+		assert_true(golden_load(golden_logs[l], cpu) > 0);
+		for (int c = 0; c < GOLDEN_MAX_CPUS; c++) {
+			const struct golden_stream *s = &cpu[c];
+			for (size_t k = 0; k < sizeof(block_sizes) / sizeof(block_sizes[0]); k++) {
+				size_t off = 0, len, sum;
+				while ((len = golden_block(s, off, block_sizes[k], &sum)) != 0) {
+					const uint8_t *blk = s->bytes + off;
+					compressed += roundtrip_full(blk, len) != 0;
+					blocks++;
+					off += len;
+				}
+			}
+		}
+		golden_free(cpu);
+	}
+	assert_true(blocks > 1000);
+	assert_true(compressed > blocks / 2); /* most blocks compress */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_zeros),
+		cmocka_unit_test(test_too_big),
+		cmocka_unit_test(test_incompressible),
+		cmocka_unit_test(test_random_sizes),
+		cmocka_unit_test(test_length_boundaries),
+		cmocka_unit_test(test_stateless),
+		cmocka_unit_test(test_golden_blocks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
