@@ -1,5 +1,6 @@
 /*
- * test_lz4.c - the kernel's LZ4 block compressor (kernel/lib/lz4.c).
+ * test_lz4.c - the kernel's LZ4 block compressor (kernel/lib/lz4.c) and
+ * the TSC delta transform (kernel/trace/trace_delta.c).
  *
  * Every block compressed here is decoded by liblz4's LZ4_decompress_safe
  * into exactly the input, and walked by check_format(), which checks the
@@ -19,6 +20,7 @@
 #include <lz4.h>
 
 #include "kernel/lib/lz4.h"
+#include "kernel/trace/trace_delta.h"
 #include "tests/unit/golden_records.h"
 
 static struct lz4_state st;
@@ -250,7 +252,8 @@ static const char *const golden_logs[] = {
 	"tests/golden/report-sched.log", "tests/golden/tracetest-2cpu.log",
 };
 
-/* Real records, record-aligned blocks of 512 bytes .. 16 KiB. */
+/* Real records, record-aligned blocks of 512 bytes .. 16 KiB: LZ4 alone,
+ * and the delta transform under it, both back to the exact records. */
 static void test_golden_blocks(void **state)
 {
 	(void)state;
@@ -267,6 +270,14 @@ static void test_golden_blocks(void **state)
 				while ((len = golden_block(s, off, block_sizes[k], &sum)) != 0) {
 					const uint8_t *blk = s->bytes + off;
 					compressed += roundtrip_full(blk, len) != 0;
+					uint8_t *t = malloc(len);
+					memcpy(t, blk, len);
+					size_t recs = trace_delta_encode(t, len);
+					assert_true(recs > 0);
+					compressed += roundtrip_full(t, len) != 0;
+					assert_int_equal(trace_delta_decode(t, len), recs);
+					assert_memory_equal(t, blk, len);
+					free(t);
 					blocks++;
 					off += len;
 				}
@@ -275,7 +286,71 @@ static void test_golden_blocks(void **state)
 		golden_free(cpu);
 	}
 	assert_true(blocks > 1000);
-	assert_true(compressed > blocks / 2); /* most blocks compress */
+	assert_true(compressed > blocks); /* most blocks compress, both ways */
+}
+
+/* The transform stops at an invalid record, in both directions alike. */
+static void test_delta_stops(void **state)
+{
+	(void)state;
+	uint8_t b[64] = { 0 }, orig[64];
+	uint32_t marker = 0xC0110002u;
+	uint16_t size = 24, hook = 0x0F2E;
+	uint64_t ts = 1000;
+
+	for (int r = 0; r < 2; r++) {
+		memcpy(b + r * 24, &marker, 4);
+		memcpy(b + r * 24 + 4, &size, 2);
+		memcpy(b + r * 24 + 6, &hook, 2);
+		ts += 77;
+		memcpy(b + r * 24 + 8, &ts, 8);
+	}
+	memset(b + 48, 0xEE, 16); /* not a record */
+	memcpy(orig, b, sizeof(b));
+	assert_int_equal(trace_delta_encode(b, sizeof(b)), 2);
+	uint64_t d;
+	memcpy(&d, b + 24 + 8, 8);
+	assert_int_equal(d, 77);
+	assert_memory_equal(b + 48, orig + 48, 16);
+	assert_int_equal(trace_delta_decode(b, sizeof(b)), 2);
+	assert_memory_equal(b, orig, sizeof(b));
+}
+
+/* Payload TSC fields: 0 (unset) and TimeStamp + 1 stay as they are, every
+ * other value becomes TimeStamp + 1 - value; all of it undone exactly. */
+static void test_delta_fields(void **state)
+{
+	(void)state;
+	uint8_t b[2 * 72], orig[sizeof(b)];
+	uint32_t marker = 0xC0110002u;
+	uint16_t size = 72, hook = 0x0529; /* SpinLock: AcquireTime 0x20, ReleaseTime 0x28 */
+	static const uint64_t acq[2] = { 0, 5000 }, rel[2] = { 4001, 5999 };
+	uint64_t ts[2] = { 4000, 6000 };
+
+	memset(b, 0x11, sizeof(b));
+	for (int r = 0; r < 2; r++) {
+		memcpy(b + r * 72, &marker, 4);
+		memcpy(b + r * 72 + 4, &size, 2);
+		memcpy(b + r * 72 + 6, &hook, 2);
+		memcpy(b + r * 72 + 8, &ts[r], 8);
+		memcpy(b + r * 72 + 0x20, &acq[r], 8);
+		memcpy(b + r * 72 + 0x28, &rel[r], 8);
+	}
+	memcpy(orig, b, sizeof(b));
+	assert_int_equal(trace_delta_encode(b, sizeof(b)), 2);
+	uint64_t v;
+	memcpy(&v, b + 0x20, 8);
+	assert_int_equal(v, 0);          /* unset stays 0 */
+	memcpy(&v, b + 0x28, 8);
+	assert_int_equal(v, 4001);       /* TimeStamp + 1 stays */
+	memcpy(&v, b + 72 + 8, 8);
+	assert_int_equal(v, 2000);       /* from the previous record */
+	memcpy(&v, b + 72 + 0x20, 8);
+	assert_int_equal(v, 1001);
+	memcpy(&v, b + 72 + 0x28, 8);
+	assert_int_equal(v, 2);
+	assert_int_equal(trace_delta_decode(b, sizeof(b)), 2);
+	assert_memory_equal(b, orig, sizeof(b));
 }
 
 int main(void)
@@ -289,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_length_boundaries),
 		cmocka_unit_test(test_stateless),
 		cmocka_unit_test(test_golden_blocks),
+		cmocka_unit_test(test_delta_stops),
+		cmocka_unit_test(test_delta_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

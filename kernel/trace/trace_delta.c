@@ -1,0 +1,129 @@
+/*
+ * trace_delta.c - TSC differences in place of TSC values, before LZ4.
+ *
+ * Why: a record's 8-byte TimeStamp differs from every earlier one, so in a
+ * run of same-type records it breaks what would be one long LZ4 match into
+ * a short match, 3-4 fresh literal bytes and another match.  As a
+ * difference from the previous record's TimeStamp its top 5 bytes are
+ * zero, and for periodic events (profile samples, clock ticks) the low
+ * bytes repeat too.  Payload TSC fields (a spin lock's acquire and release
+ * times, a resource's acquire time, a stack walk's event time, a late
+ * clock's due time) become differences from the record's own TimeStamp.
+ *
+ * What it buys (tests/bench/bench_lz4.c, the logs in tests/golden): wire
+ * bytes per record byte with 2 KiB chunks 0.509 -> 0.484, 4 KiB 0.481 ->
+ * 0.447, 16 KiB 0.453 -> 0.407; nothing at 512 bytes, where most of a
+ * chunk is its first sight of each record type.  Sched-heavy logs gain
+ * most (4 KiB: 0.460 -> 0.406), resource-heavy ones least.  It costs about
+ * 15% of the compression time, a few microseconds per chunk.
+ *
+ * Exactness: all arithmetic is modulo 2^64, applied in record order by the
+ * encoder with the original values and undone in the same order by the
+ * decoder, which recovers each TimeStamp before the payload fields that
+ * refer to it.  Marker, Size and HookId are not changed, so the decoder
+ * finds the same records and the same types.  Record validity is the
+ * wire format's (docs/wire-format.md section 4).
+ */
+#include "kernel/trace/trace_delta.h"
+
+#include "include/kprof/wmi.h"
+
+#define TD_HEADER 16u
+
+static inline uint64_t td_get(const uint8_t *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void td_put(uint8_t *p, uint64_t v)
+{
+	__builtin_memcpy(p, &v, 8);
+}
+
+/* Offsets from the record start of the payload TSC fields of a hook, or
+ * 0: at most two each.  need is the record size that holds them. */
+static unsigned td_fields(uint16_t hook, unsigned off[2], unsigned *need)
+{
+	switch (hook) {
+	case PERFINFO_LOG_TYPE_SPINLOCK:    /* AcquireTime, ReleaseTime */
+		off[0] = TD_HEADER + 0x10;
+		off[1] = TD_HEADER + 0x18;
+		*need = TD_HEADER + 0x20;
+		return 2;
+	case PERFINFO_LOG_TYPE_RESOURCE:    /* AcquireTime */
+	case PERFINFO_LOG_TYPE_STACKWALK:   /* EventTimeStamp */
+	case KPROF_LOG_TYPE_CLOCK_LATE:     /* DueTime */
+		off[0] = TD_HEADER;
+		*need = TD_HEADER + 8;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A payload TSC field v of a record at TimeStamp ts: ts + 1 - v, which is
+ * small when v is a little before ts, except that 0 (not set, as in a
+ * resource's first initialisation) and ts + 1 stay as they are, so 0 does
+ * not become a large number.  g(v) = ts + 1 - v is an involution swapping
+ * 0 and ts + 1; fixing those two keeps it one, so this is its own inverse.
+ */
+static inline uint64_t td_field(uint64_t ts, uint64_t v)
+{
+	return v == 0 || v == ts + 1 ? v : ts + 1 - v;
+}
+
+/* Size of the valid record at p, with limit bytes left, else 0. */
+static size_t td_record(const uint8_t *p, size_t limit)
+{
+	uint32_t marker;
+	uint16_t size;
+
+	if (limit < TD_HEADER)
+		return 0;
+	__builtin_memcpy(&marker, p, 4);
+	__builtin_memcpy(&size, p + 4, 2);
+	if ((marker >> 16) != (PERFINFO_MARKER_64 >> 16) || size < TD_HEADER || size > limit)
+		return 0;
+	return size;
+}
+
+static size_t td_walk(uint8_t *b, size_t n, int encode)
+{
+	uint64_t prev = 0;
+	size_t off = 0, records = 0;
+
+	for (;;) {
+		size_t size = td_record(b + off, n - off);
+		if (!size)
+			return records;
+		uint8_t *r = b + off;
+		uint16_t hook;
+		__builtin_memcpy(&hook, r + 6, 2);
+		uint64_t ts = td_get(r + 8);
+		if (!encode)
+			ts += prev; /* ts held the difference */
+		td_put(r + 8, encode ? ts - prev : ts);
+		prev = ts;
+
+		unsigned f[2], need, nf = td_fields(hook, f, &need);
+		for (unsigned i = 0; nf && size >= need && i < nf; i++)
+			td_put(r + f[i], td_field(ts, td_get(r + f[i])));
+		records++;
+		off += (size + PERFINFO_RECORD_ALIGN - 1) & ~(size_t)(PERFINFO_RECORD_ALIGN - 1);
+		if (off >= n)
+			return records;
+	}
+}
+
+size_t trace_delta_encode(void *buf, size_t n)
+{
+	return td_walk(buf, n, 1);
+}
+
+size_t trace_delta_decode(void *buf, size_t n)
+{
+	return td_walk(buf, n, 0);
+}

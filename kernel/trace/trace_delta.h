@@ -1,0 +1,26 @@
+/*
+ * trace_delta.h - a reversible per-block transform of trace records that
+ * turns absolute TSC values into small differences before compression
+ * (kernel/trace/trace_delta.c).
+ */
+#ifndef KPROF_TRACE_DELTA_H
+#define KPROF_TRACE_DELTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * In place over the records in buf[0..n) (8-byte aligned, as in a buffer
+ * frame): each record's TimeStamp becomes its difference from the previous
+ * record's (the first from 0), and the TSC fields of known payloads become
+ * their difference from the record's own TimeStamp.  Marker, Size and
+ * HookId are left alone, so both directions walk the same records; at the
+ * first record that is not valid (bad marker, Size < 16 or past n) both
+ * stop, leaving the rest as it is.  Returns the number of records done.
+ */
+size_t trace_delta_encode(void *buf, size_t n);
+
+/* The exact inverse of trace_delta_encode(). */
+size_t trace_delta_decode(void *buf, size_t n);
+
+#endif
