@@ -25,6 +25,15 @@ $(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(wildcard kernel/locks/*.h kern
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) -lck -lpthread
 
+BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
+	tests/unit/golden_records.c
+
+$(BUILD)/bench/bench_lz4: $(BENCH_LZ4_SRCS) kernel/lib/lz4.h kernel/lib/stats.h kernel/trace/trace_delta.h \
+		tests/unit/golden_records.h include/kprof/wmi.h
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LZ4_SRCS) -llz4 -lz
+
 # A fresh tracetest run for the wire measurement (4 CPUs, stream mode,
 # buffers big enough that nothing is lost).
 $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
@@ -35,13 +44,15 @@ $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
 
 .PHONY: bench bench-deps bench-build
 # Built by `make check` too, so the benchmarks cannot rot between runs.
-bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks
+bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
 
 bench-deps:
 	@sh tools/deps.sh check
 
-bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/tracetest.log
+bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4 \
+		$(BUILD)/bench/tracetest.log
 	@$(BUILD)/bench/bench_trace
 	@$(BUILD)/bench/bench_locks
+	@$(BUILD)/bench/bench_lz4
 	@$(PYTHON) tests/bench/wire_bytes.py $(BUILD)/bench/tracetest.log tests/golden/tracetest-2cpu.log
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)
