@@ -19,7 +19,7 @@
  * caller owns it (one per CPU, say); lz4_compress_block() clears the part
  * it uses, so it needs no initialisation and holds nothing between calls. */
 struct lz4_state {
-	uint16_t table[1u << LZ4_HASH_LOG_MAX];  /* hash of 4 bytes -> last position */
+	uint16_t table[1u << LZ4_HASH_LOG_MAX];  /* hash of 5 bytes -> last position */
 };
 
 /*
@@ -31,5 +31,15 @@ struct lz4_state {
  * at any IRQL with st private to the caller.
  */
 size_t lz4_compress_block(const void *src, size_t n, void *dst, size_t cap, struct lz4_state *st);
+
+/*
+ * The same, with matches also into a fixed dictionary that the decoder
+ * holds too (LZ4_decompress_safe_usingDict(..., dict, dict_len)): the
+ * block then decodes only with those bytes, but still on its own.  Only
+ * the last LZ4_BLOCK_MAX - n bytes of dict are used; a dict_len below 4
+ * is no dictionary.  Costs a hash per dictionary byte per call.
+ */
+size_t lz4_compress_block_dict(const void *src, size_t n, const void *dict, size_t dict_len, void *dst, size_t cap,
+			       struct lz4_state *st);
 
 #endif

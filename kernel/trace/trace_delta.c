@@ -10,12 +10,13 @@
  * times, a resource's acquire time, a stack walk's event time, a late
  * clock's due time) become differences from the record's own TimeStamp.
  *
- * What it buys (tests/bench/bench_lz4.c, the logs in tests/golden): wire
- * bytes per record byte with 2 KiB chunks 0.509 -> 0.484, 4 KiB 0.481 ->
- * 0.447, 16 KiB 0.453 -> 0.407; nothing at 512 bytes, where most of a
- * chunk is its first sight of each record type.  Sched-heavy logs gain
- * most (4 KiB: 0.460 -> 0.406), resource-heavy ones least.  It costs about
- * 15% of the compression time, a few microseconds per chunk.
+ * What it buys (tests/bench/bench_lz4.c, the mixed logs in tests/golden):
+ * wire bytes per record byte with 1 KiB chunks 0.521 -> 0.507, 2 KiB
+ * 0.462 -> 0.440, 4 KiB 0.426 -> 0.398, 16 KiB 0.390 -> 0.351; about 1%
+ * at 512 bytes, where most of a chunk is its first sight of each record
+ * type.  Sched-heavy logs gain most (4 KiB: 0.392 -> 0.353), resource-
+ * heavy ones least (0.480 -> 0.471).  It costs about 12% of the
+ * compression time, a microsecond or two per chunk.
  *
  * Exactness: all arithmetic is modulo 2^64, applied in record order by the
  * encoder with the original values and undone in the same order by the

@@ -34,9 +34,10 @@ static uint32_t rnd(void)
 	return (uint32_t)(rng >> 16);
 }
 
-/* Walk the sequences of an LZ4 block of n decoded bytes: the rules the
- * decoder does not necessarily enforce, and the decoded length. */
-static void check_format(const uint8_t *c, size_t clen, size_t n)
+/* Walk the sequences of an LZ4 block of n decoded bytes, with before
+ * bytes of dictionary: the rules the decoder does not necessarily enforce,
+ * and the decoded length. */
+static void check_format(const uint8_t *c, size_t clen, size_t n, size_t before)
 {
 	size_t ip = 0, out = 0;
 
@@ -62,7 +63,7 @@ static void check_format(const uint8_t *c, size_t clen, size_t n)
 		assert_true(ip + 2 <= clen);
 		size_t off = c[ip] | (size_t)c[ip + 1] << 8;
 		ip += 2;
-		assert_true(off >= 1 && off <= out);
+		assert_true(off >= 1 && off <= out + before);
 		size_t m = (token & 15) + 4;
 		if ((token & 15) == 15)
 			do {
@@ -87,7 +88,7 @@ static size_t roundtrip(const uint8_t *src, size_t n, size_t cap)
 	assert_true(r <= cap);
 	if (r) {
 		assert_true(r < n);
-		check_format(dst, r, n);
+		check_format(dst, r, n, 0);
 		uint8_t *back = malloc(n + 1);
 		int got = LZ4_decompress_safe((const char *)dst, (char *)back, (int)r, (int)n);
 		assert_int_equal(got, (int)n);
@@ -353,6 +354,107 @@ static void test_delta_fields(void **state)
 	assert_memory_equal(b, orig, sizeof(b));
 }
 
+/* As roundtrip(), with a dictionary, decoded by LZ4_decompress_safe_usingDict. */
+static size_t roundtrip_dict(const uint8_t *src, size_t n, const uint8_t *dict, size_t dlen, size_t cap)
+{
+	uint8_t *dst = malloc(cap ? cap : 1);
+	size_t r = lz4_compress_block_dict(src, n, dict, dlen, dst, cap, &st);
+
+	assert_true(r <= cap);
+	if (r) {
+		assert_true(r < n);
+		size_t window = dlen < LZ4_BLOCK_MAX - n ? dlen : LZ4_BLOCK_MAX - n;
+		check_format(dst, r, n, window >= 4 ? window : 0);
+		uint8_t *back = malloc(n + 1);
+		int got = LZ4_decompress_safe_usingDict((const char *)dst, (char *)back, (int)r, (int)n,
+							(const char *)dict, (int)dlen);
+		assert_int_equal(got, (int)n);
+		assert_memory_equal(back, src, n);
+		free(back);
+	}
+	free(dst);
+	return r;
+}
+
+/* Input made of pieces of the dictionary: matches into it, matches that
+ * run from its end into the input, tiny and oversized dictionaries. */
+static void test_dict(void **state)
+{
+	(void)state;
+	enum { DL = 3000 };
+	static uint8_t dict[LZ4_BLOCK_MAX + 100], src[LZ4_BLOCK_MAX];
+
+	for (size_t i = 0; i < sizeof(dict); i++)
+		dict[i] = (uint8_t)rnd();
+	/* Copies of dictionary pieces between random bytes. */
+	for (size_t n = 0; n <= 2000; n += 7) {
+		for (size_t i = 0; i < n;) {
+			size_t k = rnd() % 40, at = rnd() % (DL - 40);
+			for (size_t j = 0; j < k && i < n; j++)
+				src[i++] = (uint8_t)rnd();
+			for (size_t j = 0; j < 40 && i < n; j++)
+				src[i++] = dict[at + j];
+		}
+		size_t r = roundtrip_dict(src, n, dict, DL, n + 16);
+		if (n >= 200)
+			assert_true(r > 0 && r < n * 3 / 4);
+		for (size_t dl = 0; dl <= 5; dl++)
+			roundtrip_dict(src, n, dict + DL - dl, dl, n + 16);
+	}
+	/* X, the dictionary's last 10 bytes, X: the second X's match starts
+	 * in the dictionary and runs on into the input. */
+	for (size_t i = 0; i < 20; i++)
+		src[i] = (uint8_t)rnd();
+	memcpy(src + 20, dict + DL - 10, 10);
+	memcpy(src + 30, dict + DL - 10, 30);
+	memcpy(src + 40, src, 20);
+	for (size_t i = 60; i < 80; i++)
+		src[i] = (uint8_t)rnd();
+	assert_true(roundtrip_dict(src, 80, dict, DL, 96) > 0);
+	/* Dictionaries longer than the window, inputs near the size limit. */
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = dict[i % 5000 + 100] ^ (uint8_t)(i % 97 == 0);
+	static const size_t sizes[] = { 13, 1024, 60000, 65530, 65533, 65534, 65535, 65536 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		roundtrip_dict(src, sizes[k], dict, sizeof(dict), sizes[k] + 16);
+		roundtrip_dict(src, sizes[k], dict, 6000, sizes[k] + 16);
+	}
+	/* Every cap: 0 below the compressed size, nothing written past cap. */
+	size_t full = roundtrip_dict(src, 500, dict, 6000, 600);
+	assert_true(full > 0);
+	for (size_t cap = 0; cap <= full; cap++)
+		assert_int_equal(roundtrip_dict(src, 500, dict, 6000, cap), cap < full ? 0 : full);
+}
+
+/* Real records with a dictionary of another log's records, after the
+ * delta transform: back to the exact records. */
+static void test_dict_golden(void **state)
+{
+	(void)state;
+	struct golden_stream a[GOLDEN_MAX_CPUS], b[GOLDEN_MAX_CPUS];
+	assert_true(golden_load("tests/golden/report-locks.log", a) > 0);
+	assert_true(golden_load("tests/golden/report-sched.log", b) > 0);
+	size_t dl = a[1].len < 4096 ? a[1].len : 4096;
+	uint8_t *dict = malloc(dl);
+	memcpy(dict, a[1].bytes, dl);
+	trace_delta_encode(dict, dl);
+	size_t plain = 0, with = 0, off = 0, len, sum;
+	while ((len = golden_block(&b[0], off, 1024, &sum)) != 0) {
+		uint8_t *t = malloc(len);
+		memcpy(t, b[0].bytes + off, len);
+		trace_delta_encode(t, len);
+		size_t r0 = roundtrip_full(t, len), r1 = roundtrip_dict(t, len, dict, dl, len + 16);
+		plain += r0 ? r0 : len;
+		with += r1 ? r1 : len;
+		free(t);
+		off += len;
+	}
+	assert_true(with < plain); /* the dictionary helps */
+	free(dict);
+	golden_free(a);
+	golden_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +468,8 @@ int main(void)
 		cmocka_unit_test(test_golden_blocks),
 		cmocka_unit_test(test_delta_stops),
 		cmocka_unit_test(test_delta_fields),
+		cmocka_unit_test(test_dict),
+		cmocka_unit_test(test_dict_golden),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
