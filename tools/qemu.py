@@ -350,8 +350,11 @@ def parser():
 
 # make run's trace: everything kept in memory and sent at the end, so the
 # serial port's speed cannot drop records (16 MiB per CPU holds a few
-# seconds of every group).
+# seconds of every group).  The size is make run's default, not the
+# user's: where it does not fit the kernel makes it smaller and says so
+# (trace.buffer_fit=shrink) instead of refusing the run.
 RUN_TRACE_KEYS = ("trace.mode=dump", "trace.buffer_kb=16384")
+RUN_BUFFER_KB = 16384
 
 
 def run_cmdline(cmdline, scenario):
@@ -363,6 +366,8 @@ def run_cmdline(cmdline, scenario):
     if scenario and "scenario" not in keys:
         extra.append("scenario=" + scenario)
         extra += [k for k in RUN_TRACE_KEYS if k.split("=", 1)[0] not in keys]
+        if "trace.buffer_kb" not in keys and "trace.buffer_fit" not in keys:
+            extra.append("trace.buffer_fit=shrink")
     return " ".join(extra + words)
 
 
