@@ -336,7 +336,8 @@ def parser():
     p.add_argument("--accel", default="tcg")
     p.add_argument("--machine", default="q35", choices=["q35", "pc"])
     p.add_argument("--cpu", default="")
-    p.add_argument("--mem", default="512M")
+    p.add_argument("--mem", default="", help="qemu -m; empty: enough for the trace buffers of --cpus CPUs "
+                   "(default_mem)")
     p.add_argument("--kernel", default="build/kernel.elf")
     p.add_argument("--image", default="build/kprof.img")
     p.add_argument("--out", default="build/run")
@@ -355,6 +356,21 @@ def parser():
 # (trace.buffer_fit=shrink) instead of refusing the run.
 RUN_TRACE_KEYS = ("trace.mode=dump", "trace.buffer_kb=16384")
 RUN_BUFFER_KB = 16384
+
+
+# Guest RAM when MEM is not given: at least 512 MiB, and enough that
+# make run's trace buffer fits on every CPU: 64 MiB for the kernel and the
+# memory it keeps back (kernel/trace/tracefit.h) plus 17 MiB a CPU (the
+# buffer, its table, its share of that reserve), rounded up to a 256 MiB
+# step, at most 16 GiB.
+MEM_MIN_MB, MEM_KERNEL_MB, MEM_STEP_MB, MEM_MAX_MB = 512, 64, 256, 16384
+
+
+def default_mem(cpus):
+    """qemu -m for cpus CPUs: 512M up to 16 CPUs, 1280M for 64, 4608M for 256."""
+    want = max(MEM_MIN_MB, MEM_KERNEL_MB + cpus * (RUN_BUFFER_KB // 1024 + 1))
+    mb = -(-want // MEM_STEP_MB) * MEM_STEP_MB
+    return "%dM" % min(mb, MEM_MAX_MB)
 
 
 def run_cmdline(cmdline, scenario):
@@ -421,8 +437,10 @@ def main():
     os.makedirs(opts.out, exist_ok=True)
     log = os.path.join(opts.out, "serial.log")
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
-    print("kprof: booting %s with %d CPU%s (%s), command line: %s" % (
-        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.accel, opts.cmdline or "(none)"),
+    if not opts.mem:
+        opts.mem = default_mem(opts.cpus)
+    print("kprof: booting %s with %d CPU%s and %s of memory (%s), command line: %s" % (
+        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
     shown = [0]  # trace bytes at the last progress line
