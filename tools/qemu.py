@@ -33,7 +33,7 @@ EXIT_STATUSES = {
     (0x11 << 1) | 1: ("failure: a check in the run failed", 1),
     (0x12 << 1) | 1: ("panic: exception or bug check", 2),
     (0x13 << 1) | 1: ("configuration rejected: see the cmdline errors above", 3),
-    (0x14 << 1) | 1: ("loader failure: see the kprof-uefi error above", 4),
+    (0x14 << 1) | 1: ("loader failure: see the loader's error above (kprof-uefi: or pvh:)", 4),
 }
 EXIT_TIMEOUT = 124
 EXIT_OTHER = 125

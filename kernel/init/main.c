@@ -63,6 +63,21 @@ __attribute__((noreturn)) static void reject_command_line(unsigned errors)
 	kprof_run_end(KPROF_EXIT_CONFIG);
 }
 
+/* A line longer than BOOTINFO_CMDLINE_MAX - 1 is refused, never cut (a
+ * cut tick_hz=1000 would run as tick_hz=10).  The UEFI loader refuses it
+ * itself (boot/uefi/cmdline.c) and ends the run with the LOADER status;
+ * the PVH entry cannot print yet, so it passes the length on and the
+ * refusal is made here, in the same words and with the same status. */
+static void check_loader_cmdline(const struct bootinfo *bi)
+{
+	if (!bi->cmdline_refused)
+		return;
+	kprintf("%s: error: command line from %s is %u bytes, longer than the limit of %u (BOOTINFO_CMDLINE_MAX - 1)\n",
+		bi->loader_name, cmdline_source_name(bi->cmdline_source), bi->cmdline_refused,
+		(unsigned)BOOTINFO_CMDLINE_MAX - 1);
+	kprof_run_end(KPROF_EXIT_LOADER);
+}
+
 /* Every key's range and every rule between keys, in one pass (config_parse,
  * cmdline_rules.c): all problems are printed, then the run ends. */
 static void parse_command_line(const struct bootinfo *bi)
@@ -203,6 +218,7 @@ void kernel_main(const struct bootinfo *bi)
 	kprintf("console: serial %s; framebuffer %s\n", arch_serial_describe(), fbcon_describe());
 	bootlog_memory(bi);
 	bootlog_cpu();
+	check_loader_cmdline(bi);
 	parse_command_line(bi);
 	apply_spinlock_keys();
 	if (kconfig.rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */

@@ -410,6 +410,28 @@ def check_trace_buffer_shrunk(cpus):
     return check
 
 
+# Over BOOTINFO_CMDLINE_MAX - 1 (1023) bytes, ending in a key a cut would
+# change (tick_hz=1000 cut to tick_hz=10).
+LONG_CMDLINE = "scenario=boot " + " ".join(["cpus=all"] * 130) + " tick_hz=1000"
+
+
+def check_pvh_cmdline_too_long(ctx):
+    """Direct boot refuses an overlong command line as the UEFI loader does:
+    the loader's error line, then the LOADER status; nothing parsed."""
+    ctx.expect_status(LOADER)
+    ctx.expect(r"^pvh: error: command line from direct-boot command line is %d bytes, longer than the limit of "
+               r"1023 \(BOOTINFO_CMDLINE_MAX - 1\)$" % len(LONG_CMDLINE), "the refusal with the length and the limit")
+    ctx.reject(r"^cmdline: ", "a command line that was parsed anyway")
+
+
+def check_uefi_cmdline_too_long(ctx):
+    """What the direct-boot refusal mirrors: the UEFI loader's own."""
+    ctx.expect_status(LOADER)
+    ctx.expect(r"^kprof-uefi: error: command line from \\kprof\\cmdline.txt is \d+ bytes, longer than the limit of "
+               r"1023 \(BOOTINFO_CMDLINE_MAX - 1\)", "the loader's refusal")
+    ctx.reject(r"^cmdline: ", "a command line that was parsed anyway")
+
+
 def check_pmc_time_refused(ctx):
     ctx.expect_status(CONFIG)
     ctx.expect(r"^cmdline: pmc.sources: Time is the profile timer \(trace=profile\), not a counter; accepted: ",
@@ -505,6 +527,10 @@ TESTS = [
              "nothing lost", check_trace_buffer_shrunk(8), cpus=8, mem="128M",
              cmdline="scenario=locks locks.ms=200 trace.mode=dump trace.buffer_kb=16384 trace.buffer_fit=shrink",
              timeout=120),
+    BootTest("pvh-cmdline-too-long", "direct boot refuses a command line over 1023 bytes, as the UEFI loader does",
+             check_pvh_cmdline_too_long, cmdline=LONG_CMDLINE),
+    BootTest("uefi-cmdline-too-long", "the UEFI loader refuses a command line over 1023 bytes",
+             check_uefi_cmdline_too_long, boot="uefi", cmdline=LONG_CMDLINE, timeout=90),
     BootTest("pmc-time-refused", "pmc.sources=Time is refused (the profile timer is not a counter)",
              check_pmc_time_refused, cmdline="pmc.sources=Time,TotalCycles"),
     BootTest("spinlock-key-refused", "spinlock.acquire_sample_rate=10 is refused by NtSetSystemInformation",
