@@ -341,7 +341,7 @@ def parser():
     p.add_argument("--kernel", default="build/kernel.elf")
     p.add_argument("--image", default="build/kprof.img")
     p.add_argument("--out", default="build/run")
-    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--timeout", type=int, default=0, help="seconds; 0: default_timeout(--cpus)")
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
@@ -371,6 +371,19 @@ def default_mem(cpus):
     want = max(MEM_MIN_MB, MEM_KERNEL_MB + cpus * (RUN_BUFFER_KB // 1024 + 1))
     mb = -(-want // MEM_STEP_MB) * MEM_STEP_MB
     return "%dM" % min(mb, MEM_MAX_MB)
+
+
+# How long make run waits for the kernel to end the run.  Under TCG a CPU
+# over the host's is emulated in turn, so beyond 8 the workloads and the
+# serial port take longer with every CPU: CPUS=64 with the mix took 210 to
+# 245 s on a 2-core host (about 90 s in the sched workload, 110 to 130 s
+# sending 24 to 29 MiB of trace over the emulated port).
+TIMEOUT_BASE_S, TIMEOUT_PER_CPU_S, TIMEOUT_FREE_CPUS = 120, 4, 8
+
+
+def default_timeout(cpus):
+    """120 s up to 8 CPUs, then 4 s more a CPU: 344 s for 64."""
+    return TIMEOUT_BASE_S + TIMEOUT_PER_CPU_S * max(0, cpus - TIMEOUT_FREE_CPUS)
 
 
 def run_cmdline(cmdline, scenario):
@@ -439,6 +452,8 @@ def main():
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
     if not opts.mem:
         opts.mem = default_mem(opts.cpus)
+    if not opts.timeout:
+        opts.timeout = default_timeout(opts.cpus)
     print("kprof: booting %s with %d CPU%s and %s of memory (%s), command line: %s" % (
         opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
