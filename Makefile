@@ -10,7 +10,7 @@
 #
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
-# ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m>,
+# ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).
 # `make run` and `make check` install missing Debian packages first
@@ -24,7 +24,7 @@ SCENARIO ?= mix
 ACCEL    ?= tcg
 MACHINE  ?= q35
 CPU      ?=
-MEM      ?= 512M
+MEM      ?=
 PYTHON   ?= /usr/bin/python3
 LOCK_CHECKS ?= 1
 

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC   0x4f4f42464f52504bULL /* "KPROFBOO" little-endian */
-#define BOOTINFO_VERSION 1u
+#define BOOTINFO_VERSION 2u /* 2: cmdline_refused */
 
 /* The kernel's virtual link address (higher half) and the physical address
  * the PVH path loads it at.  A UEFI loader may place the image elsewhere
@@ -112,6 +112,13 @@ struct bootinfo {
 	uint32_t mmap_count;       /* valid entries in mmap[]                 */
 	uint32_t mmap_dropped;     /* entries that did not fit (should be 0)  */
 	struct bootinfo_mmap_entry mmap[BOOTINFO_MMAP_MAX];
+	uint32_t cmdline_refused;  /* a loader that cannot refuse on its own  */
+	                           /* (PVH): the length of a command line     */
+	                           /* longer than BOOTINFO_CMDLINE_MAX - 1,   */
+	                           /* whose cmdline[] is then empty; the      */
+	                           /* kernel ends the run as a loader failure */
+	                           /* (the UEFI loader refuses it itself); 0  */
+	uint32_t reserved;         /* 0                                       */
 };
 
 /* Compile-time layout checks shared by every user of the ABI. */
@@ -122,7 +129,7 @@ _Static_assert(__builtin_offsetof(struct bootinfo, loader_name) == 64, "bootinfo
 _Static_assert(__builtin_offsetof(struct bootinfo, cmdline) == 96, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, fb) == 96 + BOOTINFO_CMDLINE_MAX, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, mmap) == 96 + BOOTINFO_CMDLINE_MAX + 40, "bootinfo layout");
-_Static_assert(sizeof(struct bootinfo) == 96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX,
+_Static_assert(sizeof(struct bootinfo) == 96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX + 8,
 	       "bootinfo size");
 
 #endif /* KPROF_BOOT_BOOTINFO_H */

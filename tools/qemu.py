@@ -33,7 +33,7 @@ EXIT_STATUSES = {
     (0x11 << 1) | 1: ("failure: a check in the run failed", 1),
     (0x12 << 1) | 1: ("panic: exception or bug check", 2),
     (0x13 << 1) | 1: ("configuration rejected: see the cmdline errors above", 3),
-    (0x14 << 1) | 1: ("loader failure: see the kprof-uefi error above", 4),
+    (0x14 << 1) | 1: ("loader failure: see the loader's error above (kprof-uefi: or pvh:)", 4),
 }
 EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
@@ -336,11 +336,12 @@ def parser():
     p.add_argument("--accel", default="tcg")
     p.add_argument("--machine", default="q35", choices=["q35", "pc"])
     p.add_argument("--cpu", default="")
-    p.add_argument("--mem", default="512M")
+    p.add_argument("--mem", default="", help="qemu -m; empty: enough for the trace buffers of --cpus CPUs "
+                   "(default_mem)")
     p.add_argument("--kernel", default="build/kernel.elf")
     p.add_argument("--image", default="build/kprof.img")
     p.add_argument("--out", default="build/run")
-    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--timeout", type=int, default=0, help="seconds; 0: default_timeout(--cpus)")
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
@@ -350,8 +351,39 @@ def parser():
 
 # make run's trace: everything kept in memory and sent at the end, so the
 # serial port's speed cannot drop records (16 MiB per CPU holds a few
-# seconds of every group).
+# seconds of every group).  The size is make run's default, not the
+# user's: where it does not fit the kernel makes it smaller and says so
+# (trace.buffer_fit=shrink) instead of refusing the run.
 RUN_TRACE_KEYS = ("trace.mode=dump", "trace.buffer_kb=16384")
+RUN_BUFFER_KB = 16384
+
+
+# Guest RAM when MEM is not given: at least 512 MiB, and enough that
+# make run's trace buffer fits on every CPU: 64 MiB for the kernel and the
+# memory it keeps back (kernel/trace/tracefit.h) plus 17 MiB a CPU (the
+# buffer, its table, its share of that reserve), rounded up to a 256 MiB
+# step, at most 16 GiB.
+MEM_MIN_MB, MEM_KERNEL_MB, MEM_STEP_MB, MEM_MAX_MB = 512, 64, 256, 16384
+
+
+def default_mem(cpus):
+    """qemu -m for cpus CPUs: 512M up to 16 CPUs, 1280M for 64, 4608M for 256."""
+    want = max(MEM_MIN_MB, MEM_KERNEL_MB + cpus * (RUN_BUFFER_KB // 1024 + 1))
+    mb = -(-want // MEM_STEP_MB) * MEM_STEP_MB
+    return "%dM" % min(mb, MEM_MAX_MB)
+
+
+# How long make run waits for the kernel to end the run.  Under TCG a CPU
+# over the host's is emulated in turn, so beyond 8 the workloads and the
+# serial port take longer with every CPU: CPUS=64 with the mix took 210 to
+# 245 s on a 2-core host (about 90 s in the sched workload, 110 to 130 s
+# sending 24 to 29 MiB of trace over the emulated port).
+TIMEOUT_BASE_S, TIMEOUT_PER_CPU_S, TIMEOUT_FREE_CPUS = 120, 4, 8
+
+
+def default_timeout(cpus):
+    """120 s up to 8 CPUs, then 4 s more a CPU: 344 s for 64."""
+    return TIMEOUT_BASE_S + TIMEOUT_PER_CPU_S * max(0, cpus - TIMEOUT_FREE_CPUS)
 
 
 def run_cmdline(cmdline, scenario):
@@ -363,6 +395,8 @@ def run_cmdline(cmdline, scenario):
     if scenario and "scenario" not in keys:
         extra.append("scenario=" + scenario)
         extra += [k for k in RUN_TRACE_KEYS if k.split("=", 1)[0] not in keys]
+        if "trace.buffer_kb" not in keys and "trace.buffer_fit" not in keys:
+            extra.append("trace.buffer_fit=shrink")
     return " ".join(extra + words)
 
 
@@ -416,8 +450,12 @@ def main():
     os.makedirs(opts.out, exist_ok=True)
     log = os.path.join(opts.out, "serial.log")
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
-    print("kprof: booting %s with %d CPU%s (%s), command line: %s" % (
-        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.accel, opts.cmdline or "(none)"),
+    if not opts.mem:
+        opts.mem = default_mem(opts.cpus)
+    if not opts.timeout:
+        opts.timeout = default_timeout(opts.cpus)
+    print("kprof: booting %s with %d CPU%s and %s of memory (%s), command line: %s" % (
+        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
     shown = [0]  # trace bytes at the last progress line

@@ -7,6 +7,7 @@
  * QEMU's PVH option ROM places all of them below 1 MiB.
  */
 #include "boot/bootinfo.h"
+#include "boot/common/bootcmdline.h"
 #include "boot/common/bootmap.h"
 #include "boot/pvh/pvh.h"
 #include <arch/cpu.h>
@@ -18,21 +19,6 @@ static struct bootinfo pvh_bootinfo;
 static const void *pvh_phys(uint64_t pa)
 {
 	return pa != 0 && pa < (1ULL << 32) ? (const void *)(uintptr_t)pa : 0;
-}
-
-static void pvh_copy_cmdline(struct bootinfo *bi, uint64_t pa)
-{
-	const char *src = pvh_phys(pa);
-	uint32_t n = 0;
-
-	if (src) {
-		while (src[n] && n < BOOTINFO_CMDLINE_MAX - 1) {
-			bi->cmdline[n] = src[n];
-			n++;
-		}
-	}
-	bi->cmdline[n] = '\0';
-	bi->cmdline_source = n ? BOOTINFO_CMDLINE_PVH : BOOTINFO_CMDLINE_NONE;
 }
 
 /* E820 types 1..5 are the first five bootinfo types. */
@@ -62,7 +48,9 @@ struct bootinfo *pvh_build_bootinfo(uint64_t start_info_pa)
 		bi->handoff_tsc = arch_rdtsc();
 		return bi;
 	}
-	pvh_copy_cmdline(bi, si->cmdline_paddr);
+	/* An overlong line is not cut but refused (by the kernel, which can
+	 * print: kernel_main). */
+	bootinfo_copy_cmdline(bi, pvh_phys(si->cmdline_paddr), BOOTINFO_CMDLINE_PVH);
 	bi->rsdp_phys = si->rsdp_paddr;
 
 	if (si->version >= 1) {

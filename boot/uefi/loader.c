@@ -29,6 +29,8 @@ static EFI_STATUS ldr_setup_bootinfo(struct ldr_ctx *ctx, uint64_t tsc)
 	bi->size = sizeof(*bi);
 	bi->loader = BOOTINFO_LOADER_UEFI;
 	bi->cmdline_source = BOOTINFO_CMDLINE_NONE;
+	bi->cmdline_refused = 0; /* this loader refuses an overlong line itself */
+	bi->reserved = 0;
 	bi->loader_tsc = tsc;
 	_Static_assert(sizeof(name) <= sizeof(bi->loader_name), "loader name");
 	CopyMem(bi->loader_name, (void *)name, sizeof(name));

@@ -17,7 +17,7 @@ enum kprof_exit_status {
 	KPROF_EXIT_FAILURE = 0x11, /* 35: a scenario or self-test check failed   */
 	KPROF_EXIT_PANIC = 0x12,   /* 37: exception or bug check                 */
 	KPROF_EXIT_CONFIG = 0x13,  /* 39: the command line was rejected          */
-	KPROF_EXIT_LOADER = 0x14,  /* 41: the UEFI loader could not start kernel */
+	KPROF_EXIT_LOADER = 0x14,  /* 41: a loader could not start the kernel or refused its command line */
 };
 
 #endif /* KPROF_EXIT_STATUS_H */

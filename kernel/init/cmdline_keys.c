@@ -78,6 +78,12 @@ static const char *const trace_mode_names[] = {
 	NULL,
 };
 
+static const char *const trace_fit_names[TRACE_FIT_COUNT + 1] = {
+	[TRACE_FIT_AUTO] = "auto",
+	[TRACE_FIT_REFUSE] = "refuse",
+	[TRACE_FIT_SHRINK] = "shrink",
+};
+
 #define FIELD(f) .offset = offsetof(struct kconfig, f)
 #define EVERY_RUN "every run"
 
@@ -100,9 +106,15 @@ const struct cmdline_key cmdline_keys[] = {
 	{ .name = "trace.buffer_kb", .type = CMDLINE_UINT, FIELD(trace_buffer_kb),
 	  .min = TRACE_MIN_SUBBUFS * SUBBUF_MIN_KB, .max = 262144, .used_by = EVERY_RUN,
 	  .help = "trace buffer per CPU, KiB (whole sub-buffers of it are used)",
-	  .probe = "a CPU whose buffer cannot be allocated loses its records, counted (not refused)" },
+	  .probe = "refused (exit CONFIG) when the buffers of every CPU started do not fit in free memory less a "
+		   "reserve for the kernel (16 MiB + 256 KiB per CPU), unless trace.buffer_fit makes them smaller" },
 	{ .name = "trace.subbuf_kb", .type = CMDLINE_UINT, FIELD(trace_subbuf_kb), .min = SUBBUF_MIN_KB,
 	  .max = SUBBUF_MAX_KB, .pow2 = true, .used_by = EVERY_RUN, .help = "one sub-buffer (the unit sent), KiB" },
+	{ .name = "trace.buffer_fit", .type = CMDLINE_ENUM, FIELD(trace_buffer_fit), .names = trace_fit_names,
+	  .used_by = EVERY_RUN,
+	  .help = "when the buffers of every CPU do not fit in free memory: refuse the run, or shrink each to the "
+		  "largest size that fits, and say so (auto: shrink when trace.buffer_kb is left at its default, else "
+		  "refuse)" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -164,6 +176,7 @@ void config_defaults(struct kconfig *cfg)
 		.trace_mode = KPROF_TRACE_STREAM,
 		.trace_buffer_kb = 256,
 		.trace_subbuf_kb = 64,
+		.trace_buffer_fit = TRACE_FIT_AUTO,
 		.tracetest_records = 20000,
 		.sched_ms = 1500,
 		.rawlock = RAWLOCK_AUTO,

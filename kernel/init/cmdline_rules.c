@@ -319,5 +319,10 @@ int config_parse(const char *line, struct kconfig *cfg, struct arch_config *arch
 		if (judged)
 			errors += cmdline_rules[r].check(&v);
 	}
+	/* trace.buffer_fit=auto: a size the user chose is refused if it does
+	 * not fit, a default one is made smaller (main.c, at probe time). */
+	if (cfg->trace_buffer_fit == TRACE_FIT_AUTO)
+		cfg->trace_buffer_fit = state_of(&v, "trace.buffer_kb") == CMDLINE_GIVEN ? TRACE_FIT_REFUSE
+											  : TRACE_FIT_SHRINK;
 	return errors;
 }

@@ -58,6 +58,16 @@ enum kprof_trace_item {
 	TRACE_ITEM_COUNT
 };
 
+/* trace.buffer_fit=: when every CPU's trace buffer does not fit in free
+ * memory (kernel/trace/tracefit.h).  config_parse() turns AUTO into one of
+ * the other two, so the rest of the kernel never sees it. */
+enum kprof_trace_fit {
+	TRACE_FIT_AUTO,   /* SHRINK if trace.buffer_kb was left at its default, else REFUSE */
+	TRACE_FIT_REFUSE, /* refuse the run at probe time (exit CONFIG)   */
+	TRACE_FIT_SHRINK, /* make the buffers smaller, and say so         */
+	TRACE_FIT_COUNT
+};
+
 struct kconfig {
 	uint32_t scenario;   /* enum kprof_scenario                          */
 	uint32_t cpus;       /* CPUs to start; 0 = every enabled CPU         */
@@ -68,6 +78,7 @@ struct kconfig {
 	uint32_t trace_mode; /* enum kprof_trace_mode (include/kprof/wire.h) */
 	uint32_t trace_buffer_kb; /* per CPU, all sub-buffers together       */
 	uint32_t trace_subbuf_kb; /* one sub-buffer (a power of two)         */
+	uint32_t trace_buffer_fit; /* enum kprof_trace_fit                   */
 	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
 	uint32_t sched_ms;   /* scenario=sched: how long the mix runs        */
 	uint32_t rawlock;    /* enum kprof_rawlock_mode                      */

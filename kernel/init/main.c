@@ -31,7 +31,10 @@
 #include "kernel/sched/sched.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
+#include "kernel/mm/pmm.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/tracefit.h"
+#include <arch/mmu.h>
 
 struct kconfig kconfig;
 struct kstack kernel_main_stack;
@@ -58,6 +61,21 @@ __attribute__((noreturn)) static void reject_command_line(unsigned errors)
 	kprintf("cmdline: %u error%s; nothing was run (docs/cmdline.md lists every key)\n", errors,
 		errors == 1 ? "" : "s");
 	kprof_run_end(KPROF_EXIT_CONFIG);
+}
+
+/* A line longer than BOOTINFO_CMDLINE_MAX - 1 is refused, never cut (a
+ * cut tick_hz=1000 would run as tick_hz=10).  The UEFI loader refuses it
+ * itself (boot/uefi/cmdline.c) and ends the run with the LOADER status;
+ * the PVH entry cannot print yet, so it passes the length on and the
+ * refusal is made here, in the same words and with the same status. */
+static void check_loader_cmdline(const struct bootinfo *bi)
+{
+	if (!bi->cmdline_refused)
+		return;
+	kprintf("%s: error: command line from %s is %u bytes, longer than the limit of %u (BOOTINFO_CMDLINE_MAX - 1)\n",
+		bi->loader_name, cmdline_source_name(bi->cmdline_source), bi->cmdline_refused,
+		(unsigned)BOOTINFO_CMDLINE_MAX - 1);
+	kprof_run_end(KPROF_EXIT_LOADER);
 }
 
 /* Every key's range and every rule between keys, in one pass (config_parse,
@@ -128,6 +146,61 @@ static void apply_profile_keys(void)
 	}
 }
 
+/* "256 MiB", "510.6 MiB" (rounded down), or "640 KiB" below a MiB. */
+static const char *size_text(uint64_t kb, char *buf, size_t size)
+{
+	if (kb < 1024)
+		ksnprintf(buf, size, "%llu KiB", (unsigned long long)kb);
+	else if (kb % 1024)
+		ksnprintf(buf, size, "%llu.%llu MiB", (unsigned long long)(kb / 1024),
+			  (unsigned long long)(kb % 1024 * 10 / 1024));
+	else
+		ksnprintf(buf, size, "%llu MiB", (unsigned long long)(kb / 1024));
+	return buf;
+}
+
+/* Every CPU's trace buffer, against the memory left once the CPUs are up
+ * (tracefit.h).  A size the user gave that does not fit is refused, like a
+ * probe-time key; with trace.buffer_fit=shrink (the default when
+ * trace.buffer_kb is not given) each CPU gets the largest ring that fits
+ * and the console says so.  Either way no CPU is left without a buffer. */
+static void check_trace_buffers(void)
+{
+	struct pmm_stats st;
+	char want[32], free_text[32], reserve[32];
+	uint32_t ncpu = ke_number_processors, kb = kconfig.trace_buffer_kb, sub = kconfig.trace_subbuf_kb;
+
+	pmm_get_stats(&st);
+	uint64_t free_kb = st.free_pages * (PAGE_SIZE / 1024);
+	uint64_t need = (uint64_t)ncpu * trace_fit_cpu_kb(kb, sub), keep = trace_fit_reserve_kb(ncpu);
+	if (need + keep <= free_kb)
+		return;
+	uint32_t most = trace_fit_most_kb(free_kb, ncpu, sub, kb);
+	size_text((uint64_t)kb / sub * sub, want, sizeof(want));
+	size_text(free_kb, free_text, sizeof(free_text));
+	size_text(keep, reserve, sizeof(reserve));
+	if (!most) {
+		cmdline_refuse_at_probe("cmdline: trace.buffer_kb=%u: %u CPU%s x %s do not fit in the %s free (%s of it kept "
+					"for the kernel), and not even %u sub-buffers of trace.subbuf_kb=%u per CPU do; "
+					"accepted here: fewer CPUs (cpus=) or more memory (MEM= with make run)",
+					kb, ncpu, ncpu == 1 ? "" : "s", want, free_text, reserve, TRACE_MIN_SUBBUFS, sub);
+		return;
+	}
+	if (kconfig.trace_buffer_fit != TRACE_FIT_SHRINK) {
+		cmdline_refuse_at_probe("cmdline: trace.buffer_kb=%u: %u CPU%s x %s do not fit in the %s free (%s of it kept "
+					"for the kernel); accepted here: at most %u (or fewer CPUs, or more memory: MEM= "
+					"with make run; or trace.buffer_fit=shrink)",
+					kb, ncpu, ncpu == 1 ? "" : "s", want, free_text, reserve, most);
+		return;
+	}
+	char got[32];
+	kprintf("trace: buffers sized down to fit: %u CPU%s x %s do not fit in the %s free (%s of it kept for the "
+		"kernel), so each CPU gets %s, trace.buffer_kb=%u (trace.buffer_fit=shrink: the size was a default, "
+		"not the user's choice; more memory keeps it whole)\n", ncpu, ncpu == 1 ? "" : "s", want, free_text,
+		reserve, size_text(most, got, sizeof(got)), most);
+	kconfig.trace_buffer_kb = most;
+}
+
 /* Probing is done (platform, clocks, counters, every CPU): a value it
  * refused ends the run now, with all of them shown, before any scenario. */
 static void end_probe_checks(void)
@@ -145,6 +218,7 @@ void kernel_main(const struct bootinfo *bi)
 	kprintf("console: serial %s; framebuffer %s\n", arch_serial_describe(), fbcon_describe());
 	bootlog_memory(bi);
 	bootlog_cpu();
+	check_loader_cmdline(bi);
 	parse_command_line(bi);
 	apply_spinlock_keys();
 	if (kconfig.rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */
@@ -159,6 +233,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_broadcast_init();
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
+	check_trace_buffers();
 	end_probe_checks();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();

@@ -252,9 +252,13 @@ void trace_start(const char *cmdline)
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < trace.ncpu; i++)
 		failed += !alloc_cpu(KiProcessorBlock[i], shift, nsub);
+	/* The sizes were checked against free memory at probe time (main.c:
+	 * check_trace_buffers); a CPU without a buffer would lose every record
+	 * with nothing to count them, so a failure here is a bug, said loudly. */
 	if (failed)
-		kprintf("trace: no memory for the buffers of %u CPU%s: their records are lost (counted)\n", failed,
-			failed == 1 ? "" : "s");
+		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, failed, nsub, shift, 0,
+				"no memory for the trace buffers of %u CPU%s after the probe-time check passed", failed,
+				failed == 1 ? "" : "s");
 	trace.start_tsc = arch_rdtsc();
 	trace.started = true;
 	send_run_header(cmdline);

@@ -377,6 +377,61 @@ def check_mix(ctx):
         raise_failure("the report does not name the locks workload's most contended lock and where it is taken")
 
 
+def check_trace_buffer_refused(ctx):
+    """A trace.buffer_kb the user gave that cannot fit on every CPU is
+    refused at probe time, naming the key, the CPUs and what would fit."""
+    ctx.expect_status(CONFIG)
+    m = ctx.expect(r"^cmdline: trace.buffer_kb=262144: 2 CPUs x 256 MiB do not fit in the [\d.]+ MiB free "
+                   r"\([\d.]+ MiB of it kept for the kernel\); accepted here: at most (\d+) \(or fewer CPUs, or "
+                   r"more memory: MEM= with make run; or trace.buffer_fit=shrink\)$",
+                   "the refusal naming trace.buffer_kb, the CPU count and the largest size that fits")
+    if not 128 * 1024 < int(m.group(1)) < 262144 or int(m.group(1)) % 64:
+        raise_failure("at most %s: not a whole number of sub-buffers between 128 and 256 MiB" % m.group(1))
+    ctx.expect(r"^cmdline: 1 error; nothing was run", "the refusal")
+    ctx.reject(r"^scenario ", "a scenario that ran anyway")
+
+
+def check_trace_buffer_shrunk(cpus):
+    """make run's default buffer (trace.buffer_fit=shrink) on a machine too
+    small for it: every CPU gets a smaller one, the console says so, and
+    nothing is lost (kprof check --strict), with records from every CPU."""
+    def check(ctx):
+        ctx.expect_status(SUCCESS)  # not check_direct: that expects 512 MiB
+        m = ctx.expect(r"^trace: buffers sized down to fit: %d CPUs x 16 MiB do not fit in the [\d.]+ MiB free "
+                       r"\([\d.]+ MiB of it kept for the kernel\), so each CPU gets [\d.]+ [KM]iB, "
+                       r"trace.buffer_kb=(\d+) \(trace.buffer_fit=shrink: " % cpus, "the size chosen and why")
+        ctx.expect(r"^trace: %d CPUs x %s KiB " % (cpus, m.group(1)), "the trace started with the smaller buffers")
+        ctx.expect(r"^scenario locks: done$", "the scenario's end")
+        check_complete_trace(ctx)
+        _, summary = kprof_json(ctx, "check")
+        if summary["cpus"] != cpus or any(not c["end"] for c in summary["per_cpu"]):
+            raise_failure("the trace covers %d CPUs, %d ended; expected %d"
+                          % (summary["cpus"], sum(1 for c in summary["per_cpu"] if c["end"]), cpus))
+    return check
+
+
+# Over BOOTINFO_CMDLINE_MAX - 1 (1023) bytes, ending in a key a cut would
+# change (tick_hz=1000 cut to tick_hz=10).
+LONG_CMDLINE = "scenario=boot " + " ".join(["cpus=all"] * 130) + " tick_hz=1000"
+
+
+def check_pvh_cmdline_too_long(ctx):
+    """Direct boot refuses an overlong command line as the UEFI loader does:
+    the loader's error line, then the LOADER status; nothing parsed."""
+    ctx.expect_status(LOADER)
+    ctx.expect(r"^pvh: error: command line from direct-boot command line is %d bytes, longer than the limit of "
+               r"1023 \(BOOTINFO_CMDLINE_MAX - 1\)$" % len(LONG_CMDLINE), "the refusal with the length and the limit")
+    ctx.reject(r"^cmdline: ", "a command line that was parsed anyway")
+
+
+def check_uefi_cmdline_too_long(ctx):
+    """What the direct-boot refusal mirrors: the UEFI loader's own."""
+    ctx.expect_status(LOADER)
+    ctx.expect(r"^kprof-uefi: error: command line from \\kprof\\cmdline.txt is \d+ bytes, longer than the limit of "
+               r"1023 \(BOOTINFO_CMDLINE_MAX - 1\)", "the loader's refusal")
+    ctx.reject(r"^cmdline: ", "a command line that was parsed anyway")
+
+
 def check_pmc_time_refused(ctx):
     ctx.expect_status(CONFIG)
     ctx.expect(r"^cmdline: pmc.sources: Time is the profile timer \(trace=profile\), not a counter; accepted: ",
@@ -465,6 +520,17 @@ TESTS = [
     BootTest("mix-2", "scenario=mix (make run's default) on 2 CPUs, then kprof report names the hot functions "
              "and the most contended lock", check_mix, cpus=2,
              cmdline="scenario=mix trace.mode=dump trace.buffer_kb=16384 mix.ms=400", timeout=120),
+    BootTest("trace-buffer-refused", "trace.buffer_kb=262144 on 2 CPUs in 512 MiB is refused at probe time",
+             check_trace_buffer_refused, cpus=2,
+             cmdline="scenario=locks locks.ms=200 trace.mode=dump trace.buffer_kb=262144"),
+    BootTest("trace-buffer-shrunk", "make run's 16 MiB buffers on 8 CPUs in 128 MiB: sized down, said so, "
+             "nothing lost", check_trace_buffer_shrunk(8), cpus=8, mem="128M",
+             cmdline="scenario=locks locks.ms=200 trace.mode=dump trace.buffer_kb=16384 trace.buffer_fit=shrink",
+             timeout=120),
+    BootTest("pvh-cmdline-too-long", "direct boot refuses a command line over 1023 bytes, as the UEFI loader does",
+             check_pvh_cmdline_too_long, cmdline=LONG_CMDLINE),
+    BootTest("uefi-cmdline-too-long", "the UEFI loader refuses a command line over 1023 bytes",
+             check_uefi_cmdline_too_long, boot="uefi", cmdline=LONG_CMDLINE, timeout=90),
     BootTest("pmc-time-refused", "pmc.sources=Time is refused (the profile timer is not a counter)",
              check_pmc_time_refused, cmdline="pmc.sources=Time,TotalCycles"),
     BootTest("spinlock-key-refused", "spinlock.acquire_sample_rate=10 is refused by NtSetSystemInformation",

@@ -51,6 +51,23 @@ static const char *message_with(const char *s)
 	return NULL;
 }
 
+/* trace.buffer_fit=auto never leaves config_parse: a size the user gave
+ * is refused when it does not fit, a default one made smaller. */
+static void test_trace_buffer_fit_resolved(void **state)
+{
+	(void)state;
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK);
+	assert_int_equal(parse("trace.buffer_kb=262144"), 0);
+	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_REFUSE);
+	assert_int_equal(parse("trace.buffer_kb=16384 trace.buffer_fit=shrink"), 0);
+	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK);
+	assert_int_equal(parse("trace.buffer_fit=refuse"), 0);
+	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_REFUSE);
+	assert_int_equal(parse("trace.buffer_fit=auto trace.buffer_kb=x"), 1);
+	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK); /* a refused size: the default stands */
+}
+
 static void test_trace_none_stands_alone(void **state)
 {
 	(void)state;
@@ -222,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_three_groups_at_once),
 		cmocka_unit_test(test_late_checks_now_in_the_pass),
 		cmocka_unit_test(test_rules_describe_themselves),
+		cmocka_unit_test(test_trace_buffer_fit_resolved),
 	};
 	return cmocka_run_group_tests_name("cmdline_rules", tests, NULL, NULL);
 }

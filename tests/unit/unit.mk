@@ -36,8 +36,10 @@ unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/s
 	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
 	kernel/sched/timer_object.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_stats_SRCS        := kernel/lib/stats.c
+unit_tracefit_SRCS     := kernel/trace/tracefit.c
+unit_bootcmdline_SRCS  := boot/common/bootcmdline.c
 
-UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats tracefit bootcmdline
 UNIT_TSAN_NAMES := irql_dpc
 -include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))
