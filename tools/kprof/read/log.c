@@ -83,13 +83,13 @@ static void add_gap(struct kp_log *log, uint32_t cpu, uint32_t first, uint32_t l
  * become issues at the end (finish_gaps), when they can be placed in time.
  * Returns true when seq goes back: a duplicate or a frame out of order;
  * `quiet` leaves reporting that to the caller (buffers and chunks). */
-static bool check_seq(struct kp_log *log, uint32_t *next, bool *seen, uint64_t offset, uint32_t cpu, uint32_t seq,
+static bool check_seq(struct kp_log *log, uint64_t *next, bool *seen, uint64_t offset, uint32_t cpu, uint32_t seq,
 		      bool quiet)
 {
 	bool back = *seen && seq < *next;
 
 	if (*seen && seq > *next)
-		add_gap(log, cpu, *next, seq - 1, offset);
+		add_gap(log, cpu, (uint32_t)*next, seq - 1, offset);
 	else if (!*seen && seq > 0)
 		add_gap(log, cpu, 0, seq - 1, offset);
 	else if (back && !quiet) {
@@ -104,7 +104,7 @@ static bool check_seq(struct kp_log *log, uint32_t *next, bool *seen, uint64_t o
 				     (unsigned long long)offset);
 	}
 	if (!*seen || seq >= *next)
-		*next = seq + 1;
+		*next = (uint64_t)seq + 1;
 	*seen = true;
 	return back;
 }
@@ -402,8 +402,9 @@ static void check_complete(struct kp_log *log)
 		}
 		/* Buffer frames that never arrived at the end: the end frame counts them. */
 		if (c->end.buffers > c->nbuffers && c->next_seq <= c->end.buffers)
-			kp_issue_add(log, KP_ISSUE_MISSING, log->size, i, c->next_seq, c->end.buffers,
-				     "cpu %u: %u buffer frames sent, %zu received", i, c->end.buffers, c->nbuffers);
+			kp_issue_add(log, KP_ISSUE_MISSING, log->size, i, (uint32_t)c->next_seq, c->end.buffers,
+				     "cpu %u: %u %s sent, %zu received", i, c->end.buffers,
+				     log->version == KPROF_FRAME_VERSION_1 ? "buffer frames" : "chunks", c->nbuffers);
 	}
 	if (!log->have_run_end)
 		kp_issue_add(log, KP_ISSUE_INCOMPLETE, log->size, KPROF_FRAME_CPU_NONE, 0, 0,

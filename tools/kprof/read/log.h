@@ -74,7 +74,7 @@ struct kp_cpu {
 	size_t nbuffers, cap;
 	bool have_end;
 	struct kprof_cpu_end end;
-	uint32_t next_seq;          /* frame sequence expected next           */
+	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
 };
 
@@ -102,7 +102,7 @@ struct kp_log {
 	struct kp_issue *issues;
 	size_t nissues, issues_cap;
 	size_t frames;              /* valid frames                           */
-	uint32_t run_next_seq;      /* run-level frame expected next          */
+	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
