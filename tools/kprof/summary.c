@@ -89,11 +89,15 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			t.lost[KPROF_LOSS_NOT_STARTED], link, t.stuck ? "; some reserved records were never committed" : "");
 		if (t.lost_link) {
 			/* Written by the kernel (CPU end frames) but not decoded. */
-			fprintf(stderr, "kprof: lost on the link %" PRIu64 " records:", t.lost_link);
-			for (uint32_t i = 0; i < log->ncpus; i++)
-				if (link_lost(&log->cpus[i], per_cpu[i]))
-					fprintf(stderr, " cpu %u %" PRIu64 " of %" PRIu64, i,
-						link_lost(&log->cpus[i], per_cpu[i]), log->cpus[i].end.records);
+			const char *sep = " ";
+			fprintf(stderr, "kprof: lost on the link %" PRIu64 " records (written minus decoded):", t.lost_link);
+			for (uint32_t i = 0; i < log->ncpus; i++) {
+				uint64_t n = link_lost(&log->cpus[i], per_cpu[i]);
+				if (!n)
+					continue;
+				fprintf(stderr, "%scpu %u: %" PRIu64 " of %" PRIu64, sep, i, n, log->cpus[i].end.records);
+				sep = ", ";
+			}
 			fputc('\n', stderr);
 		}
 		if (t.cpus_without_end)
