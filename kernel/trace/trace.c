@@ -6,13 +6,20 @@
  * send the run header frame, then switch the configured groups on.
  *
  * Getting records out: in stream mode a logger thread (priority 31, like
- * ETW's logger thread) sends every full sub-buffer as a frame, at
+ * ETW's logger thread) sends every full sub-buffer, at
  * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it, and
  * at most about half of its CPU (logger_thread).  A writer
  * that fills a sub-buffer, or CPU 0's clock tick (trace_poll) when it sees
  * one, queues a DPC that wakes the logger; writers never wait for it: when
  * the port cannot keep up the ring fills and records are dropped, counted.
  * In dump mode nothing is sent until the end.
+ *
+ * On the wire (docs/wire-format.md, version 2) a sub-buffer goes out as
+ * chunk frames of at most KPROF_CHUNK_BYTES of whole records (chunk.c),
+ * each naming the run (run_id, made at start from the TSC and the RTC),
+ * its sub-buffer and its records, so that damage on the link costs one
+ * chunk.  A run info frame goes out after the run header and before every
+ * KPROF_RUN_INFO_EVERY-th chunk, for captures that start mid-run.
  *
  * Finish: groups off, wait (bounded) for writers in flight to commit, send
  * every remaining sub-buffer and each CPU's partly filled last one, then a
