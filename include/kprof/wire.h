@@ -19,6 +19,11 @@
  *   16  4    payload_crc  CRC-32 (IEEE 802.3, as zlib) of the payload
  *   20  4    header_crc   CRC-32 of bytes 0..19
  *
+ * Version 2 (the kernel sends it; decoders still read version 1): each
+ * sub-buffer goes out as chunk frames of about 1 KiB of whole records,
+ * every frame names its run (run_id), and a run info frame is repeated so
+ * that a capture that starts mid-run still decodes.
+ *
  * A frame whose header CRC fails is not a frame (the decoder resumes at the
  * next magic); a frame whose payload CRC fails is reported as corrupt with
  * its byte offset; a gap in a CPU's seq numbers is reported as missing
@@ -31,16 +36,19 @@
 #include <stdint.h>
 
 #define KPROF_FRAME_MAGIC        0x46504BFEu
-#define KPROF_FRAME_VERSION      1
+#define KPROF_FRAME_VERSION      2    /* what the kernel sends               */
+#define KPROF_FRAME_VERSION_1    1    /* old logs: one buffer frame per sub-buffer */
 #define KPROF_FRAME_HEADER_SIZE  24
 #define KPROF_FRAME_MAX_PAYLOAD  (1u << 20)   /* decoders reject longer frames */
 #define KPROF_FRAME_CPU_NONE     0xFFFFu
 
 enum kprof_frame_type {
 	KPROF_FRAME_RUN_HEADER = 1,  /* struct kprof_run_header + strings        */
-	KPROF_FRAME_BUFFER = 2,      /* struct kprof_buffer_header + records     */
+	KPROF_FRAME_BUFFER = 2,      /* v1 only: struct kprof_buffer_header + records */
 	KPROF_FRAME_CPU_END = 3,     /* struct kprof_cpu_end                      */
 	KPROF_FRAME_RUN_END = 4,     /* struct kprof_run_end                      */
+	KPROF_FRAME_CHUNK = 5,       /* v2: struct kprof_chunk_header + records  */
+	KPROF_FRAME_RUN_INFO = 6,    /* v2: struct kprof_run_info, repeated      */
 };
 
 struct kprof_frame_header {
@@ -82,12 +90,53 @@ struct kprof_run_header {
 	uint32_t build_id_offset;    /* from the start of this struct             */
 	uint32_t cmdline_offset;     /* from the start of this struct             */
 	uint32_t scenario;           /* enum kprof_scenario                        */
-	uint32_t reserved;
+	uint32_t run_id;             /* v2: names the run in every frame (v1: 0)  */
 };
-#define KPROF_RUN_HEADER_VERSION 1
+#define KPROF_RUN_HEADER_VERSION 2
 _Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
 
-/* Buffer frame payload: this header, then `used` bytes of records, each a
+/*
+ * Version 2: chunk frames.  Each sub-buffer is sent as chunks of at most
+ * KPROF_CHUNK_BYTES of whole records (a record larger than that goes
+ * alone in its chunk), so that damage on the link costs the records of
+ * one chunk, not of a sub-buffer.  The frame's seq is the CPU's chunk
+ * sequence (the CPU end frame continues it).  Every chunk decodes on its
+ * own: it names the run, its sub-buffer and its records.
+ */
+struct kprof_chunk_header {
+	uint32_t run_id;             /* the run's id (run header, run info)       */
+	uint32_t buffer_seq;         /* sub-buffer it was cut from, per CPU       */
+	uint16_t records;            /* whole records in it                        */
+	uint16_t flags;              /* KPROF_CHUNK_*                              */
+	uint8_t encoding;            /* KPROF_CHUNK_RAW; others reserved           */
+	uint8_t reserved[3];         /* 0                                          */
+};
+_Static_assert(sizeof(struct kprof_chunk_header) == 16, "chunk header size");
+_Static_assert(sizeof(struct kprof_chunk_header) % 8 == 0, "records after it stay 8-byte aligned");
+#define KPROF_CHUNK_LAST    0x1u  /* the last chunk of its sub-buffer            */
+#define KPROF_CHUNK_FINAL   0x2u  /* ... and that sub-buffer is the CPU's last   */
+#define KPROF_CHUNK_LOSSES  0x4u  /* records were dropped just before its first  */
+#define KPROF_CHUNK_RAW     0     /* encoding: records as written               */
+#define KPROF_CHUNK_BYTES   1024  /* record bytes per chunk (tests/bench)       */
+
+/* Run info frame payload (v2): enough to decode a capture that started
+ * after the run header.  Sent before the first chunk and again every
+ * KPROF_RUN_INFO_EVERY chunks. */
+struct kprof_run_info {
+	uint32_t run_id;
+	uint32_t cpu_count;          /* CPUs traced                               */
+	uint64_t tsc_hz;             /* TimeStamp units per second                */
+	uint64_t start_tsc;          /* TSC when tracing started                  */
+	uint64_t boot_unix_s;        /* wall clock at start, 0 unknown            */
+	uint32_t trace_mode;         /* enum kprof_trace_mode                      */
+	uint32_t scenario;           /* enum kprof_scenario                        */
+	uint32_t buffer_size;        /* bytes per trace sub-buffer                 */
+	uint32_t buffers_per_cpu;    /* sub-buffers per CPU                        */
+};
+_Static_assert(sizeof(struct kprof_run_info) == 48, "run info size");
+#define KPROF_RUN_INFO_EVERY 64
+
+/* Version 1 buffer frame payload: this header, then `used` bytes of records, each a
  * PERFINFO_TRACE_HEADER + payload, each starting 8-byte aligned. */
 struct kprof_buffer_header {
 	uint32_t buffer_seq;         /* sub-buffer number on this CPU, from 0      */
@@ -112,20 +161,26 @@ enum kprof_loss_cause {
 /* Per-CPU end frame payload. */
 struct kprof_cpu_end {
 	uint32_t cpu;
-	uint32_t buffers;            /* buffer frames this CPU sent                */
+	uint32_t buffers;            /* v1: buffer frames sent; v2: chunk frames  */
 	uint64_t records;            /* records written (committed)                */
 	uint64_t bytes;              /* record bytes written, padding included     */
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause             */
 	uint64_t stuck;              /* records reserved but never committed       */
+	uint32_t run_id;             /* v2 only (v1 frames end before it)          */
+	uint32_t reserved;
 };
-_Static_assert(sizeof(struct kprof_cpu_end) == 56, "cpu end size");
+#define KPROF_CPU_END_V1_SIZE 56
+_Static_assert(sizeof(struct kprof_cpu_end) == 64, "cpu end size");
 
 /* Run end frame payload. */
 struct kprof_run_end {
 	uint32_t status;             /* enum kprof_exit_status                     */
 	uint32_t cpu_count;          /* CPU end frames sent                        */
 	uint64_t end_tsc;
+	uint32_t run_id;             /* v2 only (v1 frames end before it)          */
+	uint32_t reserved;
 };
-_Static_assert(sizeof(struct kprof_run_end) == 16, "run end size");
+#define KPROF_RUN_END_V1_SIZE 16
+_Static_assert(sizeof(struct kprof_run_end) == 24, "run end size");
 
 #endif /* KPROF_WIRE_H */

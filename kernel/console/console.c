@@ -185,7 +185,35 @@ static void defer(const char *s, size_t n)
 	raw_unlock_irqrestore(&deferred.lock, flags);
 }
 
+static void console_write_clean(const char *s, size_t n);
+
+/*
+ * The byte 0xFE starts a trace frame on the serial port (docs/wire-format.md),
+ * so text never carries it: text that does (a refused command line echoed
+ * back, say) goes out with '?' in its place.
+ */
 void console_write(const char *s, size_t n)
+{
+	char clean[128];
+	size_t i = 0;
+
+	while (i < n && (uint8_t)s[i] != 0xFE)
+		i++;
+	if (i == n) {
+		console_write_clean(s, n);
+		return;
+	}
+	while (n) {
+		size_t take = MIN(n, sizeof(clean));
+		for (size_t i = 0; i < take; i++)
+			clean[i] = (uint8_t)s[i] == 0xFE ? '?' : s[i];
+		console_write_clean(clean, take);
+		s += take;
+		n -= take;
+	}
+}
+
+static void console_write_clean(const char *s, size_t n)
 {
 	if (console_panicking) {
 		unsigned long flags = arch_irq_save();

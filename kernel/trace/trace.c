@@ -6,13 +6,20 @@
  * send the run header frame, then switch the configured groups on.
  *
  * Getting records out: in stream mode a logger thread (priority 31, like
- * ETW's logger thread) sends every full sub-buffer as a frame, at
+ * ETW's logger thread) sends every full sub-buffer, at
  * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it, and
  * at most about half of its CPU (logger_thread).  A writer
  * that fills a sub-buffer, or CPU 0's clock tick (trace_poll) when it sees
  * one, queues a DPC that wakes the logger; writers never wait for it: when
  * the port cannot keep up the ring fills and records are dropped, counted.
  * In dump mode nothing is sent until the end.
+ *
+ * On the wire (docs/wire-format.md, version 2) a sub-buffer goes out as
+ * chunk frames of at most KPROF_CHUNK_BYTES of whole records (chunk.c),
+ * each naming the run (run_id, made at start from the TSC and the RTC),
+ * its sub-buffer and its records, so that damage on the link costs one
+ * chunk.  A run info frame goes out after the run header and before every
+ * KPROF_RUN_INFO_EVERY-th chunk, for captures that start mid-run.
  *
  * Finish: groups off, wait (bounded) for writers in flight to commit, send
  * every remaining sub-buffer and each CPU's partly filled last one, then a
@@ -42,7 +49,9 @@
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
+#include "kernel/lib/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */
 
@@ -58,6 +67,9 @@ static struct {
 	volatile bool stopping;       /* the logger is asked to end           */
 	volatile uint32_t hold;       /* > 0: streaming paused (measurements) */
 	uint64_t start_tsc;
+	uint64_t boot_unix_s;         /* RTC when tracing started             */
+	uint32_t run_id;              /* in every v2 frame                     */
+	uint32_t chunks_sent;         /* run info goes out every 64 chunks     */
 } trace;
 
 static const uint32_t item_group[TRACE_ITEM_NONE] = {
@@ -87,27 +99,53 @@ static void send_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1,
 	console_release_output();
 }
 
+/* Run info: repeated so that a capture that starts mid-run still has the
+ * run's clock and shape (wire v2). */
+static void send_run_info(void)
+{
+	struct kprof_run_info ri = {
+		.run_id = trace.run_id,
+		.cpu_count = trace.ncpu,
+		.tsc_hz = ke_tsc_hz,
+		.start_tsc = trace.start_tsc,
+		.boot_unix_s = trace.boot_unix_s,
+		.trace_mode = kconfig.trace_mode,
+		.scenario = kconfig.scenario,
+		.buffer_size = kconfig.trace_subbuf_kb * 1024,
+		.buffers_per_cpu = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb,
+	};
+	send_frame(KPROF_FRAME_RUN_INFO, KPROF_FRAME_CPU_NONE, trace.run_seq++, &ri, sizeof(ri), 0, 0);
+}
+
+/* One sub-buffer as chunk frames of whole records (chunk.c), so that
+ * damage on the link costs one chunk.  Losses counted since the previous
+ * sub-buffer are flagged on its first chunk. */
 static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
 {
-	struct kprof_buffer_header b = {
-		.buffer_seq = (uint32_t)v->seq,
-		.used = v->used,
-		.records = v->records,
-		.flags = flags | (tc->lost_since_sent ? KPROF_BUFFER_LOSSES : 0),
-	};
-	/* First and last time stamps, walking the records by their sizes. */
-	for (uint32_t off = 0; off + sizeof(PERFINFO_TRACE_HEADER) <= v->used;) {
-		const PERFINFO_TRACE_HEADER *h = (const void *)(v->data + off);
-		if (h->Size < sizeof(*h))
-			break; /* unsettled space at the end of a final buffer */
-		if (!b.first_ts)
-			b.first_ts = h->TimeStamp;
-		b.last_ts = h->TimeStamp;
-		off += ALIGN_UP((uint32_t)h->Size, PERFINFO_RECORD_ALIGN);
-	}
+	uint32_t off = 0, records;
+	uint16_t losses = tc->lost_since_sent ? KPROF_CHUNK_LOSSES : 0;
+
 	tc->lost_since_sent = 0;
-	send_frame(KPROF_FRAME_BUFFER, (uint16_t)tc->cpu, tc->frame_seq++, &b, sizeof(b), v->data, v->used);
-	tc->sent++;
+	do {
+		uint32_t end = trace_chunk_next(v->data, v->used, off, KPROF_CHUNK_BYTES, &records);
+		struct kprof_chunk_header c = {
+			.run_id = trace.run_id,
+			.buffer_seq = (uint32_t)v->seq,
+			.records = (uint16_t)records,
+			.encoding = KPROF_CHUNK_RAW,
+		};
+		bool last = end == off || trace_chunk_next(v->data, v->used, end, KPROF_CHUNK_BYTES, &records) == end;
+		c.flags = (uint16_t)(losses | (last ? KPROF_CHUNK_LAST | flags : 0));
+		losses = 0;
+		if (trace.chunks_sent++ % KPROF_RUN_INFO_EVERY == KPROF_RUN_INFO_EVERY - 1)
+			send_run_info();
+		send_frame(KPROF_FRAME_CHUNK, (uint16_t)tc->cpu, tc->frame_seq++, &c, sizeof(c), v->data + off,
+			   end - off);
+		tc->sent++;
+		if (last)
+			break;
+		off = end;
+	} while (true);
 }
 
 static void flush_full(struct trace_cpu *tc)
@@ -191,7 +229,7 @@ static void send_run_header(const char *cmdline)
 		.pointer_size = 8,
 		.tsc_hz = ke_tsc_hz,
 		.start_tsc = trace.start_tsc,
-		.boot_unix_s = arch_rtc_unix_time(),
+		.boot_unix_s = trace.boot_unix_s,
 		.clock_type = KPROF_CLOCK_CYCLES,
 		.trace_mode = kconfig.trace_mode,
 		.buffer_size = kconfig.trace_subbuf_kb * 1024,
@@ -199,6 +237,7 @@ static void send_run_header(const char *cmdline)
 		.build_id_offset = sizeof(*h),
 		.cmdline_offset = (uint32_t)(sizeof(*h) + MIN(id_len, 64)),
 		.scenario = kconfig.scenario,
+		.run_id = trace.run_id,
 	};
 	memcpy(h->group_masks, trace.groups.Masks, sizeof(h->group_masks));
 	memcpy(buf + h->build_id_offset, KPROF_BUILD_ID, MIN(id_len, 64));
@@ -207,6 +246,7 @@ static void send_run_header(const char *cmdline)
 	buf[h->cmdline_offset + cl_len - 1] = '\0';
 	send_frame(KPROF_FRAME_RUN_HEADER, KPROF_FRAME_CPU_NONE, trace.run_seq++, buf, h->cmdline_offset + (uint32_t)cl_len,
 		   0, 0);
+	send_run_info();
 }
 
 static bool alloc_cpu(KPRCB *prcb, uint32_t shift, uint32_t nsub)
@@ -260,6 +300,11 @@ void trace_start(const char *cmdline)
 				"no memory for the trace buffers of %u CPU%s after the probe-time check passed", failed,
 				failed == 1 ? "" : "s");
 	trace.start_tsc = arch_rdtsc();
+	trace.boot_unix_s = arch_rtc_unix_time();
+	/* The run's name on the wire: the start TSC and the wall clock mixed,
+	 * never 0 (0 means "no run id", as in v1 logs). */
+	uint64_t seed[2] = { trace.start_tsc, trace.boot_unix_s };
+	trace.run_id = crc32_update(0, seed, sizeof(seed)) | 1;
 	trace.started = true;
 	send_run_header(cmdline);
 	if (kconfig.trace_mode == KPROF_TRACE_STREAM)
@@ -280,7 +325,7 @@ static void send_final(struct trace_cpu *tc, uint64_t *stuck)
 	flush_full(tc);
 	if (tracebuf_peek_final(tc, &v)) {
 		*stuck += v.unsettled;
-		send_view(tc, &v, KPROF_BUFFER_FINAL);
+		send_view(tc, &v, KPROF_CHUNK_FINAL);
 		tracebuf_release(tc);
 	}
 }
@@ -289,7 +334,7 @@ static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck
 {
 	for (uint32_t i = 0; i < trace.ncpu; i++) {
 		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
-		struct kprof_cpu_end e = { .cpu = i };
+		struct kprof_cpu_end e = { .cpu = i, .run_id = trace.run_id };
 		if (tc) {
 			e.buffers = tc->sent;
 			e.records = tc->records;
@@ -299,7 +344,9 @@ static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck
 		}
 		send_frame(KPROF_FRAME_CPU_END, (uint16_t)i, tc ? tc->frame_seq++ : 0, &e, sizeof(e), 0, 0);
 	}
-	struct kprof_run_end r = { .status = status, .cpu_count = trace.ncpu, .end_tsc = arch_rdtsc() };
+	struct kprof_run_end r = {
+		.status = status, .cpu_count = trace.ncpu, .end_tsc = arch_rdtsc(), .run_id = trace.run_id
+	};
 	send_frame(KPROF_FRAME_RUN_END, KPROF_FRAME_CPU_NONE, trace.run_seq++, &r, sizeof(r), 0, 0);
 }
 

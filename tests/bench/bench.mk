@@ -42,6 +42,14 @@ $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
 		--cmdline "scenario=tracetest trace=tracetest trace.buffer_kb=8192" > /dev/null
 	$(Q)cp $(BUILD)/bench/run/serial.log $@
 
+# A fresh 2-CPU mix run (make run's default workload) for the damage
+# benchmark: what link damage costs a real log (tests/bench/damage.py).
+$(BUILD)/bench/mix.log: $(KERNEL) tools/qemu.py
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) tools/qemu.py run --boot direct --cpus 2 --kernel $(KERNEL) --out $(BUILD)/bench/mixrun \
+		--cmdline "scenario=mix trace.buffer_kb=8192" > /dev/null
+	$(Q)cp $(BUILD)/bench/mixrun/serial.log $@
+
 .PHONY: bench bench-deps bench-build
 # Built by `make check` too, so the benchmarks cannot rot between runs.
 bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
@@ -50,9 +58,12 @@ bench-deps:
 	@sh tools/deps.sh check
 
 bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4 \
-		$(BUILD)/bench/tracetest.log
+		$(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log $(KPROF_TOOL)
 	@$(BUILD)/bench/bench_trace
 	@$(BUILD)/bench/bench_locks
 	@$(BUILD)/bench/bench_lz4
-	@$(PYTHON) tests/bench/wire_bytes.py $(BUILD)/bench/tracetest.log tests/golden/tracetest-2cpu.log
+	@$(PYTHON) tests/bench/wire_bytes.py $(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log \
+		tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log
+	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log
+	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log --chunk 1024 --chunk 512 --rates 16
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)

@@ -173,6 +173,17 @@ def check_bad_key(ctx):
     ctx.reject(r"^scenario ", "the scenario running")
 
 
+def check_frame_byte_refused(ctx):
+    """A refused key holding the frame marker byte 0xFE is echoed with '?'
+    in its place: console text never carries 0xFE (docs/wire-format.md)."""
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: unknown key 'bog\?us' in 'bog\?us=1'", "the unknown-key message, 0xFE shown as '?'")
+    with open(ctx.log_path, "rb") as f:
+        raw = f.read()
+    if b"\xfe" in raw:
+        raise Failure("the serial output holds a 0xFE byte at offset %d (no frame was sent)" % raw.index(b"\xfe"))
+
+
 def check_bad_value(ctx):
     ctx.expect_status(CONFIG)
     ctx.expect(r"^cmdline: cpus=x: not a number; accepted: a whole number from 1 to 256 or 'all'$",
@@ -547,6 +558,8 @@ TESTS = [
     BootTest("invalid-opcode", "selftest=ud: #UD report", check_ud, cmdline="selftest=ud"),
     BootTest("bugcheck", "selftest=panic: bug check with caller backtrace", check_panic, cmdline="selftest=panic"),
     BootTest("bad-key", "bogus=1 is refused", check_bad_key, cmdline="bogus=1"),
+    BootTest("frame-byte-refused", "a key with a 0xFE byte is refused and echoed without it",
+             check_frame_byte_refused, cmdline="bog\udcfeus=1"),
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),
     BootTest("uefi-bad-value", "cpus=x from \\kprof\\cmdline.txt is refused", check_uefi_bad_value, boot="uefi",
              cmdline="cpus=x", timeout=90),

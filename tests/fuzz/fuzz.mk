@@ -3,10 +3,12 @@
 #
 # Builds $(BUILD)/fuzz/fuzz_decoder (tests/fuzz/fuzz_decoder.c with the
 # decoder's sources, clang, ASan and UBSan; packages clang and
-# libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) on a
-# working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus and
-# kept between runs.  Prints libFuzzer's closing stats line, then
-#   fuzz: N runs in S s, 0 crashes
+# libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) in all, on
+# a working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus
+# and kept between runs: half the time damaging a wire v2 log, half a v1
+# log (FUZZ_LOGS; the decoder reads both).  Prints, per log, libFuzzer's
+# closing stats line, then
+#   fuzz: LOG: N runs in S s, 0 crashes
 # A crash, timeout or leak fails the target and leaves the input in
 # $(BUILD)/fuzz/ (crash-*, timeout-*, ...): rerun it with
 #   $(BUILD)/fuzz/fuzz_decoder $(BUILD)/fuzz/crash-...
@@ -18,7 +20,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
-FUZZ_LOG     := tests/golden/tracetest-2cpu.log
+FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
 		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c
@@ -35,9 +37,11 @@ fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIR)/corpus
 	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
 	@rm -f $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/slow-unit-*
-	@printf '  %-7s %s for %s s on %s\n' FUZZ $(FUZZ_BIN) '$(FUZZ_SECONDS)' $(FUZZ_LOG)
-	@start=$$(date +%s); \
-	KPROF_FUZZ_LOG=$(FUZZ_LOG) $(FUZZ_BIN) -max_len=4096 -timeout=5 -max_total_time=$(FUZZ_SECONDS) \
+	@secs_each=$$(( ($(FUZZ_SECONDS) + 1) / 2 )); \
+	for log in $(FUZZ_LOGS); do \
+	printf '  %-7s %s for %s s on %s\n' FUZZ $(FUZZ_BIN) $$secs_each $$log; \
+	start=$$(date +%s); \
+	KPROF_FUZZ_LOG=$$log $(FUZZ_BIN) -max_len=4096 -timeout=5 -max_total_time=$$secs_each \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus > $(FUZZ_DIR)/fuzz.log 2>&1; \
 	rc=$$?; secs=$$(( $$(date +%s) - start )); \
 	runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_DIR)/fuzz.log | tail -n 1); \
@@ -47,8 +51,9 @@ fuzz: $(FUZZ_BIN)
 		grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|RELOAD)' $(FUZZ_DIR)/fuzz.log | tail -n 40; \
 		[ $$crashes -ne 0 ] || crashes=1; \
 		input=$$(ls $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* 2>/dev/null); \
-		echo "fuzz: $${runs:-?} runs in $$secs s, $$crashes crashes (exit status $$rc)"; \
-		echo "fuzz: what the input does: KPROF_FUZZ_VERBOSE= $(FUZZ_BIN) $$input"; \
+		echo "fuzz: $$log: $${runs:-?} runs in $$secs s, $$crashes crashes (exit status $$rc)"; \
+		echo "fuzz: what the input does: KPROF_FUZZ_LOG=$$log KPROF_FUZZ_VERBOSE= $(FUZZ_BIN) $$input"; \
 		exit 1; \
 	fi; \
-	echo "fuzz: $$runs runs in $$secs s, 0 crashes"
+	echo "fuzz: $$log: $$runs runs in $$secs s, 0 crashes"; \
+	done

@@ -23,7 +23,11 @@
  *    the same CPU), there is no "duplicate" issue, and the "incomplete"
  *    issues are exactly one per absent run header, CPU end and run end;
  *  - walking the records a second time adds no issue (a malformed record
- *    is reported once per buffer).
+ *    is reported once per buffer);
+ *  - both wire versions: v1 buffer frames and v2 chunk frames (make fuzz
+ *    runs on a log of each); each CPU's buffers and chunks are kept in
+ *    sequence order, none twice (a frame that arrives again is dropped),
+ *    and every valid frame is either decoded or counted as another run's.
  *
  * The input is not a log but a list of damage instructions applied to a
  * copy of a real log (the golden 2-CPU log, or $KPROF_FUZZ_LOG), whose
@@ -136,7 +140,7 @@ static bool header_ok(const uint8_t *b, size_t size, size_t p)
 
 
 	/* The decoder also refuses CPU numbers above 4096 (KP_MAX_CPUS). */
-	return size - p >= HDR && magic_at(b, size, p) && h[4] == KPROF_FRAME_VERSION &&
+	return size - p >= HDR && magic_at(b, size, p) && (h[4] == KPROF_FRAME_VERSION || h[4] == KPROF_FRAME_VERSION_1) &&
 	       rd32(h + 12) <= KPROF_FRAME_MAX_PAYLOAD && crc(h, 20) == rd32(h + 20) &&
 	       ((h[6] | h[7] << 8) < 4096 || (h[6] | h[7] << 8) == KPROF_FRAME_CPU_NONE);
 }
@@ -154,6 +158,8 @@ static bool frame_at(const uint8_t *b, size_t size, size_t p, struct frame *f)
 			     .seq = rd32(h + 8), .orig = -1 };
 	if (f->type == KPROF_FRAME_BUFFER && len >= sizeof(struct kprof_buffer_header))
 		f->records = rd32(h + HDR + 8);
+	if (f->type == KPROF_FRAME_CHUNK && len >= sizeof(struct kprof_chunk_header))
+		f->records = h[HDR + 8] | h[HDR + 9] << 8;
 	return true;
 }
 
@@ -431,7 +437,7 @@ static void forged_header(uint8_t *h, const struct frame *like)
 	memcpy(h, orig_log + like->off, HDR);
 	if (rnd() % 8 == 0)
 		h[4] = rnd();
-	h[5] = rnd() % 6;
+	h[5] = rnd() % 8;
 	uint16_t cpu = some_cpu(like->cpu);
 	h[6] = cpu;
 	h[7] = cpu >> 8;
@@ -464,7 +470,7 @@ static size_t forged_frame(uint8_t *out, const struct frame *like)
 	for (int n = 1 + rnd() % 3; n--;) {
 		switch (rnd() % 6) {
 		case 0:
-			h[5] = rnd() % 6;
+			h[5] = rnd() % 8;
 			break;
 		case 1: {
 			uint16_t cpu = some_cpu(like->cpu);
@@ -725,10 +731,14 @@ static size_t frame_min_payload(uint8_t type)
 		return sizeof(struct kprof_run_header);
 	case KPROF_FRAME_BUFFER:
 		return sizeof(struct kprof_buffer_header);
+	case KPROF_FRAME_CHUNK:
+		return sizeof(struct kprof_chunk_header);
+	case KPROF_FRAME_RUN_INFO:
+		return sizeof(struct kprof_run_info);
 	case KPROF_FRAME_CPU_END:
-		return sizeof(struct kprof_cpu_end);
+		return KPROF_CPU_END_V1_SIZE;
 	case KPROF_FRAME_RUN_END:
-		return sizeof(struct kprof_run_end);
+		return KPROF_RUN_END_V1_SIZE;
 	default:
 		return SIZE_MAX;
 	}
@@ -755,7 +765,8 @@ static void check_issue(const struct kp_issue *is, const struct frame *g, size_t
 		/* A run header claiming more than 4096 CPUs is refused for its
 		 * content although its CRCs hold. */
 		if (f && f->len - HDR >= frame_min_payload(f->type) &&
-		    ((f->type != KPROF_FRAME_BUFFER && f->type != KPROF_FRAME_CPU_END) || f->cpu != KPROF_FRAME_CPU_NONE) &&
+		    ((f->type != KPROF_FRAME_BUFFER && f->type != KPROF_FRAME_CHUNK && f->type != KPROF_FRAME_CPU_END) ||
+		     f->cpu != KPROF_FRAME_CPU_NONE) &&
 		    !(f->type == KPROF_FRAME_RUN_HEADER && rd32(b + q + HDR + 8) > 4096))
 			fail("bad-header issue at %zu, but a good frame of type %u is there", q, f->type);
 		if (!f && (!magic_at(b, size, q) || header_ok(b, size, q)))
@@ -768,7 +779,7 @@ static void check_issue(const struct kp_issue *is, const struct frame *g, size_t
 			fail("truncated issue at %zu, but the frame there is not cut short", q);
 		break;
 	case KP_ISSUE_BAD_RECORD: {
-		bool ok = f && f->type == KPROF_FRAME_BUFFER;
+		bool ok = f && (f->type == KPROF_FRAME_BUFFER || f->type == KPROF_FRAME_CHUNK);
 		for (uint32_t c = 0; c < cur_log->ncpus && !ok; c++)
 			for (size_t i = 0; i < cur_log->cpus[c].nbuffers && !ok; i++) {
 				const struct kp_buffer *kb = &cur_log->cpus[c].buffers[i];
@@ -840,9 +851,9 @@ static void check_sequences(struct kp_log *log, const struct frame *g, size_t ng
 	uint32_t ncpus = 0, expect = 0, got = 0;
 	for (size_t i = 0; i < ng; i++) {
 		const struct frame *f = &orig[g[i].orig];
-		if (f->type == KPROF_FRAME_RUN_HEADER) {
-			have_hdr = true;
-			uint32_t n = rd32(orig_log + f->off + HDR + 8);
+		if (f->type == KPROF_FRAME_RUN_HEADER || f->type == KPROF_FRAME_RUN_INFO) {
+			have_hdr |= f->type == KPROF_FRAME_RUN_HEADER;
+			uint32_t n = rd32(orig_log + f->off + HDR + (f->type == KPROF_FRAME_RUN_HEADER ? 8 : 4));
 			ncpus = n > ncpus ? n : ncpus;
 		} else if (f->type == KPROF_FRAME_RUN_END) {
 			have_run_end = true;
@@ -873,20 +884,26 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 
 	/* The frame count: every reachable frame with good CRCs. */
 	size_t expect = reachable(b, size, g, ng);
-	if (log->frames != expect)
-		fail("decoder accepted %zu frames, the log holds %zu with good CRCs", log->frames, expect);
+	if (log->frames + log->other_run_frames != expect)
+		fail("decoder accepted %zu frames (and %zu of other runs), the log holds %zu with good CRCs", log->frames,
+		     log->other_run_frames, expect);
 
 	/* Each accepted buffer is a real frame at its offset. */
 	for (uint32_t c = 0; c < log->ncpus; c++)
 		for (size_t i = 0; i < log->cpus[c].nbuffers; i++) {
 			const struct kp_buffer *kb = &log->cpus[c].buffers[i];
 			const struct frame *f = genuine_at(g, ng, kb->offset);
-			if (!f || f->type != KPROF_FRAME_BUFFER || f->cpu != c || kb->cpu != c || f->seq != kb->frame_seq)
+			if (!f || (f->type != KPROF_FRAME_BUFFER && f->type != KPROF_FRAME_CHUNK) || f->cpu != c ||
+			    kb->cpu != c || f->seq != kb->frame_seq)
 				fail("buffer of cpu %u seq %u accepted at %llu, but no such frame with good CRCs is there",
 				     c, kb->frame_seq, (unsigned long long)kb->offset);
-			if (kb->data != b + kb->offset + HDR + sizeof(struct kprof_buffer_header) ||
-			    kb->hdr.used > f->len - HDR - sizeof(struct kprof_buffer_header))
+			size_t hs = f->type == KPROF_FRAME_BUFFER ? sizeof(struct kprof_buffer_header)
+								  : sizeof(struct kprof_chunk_header);
+			if (kb->data != b + kb->offset + HDR + hs || kb->hdr.used > f->len - HDR - hs)
 				fail("buffer at %llu: records outside its frame", (unsigned long long)kb->offset);
+			if (i && kb->frame_seq <= log->cpus[c].buffers[i - 1].frame_seq)
+				fail("cpu %u: buffers not in sequence order, or one kept twice (seq %u after %u)", c,
+				     kb->frame_seq, log->cpus[c].buffers[i - 1].frame_seq);
 		}
 
 	/* Every intact original frame found where it is now. */
@@ -908,9 +925,12 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 				     (int)(int16_t)o->cpu, g[i].off, o->off, kp_issue_kind_name(log->issues[j].kind));
 		switch (o->type) {
 		case KPROF_FRAME_BUFFER:
+		case KPROF_FRAME_CHUNK:
+			/* Or a frame with its CPU and seq came first: it was kept,
+			 * this one dropped as a duplicate. */
 			for (size_t j = 0; o->cpu < log->ncpus && j < log->cpus[o->cpu].nbuffers && !found; j++)
-				found = log->cpus[o->cpu].buffers[j].offset == g[i].off &&
-					log->cpus[o->cpu].buffers[j].frame_seq == o->seq;
+				found = log->cpus[o->cpu].buffers[j].frame_seq == o->seq &&
+					(log->cpus[o->cpu].buffers[j].offset == g[i].off || log->duplicates);
 			break;
 		case KPROF_FRAME_RUN_HEADER:
 			found = log->have_header;
@@ -925,7 +945,9 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 			found = true;
 			break;
 		}
-		if (!found)
+		/* Frames of another run are left out (counted): when forged
+		 * frames came first and named the run, the originals may be. */
+		if (!found && !log->other_run_frames)
 			fail("intact frame %u of cpu %d (type %u) at %zu (originally %zu) not found", o->seq,
 			     (int)(int16_t)o->cpu, o->type, g[i].off, o->off);
 	}

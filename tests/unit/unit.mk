@@ -29,6 +29,7 @@ unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
 unit_timerq_SRCS       := kernel/ke/timerq.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
+unit_chunk_SRCS        := kernel/trace/chunk.c
 unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
@@ -39,7 +40,7 @@ unit_stats_SRCS        := kernel/lib/stats.c
 unit_tracefit_SRCS     := kernel/trace/tracefit.c
 unit_bootcmdline_SRCS  := boot/common/bootcmdline.c
 
-UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf sched stats tracefit bootcmdline
+UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf chunk sched stats tracefit bootcmdline
 UNIT_TSAN_NAMES := irql_dpc
 -include tests/unit/unit-*.mk
 UNIT_BINS  := $(addprefix $(BUILD)/tests/unit/test_,$(UNIT_NAMES))

@@ -20,6 +20,11 @@ static const char *const loss_names[KPROF_LOSS_CAUSES] = {
 	[KPROF_LOSS_NOT_STARTED] = "not_started",
 };
 
+static uint64_t link_lost(const struct kp_cpu *c, uint64_t decoded)
+{
+	return c->have_end && c->end.records > decoded ? c->end.records - decoded : 0;
+}
+
 static void write_json(struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu, FILE *f)
 {
 	fprintf(f, "{\"records\":%" PRIu64 ",\"cpus\":%u,\"frames\":%zu,\"per_cpu\":[", t->records, log->ncpus,
@@ -30,16 +35,28 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
 			lost += c->end.lost[k];
 		fprintf(f, "%s{\"cpu\":%u,\"records\":%" PRIu64 ",\"buffers\":%zu,\"end\":%s,\"lost\":%" PRIu64
-			   ",\"written\":%" PRIu64 "}",
+			   ",\"written\":%" PRIu64 ",\"lost_link\":%" PRIu64 "}",
 			i ? "," : "", i, per_cpu[i], c->nbuffers, c->have_end ? "true" : "false", lost,
-			c->have_end ? c->end.records : 0);
+			c->have_end ? c->end.records : 0, link_lost(c, per_cpu[i]));
 	}
 	fprintf(f, "],\"lost\":{");
 	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", loss_names[k], t->lost[k]);
 	fprintf(f, "},\"lost_total\":%" PRIu64 ",\"stuck_bytes\":%" PRIu64 ",\"run_header\":%s,\"run_end\":%s,",
-		t->lost_total, t->stuck, log->have_header ? "true" : "false", log->have_run_end ? "true" : "false");
-	fprintf(f, "\"status\":%d,\"issues\":[", log->have_run_end ? (int)log->run_end.status : -1);
+		t->lost_total, t->stuck, log->header_frame ? "true" : "false", log->have_run_end ? "true" : "false");
+	fprintf(f, "\"status\":%d,", log->have_run_end ? (int)log->run_end.status : -1);
+	fprintf(f, "\"wire_version\":%u,\"run_id\":%u,\"run_info\":%s,\"lost_link\":%" PRIu64
+		   ",\"cpus_without_end\":%u,\"duplicates\":%zu,\"other_run_frames\":%zu,\"gaps\":[",
+		log->version, log->run_id, log->have_header && !log->header_frame ? "true" : "false", t->lost_link,
+		t->cpus_without_end, log->duplicates, log->other_run_frames);
+	for (size_t i = 0; i < log->ngaps; i++) {
+		const struct kp_gap *g = &log->gaps[i];
+		fprintf(f, "%s{\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"ts_before\":%" PRIu64
+			   ",\"ts_after\":%" PRIu64 "}",
+			i ? "," : "", g->cpu == KPROF_FRAME_CPU_NONE ? -1 : (int)g->cpu, g->seq_first, g->seq_last,
+			g->ts_before, g->ts_after);
+	}
+	fprintf(f, "],\"issues\":[");
 	for (size_t i = 0; i < log->nissues; i++) {
 		const struct kp_issue *is = &log->issues[i];
 		fprintf(f, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"what\":",
@@ -63,10 +80,29 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 		if (what_was_written)
 			fprintf(stderr, "; wrote %s", what_was_written);
 		fputc('\n', stderr);
+		char link[48] = "";
+		if (t.lost_link)
+			snprintf(link, sizeof(link), ", on the link %" PRIu64, t.lost_link);
 		fprintf(stderr, "kprof: lost %" PRIu64 " records (buffers full %" PRIu64 ", too large %" PRIu64
-				", not started %" PRIu64 ")%s\n",
-			t.lost_total, t.lost[KPROF_LOSS_BUFFERS_FULL], t.lost[KPROF_LOSS_TOO_LARGE],
-			t.lost[KPROF_LOSS_NOT_STARTED], t.stuck ? "; some reserved records were never committed" : "");
+				", not started %" PRIu64 "%s)%s\n",
+			t.lost_total + t.lost_link, t.lost[KPROF_LOSS_BUFFERS_FULL], t.lost[KPROF_LOSS_TOO_LARGE],
+			t.lost[KPROF_LOSS_NOT_STARTED], link, t.stuck ? "; some reserved records were never committed" : "");
+		if (t.lost_link) {
+			/* Written by the kernel (CPU end frames) but not decoded. */
+			const char *sep = " ";
+			fprintf(stderr, "kprof: lost on the link %" PRIu64 " records (written minus decoded):", t.lost_link);
+			for (uint32_t i = 0; i < log->ncpus; i++) {
+				uint64_t n = link_lost(&log->cpus[i], per_cpu[i]);
+				if (!n)
+					continue;
+				fprintf(stderr, "%scpu %u: %" PRIu64 " of %" PRIu64, sep, i, n, log->cpus[i].end.records);
+				sep = ", ";
+			}
+			fputc('\n', stderr);
+		}
+		if (t.cpus_without_end)
+			fprintf(stderr, "kprof: %u CPU%s without an end frame: records lost on the link not known\n",
+				t.cpus_without_end, t.cpus_without_end == 1 ? "" : "s");
 		if (!log->nissues)
 			fprintf(stderr, "kprof: frames: no corrupt, truncated or missing frames\n");
 		for (size_t i = 0; i < log->nissues; i++)
@@ -85,7 +121,7 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 		}
 	}
 	free(per_cpu);
-	if (o->strict && (t.lost_total || t.stuck || log->nissues)) {
+	if (o->strict && (t.lost_total || t.lost_link || t.stuck || log->nissues)) {
 		if (!o->quiet)
 			fprintf(stderr, "kprof: --strict: the trace is not complete\n");
 		return 1;

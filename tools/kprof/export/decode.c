@@ -5,15 +5,22 @@
  *
  *   [+0.000012345] cpu 1 SpinLock v2 ts=123456789 SpinLockAddress=0x... AcquireMode=1 (QueuedSpinLock) ...
  *   {"cpu":1,"event":"SpinLock","hook":1321,"version":2,"TimeStamp":123456789,"t":0.000012345,...}
+ *
+ * Frames lost on the link (log->gaps) are lines of their own, in time
+ * order before the first record after them:
+ *   [+0.012401000] cpu 1 LostOnLink chunks 8..9 missing: no trace from +0.012345000 to +0.012401000
+ *   {"cpu":1,"event":"LostOnLink","chunks":[8,9],"after_ts":...,"before_ts":...}
  */
 #include "tools/kprof/export/decode.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/json.h"
 #include "tools/kprof/util/outfile.h"
 
@@ -156,22 +163,67 @@ void kp_print_record_json(FILE *f, const struct kp_log *log, const struct kp_rec
 	fputc('}', f);
 }
 
+/* Where a gap goes in time: before the first record after it (a gap at
+ * the very end of its CPU goes last). */
+static uint64_t gap_key(const struct kp_gap *g)
+{
+	return g->ts_after ? g->ts_after : UINT64_MAX;
+}
+
+static int gap_order(const void *a, const void *b)
+{
+	uint64_t x = gap_key(*(const struct kp_gap *const *)a), y = gap_key(*(const struct kp_gap *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* A gap as a line among the records: frames of one CPU lost on the link,
+ * between its last record before and its first record after. */
+static void print_gap(FILE *f, const struct kp_log *log, const struct kp_gap *g, bool json)
+{
+	char before[40], after[40];
+	const char *what = log->version == KPROF_FRAME_VERSION_1 ? "frames" : "chunks";
+
+	kp_format_time(before, sizeof(before), log, g->ts_before);
+	kp_format_time(after, sizeof(after), log, g->ts_after);
+	if (json)
+		fprintf(f, "{\"cpu\":%u,\"event\":\"LostOnLink\",\"%s\":[%u,%u],\"after_ts\":%" PRIu64
+			   ",\"before_ts\":%" PRIu64 "}\n",
+			g->cpu, what, g->seq_first, g->seq_last, g->ts_before, g->ts_after);
+	else
+		fprintf(f, "[%s] cpu %u LostOnLink %s %u..%u missing: no trace from %s to %s\n", g->ts_after ? after : "end",
+			g->cpu, what, g->seq_first, g->seq_last, g->ts_before ? before : "the start",
+			g->ts_after ? after : "the end");
+}
+
 int kp_cmd_decode(struct kp_log *log, const struct kp_options *o)
 {
 	struct kp_merge m;
 	struct kp_record r;
 	FILE *out = kp_out_open(o->output);
+	const struct kp_gap **gaps = kp_xcalloc(log->ngaps + 1, sizeof(*gaps));
+	size_t ngaps = 0, next_gap = 0;
 
-	if (!out)
+	if (!out) {
+		free(gaps);
 		return 3;
+	}
+	for (size_t i = 0; i < log->ngaps; i++)
+		if (log->gaps[i].cpu != KPROF_FRAME_CPU_NONE)
+			gaps[ngaps++] = &log->gaps[i];
+	qsort(gaps, ngaps, sizeof(*gaps), gap_order);
 	kp_merge_init(&m, log);
 	while (kp_merge_next(&m, &r)) {
+		while (next_gap < ngaps && gap_key(gaps[next_gap]) <= r.h.TimeStamp)
+			print_gap(out, log, gaps[next_gap++], o->json);
 		if (o->json)
 			kp_print_record_json(out, log, &r);
 		else
 			kp_print_record_text(out, log, &r);
 		fputc('\n', out);
 	}
+	while (next_gap < ngaps)
+		print_gap(out, log, gaps[next_gap++], o->json);
+	free(gaps);
 	kp_merge_free(&m);
 	int rc = kp_out_close(out, o->output);
 	return rc ? rc : kp_summary(log, o, o->output);

@@ -142,6 +142,16 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 		take(m, &p, &r);
 	kp_merge_free(&mg);
 	trace_span(m, log);
+	for (size_t i = 0; i < log->ngaps; i++) {
+		const struct kp_gap *g = &log->gaps[i];
+		if (g->cpu >= m->ncpus)
+			continue; /* run-level frames: no CPU's time */
+		struct kp_model_cpu *c = &m->cpu[g->cpu];
+		struct kp_hole h = { .start = g->ts_before ? g->ts_before : m->begin,
+				     .end = g->ts_after ? g->ts_after : m->end,
+				     .seq_first = g->seq_first, .seq_last = g->seq_last };
+		KP_PUSH(c->holes, c->nholes, c->capholes, h);
+	}
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
 		kp_events_finish(m, &m->cpu[i]);
@@ -163,6 +173,7 @@ void kp_model_free(struct kp_model *m)
 		free(m->cpu[i].waits);
 		free(m->cpu[i].samples);
 		free(m->cpu[i].readies);
+		free(m->cpu[i].holes);
 	}
 	free(m->cpu);
 	free(m->threads);

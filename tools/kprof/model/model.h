@@ -78,6 +78,13 @@ struct kp_spinlock {
 	int config;            /* index in kp_model.spinlock_configs         */
 };
 
+/* A stretch of a CPU's time with no trace: frames of it were lost on the
+ * link (kp_log.gaps), between its last record before and its first after. */
+struct kp_hole {
+	uint64_t start, end;
+	uint32_t seq_first, seq_last; /* the frames (v2: chunks) missing      */
+};
+
 struct kp_model_cpu {
 	bool any;                  /* it has records                         */
 	uint64_t first, last;      /* its first and last record time stamps  */
@@ -93,6 +100,9 @@ struct kp_model_cpu {
 	uint64_t gaps;             /* switches whose OldThreadId was not the */
 	                           /* thread switched in before              */
 	uint64_t busy, idle;       /* cycles outside / in the idle thread    */
+	struct kp_hole *holes;     /* no trace: lost on the link, by time    */
+	size_t nholes, capholes;
+	uint64_t no_trace;         /* cycles in holes: neither busy nor idle */
 	size_t capwaits, capsamples, capreadies; /* room, while building     */
 };
 

@@ -30,6 +30,10 @@
  * known), marked as a gap and counted.  Records are sorted by time
  * (stably, so equal time stamps keep log order): a buffer out of order
  * does not make a run of negative length.
+ *
+ * Time inside a hole (frames of the CPU lost on the link, model.h) is
+ * counted as neither busy nor idle but as no trace: switches in it may be
+ * the ones lost.  The runs themselves still span it.
  */
 #include "tools/kprof/model/model.h"
 
@@ -76,7 +80,15 @@ void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_swi
 		push_run(c, &cap, r);
 	}
 	for (size_t i = 0; i < c->nruns; i++) {
-		uint64_t d = c->runs[i].end - c->runs[i].start;
+		uint64_t d = c->runs[i].end - c->runs[i].start, lost = 0;
+		for (size_t k = 0; k < c->nholes; k++) {
+			uint64_t s = c->holes[k].start > c->runs[i].start ? c->holes[k].start : c->runs[i].start;
+			uint64_t e = c->holes[k].end < c->runs[i].end ? c->holes[k].end : c->runs[i].end;
+			lost += e > s ? e - s : 0;
+		}
+		lost = lost < d ? lost : d;
+		c->no_trace += lost;
+		d -= lost;
 		if (c->runs[i].tid)
 			c->busy += d;
 		else

@@ -8,10 +8,17 @@
  * CRC fails is a corrupt frame: its length is not trusted and the scan goes
  * on right after the header, so a frame whose tail was lost still lets the
  * next one be found.  Bytes outside frames are console text.
+ *
+ * Then, per valid frame: is it of the run being decoded (run_id, see
+ * log.h)?  Its sequence number: a jump is a gap (frames missing, placed in
+ * time once the whole log is read), a number seen again a duplicate that
+ * is dropped.  Buffer (v1) and chunk (v2) frames are kept per CPU in
+ * sequence order; records are read from them later (records.c).
  */
 #include "tools/kprof/read/log.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +26,7 @@
 
 #include "tools/kprof/util/alloc.h"
 
+#include "include/kprof/wmi.h"
 #include "kernel/lib/crc32.h"
 
 #define KP_MAX_CPUS 4096 /* frames naming a higher CPU are treated as damaged */
@@ -27,7 +35,7 @@ static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_CORRUPT] = "corrupt",       [KP_ISSUE_BAD_HEADER] = "bad-header",
 	[KP_ISSUE_TRUNCATED] = "truncated",   [KP_ISSUE_MISSING] = "missing",
 	[KP_ISSUE_DUPLICATE] = "duplicate",   [KP_ISSUE_BAD_RECORD] = "bad-record",
-	[KP_ISSUE_INCOMPLETE] = "incomplete",
+	[KP_ISSUE_INCOMPLETE] = "incomplete", [KP_ISSUE_OTHER_RUN] = "other-run",
 };
 
 const char *kp_issue_kind_name(enum kp_issue_kind kind)
@@ -65,33 +73,141 @@ static void console_append(struct kp_log *log, const uint8_t *p, size_t n)
 	log->console[log->console_len] = '\0';
 }
 
-/* Sequence bookkeeping for frames of one CPU (or the run frames). */
-static void check_seq(struct kp_log *log, uint32_t *next, bool *seen, uint64_t offset, uint32_t cpu, uint32_t seq)
+static void add_gap(struct kp_log *log, uint32_t cpu, uint32_t first, uint32_t last, uint64_t offset)
 {
+	log->gaps = kp_grow(log->gaps, &log->gaps_cap, log->ngaps + 1, sizeof(*log->gaps));
+	log->gaps[log->ngaps++] = (struct kp_gap){ .cpu = cpu, .seq_first = first, .seq_last = last, .offset = offset };
+}
+
+/* Sequence bookkeeping for frames of one CPU (or the run frames).  Gaps
+ * become issues at the end (finish_gaps), when they can be placed in time.
+ * Returns true when seq goes back: a duplicate or a frame out of order;
+ * `quiet` leaves reporting that to the caller (buffers and chunks). */
+static bool check_seq(struct kp_log *log, uint64_t *next, bool *seen, uint64_t offset, uint32_t cpu, uint32_t seq,
+		      bool quiet)
+{
+	bool back = *seen && seq < *next;
+
 	if (*seen && seq > *next)
-		kp_issue_add(log, KP_ISSUE_MISSING, offset, cpu, *next, seq - 1,
-			     "%s: frames %u..%u missing before offset %llu", cpu == KPROF_FRAME_CPU_NONE ? "run" : "cpu",
-			     *next, seq - 1, (unsigned long long)offset);
+		add_gap(log, cpu, (uint32_t)*next, seq - 1, offset);
 	else if (!*seen && seq > 0)
-		kp_issue_add(log, KP_ISSUE_MISSING, offset, cpu, 0, seq - 1,
-			     "frames 0..%u missing before offset %llu (first seen)", seq - 1,
-			     (unsigned long long)offset);
-	else if (*seen && seq < *next)
-		kp_issue_add(log, KP_ISSUE_DUPLICATE, offset, cpu, seq, seq,
-			     "frame %u seen again (or out of order) at offset %llu", seq, (unsigned long long)offset);
+		add_gap(log, cpu, 0, seq - 1, offset);
+	else if (back && !quiet) {
+		log->duplicates++;
+		if (cpu == KPROF_FRAME_CPU_NONE)
+			kp_issue_add(log, KP_ISSUE_DUPLICATE, offset, cpu, seq, seq,
+				     "run: frame %u seen again (or out of order) at offset %llu", seq,
+				     (unsigned long long)offset);
+		else
+			kp_issue_add(log, KP_ISSUE_DUPLICATE, offset, cpu, seq, seq,
+				     "cpu %u: frame %u seen again (or out of order) at offset %llu", cpu, seq,
+				     (unsigned long long)offset);
+	}
 	if (!*seen || seq >= *next)
-		*next = seq + 1;
+		*next = (uint64_t)seq + 1;
 	*seen = true;
+	return back;
+}
+
+/* The run a v2 frame names (v1 frames name none: 0). */
+static uint32_t frame_run_id(const struct kprof_frame_header *h, const uint8_t *p)
+{
+	size_t at;
+	uint32_t id = 0;
+
+	if (h->version == KPROF_FRAME_VERSION_1)
+		return 0;
+	switch (h->type) {
+	case KPROF_FRAME_RUN_HEADER: at = offsetof(struct kprof_run_header, run_id); break;
+	case KPROF_FRAME_RUN_INFO: at = offsetof(struct kprof_run_info, run_id); break;
+	case KPROF_FRAME_CHUNK: at = offsetof(struct kprof_chunk_header, run_id); break;
+	case KPROF_FRAME_CPU_END: at = offsetof(struct kprof_cpu_end, run_id); break;
+	case KPROF_FRAME_RUN_END: at = offsetof(struct kprof_run_end, run_id); break;
+	default: return 0;
+	}
+	if (h->length >= at + sizeof(id))
+		memcpy(&id, p + at, sizeof(id));
+	return id;
+}
+
+/* Is the frame part of the run being decoded?  The first frame settles
+ * which run that is. */
+static bool in_run(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *p)
+{
+	uint32_t id = frame_run_id(h, p);
+
+	if (h->version == KPROF_FRAME_VERSION_1 && h->type == KPROF_FRAME_RUN_HEADER && log->header_frame &&
+	    log->version == KPROF_FRAME_VERSION_1 && h->length >= sizeof(struct kprof_run_header)) {
+		uint64_t start;
+		memcpy(&start, p + offsetof(struct kprof_run_header, start_tsc), sizeof(start));
+		if (start != log->header.start_tsc)
+			log->v1_later_run = true; /* v1 has no run id: a new header is a new run */
+	}
+	if (!log->run_chosen) {
+		log->run_chosen = true;
+		log->run_id = id;
+		log->version = h->version;
+	}
+	if (h->version == log->version && id == log->run_id &&
+	    !(h->version == KPROF_FRAME_VERSION_1 && log->v1_later_run))
+		return true;
+	if (!log->other_run_frames++)
+		log->other_run_id = id;
+	return false;
+}
+
+/* Keep a buffer or chunk in sequence order; one seen before is dropped,
+ * and a run of them is one issue. */
+static void store_buffer(struct kp_log *log, struct kp_cpu *c, const struct kp_buffer *nb, bool back)
+{
+	size_t at = c->nbuffers;
+
+	if (back) {
+		size_t lo = 0, hi = c->nbuffers;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (c->buffers[mid].frame_seq < nb->frame_seq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < c->nbuffers && c->buffers[lo].frame_seq == nb->frame_seq) {
+			struct kp_issue *last = log->nissues ? &log->issues[log->nissues - 1] : NULL;
+			log->duplicates++;
+			if (last && last->kind == KP_ISSUE_DUPLICATE && last->cpu == nb->cpu &&
+			    last->seq_last + 1 == nb->frame_seq) {
+				last->seq_last = nb->frame_seq;
+				snprintf(last->what, sizeof(last->what),
+					 "cpu %u: %s %u..%u seen again from offset %llu, decoded once", nb->cpu,
+					 nb->chunk ? "chunks" : "frames", last->seq_first, last->seq_last,
+					 (unsigned long long)last->offset);
+			} else {
+				kp_issue_add(log, KP_ISSUE_DUPLICATE, nb->offset, nb->cpu, nb->frame_seq, nb->frame_seq,
+					     "cpu %u: %s %u seen again at offset %llu, decoded once", nb->cpu,
+					     nb->chunk ? "chunk" : "frame", nb->frame_seq, (unsigned long long)nb->offset);
+			}
+			return;
+		}
+		at = lo;
+	}
+	c->buffers = kp_grow(c->buffers, &c->cap, c->nbuffers + 1, sizeof(*c->buffers));
+	memmove(c->buffers + at + 1, c->buffers + at, (c->nbuffers - at) * sizeof(*c->buffers));
+	c->buffers[at] = *nb;
+	c->nbuffers++;
 }
 
 static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload,
 		       uint64_t offset)
 {
+	bool data_frame = h->type == KPROF_FRAME_BUFFER || h->type == KPROF_FRAME_CHUNK, back;
+
+	if (!in_run(log, h, payload))
+		return;
 	if (h->cpu == KPROF_FRAME_CPU_NONE) {
-		check_seq(log, &log->run_next_seq, &log->run_seen, offset, KPROF_FRAME_CPU_NONE, h->seq);
+		back = check_seq(log, &log->run_next_seq, &log->run_seen, offset, KPROF_FRAME_CPU_NONE, h->seq, false);
 	} else {
 		struct kp_cpu *c = cpu_slot(log, h->cpu);
-		check_seq(log, &c->next_seq, &c->seen, offset, h->cpu, h->seq);
+		back = check_seq(log, &c->next_seq, &c->seen, offset, h->cpu, h->seq, data_frame);
 	}
 	log->frames++;
 
@@ -100,7 +216,7 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 		if (h->length < sizeof(struct kprof_run_header))
 			goto short_payload;
 		memcpy(&log->header, payload, sizeof(log->header));
-		log->have_header = true;
+		log->have_header = log->header_frame = true;
 		if (log->header.build_id_offset < h->length)
 			snprintf(log->build_id, sizeof(log->build_id), "%.*s",
 				 (int)(h->length - log->header.build_id_offset),
@@ -118,36 +234,76 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 		if (log->header.cpu_count)
 			cpu_slot(log, log->header.cpu_count - 1);
 		return;
-	case KPROF_FRAME_BUFFER: {
-		if (h->length < sizeof(struct kprof_buffer_header) || h->cpu == KPROF_FRAME_CPU_NONE)
+	case KPROF_FRAME_BUFFER:
+	case KPROF_FRAME_CHUNK: {
+		size_t hsize = h->type == KPROF_FRAME_BUFFER ? sizeof(struct kprof_buffer_header)
+							     : sizeof(struct kprof_chunk_header);
+		if (h->length < hsize || h->cpu == KPROF_FRAME_CPU_NONE)
 			goto short_payload;
-		struct kp_cpu *c = cpu_slot(log, h->cpu);
-		c->buffers = kp_grow(c->buffers, &c->cap, c->nbuffers + 1, sizeof(*c->buffers));
-		struct kp_buffer *b = &c->buffers[c->nbuffers++];
-		b->cpu = h->cpu;
-		b->frame_seq = h->seq;
-		b->bad_reported = false;
-		b->offset = offset;
-		memcpy(&b->hdr, payload, sizeof(b->hdr));
-		b->data = payload + sizeof(b->hdr);
-		if (b->hdr.used > h->length - sizeof(b->hdr)) {
+		struct kp_buffer b = { .cpu = h->cpu, .frame_seq = h->seq, .offset = offset, .data = payload + hsize };
+		if (h->type == KPROF_FRAME_BUFFER) {
+			memcpy(&b.hdr, payload, sizeof(b.hdr));
+		} else {
+			struct kprof_chunk_header ch;
+			memcpy(&ch, payload, sizeof(ch));
+			if (ch.encoding != KPROF_CHUNK_RAW) {
+				kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
+					     "cpu %u: chunk %u at offset %llu has encoding %u, which this decoder does not "
+					     "know; its %u records skipped", h->cpu, h->seq, (unsigned long long)offset,
+					     ch.encoding, ch.records);
+				return;
+			}
+			b.chunk = true;
+			b.chunk_flags = ch.flags;
+			b.hdr = (struct kprof_buffer_header){
+				.buffer_seq = ch.buffer_seq,
+				.used = (uint32_t)(h->length - hsize),
+				.records = ch.records,
+				.flags = ((ch.flags & KPROF_CHUNK_FINAL) ? KPROF_BUFFER_FINAL : 0) |
+					 ((ch.flags & KPROF_CHUNK_LOSSES) ? KPROF_BUFFER_LOSSES : 0),
+			};
+		}
+		if (b.hdr.used > h->length - hsize) {
 			kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 				     "buffer frame at offset %llu says %u bytes of records but carries %u",
-				     (unsigned long long)offset, b->hdr.used, (unsigned)(h->length - sizeof(b->hdr)));
-			b->hdr.used = h->length - sizeof(b->hdr);
+				     (unsigned long long)offset, b.hdr.used, (unsigned)(h->length - hsize));
+			b.hdr.used = (uint32_t)(h->length - hsize);
+		}
+		store_buffer(log, cpu_slot(log, h->cpu), &b, back);
+		return;
+	}
+	case KPROF_FRAME_RUN_INFO: {
+		struct kprof_run_info ri;
+		if (h->length < sizeof(ri))
+			goto short_payload;
+		memcpy(&ri, payload, sizeof(ri));
+		if (!log->header_frame) {
+			/* A capture that started after the run header: the run info
+			 * carries what decoding needs (no masks, build id, command line). */
+			log->header = (struct kprof_run_header){
+				.version = KPROF_RUN_HEADER_VERSION, .size = sizeof(log->header),
+				.cpu_count = ri.cpu_count < KP_MAX_CPUS ? ri.cpu_count : 0, .pointer_size = 8,
+				.tsc_hz = ri.tsc_hz, .start_tsc = ri.start_tsc, .boot_unix_s = ri.boot_unix_s,
+				.clock_type = KPROF_CLOCK_CYCLES, .trace_mode = ri.trace_mode,
+				.buffer_size = ri.buffer_size, .buffers_per_cpu = ri.buffers_per_cpu,
+				.scenario = ri.scenario, .run_id = ri.run_id,
+			};
+			log->have_header = true;
+			if (log->header.cpu_count)
+				cpu_slot(log, log->header.cpu_count - 1);
 		}
 		return;
 	}
 	case KPROF_FRAME_CPU_END:
-		if (h->length < sizeof(struct kprof_cpu_end) || h->cpu == KPROF_FRAME_CPU_NONE)
+		if (h->length < KPROF_CPU_END_V1_SIZE || h->cpu == KPROF_FRAME_CPU_NONE)
 			goto short_payload;
-		memcpy(&cpu_slot(log, h->cpu)->end, payload, sizeof(struct kprof_cpu_end));
+		memcpy(&cpu_slot(log, h->cpu)->end, payload, KPROF_CPU_END_V1_SIZE);
 		log->cpus[h->cpu].have_end = true;
 		return;
 	case KPROF_FRAME_RUN_END:
-		if (h->length < sizeof(struct kprof_run_end))
+		if (h->length < KPROF_RUN_END_V1_SIZE)
 			goto short_payload;
-		memcpy(&log->run_end, payload, sizeof(log->run_end));
+		memcpy(&log->run_end, payload, KPROF_RUN_END_V1_SIZE);
 		log->have_run_end = true;
 		return;
 	default:
@@ -161,11 +317,82 @@ short_payload:
 		     (unsigned long long)offset, h->length);
 }
 
+/* First and last record time stamps of a buffer or chunk. */
+static bool buffer_times(const struct kp_buffer *b, uint64_t *first, uint64_t *last)
+{
+	PERFINFO_TRACE_HEADER r;
+	bool any = false;
+
+	for (uint32_t off = 0; off + sizeof(r) <= b->hdr.used; off += (r.Size + 7u) & ~7u) {
+		memcpy(&r, b->data + off, sizeof(r));
+		if ((r.Marker & 0xFFFF0000u) != PERFINFO_MARKER_64 || r.Size < sizeof(r) || off + r.Size > b->hdr.used)
+			break;
+		if (!any)
+			*first = r.TimeStamp;
+		*last = r.TimeStamp;
+		any = true;
+	}
+	return any;
+}
+
+static void format_when(const struct kp_log *log, uint64_t ts, char *out, size_t n)
+{
+	if (!ts)
+		snprintf(out, n, "%s", "?");
+	else if (log->have_header && log->header.tsc_hz && ts >= log->header.start_tsc)
+		snprintf(out, n, "+%.3f ms", (double)(ts - log->header.start_tsc) * 1e3 / (double)log->header.tsc_hz);
+	else
+		snprintf(out, n, "ts %llu", (unsigned long long)ts);
+}
+
+/* Gaps become "missing" issues, each placed between the last record
+ * before it and the first record after it on its CPU. */
+static void finish_gaps(struct kp_log *log)
+{
+	for (size_t i = 0; i < log->ngaps; i++) {
+		struct kp_gap *g = &log->gaps[i];
+		if (g->cpu == KPROF_FRAME_CPU_NONE) {
+			kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
+				     "run: frames %u..%u missing before offset %llu", g->seq_first, g->seq_last,
+				     (unsigned long long)g->offset);
+			continue;
+		}
+		const struct kp_cpu *c = &log->cpus[g->cpu];
+		uint64_t first = 0, last = 0;
+		size_t k = 0;
+		while (k < c->nbuffers && c->buffers[k].frame_seq < g->seq_first)
+			k++;
+		for (size_t j = k; j-- > 0;)
+			if (buffer_times(&c->buffers[j], &first, &g->ts_before))
+				break;
+		for (size_t j = k; j < c->nbuffers; j++)
+			if (buffer_times(&c->buffers[j], &g->ts_after, &last))
+				break;
+		char before[40], after[40];
+		format_when(log, g->ts_before, before, sizeof(before));
+		format_when(log, g->ts_after, after, sizeof(after));
+		kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
+			     "cpu %u: %s %u..%u missing before offset %llu (between %s and %s)", g->cpu,
+			     log->version == KPROF_FRAME_VERSION_1 ? "frames" : "chunks", g->seq_first, g->seq_last,
+			     (unsigned long long)g->offset, before, after);
+	}
+}
+
 /* Final checks once every frame is in. */
 static void check_complete(struct kp_log *log)
 {
-	if (!log->have_header)
-		kp_issue_add(log, KP_ISSUE_INCOMPLETE, 0, KPROF_FRAME_CPU_NONE, 0, 0, "no run header frame in the log");
+	finish_gaps(log);
+	if (log->other_run_frames)
+		kp_issue_add(log, KP_ISSUE_OTHER_RUN, 0, KPROF_FRAME_CPU_NONE, 0, 0,
+			     "%zu frames of another run (run id %08x%s) left out: this decodes run %08x, the first in "
+			     "the log", log->other_run_frames, log->other_run_id, log->other_run_id ? "" : ", wire v1",
+			     log->run_id);
+	if (!log->header_frame)
+		kp_issue_add(log, KP_ISSUE_INCOMPLETE, 0, KPROF_FRAME_CPU_NONE, 0, 0, "%s",
+			     log->have_header ? "no run header frame in the log (it starts mid-run); clock and CPUs "
+						"from a run info frame"
+					      : "no run header frame in the log");
+
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		struct kp_cpu *c = &log->cpus[i];
 		if (!c->have_end) {
@@ -175,8 +402,9 @@ static void check_complete(struct kp_log *log)
 		}
 		/* Buffer frames that never arrived at the end: the end frame counts them. */
 		if (c->end.buffers > c->nbuffers && c->next_seq <= c->end.buffers)
-			kp_issue_add(log, KP_ISSUE_MISSING, log->size, i, c->next_seq, c->end.buffers,
-				     "cpu %u: %u buffer frames sent, %zu received", i, c->end.buffers, c->nbuffers);
+			kp_issue_add(log, KP_ISSUE_MISSING, log->size, i, (uint32_t)c->next_seq, c->end.buffers,
+				     "cpu %u: %u %s sent, %zu received", i, c->end.buffers,
+				     log->version == KPROF_FRAME_VERSION_1 ? "buffer frames" : "chunks", c->nbuffers);
 	}
 	if (!log->have_run_end)
 		kp_issue_add(log, KP_ISSUE_INCOMPLETE, log->size, KPROF_FRAME_CPU_NONE, 0, 0,
@@ -211,7 +439,8 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 			break;
 		}
 		memcpy(&h, m, sizeof(h));
-		if (crc32_update(0, &h, 20) != h.header_crc || h.version != KPROF_FRAME_VERSION ||
+		if (crc32_update(0, &h, 20) != h.header_crc ||
+		    (h.version != KPROF_FRAME_VERSION && h.version != KPROF_FRAME_VERSION_1) ||
 		    h.length > KPROF_FRAME_MAX_PAYLOAD || (h.cpu >= KP_MAX_CPUS && h.cpu != KPROF_FRAME_CPU_NONE)) {
 			kp_issue_add(log, KP_ISSUE_BAD_HEADER, pos, KPROF_FRAME_CPU_NONE, 0, 0,
 				     "damaged frame header at offset %zu (header CRC, version or length wrong)", pos);
@@ -275,6 +504,7 @@ void kp_log_free(struct kp_log *log)
 		free(log->cpus[i].buffers);
 	free(log->cpus);
 	free(log->issues);
+	free(log->gaps);
 	free(log->console);
 	free(log->bytes);
 	memset(log, 0, sizeof(*log));

@@ -7,6 +7,15 @@
  * offset: a corrupt frame (payload CRC), a damaged header, a frame cut
  * short by the end of the log, missing or repeated sequence numbers, a
  * missing end frame.  Nothing stops the scan: the rest still decodes.
+ *
+ * Both wire versions are read: v1 (one buffer frame per sub-buffer) and v2
+ * (chunk frames of about 1 KiB, each naming its run).  Every record kept
+ * comes from a frame whose CRCs checked.  Chunks and buffers are kept per
+ * CPU in sequence order and a sequence number seen again is reported and
+ * dropped, so `cat run.log run.log` decodes the run once.  Only one run is
+ * decoded: the first one met (run_id of v2 frames; for v1, a second run
+ * header with another start time starts another run); frames of any other
+ * run are counted in other_run_frames and reported once.
  */
 #ifndef KPROF_TOOL_LOG_H
 #define KPROF_TOOL_LOG_H
@@ -25,6 +34,7 @@ enum kp_issue_kind {
 	KP_ISSUE_DUPLICATE,    /* a sequence number seen again or going back  */
 	KP_ISSUE_BAD_RECORD,   /* a record inside a valid buffer is malformed */
 	KP_ISSUE_INCOMPLETE,   /* no run header, no end frame, ...            */
+	KP_ISSUE_OTHER_RUN,    /* frames of another run left out              */
 	KP_ISSUE_KINDS
 };
 
@@ -41,9 +51,22 @@ struct kp_buffer {
 	uint32_t cpu;
 	uint32_t frame_seq;
 	uint64_t offset;       /* of the frame in the log                     */
-	struct kprof_buffer_header hdr;
+	struct kprof_buffer_header hdr; /* v2 chunks: buffer_seq, used, records,
+	                                   flags (KPROF_BUFFER_*); times 0   */
 	const uint8_t *data;   /* hdr.used bytes of records                   */
+	uint16_t chunk_flags;  /* v2: KPROF_CHUNK_*                           */
+	bool chunk;            /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported;     /* a malformed record in it was reported       */
+};
+
+/* Records lost on the link: frames of one CPU missing from the log,
+ * placed in time between the records either side (0 when none). */
+struct kp_gap {
+	uint32_t cpu;
+	uint32_t seq_first, seq_last; /* the frames missing                   */
+	uint64_t offset;              /* where the scan noticed it            */
+	uint64_t ts_before;           /* last record before it, 0 if none     */
+	uint64_t ts_after;            /* first record after it, 0 if none     */
 };
 
 struct kp_cpu {
@@ -51,15 +74,25 @@ struct kp_cpu {
 	size_t nbuffers, cap;
 	bool have_end;
 	struct kprof_cpu_end end;
-	uint32_t next_seq;          /* frame sequence expected next           */
+	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
 };
 
 struct kp_log {
 	uint8_t *bytes;             /* the whole log                          */
 	size_t size;
-	bool have_header;
+	bool have_header;           /* header below is known (frame or run info) */
+	bool header_frame;          /* ... from the run header frame itself    */
 	struct kprof_run_header header;
+	uint32_t version;           /* wire version of the run's frames (1, 2) */
+	uint32_t run_id;            /* the run decoded (0: v1 or not yet known) */
+	bool run_chosen;            /* run_id (or the v1 run) is settled       */
+	bool v1_later_run;          /* v1: a run header of another run came     */
+	size_t other_run_frames;    /* valid frames of other runs, left out    */
+	uint32_t other_run_id;      /* the first of them                       */
+	size_t duplicates;          /* frames seen again, decoded once         */
+	struct kp_gap *gaps;        /* frames missing, per CPU, in time        */
+	size_t ngaps, gaps_cap;
 	char build_id[65];
 	char cmdline[1025];
 	bool have_run_end;
@@ -69,7 +102,7 @@ struct kp_log {
 	struct kp_issue *issues;
 	size_t nissues, issues_cap;
 	size_t frames;              /* valid frames                           */
-	uint32_t run_next_seq;      /* run-level frame expected next          */
+	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;

@@ -120,6 +120,10 @@ void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
 				t->lost_total += log->cpus[i].end.lost[k];
 			}
 			t->stuck += log->cpus[i].end.stuck;
+			if (log->cpus[i].end.records > n)
+				t->lost_link += log->cpus[i].end.records - n;
+		} else {
+			t->cpus_without_end++;
 		}
 	}
 }

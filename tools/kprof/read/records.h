@@ -53,6 +53,9 @@ struct kp_totals {
 	uint64_t lost[KPROF_LOSS_CAUSES];  /* from the end frames           */
 	uint64_t lost_total;
 	uint64_t stuck;
+	uint64_t lost_link;                /* written (end frames) minus    */
+	                                   /* decoded: lost on the link     */
+	uint32_t cpus_without_end;         /* whose link losses are unknown */
 	uint64_t record_bytes;             /* sum of hdr->Size              */
 	uint32_t cpus_with_records;
 };

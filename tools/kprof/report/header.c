@@ -112,7 +112,7 @@ static void loss_counts(FILE *f, const struct kp_log *log, const struct kp_total
 /* Records the kernel dropped (its end frames count them), then frames
  * damaged or missing on the way: "nothing lost" only when both are known
  * to be none. */
-static void header_losses(FILE *f, const struct kp_log *log, const struct kp_totals *t)
+static void header_losses(FILE *f, const struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu)
 {
 	char line[400], missing[200];
 
@@ -133,6 +133,22 @@ static void header_losses(FILE *f, const struct kp_log *log, const struct kp_tot
 							  "or damaged on the way)"
 							: "nothing lost: every record written was recorded");
 	}
+	if (t->lost_link) {
+		/* The kernel wrote them (its end frames count them); they were
+		 * in frames damaged or missing on the way. */
+		int n = snprintf(line, sizeof(line), "LOST ON THE LINK %" PRIu64 " records (written minus decoded):",
+				 t->lost_link);
+		const char *sep = " ";
+		for (uint32_t i = 0; per_cpu && i < log->ncpus && n > 0 && (size_t)n < sizeof(line); i++) {
+			const struct kp_cpu *c = &log->cpus[i];
+			if (!c->have_end || c->end.records <= per_cpu[i])
+				continue;
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%scpu %u: %" PRIu64 " of %" PRIu64, sep, i,
+				      c->end.records - per_cpu[i], c->end.records);
+			sep = ", ";
+		}
+		wrap_label(f, "", 10, line);
+	}
 	if (!log->nissues) {
 		fprintf(f, "%-10s%s\n", "frames", "no corrupt, truncated or missing frames");
 		return;
@@ -152,8 +168,9 @@ static void header_cpus(FILE *f, const struct kp_log *log, const uint64_t *per_c
 {
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		const struct kp_cpu *c = &log->cpus[i];
-		fprintf(f, "%-10scpu %u: %" PRIu64 " records in %zu buffer frame%s, %s\n", i ? "" : "cpus", i, per_cpu[i],
-			c->nbuffers, c->nbuffers == 1 ? "" : "s",
+		fprintf(f, "%-10scpu %u: %" PRIu64 " records in %zu %s%s, %s\n", i ? "" : "cpus", i, per_cpu[i],
+			c->nbuffers, log->version == KPROF_FRAME_VERSION_1 ? "buffer frame" : "chunk",
+			c->nbuffers == 1 ? "" : "s",
 			c->have_end ? "end frame received" : "NO END FRAME (its losses are unknown)");
 	}
 }
@@ -163,12 +180,12 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 {
 	header_run(f, r->log, input, kernel);
 	header_trace(f, r, t);
-	header_losses(f, r->log, t);
+	header_losses(f, r->log, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);
 }
 
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
 {
 	header_trace(f, r, t);
-	header_losses(f, r->log, t);
+	header_losses(f, r->log, t, NULL);
 }

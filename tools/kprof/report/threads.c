@@ -197,9 +197,11 @@ void kp_report_cpus(FILE *f, const struct kp_report *r)
 		return;
 	}
 	fprintf(f, "%5s %16s %14s %8s %8s %10s\n", "cpu", "traced cycles", "traced us", "busy", "idle", "switches");
+	bool holes = false;
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		const struct kp_model_cpu *cpu = &m->cpu[i];
 		uint64_t len = cpu->last - cpu->first;
+		holes |= cpu->switches && cpu->no_trace;
 		if (!cpu->any) {
 			fprintf(f, "%5u  no records\n", i);
 			continue;
@@ -208,7 +210,14 @@ void kp_report_cpus(FILE *f, const struct kp_report *r)
 		if (!cpu->switches)
 			fprintf(f, "%8s %8s %10s  (no CSwitch records: busy and idle unknown)\n", "?", "?", "0");
 		else
-			fprintf(f, "%8s %8s %10" PRIu64 "\n", kp_pct(b, sizeof(b), cpu->busy, span, 2),
+			fprintf(f, "%8s %8s %10" PRIu64, kp_pct(b, sizeof(b), cpu->busy, span, 2),
 				kp_pct(c, sizeof(c), cpu->idle, span, 2), cpu->switches);
+		if (cpu->switches && cpu->no_trace)
+			fprintf(f, "  no trace %s", kp_pct(b, sizeof(b), cpu->no_trace, span, 2));
+		if (cpu->switches)
+			fputc('\n', f);
 	}
+	if (holes)
+		fprintf(f, "\nno trace: time around frames lost on the link (between the records either side), counted\n"
+			   "as neither busy nor idle.\n");
 }

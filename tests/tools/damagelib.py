@@ -1,0 +1,129 @@
+"""damagelib.py - damaging a kprof serial log the way a link does, and
+measuring what the decoder keeps (tests/tools/test_damage,
+tests/bench/damage.py).
+
+Damage kinds, each at a rate of events per MiB of log, at random places
+drawn from a seeded generator (the same seed gives the same damage):
+  flip    one bit of one byte inverted
+  drop    a run of 1-16 bytes lost
+  insert  a run of 1-16 random bytes added
+  dup     a run of 1-16 bytes sent twice
+
+The frames are parsed here with plain struct code (not with the tool), so
+which records the damage touched is known independently: a record is
+touched when a damaged byte, or the place of an inserted run, lies inside
+the bytes of its record.
+"""
+import bisect
+import collections
+import json
+import random
+import struct
+import subprocess
+import tempfile
+import zlib
+
+MAGIC = b"\xfeKPF"
+HDR = 24
+KINDS = ("flip", "drop", "insert", "dup")
+BUFFER, CHUNK = 2, 5
+CHUNK_HDR = 16
+BUFFER_HDR = 32
+
+
+def frames(raw):
+    """(offset, version, type, cpu, seq, payload) of every valid frame."""
+    out, pos = [], 0
+    while True:
+        pos = raw.find(MAGIC, pos)
+        if pos < 0 or len(raw) - pos < HDR:
+            return out
+        _, ver, typ, cpu, seq, length, pcrc, hcrc = struct.unpack_from("<IBBHIIII", raw, pos)
+        payload = raw[pos + HDR:pos + HDR + length]
+        if zlib.crc32(raw[pos:pos + 20]) == hcrc and len(payload) == length and zlib.crc32(payload) == pcrc:
+            out.append((pos, ver, typ, cpu, seq, payload))
+            pos += HDR + length
+        else:
+            pos += 1
+
+
+def record_spans(raw):
+    """Byte ranges [start, end) of every record of every buffer or chunk."""
+    spans = []
+    for pos, ver, typ, cpu, seq, payload in frames(raw):
+        if typ == CHUNK:
+            start, used = CHUNK_HDR, len(payload) - CHUNK_HDR
+        elif typ == BUFFER:
+            start, used = BUFFER_HDR, struct.unpack_from("<I", payload, 4)[0]
+        else:
+            continue
+        off = 0
+        while off + 16 <= used:
+            marker, size = struct.unpack_from("<IH", payload, start + off)
+            if marker >> 16 != 0xC011 or size < 16 or off + size > used:
+                break
+            base = pos + HDR + start + off
+            spans.append((base, base + size))
+            off += (size + 7) & ~7
+    return spans
+
+
+def damage(raw, kind, per_mib, seed):
+    """(damaged bytes, events): events are (offset in raw, length, kind)."""
+    rng = random.Random("%s/%s/%s" % (kind, per_mib, seed))
+    n = max(1, round(len(raw) * per_mib / (1 << 20)))
+    events = sorted((rng.randrange(len(raw)), rng.randint(1, 16)) for _ in range(n))
+    out, last = bytearray(), 0
+    for off, length in events:
+        if off < last:
+            continue  # overlapping an earlier run: skip, keep them apart
+        out += raw[last:off]
+        if kind == "flip":
+            out.append(raw[off] ^ (1 << rng.randrange(8)))
+            last = off + 1
+        elif kind == "drop":
+            last = min(off + length, len(raw))
+        elif kind == "insert":
+            out += bytes(rng.randrange(256) for _ in range(length))
+            last = off
+        elif kind == "dup":
+            out += raw[off:off + length] * 2
+            last = min(off + length, len(raw))
+        else:
+            raise ValueError(kind)
+    out += raw[last:]
+    used = [(off, length) for off, length in events]
+    return bytes(out), used
+
+
+def untouched(spans, events, kind):
+    """How many records the damage left byte-identical and whole."""
+    starts, hit = [s for s, _ in spans], set()
+    for off, length in events:
+        lo, hi = (off, off + 1) if kind == "flip" else (off, off) if kind == "insert" else (off, off + length)
+        i = max(bisect.bisect_right(starts, lo) - 1, 0)
+        while i < len(spans) and spans[i][0] <= hi:
+            s, e = spans[i]
+            if (s < lo < e) if kind == "insert" else (s < hi and lo < e):
+                hit.add(i)
+            i += 1
+    return len(spans) - len(hit)
+
+
+def decode(kprof, path):
+    """The decoder's JSON record lines for LOG, as a multiset (its lines
+    for frames lost on the link left out), and its summary."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as sj:
+        out = subprocess.run([kprof, "decode", "--json", "--quiet", "--summary-json", sj.name, path],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        summary = json.load(open(sj.name))
+    lines = [line for line in out.stdout.splitlines() if b'"event":"LostOnLink"' not in line]
+    return collections.Counter(lines), summary
+
+
+def compare(good, got):
+    """(kept, wrong): records decoded that are in the undamaged decode (as
+    many times as there), and records that are not."""
+    kept = sum(min(n, good[line]) for line, n in got.items())
+    wrong = sum(got.values()) - kept
+    return kept, wrong
