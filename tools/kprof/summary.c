@@ -20,6 +20,31 @@ static const char *const loss_names[KPROF_LOSS_CAUSES] = {
 	[KPROF_LOSS_NOT_STARTED] = "not_started",
 };
 
+/* Records the kernel dropped for want of a free sub-buffer: which CPUs,
+ * and which key to change (the cause differs by trace mode). */
+static void say_buffers_full(const struct kp_log *log)
+{
+	const char *sep = " ";
+	fprintf(stderr, "kprof: buffers full, by CPU:");
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		if (!c->have_end || !c->end.lost[KPROF_LOSS_BUFFERS_FULL])
+			continue;
+		fprintf(stderr, "%scpu %u: %" PRIu64 " of %" PRIu64, sep, i, c->end.lost[KPROF_LOSS_BUFFERS_FULL],
+			c->end.records + c->end.lost[KPROF_LOSS_BUFFERS_FULL]);
+		sep = ", ";
+	}
+	fputc('\n', stderr);
+	if (log->have_header && log->header.trace_mode == KPROF_TRACE_STREAM)
+		fprintf(stderr, "kprof: the serial port could not carry what was recorded (trace.mode=stream): "
+				"use trace.mode=dump (send at the end, as make run does), a larger trace.buffer_kb, "
+				"or fewer event groups (trace=)\n");
+	else
+		fprintf(stderr, "kprof: the buffers filled before the run ended (trace.mode=dump): "
+				"use a larger trace.buffer_kb (MEM= for more guest memory), a shorter run, "
+				"or fewer event groups (trace=)\n");
+}
+
 static uint64_t link_lost(const struct kp_cpu *c, uint64_t decoded)
 {
 	return c->have_end && c->end.records > decoded ? c->end.records - decoded : 0;
@@ -87,6 +112,8 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 				", not started %" PRIu64 "%s)%s\n",
 			t.lost_total + t.lost_link, t.lost[KPROF_LOSS_BUFFERS_FULL], t.lost[KPROF_LOSS_TOO_LARGE],
 			t.lost[KPROF_LOSS_NOT_STARTED], link, t.stuck ? "; some reserved records were never committed" : "");
+		if (t.lost[KPROF_LOSS_BUFFERS_FULL])
+			say_buffers_full(log);
 		if (t.lost_link) {
 			/* Written by the kernel (CPU end frames) but not decoded. */
 			const char *sep = " ";
