@@ -47,10 +47,23 @@ def frames(raw):
             pos += 1
 
 
+def chunk_encodings(raw):
+    """{encoding: chunk frames} of a v2 log (0 raw, 1 delta + LZ4)."""
+    out = collections.Counter()
+    for pos, ver, typ, cpu, seq, payload in frames(raw):
+        if typ == CHUNK and len(payload) >= CHUNK_HDR:
+            out[payload[12]] += 1
+    return dict(out)
+
+
 def record_spans(raw):
-    """Byte ranges [start, end) of every record of every buffer or chunk."""
+    """Byte ranges [start, end) of every record of every buffer or chunk;
+    a compressed chunk (encoding 1) is one span, its whole LZ4 block."""
     spans = []
     for pos, ver, typ, cpu, seq, payload in frames(raw):
+        if typ == CHUNK and len(payload) > CHUNK_HDR and payload[12] == 1:
+            spans.append((pos + HDR + CHUNK_HDR, pos + HDR + len(payload)))
+            continue
         if typ == CHUNK:
             start, used = CHUNK_HDR, len(payload) - CHUNK_HDR
         elif typ == BUFFER:
