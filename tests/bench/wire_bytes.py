@@ -10,42 +10,10 @@ Encoding-1 chunks (delta + LZ4) are LZ4-decoded here to find their records.
 import struct
 import sys
 import zlib
+import os
 
-
-def lz4_block_decode(src, raw_size):
-    """Decode one LZ4 block (the format of lz4's doc/lz4_Block_format.md)."""
-    out = bytearray()
-    i = 0
-    while i < len(src):
-        token = src[i]
-        i += 1
-        lit = token >> 4
-        if lit == 15:
-            while True:
-                b = src[i]
-                i += 1
-                lit += b
-                if b != 255:
-                    break
-        out += src[i:i + lit]
-        i += lit
-        if i >= len(src):
-            break
-        dist = src[i] | (src[i + 1] << 8)
-        i += 2
-        mlen = (token & 15) + 4
-        if (token & 15) == 15:
-            while True:
-                b = src[i]
-                i += 1
-                mlen += b
-                if b != 255:
-                    break
-        for _ in range(mlen):
-            out.append(out[-dist])
-    if len(out) != raw_size:
-        raise ValueError("LZ4 block decodes to %d bytes, not %d" % (len(out), raw_size))
-    return bytes(out)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import damagelib  # noqa: E402
 
 
 def measure(path):
@@ -70,9 +38,7 @@ def measure(path):
                 recs = payload[32:32 + used]
             else:         # v2 chunk frame: 16-byte header, then records to the end
                 recs = payload[16:]
-                encoding, raw_size = struct.unpack_from("<BxH", payload, 12)
-                if encoding == 1:  # delta + LZ4: Size fields are unchanged by the delta transform
-                    recs = lz4_block_decode(recs, raw_size)
+                recs = damagelib.chunk_records_raw(payload) or b""  # encoding 1: decoded
             off = 0
             while off + 16 <= len(recs):
                 size = struct.unpack_from("<H", recs, off + 4)[0]

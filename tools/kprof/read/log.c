@@ -13,7 +13,12 @@
  * log.h)?  Its sequence number: a jump is a gap (frames missing, placed in
  * time once the whole log is read), a number seen again a duplicate that
  * is dropped.  Buffer (v1) and chunk (v2) frames are kept per CPU in
- * sequence order; records are read from them later (records.c).
+ * sequence order; records are read from them later (records.c).  A chunk
+ * of encoding 1 (delta + LZ4) is decoded as it is taken: LZ4_decompress_safe
+ * into exactly its raw_bytes, then trace_delta_decode(), the kernel's own
+ * inverse; one that does not decode is dropped like a corrupt frame (its
+ * sequence number becomes a gap, its records lost on the link), and one of
+ * an unknown encoding likewise.
  */
 #include "tools/kprof/read/log.h"
 

@@ -9,7 +9,9 @@
  * missing end frame.  Nothing stops the scan: the rest still decodes.
  *
  * Both wire versions are read: v1 (one buffer frame per sub-buffer) and v2
- * (chunk frames of about 1 KiB, each naming its run).  Every record kept
+ * (chunk frames of at most 2 KiB of records, each naming its run; those of
+ * encoding 1 are LZ4-decompressed with liblz4 and their TSC deltas undone
+ * by the kernel's own trace_delta.c, into memory the log owns: decoded).  Every record kept
  * comes from a frame whose CRCs checked.  Chunks and buffers are kept per
  * CPU in sequence order and a sequence number seen again is reported and
  * dropped, so `cat run.log run.log` decodes the run once.  Only one run is
