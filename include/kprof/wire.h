@@ -20,7 +20,8 @@
  *   20  4    header_crc   CRC-32 of bytes 0..19
  *
  * Version 2 (the kernel sends it; decoders still read version 1): each
- * sub-buffer goes out as chunk frames of about 1 KiB of whole records,
+ * sub-buffer goes out as chunk frames of at most 2 KiB of whole records
+ * (LZ4-compressed unless trace.compress=off),
  * every frame names its run (run_id), and a run info frame is repeated so
  * that a capture that starts mid-run still decodes.
  *
@@ -102,22 +103,33 @@ _Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
  * one chunk, not of a sub-buffer.  The frame's seq is the CPU's chunk
  * sequence (the CPU end frame continues it).  Every chunk decodes on its
  * own: it names the run, its sub-buffer and its records.
+ *
+ * Encoding 1 (KPROF_CHUNK_DELTA_LZ4): the chunk's records went through the
+ * TSC delta transform (kernel/trace/trace_delta.c) and then one LZ4 block
+ * (kernel/lib/lz4.c); the payload after this header is that block, and
+ * raw_bytes is the exact size it decodes to (a different size is a damaged
+ * chunk).  The kernel sends a chunk raw when LZ4 does not make it smaller
+ * or with trace.compress=off.
  */
 struct kprof_chunk_header {
 	uint32_t run_id;             /* the run's id (run header, run info)       */
 	uint32_t buffer_seq;         /* sub-buffer it was cut from, per CPU       */
 	uint16_t records;            /* whole records in it                        */
 	uint16_t flags;              /* KPROF_CHUNK_*                              */
-	uint8_t encoding;            /* KPROF_CHUNK_RAW; others reserved           */
-	uint8_t reserved[3];         /* 0                                          */
+	uint8_t encoding;            /* KPROF_CHUNK_RAW or KPROF_CHUNK_DELTA_LZ4   */
+	uint8_t reserved;            /* 0                                          */
+	uint16_t raw_bytes;          /* encoding 1: record bytes once decoded;
+	                                raw: the payload's record bytes, or 0 (old) */
 };
 _Static_assert(sizeof(struct kprof_chunk_header) == 16, "chunk header size");
 _Static_assert(sizeof(struct kprof_chunk_header) % 8 == 0, "records after it stay 8-byte aligned");
 #define KPROF_CHUNK_LAST    0x1u  /* the last chunk of its sub-buffer            */
 #define KPROF_CHUNK_FINAL   0x2u  /* ... and that sub-buffer is the CPU's last   */
 #define KPROF_CHUNK_LOSSES  0x4u  /* records were dropped just before its first  */
-#define KPROF_CHUNK_RAW     0     /* encoding: records as written               */
-#define KPROF_CHUNK_BYTES   1024  /* record bytes per chunk (tests/bench)       */
+#define KPROF_CHUNK_RAW       0   /* encoding: records as written               */
+#define KPROF_CHUNK_DELTA_LZ4 1   /* encoding: trace_delta_encode() then one LZ4
+                                     block; decodes to raw_bytes of records     */
+#define KPROF_CHUNK_BYTES   2048  /* record bytes per chunk (tests/bench)       */
 
 /* Run info frame payload (v2): enough to decode a capture that started
  * after the run header.  Sent before the first chunk and again every

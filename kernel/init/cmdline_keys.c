@@ -78,6 +78,12 @@ static const char *const trace_mode_names[] = {
 	NULL,
 };
 
+static const char *const off_on_names[] = {
+	"off",
+	"on",
+	NULL,
+};
+
 static const char *const trace_fit_names[TRACE_FIT_COUNT + 1] = {
 	[TRACE_FIT_AUTO] = "auto",
 	[TRACE_FIT_REFUSE] = "refuse",
@@ -115,6 +121,10 @@ const struct cmdline_key cmdline_keys[] = {
 	  .help = "when the buffers of every CPU do not fit in free memory: refuse the run, or shrink each to the "
 		  "largest size that fits, and say so (auto: shrink when trace.buffer_kb is left at its default, else "
 		  "refuse)" },
+	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(trace_compress), .names = off_on_names,
+	  .used_by = EVERY_RUN,
+	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
+		  "it smaller, else raw" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -177,6 +187,7 @@ void config_defaults(struct kconfig *cfg)
 		.trace_buffer_kb = 256,
 		.trace_subbuf_kb = 64,
 		.trace_buffer_fit = TRACE_FIT_AUTO,
+		.trace_compress = 1,
 		.tracetest_records = 20000,
 		.sched_ms = 1500,
 		.rawlock = RAWLOCK_AUTO,

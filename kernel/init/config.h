@@ -79,6 +79,7 @@ struct kconfig {
 	uint32_t trace_buffer_kb; /* per CPU, all sub-buffers together       */
 	uint32_t trace_subbuf_kb; /* one sub-buffer (a power of two)         */
 	uint32_t trace_buffer_fit; /* enum kprof_trace_fit                   */
+	uint32_t trace_compress;  /* 1: chunks go out delta + LZ4 (wire.h)   */
 	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
 	uint32_t sched_ms;   /* scenario=sched: how long the mix runs        */
 	uint32_t rawlock;    /* enum kprof_rawlock_mode                      */

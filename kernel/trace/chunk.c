@@ -7,12 +7,17 @@
  * or one record alone when that record is larger.  The chunker only reads:
  * the reader calls it on a sub-buffer that its writers have left (full and
  * committed, or the final one after the settle wait).
+ *
+ * trace_chunk_encode() then picks a chunk's payload: the records as they
+ * are, or a copy of them TSC-delta transformed (trace_delta.c) and LZ4
+ * compressed (lz4.c) when that is smaller: encoding 1 on the wire.
  */
 #include "kernel/trace/chunk.h"
 
 #include <stddef.h>
 
 #include "include/kprof/wmi.h"
+#include "kernel/trace/trace_delta.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
 
@@ -39,4 +44,22 @@ uint32_t trace_chunk_next(const uint8_t *data, uint32_t used, uint32_t off, uint
 	}
 	*records = n;
 	return end;
+}
+
+const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *rec, uint32_t n,
+				  struct trace_chunk_scratch *s, uint32_t *len)
+{
+	c->encoding = KPROF_CHUNK_RAW;
+	c->raw_bytes = n <= UINT16_MAX ? (uint16_t)n : 0;
+	*len = n;
+	if (!s || n > KPROF_CHUNK_BYTES || n < 16)
+		return rec;
+	__builtin_memcpy(s->raw, rec, n);
+	trace_delta_encode(s->raw, n);
+	size_t packed = lz4_compress_block(s->raw, n, s->packed, n - 1, &s->lz4);
+	if (!packed || packed >= n)
+		return rec;
+	c->encoding = KPROF_CHUNK_DELTA_LZ4;
+	*len = (uint32_t)packed;
+	return s->packed;
 }

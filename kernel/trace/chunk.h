@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 
+#include "include/kprof/wire.h"
+#include "kernel/lib/lz4.h"
+
 /*
  * The next chunk of the records in data[0..used): whole records from byte
  * `off`, as many as fit in `limit` bytes (alignment padding included), and
@@ -16,5 +19,27 @@
  * writer reserved it and never committed).
  */
 uint32_t trace_chunk_next(const uint8_t *data, uint32_t used, uint32_t off, uint32_t limit, uint32_t *records);
+
+/*
+ * Compression scratch for trace_chunk_encode(): private to one sender at
+ * a time (trace.c keeps one per CPU).  About 12 KiB.
+ */
+struct trace_chunk_scratch {
+	struct lz4_state lz4;                   /* 8 KiB hash table          */
+	uint8_t raw[KPROF_CHUNK_BYTES];         /* delta-transformed copy    */
+	uint8_t packed[KPROF_CHUNK_BYTES];      /* the LZ4 block             */
+};
+
+/*
+ * The payload of the chunk of records rec[0..n): sets c->encoding and
+ * c->raw_bytes, returns the payload and its length in *len.  With scratch
+ * s (may be NULL: raw) and n at most KPROF_CHUNK_BYTES, the records are
+ * copied into s, TSC-delta transformed there (trace_delta_encode) and
+ * compressed as one LZ4 block of at most n - 1 bytes: encoding
+ * KPROF_CHUNK_DELTA_LZ4 when that fits, else the records go raw.  rec is
+ * only read.
+ */
+const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *rec, uint32_t n,
+				  struct trace_chunk_scratch *s, uint32_t *len);
 
 #endif

@@ -16,6 +16,8 @@
  *
  * On the wire (docs/wire-format.md, version 2) a sub-buffer goes out as
  * chunk frames of at most KPROF_CHUNK_BYTES of whole records (chunk.c),
+ * each TSC-delta transformed and LZ4 compressed when that pays
+ * (trace.compress, encode_chunk),
  * each naming the run (run_id, made at start from the TSC and the RTC),
  * its sub-buffer and its records, so that damage on the link costs one
  * chunk.  A run info frame goes out after the run header and before every
@@ -72,6 +74,14 @@ static struct {
 	uint32_t chunks_sent;         /* run info goes out every 64 chunks     */
 } trace;
 
+/* Compression scratch (trace.compress=on, chunk.c), one per CPU and used
+ * only by the sender running on that CPU: the logger thread, then
+ * trace_finish() after it has ended, or the bug check path, which may run
+ * on another CPU while the logger is halted mid-chunk (the NMI stops it;
+ * it never resumes), hence one per CPU rather than one per session.  The
+ * sub-buffer itself is never changed: the delta transform works on a copy. */
+static struct trace_chunk_scratch *senders[KPROF_MAX_CPUS];
+
 static const uint32_t item_group[TRACE_ITEM_NONE] = {
 	[TRACE_ITEM_CSWITCH] = PERF_CONTEXT_SWITCH,
 	[TRACE_ITEM_SPINLOCK] = PERF_SPINLOCK,
@@ -117,6 +127,13 @@ static void send_run_info(void)
 	send_frame(KPROF_FRAME_RUN_INFO, KPROF_FRAME_CPU_NONE, trace.run_seq++, &ri, sizeof(ri), 0, 0);
 }
 
+static const uint8_t *encode_chunk(struct kprof_chunk_header *c, const uint8_t *rec, uint32_t n, uint32_t *len)
+{
+	uint32_t cpu = ke_get_current_processor_number();
+
+	return trace_chunk_encode(c, rec, n, cpu < KPROF_MAX_CPUS ? senders[cpu] : NULL, len);
+}
+
 /* One sub-buffer as chunk frames of whole records (chunk.c), so that
  * damage on the link costs one chunk.  Losses counted since the previous
  * sub-buffer are flagged on its first chunk. */
@@ -132,15 +149,15 @@ static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t
 			.run_id = trace.run_id,
 			.buffer_seq = (uint32_t)v->seq,
 			.records = (uint16_t)records,
-			.encoding = KPROF_CHUNK_RAW,
 		};
 		bool last = end == off || trace_chunk_next(v->data, v->used, end, KPROF_CHUNK_BYTES, &records) == end;
 		c.flags = (uint16_t)(losses | (last ? KPROF_CHUNK_LAST | flags : 0));
 		losses = 0;
+		uint32_t len;
+		const uint8_t *payload = encode_chunk(&c, v->data + off, end - off, &len);
 		if (trace.chunks_sent++ % KPROF_RUN_INFO_EVERY == KPROF_RUN_INFO_EVERY - 1)
 			send_run_info();
-		send_frame(KPROF_FRAME_CHUNK, (uint16_t)tc->cpu, tc->frame_seq++, &c, sizeof(c), v->data + off,
-			   end - off);
+		send_frame(KPROF_FRAME_CHUNK, (uint16_t)tc->cpu, tc->frame_seq++, &c, sizeof(c), payload, len);
 		tc->sent++;
 		if (last)
 			break;
@@ -287,6 +304,8 @@ void trace_start(const char *cmdline)
 		perfinfo_group_set(&trace.groups, PERF_KPROF_THREAD);
 
 	trace.ncpu = ke_number_processors;
+	for (uint32_t i = 0; kconfig.trace_compress && i < trace.ncpu && i < KPROF_MAX_CPUS; i++)
+		senders[i] = kzalloc(sizeof(*senders[i])); /* none: that CPU sends raw */
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);
 	ke_initialize_event(&trace.flush_event, SynchronizationEvent, false);
 	uint32_t failed = 0;

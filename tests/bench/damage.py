@@ -11,7 +11,10 @@ any record decoded that the undamaged log does not have ("wrong", must be
 
 --chunk N re-cuts the log's v2 chunks at N record bytes first (the same
 rule as kernel/trace/chunk.c), to compare chunk sizes on the same records
-(console text is left out of the re-cut log).  --rates picks the rates.
+(console text is left out of the re-cut log; compressed chunks are
+decoded and re-cut raw).  --rates picks the rates.  On a compressed log
+(encoding 1) a compressed chunk's whole block counts as the bytes of each
+of its records: damage anywhere in it costs them all.
 """
 import argparse
 import os
@@ -69,7 +72,7 @@ def rechunk(raw, limit):
         if typ == CHUNK:
             run_id, bseq, nrec, flags = struct.unpack_from("<IIHH", payload, 0)
             p = pending.setdefault(cpu, [payload[:16], bytearray(), 0])
-            p[1] += payload[16:]
+            p[1] += damagelib.chunk_records_raw(payload)  # encoding 1: decoded, re-cut raw
             p[2] |= flags
             if flags & 1:
                 flush(cpu)
@@ -88,8 +91,16 @@ def wire_ratio(raw):
     wire = rec = 0
     for pos, ver, typ, cpu, seq, payload in damagelib.frames(raw):
         wire += 24 + len(payload)
-    for s, e in damagelib.record_spans(raw):
-        rec += e - s
+    for pos, ver, typ, cpu, seq, payload in damagelib.frames(raw):
+        if typ == CHUNK:
+            recs = damagelib.chunk_records_raw(payload) or b""
+            off = 0
+            while off + 16 <= len(recs):
+                size = struct.unpack_from("<H", recs, off + 4)[0]
+                if size < 16 or off + size > len(recs):
+                    break
+                rec += size
+                off += (size + 7) & ~7
     return wire / rec, wire, rec
 
 

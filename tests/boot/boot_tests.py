@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import damagelib  # noqa: E402
 import lockcheck  # noqa: E402
 import profilecheck  # noqa: E402
 import rescheck  # noqa: E402
@@ -255,9 +256,20 @@ def check_complete_trace(ctx):
     check_etl_ctf(ctx, summary["records"])
 
 
-def check_tracetest(cpus, expect_losses):
+def check_chunk_encodings(ctx, compressed):
+    """trace.compress=on (the default): most chunks are delta + LZ4
+    (encoding 1); off: every chunk is raw (encoding 0)."""
+    with open(ctx.log_path, "rb") as f:
+        enc = damagelib.chunk_encodings(f.read())
+    ok = enc.get(1, 0) > enc.get(0, 0) if compressed else (enc.get(0, 0) > 0 and set(enc) == {0})
+    if not ok:
+        raise_failure("chunks by encoding %s, expected %s" % (enc, "mostly 1 (delta + LZ4)" if compressed else "all 0 (raw)"))
+
+
+def check_tracetest(cpus, expect_losses, compressed=True):
     def check(ctx):
         ctx.expect_status(SUCCESS)
+        check_chunk_encodings(ctx, compressed)
         ctx.expect(r"^scenario tracetest: done on %d CPUs$" % cpus, "the scenario's end")
         problems = tracecheck.check(ctx.kprof, ctx.log_path, expect_losses=expect_losses, quiet=True)
         if problems:
@@ -513,6 +525,10 @@ TESTS = [
              cmdline="tsc_source=cpuid"),
     BootTest("tracetest-4", "tracetest on 4 CPUs: every record checked, ETL and CTF read back",
              check_tracetest(4, False), cpus=4, cmdline="scenario=tracetest trace=tracetest tracetest.records=10000 trace.buffer_kb=8192",
+             timeout=120),
+    BootTest("tracetest-raw", "tracetest on 2 CPUs with trace.compress=off: raw chunks, every record checked",
+             check_tracetest(2, False, compressed=False), cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=5000 trace.buffer_kb=8192 trace.compress=off",
              timeout=120),
     BootTest("tracetest-losses", "tracetest in dump mode with tiny buffers: every loss counted",
              check_tracetest(4, True), cpus=4,

@@ -5,8 +5,9 @@
 # decoder's sources, clang, ASan and UBSan; packages clang and
 # libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) in all, on
 # a working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus
-# and kept between runs: half the time damaging a wire v2 log, half a v1
-# log (FUZZ_LOGS; the decoder reads both).  Prints, per log, libFuzzer's
+# and kept between runs: a third of the time each damaging a raw wire v2
+# log, a v1 log and a compressed v2 log (encoding-1 chunks: delta + LZ4)
+# (FUZZ_LOGS; the decoder reads them all; it links liblz4).  Prints, per log, libFuzzer's
 # closing stats line, then
 #   fuzz: LOG: N runs in S s, 0 crashes
 # A crash, timeout or leak fails the target and leaves the input in
@@ -20,24 +21,24 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
-FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log
+FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log tests/golden/mix-2cpu-v2-lz4.log
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
-		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c
+		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c kernel/trace/trace_delta.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h tools/kprof/*/*.h include/kprof/*.h kernel/lib/crc32.h) tests/fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h tools/kprof/*/*.h include/kprof/*.h kernel/lib/crc32.h kernel/trace/trace_delta.h) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	@printf '  %-7s %s\n' FUZZCC $@
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ -llz4
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIR)/corpus
 	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
 	@rm -f $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/slow-unit-*
-	@secs_each=$$(( ($(FUZZ_SECONDS) + 1) / 2 )); \
+	@secs_each=$$(( ($(FUZZ_SECONDS) + 2) / 3 )); \
 	for log in $(FUZZ_LOGS); do \
 	printf '  %-7s %s for %s s on %s\n' FUZZ $(FUZZ_BIN) $$secs_each $$log; \
 	start=$$(date +%s); \

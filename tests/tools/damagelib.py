@@ -47,10 +47,87 @@ def frames(raw):
             pos += 1
 
 
+def chunk_encodings(raw):
+    """{encoding: chunk frames} of a v2 log (0 raw, 1 delta + LZ4)."""
+    out = collections.Counter()
+    for pos, ver, typ, cpu, seq, payload in frames(raw):
+        if typ == CHUNK and len(payload) >= CHUNK_HDR:
+            out[payload[12]] += 1
+    return dict(out)
+
+
+# Encoding-1 chunks (delta + LZ4): the same plain-Python decoder as the
+# example in docs/wire-format.md section 5.
+def lz4_block(src, raw_bytes):  # one LZ4 block -> exactly raw_bytes bytes, else None
+    out, i = bytearray(), 0
+    def length(n):
+        nonlocal i
+        if n == 15:
+            while True:
+                b = src[i]
+                i += 1
+                n += b
+                if b != 255:
+                    return n
+        return n
+    try:
+        while True:
+            token = src[i]
+            i += 1
+            n = length(token >> 4)
+            out += src[i:i + n]
+            i += n
+            if i >= len(src):
+                break
+            dist = src[i] | src[i + 1] << 8
+            i += 2
+            n = length(token & 15) + 4
+            if not 0 < dist <= len(out):
+                return None
+            for _ in range(n):
+                out.append(out[-dist])
+    except IndexError:
+        return None
+    return bytes(out) if len(out) == raw_bytes and i == len(src) else None
+
+TSC_FIELDS = {0x0529: ((32, 40), 48), 0x052B: ((16,), 24), 0x1820: ((16,), 24), 0xFE02: ((16,), 24)}
+M64 = (1 << 64) - 1
+
+def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
+    b, off, prev = bytearray(recs), 0, 0
+    while off + 16 <= len(b):
+        marker, size, hook, d = struct.unpack_from("<IHHQ", b, off)
+        if marker >> 16 != 0xC011 or size < 16 or off + size > len(b):
+            break
+        ts = (d + prev) & M64
+        struct.pack_into("<Q", b, off + 8, ts)
+        prev = ts
+        fields, need = TSC_FIELDS.get(hook, ((), 0))
+        for at in fields if size >= need else ():
+            v = struct.unpack_from("<Q", b, off + at)[0]
+            if v not in (0, (ts + 1) & M64):
+                struct.pack_into("<Q", b, off + at, (ts + 1 - v) & M64)
+        off += (size + 7) & ~7
+    return bytes(b)
+
+
+def chunk_records_raw(payload):
+    """The records of a chunk payload (header included), decoded if it is
+    an encoding-1 chunk; None if that does not decode."""
+    if len(payload) >= CHUNK_HDR and payload[12] == 1:
+        recs = lz4_block(payload[CHUNK_HDR:], struct.unpack_from("<H", payload, 14)[0])
+        return None if recs is None else delta_decode(recs)
+    return payload[CHUNK_HDR:]
+
+
 def record_spans(raw):
-    """Byte ranges [start, end) of every record of every buffer or chunk."""
+    """Byte ranges [start, end) of every record of every buffer or chunk;
+    a compressed chunk (encoding 1) is one span, its whole LZ4 block."""
     spans = []
     for pos, ver, typ, cpu, seq, payload in frames(raw):
+        if typ == CHUNK and len(payload) > CHUNK_HDR and payload[12] == 1:
+            spans.append((pos + HDR + CHUNK_HDR, pos + HDR + len(payload)))
+            continue
         if typ == CHUNK:
             start, used = CHUNK_HDR, len(payload) - CHUNK_HDR
         elif typ == BUFFER:

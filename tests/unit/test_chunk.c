@@ -2,7 +2,9 @@
  * test_chunk.c - cutting a sub-buffer into chunk frames
  * (kernel/trace/chunk.c): whole records only, at most the limit unless
  * one record alone is larger, every record in exactly one chunk, and a
- * record that was never committed ends the records.
+ * record that was never committed ends the records.  And the payload of
+ * a chunk (trace_chunk_encode): raw, or delta + LZ4 that liblz4 and
+ * trace_delta_decode() turn back into the very records.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <lz4.h>
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
 #include "kernel/trace/chunk.h"
+#include "kernel/trace/trace_delta.h"
+#include "tests/unit/golden_records.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
 
@@ -142,9 +147,108 @@ static void test_header_layout(void **state)
 	assert_int_equal(offsetof(struct kprof_chunk_header, records), 8);
 	assert_int_equal(offsetof(struct kprof_chunk_header, flags), 10);
 	assert_int_equal(offsetof(struct kprof_chunk_header, encoding), 12);
+	assert_int_equal(offsetof(struct kprof_chunk_header, raw_bytes), 14);
 	assert_int_equal(offsetof(struct kprof_run_header, run_id), 100);
 	assert_int_equal(offsetof(struct kprof_cpu_end, run_id), KPROF_CPU_END_V1_SIZE);
 	assert_int_equal(offsetof(struct kprof_run_end, run_id), KPROF_RUN_END_V1_SIZE);
+}
+
+/* Decode a chunk's payload as the host tool does; returns the bytes. */
+static uint32_t decode_payload(const struct kprof_chunk_header *c, const uint8_t *p, uint32_t len, uint8_t *out)
+{
+	if (c->encoding == KPROF_CHUNK_RAW) {
+		memcpy(out, p, len);
+		return len;
+	}
+	assert_int_equal(c->encoding, KPROF_CHUNK_DELTA_LZ4);
+	int got = LZ4_decompress_safe((const char *)p, (char *)out, (int)len, c->raw_bytes);
+	assert_int_equal(got, c->raw_bytes);
+	trace_delta_decode(out, (size_t)got);
+	return (uint32_t)got;
+}
+
+/* Every chunk of the records of real logs: the encoded payload decodes to
+ * the very records, the records are left as they were, a compressed
+ * payload is shorter than the records, and the whole is well under half. */
+static void test_encode_round_trip(void **state)
+{
+	static const char *const logs[] = { "tests/golden/report-sched.log", "tests/golden/report-locks.log",
+					    "tests/golden/report-resources.log", "tests/golden/tracetest-2cpu.log" };
+	static struct trace_chunk_scratch scratch;
+	static uint8_t copy[65536], out[65536];
+	uint64_t raw_total = 0, wire_total = 0, chunks = 0, packed_chunks = 0;
+
+	for (size_t l = 0; l < sizeof(logs) / sizeof(logs[0]); l++) {
+		struct golden_stream cpu[GOLDEN_MAX_CPUS];
+		assert_true(golden_load(logs[l], cpu) > 0);
+		for (int c = 0; c < GOLDEN_MAX_CPUS; c++) {
+			size_t sum;
+			for (size_t boff = 0, blen; (blen = golden_block(&cpu[c], boff, sizeof(copy), &sum)); boff += blen) {
+				/* One "sub-buffer" of the stream, cut as the sender cuts it. */
+				const uint8_t *sub = cpu[c].bytes + boff;
+				uint32_t off = 0, records;
+				for (;;) {
+					uint32_t end = trace_chunk_next(sub, (uint32_t)blen, off, KPROF_CHUNK_BYTES, &records);
+					if (end == off)
+						break;
+					uint32_t n = end - off, len;
+					struct kprof_chunk_header h = { .records = (uint16_t)records };
+					memcpy(copy, sub + off, n);
+					const uint8_t *p = trace_chunk_encode(&h, sub + off, n, &scratch, &len);
+					assert_memory_equal(copy, sub + off, n); /* the records are only read */
+					assert_int_equal(h.raw_bytes, n);
+					if (h.encoding == KPROF_CHUNK_DELTA_LZ4) {
+						assert_true(len < n);
+						packed_chunks++;
+					} else {
+						assert_ptr_equal(p, sub + off);
+						assert_int_equal(len, n);
+					}
+					assert_int_equal(decode_payload(&h, p, len, out), n);
+					assert_memory_equal(out, sub + off, n);
+					raw_total += n;
+					wire_total += len + sizeof(h) + KPROF_FRAME_HEADER_SIZE;
+					chunks++;
+					off = end;
+				}
+			}
+		}
+		golden_free(cpu);
+	}
+	print_message("encode: %llu chunks (%llu compressed), %.3f wire bytes per record byte\n",
+		      (unsigned long long)chunks, (unsigned long long)packed_chunks, (double)wire_total / raw_total);
+	assert_true(packed_chunks * 10 >= chunks * 9);
+	assert_true(wire_total * 2 < raw_total);
+}
+
+/* No scratch, a record too large for a chunk, or data LZ4 cannot shrink:
+ * raw, with the size still given. */
+static void test_encode_raw_cases(void **state)
+{
+	static struct trace_chunk_scratch scratch;
+	static const uint32_t big[] = { 3000 };
+	uint32_t used = lay_out(big, 1), len;
+	struct kprof_chunk_header h;
+
+	assert_ptr_equal(trace_chunk_encode(&h, buf, used, &scratch, &len), buf);
+	assert_int_equal(h.encoding, KPROF_CHUNK_RAW);
+	assert_int_equal(len, used);
+	assert_int_equal(h.raw_bytes, used);
+
+	static const uint32_t small[] = { 64, 64, 64, 64 };
+	used = lay_out(small, 4);
+	assert_ptr_equal(trace_chunk_encode(&h, buf, used, NULL, &len), buf);
+	assert_int_equal(h.encoding, KPROF_CHUNK_RAW);
+
+	/* Random payload bytes: nothing to gain, sent raw. */
+	static const uint32_t one[] = { 1024 };
+	used = lay_out(one, 1);
+	srand(7);
+	for (uint32_t i = 16; i < used; i++)
+		buf[i] = (uint8_t)rand();
+	assert_ptr_equal(trace_chunk_encode(&h, buf, used, &scratch, &len), buf);
+	assert_int_equal(h.encoding, KPROF_CHUNK_RAW);
+	assert_int_equal(len, used);
 }
 
 int main(void)
@@ -156,6 +260,8 @@ int main(void)
 		cmocka_unit_test(test_unsettled_record_ends_the_records),
 		cmocka_unit_test(test_empty_and_tail),
 		cmocka_unit_test(test_header_layout),
+		cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_encode_raw_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

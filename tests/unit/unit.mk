@@ -29,7 +29,7 @@ unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
 unit_timerq_SRCS       := kernel/ke/timerq.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
-unit_chunk_SRCS        := kernel/trace/chunk.c
+unit_chunk_SRCS        := kernel/trace/chunk.c kernel/trace/trace_delta.c kernel/lib/lz4.c tests/unit/golden_records.c
 unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
@@ -73,3 +73,7 @@ $(BUILD)/tests/unit/test_psf: $(BUILD)/kernel-obj/font.o
 .PHONY: unit-tests
 unit-tests: $(UNIT_BINS) $(UNIT_TSAN_BINS)
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" sh tests/unit/run-unit-tests.sh $(UNIT_BINS) $(UNIT_TSAN_BINS)
+
+# test_chunk also round-trips trace_chunk_encode() through liblz4.
+$(BUILD)/tests/unit/test_chunk: UNIT_LIBS += -llz4
+$(BUILD)/tests/unit/test_chunk: kernel/lib/lz4.h kernel/trace/trace_delta.h tests/unit/golden_records.h

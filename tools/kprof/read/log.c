@@ -13,7 +13,12 @@
  * log.h)?  Its sequence number: a jump is a gap (frames missing, placed in
  * time once the whole log is read), a number seen again a duplicate that
  * is dropped.  Buffer (v1) and chunk (v2) frames are kept per CPU in
- * sequence order; records are read from them later (records.c).
+ * sequence order; records are read from them later (records.c).  A chunk
+ * of encoding 1 (delta + LZ4) is decoded as it is taken: LZ4_decompress_safe
+ * into exactly its raw_bytes, then trace_delta_decode(), the kernel's own
+ * inverse; one that does not decode is dropped like a corrupt frame (its
+ * sequence number becomes a gap, its records lost on the link), and one of
+ * an unknown encoding likewise.
  */
 #include "tools/kprof/read/log.h"
 
@@ -28,6 +33,9 @@
 
 #include "include/kprof/wmi.h"
 #include "kernel/lib/crc32.h"
+#include "kernel/trace/trace_delta.h"
+
+#include <lz4.h>
 
 #define KP_MAX_CPUS 4096 /* frames naming a higher CPU are treated as damaged */
 
@@ -246,24 +254,60 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 		} else {
 			struct kprof_chunk_header ch;
 			memcpy(&ch, payload, sizeof(ch));
-			if (ch.encoding != KPROF_CHUNK_RAW) {
+			uint32_t used = (uint32_t)(h->length - hsize);
+			if (ch.encoding == KPROF_CHUNK_DELTA_LZ4) {
+				if (back) {
+					/* A duplicate or a late frame: decode it only if it is not stored. */
+					struct kp_cpu *c = cpu_slot(log, h->cpu);
+					for (size_t i = 0; i < c->nbuffers; i++)
+						if (c->buffers[i].frame_seq == h->seq) {
+							store_buffer(log, c, &b, back); /* reports the duplicate */
+							return;
+						}
+				}
+				uint8_t *raw = ch.raw_bytes ? kp_xrealloc(NULL, ch.raw_bytes, 1) : NULL;
+				int got = raw ? LZ4_decompress_safe((const char *)payload + hsize, (char *)raw, (int)used,
+								    ch.raw_bytes)
+					      : -1;
+				if (got != (int)ch.raw_bytes) {
+					free(raw);
+					log->damaged_chunks++;
+					kp_issue_add(log, KP_ISSUE_CORRUPT, offset, h->cpu, h->seq, h->seq,
+						     "frame %u of cpu %u at offset %llu: LZ4 chunk does not decode to its %u "
+						     "bytes, frame dropped", h->seq, h->cpu, (unsigned long long)offset,
+						     ch.raw_bytes);
+					if (!back)
+						add_gap(log, h->cpu, h->seq, h->seq, offset); /* its records: lost on the link */
+					return;
+				}
+				trace_delta_decode(raw, ch.raw_bytes);
+				log->decoded = kp_grow(log->decoded, &log->decoded_cap, log->ndecoded + 1,
+						       sizeof(*log->decoded));
+				log->decoded[log->ndecoded++] = raw;
+				b.data = raw;
+				b.decoded = true;
+				b.wire_bytes = used;
+				used = ch.raw_bytes;
+			} else if (ch.encoding != KPROF_CHUNK_RAW) {
 				kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 					     "cpu %u: chunk %u at offset %llu has encoding %u, which this decoder does not "
 					     "know; its %u records skipped", h->cpu, h->seq, (unsigned long long)offset,
 					     ch.encoding, ch.records);
+				if (!back)
+					add_gap(log, h->cpu, h->seq, h->seq, offset); /* its records: lost */
 				return;
 			}
 			b.chunk = true;
 			b.chunk_flags = ch.flags;
 			b.hdr = (struct kprof_buffer_header){
 				.buffer_seq = ch.buffer_seq,
-				.used = (uint32_t)(h->length - hsize),
+				.used = used,
 				.records = ch.records,
 				.flags = ((ch.flags & KPROF_CHUNK_FINAL) ? KPROF_BUFFER_FINAL : 0) |
 					 ((ch.flags & KPROF_CHUNK_LOSSES) ? KPROF_BUFFER_LOSSES : 0),
 			};
 		}
-		if (b.hdr.used > h->length - hsize) {
+		if (!b.chunk && b.hdr.used > h->length - hsize) {
 			kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 				     "buffer frame at offset %llu says %u bytes of records but carries %u",
 				     (unsigned long long)offset, b.hdr.used, (unsigned)(h->length - hsize));
@@ -503,6 +547,9 @@ void kp_log_free(struct kp_log *log)
 	for (uint32_t i = 0; i < log->ncpus; i++)
 		free(log->cpus[i].buffers);
 	free(log->cpus);
+	for (size_t i = 0; i < log->ndecoded; i++)
+		free(log->decoded[i]);
+	free(log->decoded);
 	free(log->issues);
 	free(log->gaps);
 	free(log->console);

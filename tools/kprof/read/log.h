@@ -9,7 +9,9 @@
  * missing end frame.  Nothing stops the scan: the rest still decodes.
  *
  * Both wire versions are read: v1 (one buffer frame per sub-buffer) and v2
- * (chunk frames of about 1 KiB, each naming its run).  Every record kept
+ * (chunk frames of at most 2 KiB of records, each naming its run; those of
+ * encoding 1 are LZ4-decompressed with liblz4 and their TSC deltas undone
+ * by the kernel's own trace_delta.c, into memory the log owns: decoded).  Every record kept
  * comes from a frame whose CRCs checked.  Chunks and buffers are kept per
  * CPU in sequence order and a sequence number seen again is reported and
  * dropped, so `cat run.log run.log` decodes the run once.  Only one run is
@@ -57,7 +59,21 @@ struct kp_buffer {
 	uint16_t chunk_flags;  /* v2: KPROF_CHUNK_*                           */
 	bool chunk;            /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported;     /* a malformed record in it was reported       */
+	bool decoded;          /* encoding 1: data is the decoded copy (not in
+	                          the log), wire_bytes the LZ4 block's size  */
+	uint32_t wire_bytes;
 };
+
+/* The log offset given for byte off of b's records: where it is in the
+ * log, or for a decoded chunk a point of its compressed payload in
+ * proportion (log order kept, never outside the frame). */
+static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, const uint8_t *log_bytes, uint32_t off)
+{
+	if (!b->decoded)
+		return (uint64_t)(b->data - log_bytes) + off;
+	return b->offset + KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_chunk_header) +
+	       (b->hdr.used ? (uint64_t)off * b->wire_bytes / b->hdr.used : 0);
+}
 
 /* Records lost on the link: frames of one CPU missing from the log,
  * placed in time between the records either side (0 when none). */
@@ -104,6 +120,9 @@ struct kp_log {
 	size_t frames;              /* valid frames                           */
 	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
+	uint8_t **decoded;          /* records of encoding-1 chunks, decoded  */
+	size_t ndecoded, decoded_cap;
+	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
 };
