@@ -23,19 +23,23 @@ enum kprof_scenario {
 	SCENARIO_COUNT
 };
 
-/* The name the command line's scenario= key takes, or NULL when the value
- * is not a known workload (a run header from a newer kernel). */
+/* The names the command line's scenario= key takes, as designated
+ * initialisers for an array indexed by enum kprof_scenario (the kernel's
+ * key table and kprof_scenario_name both use it). */
+#define KPROF_SCENARIO_NAMES                     \
+	[SCENARIO_BOOT] = "boot",                \
+	[SCENARIO_TRACETEST] = "tracetest",      \
+	[SCENARIO_SCHED] = "sched",              \
+	[SCENARIO_LOCKS] = "locks",              \
+	[SCENARIO_RESOURCES] = "resources",      \
+	[SCENARIO_PROFILE] = "profile",          \
+	[SCENARIO_MIX] = "mix"
+
+/* The scenario= name of a workload, or NULL when the value is not a known
+ * workload (a run header from a newer kernel). */
 static inline const char *kprof_scenario_name(uint32_t scenario)
 {
-	static const char *const names[SCENARIO_COUNT] = {
-		[SCENARIO_BOOT] = "boot",
-		[SCENARIO_TRACETEST] = "tracetest",
-		[SCENARIO_SCHED] = "sched",
-		[SCENARIO_LOCKS] = "locks",
-		[SCENARIO_RESOURCES] = "resources",
-		[SCENARIO_PROFILE] = "profile",
-		[SCENARIO_MIX] = "mix",
-	};
+	static const char *const names[SCENARIO_COUNT] = { KPROF_SCENARIO_NAMES };
 	return scenario < SCENARIO_COUNT ? names[scenario] : 0;
 }
 

@@ -25,15 +25,8 @@
 #define RUN_MIN_MS    100    /* the shortest workload run   */
 #define RUN_MAX_MS    600000 /* the longest: ten minutes    */
 
-static const char *const scenario_names[SCENARIO_COUNT + 1] = {
-	[SCENARIO_BOOT] = "boot",
-	[SCENARIO_TRACETEST] = "tracetest",
-	[SCENARIO_SCHED] = "sched",
-	[SCENARIO_LOCKS] = "locks",
-	[SCENARIO_RESOURCES] = "resources",
-	[SCENARIO_PROFILE] = "profile",
-	[SCENARIO_MIX] = "mix",
-};
+/* NULL-terminated: the last slot stays empty. */
+static const char *const scenario_names[SCENARIO_COUNT + 1] = { KPROF_SCENARIO_NAMES };
 
 static const char *const pmc_source_names[] = { KPROFILE_SOURCE_SHORT_NAMES, NULL };
 
