@@ -17,9 +17,8 @@
 #include <stddef.h>
 
 #include "include/kprof/wmi.h"
+#include "kernel/lib/libk.h"
 #include "kernel/trace/trace_delta.h"
-
-#define ALIGN8(x) (((x) + 7u) & ~7u)
 
 static uint32_t record_span(const uint8_t *data, uint32_t used, uint32_t off)
 {
@@ -27,7 +26,7 @@ static uint32_t record_span(const uint8_t *data, uint32_t used, uint32_t off)
 
 	if (used - off < sizeof(*h) || h->Size < sizeof(*h) || h->Size > used - off)
 		return 0; /* not a settled record: nothing from here is sent */
-	uint32_t span = ALIGN8((uint32_t)h->Size);
+	uint32_t span = ALIGN_UP((uint32_t)h->Size, PERFINFO_RECORD_ALIGN);
 	return span <= used - off ? span : used - off;
 }
 
@@ -54,7 +53,7 @@ const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *r
 	*len = n;
 	if (!s || n > KPROF_CHUNK_BYTES || n < 16)
 		return rec;
-	__builtin_memcpy(s->raw, rec, n);
+	memcpy(s->raw, rec, n);
 	trace_delta_encode(s->raw, n);
 	size_t packed = lz4_compress_block(s->raw, n, s->packed, n - 1, &s->lz4);
 	if (!packed || packed >= n)

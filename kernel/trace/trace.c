@@ -139,19 +139,23 @@ static const uint8_t *encode_chunk(struct kprof_chunk_header *c, const uint8_t *
  * sub-buffer are flagged on its first chunk. */
 static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
 {
-	uint32_t off = 0, records;
+	uint32_t off = 0, records, next_records = 0;
 	uint16_t losses = tc->lost_since_sent ? KPROF_CHUNK_LOSSES : 0;
+	bool last;
 
 	tc->lost_since_sent = 0;
+	/* Each chunk's records are walked once: the chunk after this one is
+	 * found before this one goes out, which says whether this is the last. */
+	uint32_t end = trace_chunk_next(v->data, v->used, off, KPROF_CHUNK_BYTES, &records);
 	do {
-		uint32_t end = trace_chunk_next(v->data, v->used, off, KPROF_CHUNK_BYTES, &records);
+		uint32_t next = end == off ? end : trace_chunk_next(v->data, v->used, end, KPROF_CHUNK_BYTES, &next_records);
+		last = next == end;
 		struct kprof_chunk_header c = {
 			.run_id = trace.run_id,
 			.buffer_seq = (uint32_t)v->seq,
 			.records = (uint16_t)records,
+			.flags = (uint16_t)(losses | (last ? KPROF_CHUNK_LAST | flags : 0)),
 		};
-		bool last = end == off || trace_chunk_next(v->data, v->used, end, KPROF_CHUNK_BYTES, &records) == end;
-		c.flags = (uint16_t)(losses | (last ? KPROF_CHUNK_LAST | flags : 0));
 		losses = 0;
 		uint32_t len;
 		const uint8_t *payload = encode_chunk(&c, v->data + off, end - off, &len);
@@ -159,10 +163,10 @@ static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t
 			send_run_info();
 		send_frame(KPROF_FRAME_CHUNK, (uint16_t)tc->cpu, tc->frame_seq++, &c, sizeof(c), payload, len);
 		tc->sent++;
-		if (last)
-			break;
 		off = end;
-	} while (true);
+		end = next;
+		records = next_records;
+	} while (!last);
 }
 
 static void flush_full(struct trace_cpu *tc)
