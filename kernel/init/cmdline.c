@@ -75,15 +75,20 @@ static void list_keys(const struct parser *ps, char *buf, size_t size)
 						 ps->tables[t].keys[i].name);
 }
 
-void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
+void cmdline_vreport(cmdline_error_fn err, void *ctx, const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
 	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (err)
 		err(ctx, msg);
+}
+
+void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmdline_vreport(err, ctx, fmt, ap);
+	va_end(ap);
 }
 
 #define report(ps, ...) cmdline_report((ps)->err, (ps)->ctx, __VA_ARGS__)

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "kernel/init/cmdline_key.h"
@@ -40,6 +41,7 @@ typedef void (*cmdline_error_fn)(void *ctx, const char *message);
 /* Format one problem and hand it to err (if any): the one way the parser
  * and the rules report. */
 void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cmdline_vreport(cmdline_error_fn err, void *ctx, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* The kernel's keys (cmdline_keys.c). */
 extern const struct cmdline_key cmdline_keys[];

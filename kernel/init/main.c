@@ -94,12 +94,10 @@ static unsigned probe_refusals;
 
 void cmdline_refuse_at_probe(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	cmdline_vreport(print_cmdline_error, NULL, fmt, ap);
 	va_end(ap);
-	kprintf("%s\n", msg);
 	probe_refusals++;
 }
 
