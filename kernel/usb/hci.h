@@ -1,0 +1,129 @@
+/*
+ * hci.h - what the USB layer (usb.c, hub.c, bot.c) asks of a host
+ * controller driver (xhci*.c), and nothing more.
+ *
+ * Everything is polled: each call waits, bounded by a timeout, for its
+ * own completion and returns an enum usb_status; a timeout prints one
+ * console line naming what did not answer (the command, the port, the
+ * slot and endpoint) before it returns USB_TIMEOUT.  No interrupts, no
+ * locks: one thread at a time drives a controller (the trace sender, then
+ * trace_finish), which the callers guarantee.
+ *
+ * Memory: every data buffer handed to hci_control() or hci_bulk() must be
+ * physically contiguous and in the direct map (pmm_alloc_pages +
+ * phys_to_virt, or a kzalloc'ed buffer that does not cross a page for
+ * small control data); the driver translates with virt_to_phys().
+ *
+ * Host unit tests link a fake controller implementing these functions
+ * (tests/unit/fake_hci.c) in place of xhci*.c.
+ */
+#ifndef KPROF_USB_HCI_H
+#define KPROF_USB_HCI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* xHCI's default Protocol Speed IDs (xHCI 1.2, 7.2.2.1.1). */
+enum usb_speed {
+	USB_SPEED_NONE = 0,
+	USB_SPEED_FULL = 1,
+	USB_SPEED_LOW = 2,
+	USB_SPEED_HIGH = 3,
+	USB_SPEED_SUPER = 4,
+};
+
+enum usb_status {
+	USB_OK = 0,
+	USB_STALL = -1,   /* the endpoint answered STALL (halted)            */
+	USB_TIMEOUT = -2, /* no completion in time (message printed)         */
+	USB_ERROR = -3,   /* transaction, babble or other completion error   */
+	USB_NODEV = -4,   /* nothing connected, or the device went away      */
+	USB_NOMEM = -5,   /* no memory for rings, contexts or buffers        */
+	USB_BADARG = -6,  /* a request the driver does not support           */
+};
+
+/* A SETUP packet (USB 2.0, 9.3), little-endian as on the wire. */
+struct usb_setup {
+	uint8_t bmRequestType;
+	uint8_t bRequest;
+	uint16_t wValue;
+	uint16_t wIndex;
+	uint16_t wLength;
+} __attribute__((packed));
+
+struct usb_hci; /* one controller, opaque to the USB layer */
+
+/* One device on the bus.  The USB layer fills speed, root_port, route,
+ * depth and (for low/full speed behind a high-speed hub) tt_slot/tt_port
+ * before hci_device_add(); the driver fills slot and hcpriv. */
+struct usb_device {
+	struct usb_hci *hci;
+	uint8_t slot;        /* controller's slot id, 0 = none yet          */
+	uint8_t speed;       /* enum usb_speed                              */
+	uint8_t root_port;   /* 1-based root hub port the path starts at    */
+	uint8_t depth;       /* hubs between the root port and the device   */
+	uint32_t route;      /* xHCI route string: hub port per tier, 4 bits
+			      * each, tier 1 in bits 3:0                     */
+	uint8_t tt_slot;     /* slot of the high-speed hub whose TT serves a
+			      * low/full-speed device, else 0               */
+	uint8_t tt_port;     /* that hub's port (1-based)                   */
+	uint16_t ep0_mps;    /* default control pipe max packet size        */
+	void *hcpriv;        /* the driver's per-device state               */
+};
+
+/* Endpoint description for hci_configure() (from the endpoint
+ * descriptor: bEndpointAddress, bmAttributes & 3, wMaxPacketSize,
+ * bInterval; max_burst from the SuperSpeed companion, else 0). */
+struct usb_endpoint {
+	uint8_t address;     /* bit 7 = IN                                   */
+	uint8_t type;        /* 0 control, 1 isochronous, 2 bulk, 3 interrupt */
+	uint16_t max_packet;
+	uint8_t interval;
+	uint8_t max_burst;
+};
+
+/* Take over the controller at PCI segment/bus/device/function: firmware
+ * hand-off, halt, reset, rings, run.  Prints what it found.  The same
+ * controller opened twice returns the same handle. */
+int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out);
+
+/* Root hub ports, 1-based, as the controller numbers them. */
+unsigned hci_port_count(struct usb_hci *hc);
+
+/* Reset a root port (USB 2: PORTSC.PR; USB 3: warm reset when needed)
+ * and wait until it is enabled; *speed gets the device's speed.
+ * USB_NODEV when nothing is connected. */
+int hci_port_reset(struct usb_hci *hc, unsigned port, enum usb_speed *speed);
+
+/* Enable a slot and address the device (SET_ADDRESS is the controller's);
+ * reads the first 8 bytes of the device descriptor to learn ep0's max
+ * packet size when the speed does not fix it, and updates ep0_mps. */
+int hci_device_add(struct usb_hci *hc, struct usb_device *dev);
+
+/* A control transfer on ep0: setup, optional data stage in the direction
+ * bmRequestType bit 7 says, status.  *actual (may be NULL) gets the data
+ * bytes moved.  USB_STALL leaves ep0 usable again (the driver resets it). */
+int hci_control(struct usb_device *dev, const struct usb_setup *setup, void *data, uint32_t *actual);
+
+/* Tell the controller the device is a hub (slot context Hub bit, port
+ * count, multi-TT, TT think time) after its hub descriptor was read. */
+int hci_hub_configure(struct usb_device *dev, unsigned nports, bool multi_tt, unsigned tt_think_time);
+
+/* Configure endpoint: add these endpoints (after SET_CONFIGURATION). */
+int hci_configure(struct usb_device *dev, const struct usb_endpoint *eps, unsigned n);
+
+/* One bulk transfer of len bytes (any length: the driver chains TRBs and
+ * link TRBs as needed); *actual gets the bytes moved (a short IN transfer
+ * is USB_OK with *actual < len). */
+int hci_bulk(struct usb_device *dev, uint8_t ep_address, void *buf, uint32_t len, uint32_t *actual,
+	     uint32_t timeout_ms);
+
+/* After USB_STALL on a bulk endpoint: Reset Endpoint and Set TR Dequeue
+ * Pointer in the controller.  The caller then sends CLEAR_FEATURE
+ * (ENDPOINT_HALT) to the device itself (hci_control). */
+int hci_clear_halt(struct usb_device *dev, uint8_t ep_address);
+
+/* A short name for messages: "timeout", "stall", ... */
+const char *usb_status_name(int status);
+
+#endif /* KPROF_USB_HCI_H */

@@ -1,0 +1,72 @@
+/*
+ * stick.h - the USB stick the kernel booted from, as a block device, and
+ * the one file on it the trace may be written to.
+ *
+ * usb_stick_open() follows the boot device's path (PCI function of the
+ * controller, root port, hub ports) from bootinfo, enumerates each hop
+ * (usb.c, hub.c), binds the Bulk-Only mass-storage interface (bot.c),
+ * runs INQUIRY, TEST UNIT READY, READ CAPACITY, and reads the GPT header
+ * (LBA 1) to check that the disk GUID is the boot disk's: nothing is
+ * written before that check passes.
+ *
+ * stick_file_write() is the only way anything is written: offsets inside
+ * the trace file are mapped through its extents to LBAs, and every write
+ * is bounds-checked against the extents (never outside the file).
+ */
+#ifndef KPROF_USB_STICK_H
+#define KPROF_USB_STICK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/usb/hci.h"
+
+#define STICK_PATH_MAX    6  /* root port + up to 5 hubs (USB's limit) */
+#define STICK_EXTENTS_MAX 16 /* of the trace file                     */
+
+/* Where the stick is and what must be true of it (from bootinfo). */
+struct usb_stick_target {
+	uint16_t pci_segment;
+	uint8_t pci_bus, pci_dev, pci_fn;
+	uint8_t depth;                   /* ports[] used: 1 = on a root port */
+	uint8_t ports[STICK_PATH_MAX];   /* 1-based: ports[0] root port,
+					  * ports[i] hub port of hop i        */
+	uint8_t disk_guid[16];           /* GPT header DiskGUID, as on disk  */
+	uint32_t block_size;             /* bytes per logical block          */
+	uint64_t blocks;                 /* the disk's size in blocks        */
+};
+
+struct stick_extent {
+	uint64_t lba;    /* first block of this run of the file           */
+	uint64_t blocks; /* blocks in the run                             */
+};
+
+struct usb_stick; /* opaque: device, interface, endpoints, tag, state   */
+
+/* SCSI sense of the last failed command (REQUEST SENSE), for messages. */
+struct stick_sense {
+	uint8_t key, asc, ascq;
+};
+
+int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out);
+bool usb_stick_write_protected(const struct usb_stick *st);
+int usb_stick_read(struct usb_stick *st, uint64_t lba, void *buf, uint32_t blocks);
+int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_t blocks);
+int usb_stick_sync(struct usb_stick *st);
+struct stick_sense usb_stick_last_sense(const struct usb_stick *st);
+
+/* The trace file: extents in file order, covering file_bytes. */
+struct stick_file {
+	struct usb_stick *stick;
+	uint32_t block_size;
+	uint32_t nextents;
+	struct stick_extent extents[STICK_EXTENTS_MAX];
+	uint64_t file_bytes;
+};
+
+/* Write len bytes at byte offset off (both multiples of block_size);
+ * USB_BADARG, and nothing written, if any byte would fall outside the
+ * file's extents. */
+int stick_file_write(struct stick_file *f, uint64_t off, const void *buf, uint32_t len);
+
+#endif /* KPROF_USB_STICK_H */
