@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC   0x4f4f42464f52504bULL /* "KPROFBOO" little-endian */
-#define BOOTINFO_VERSION 2u /* 2: cmdline_refused */
+#define BOOTINFO_VERSION 3u /* 2: cmdline_refused; 3: stick */
 
 /* The kernel's virtual link address (higher half) and the physical address
  * the PVH path loads it at.  A UEFI loader may place the image elsewhere
@@ -95,6 +95,46 @@ struct bootinfo_framebuffer {
 	uint32_t format;      /* enum bootinfo_fb_format                 */
 };
 
+/* The USB stick the loader was started from and the trace file on it
+ * (docs/usb-stick.md).  The loader fills it (boot/uefi); PVH leaves it
+ * zero (status NONE).  The kernel writes the trace only inside extents[],
+ * and only after reading the disk GUID back from the stick. */
+#define BOOTINFO_STICK_PATH_MAX    6  /* root port + up to 5 hubs          */
+#define BOOTINFO_STICK_EXTENTS_MAX 16 /* runs of the trace file            */
+#define BOOTINFO_STICK_NAME_MAX    32
+
+enum bootinfo_stick_status {
+	BOOTINFO_STICK_NONE = 0,       /* not booted from USB (or PVH)        */
+	BOOTINFO_STICK_OK = 1,         /* a USB stick with a usable trace file */
+	BOOTINFO_STICK_NO_FILE = 2,    /* booted from USB, no \kprof\trace.bin */
+	BOOTINFO_STICK_FRAGMENTED = 3, /* more than BOOTINFO_STICK_EXTENTS_MAX runs */
+	BOOTINFO_STICK_UNSUPPORTED = 4,/* boot device is not xHCI USB mass storage */
+	BOOTINFO_STICK_BAD_FS = 5,     /* the FAT could not be read or is damaged */
+};
+
+struct bootinfo_stick_extent {
+	uint64_t lba;    /* first logical block of the run (whole disk)  */
+	uint64_t blocks; /* logical blocks in the run                    */
+};
+
+struct bootinfo_stick {
+	uint32_t status;          /* enum bootinfo_stick_status               */
+	uint32_t block_size;      /* bytes per logical block (Block I/O)      */
+	uint64_t disk_blocks;     /* the whole disk's size in blocks          */
+	uint8_t disk_guid[16];    /* GPT header DiskGUID, bytes as on disk    */
+	uint16_t pci_segment;     /* the xHCI controller's PCI location       */
+	uint8_t pci_bus, pci_dev, pci_fn;
+	uint8_t depth;            /* ports[] used; 1 = stick on a root port   */
+	uint8_t ports[BOOTINFO_STICK_PATH_MAX]; /* 1-based: [0] root port,
+					 * [i] port of hub i (device path
+					 * USB(port) nodes are 0-based)       */
+	uint32_t nextents;        /* valid entries in extents[]               */
+	uint32_t reserved;        /* 0                                        */
+	uint64_t file_bytes;      /* the trace file's size (extents cover it) */
+	struct bootinfo_stick_extent extents[BOOTINFO_STICK_EXTENTS_MAX];
+	char file_name[BOOTINFO_STICK_NAME_MAX]; /* e.g. "\\kprof\\trace.bin" */
+};
+
 struct bootinfo {
 	uint64_t magic;            /* BOOTINFO_MAGIC                          */
 	uint32_t version;          /* BOOTINFO_VERSION                        */
@@ -119,6 +159,7 @@ struct bootinfo {
 	                           /* kernel ends the run as a loader failure */
 	                           /* (the UEFI loader refuses it itself); 0  */
 	uint32_t reserved;         /* 0                                       */
+	struct bootinfo_stick stick; /* version >= 3                          */
 };
 
 /* Compile-time layout checks shared by every user of the ABI. */
@@ -129,7 +170,10 @@ _Static_assert(__builtin_offsetof(struct bootinfo, loader_name) == 64, "bootinfo
 _Static_assert(__builtin_offsetof(struct bootinfo, cmdline) == 96, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, fb) == 96 + BOOTINFO_CMDLINE_MAX, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, mmap) == 96 + BOOTINFO_CMDLINE_MAX + 40, "bootinfo layout");
-_Static_assert(sizeof(struct bootinfo) == 96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX + 8,
+_Static_assert(sizeof(struct bootinfo_stick) == 64 + 16 * BOOTINFO_STICK_EXTENTS_MAX + BOOTINFO_STICK_NAME_MAX,
+	       "bootinfo stick size");
+_Static_assert(sizeof(struct bootinfo) ==
+		       96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX + 8 + sizeof(struct bootinfo_stick),
 	       "bootinfo size");
 
 #endif /* KPROF_BOOT_BOOTINFO_H */
