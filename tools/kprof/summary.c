@@ -47,7 +47,28 @@ static void say_buffers_full(const struct kp_log *log)
 
 static uint64_t link_lost(const struct kp_cpu *c, uint64_t decoded)
 {
-	return c->have_end && c->end.records > decoded ? c->end.records - decoded : 0;
+	uint64_t kept = decoded + kp_cpu_lost_file(c);
+	return c->have_end && c->end.records > kept ? c->end.records - kept : 0;
+}
+
+/* A trace file too small for the trace: which CPUs' records did not fit
+ * (the kernel counted them in the file's end frames), and what to do. */
+static void say_file_full(const struct kp_log *log, uint64_t lost_file)
+{
+	const char *sep = " ";
+	fprintf(stderr, "kprof: not in the trace file %" PRIu64 " records (it was full), by CPU:", lost_file);
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		uint64_t n = kp_cpu_lost_file(c);
+		if (!n)
+			continue;
+		fprintf(stderr, "%scpu %u: %" PRIu64 " of %" PRIu64 " (chunks from %u on)", sep, i, n, c->end.records,
+			c->file_tail.frames);
+		sep = ", ";
+	}
+	fprintf(stderr, "\nkprof: the trace file on the stick was too small for the trace: make it bigger "
+			"(docs/usb-stick.md), or record less (trace=, a shorter run); the serial port, if captured, "
+			"holds every record\n");
 }
 
 static void write_json(struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu, FILE *f)
@@ -60,9 +81,9 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
 			lost += c->end.lost[k];
 		fprintf(f, "%s{\"cpu\":%u,\"records\":%" PRIu64 ",\"buffers\":%zu,\"end\":%s,\"lost\":%" PRIu64
-			   ",\"written\":%" PRIu64 ",\"lost_link\":%" PRIu64 "}",
+			   ",\"written\":%" PRIu64 ",\"lost_link\":%" PRIu64 ",\"lost_file\":%" PRIu64 "}",
 			i ? "," : "", i, per_cpu[i], c->nbuffers, c->have_end ? "true" : "false", lost,
-			c->have_end ? c->end.records : 0, link_lost(c, per_cpu[i]));
+			c->have_end ? c->end.records : 0, link_lost(c, per_cpu[i]), kp_cpu_lost_file(c));
 	}
 	fprintf(f, "],\"lost\":{");
 	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
@@ -70,6 +91,8 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 	fprintf(f, "},\"lost_total\":%" PRIu64 ",\"stuck_bytes\":%" PRIu64 ",\"run_header\":%s,\"run_end\":%s,",
 		t->lost_total, t->stuck, log->header_frame ? "true" : "false", log->have_run_end ? "true" : "false");
 	fprintf(f, "\"status\":%d,", log->have_run_end ? (int)log->run_end.status : -1);
+	fprintf(f, "\"file_form\":%s,\"lost_file\":%" PRIu64 ",\"fill_bytes\":%" PRIu64 ",",
+		log->file_form ? "true" : "false", t->lost_file, log->fill_bytes);
 	fprintf(f, "\"wire_version\":%u,\"run_id\":%u,\"run_info\":%s,\"lost_link\":%" PRIu64
 		   ",\"cpus_without_end\":%u,\"duplicates\":%zu,\"other_run_frames\":%zu,\"gaps\":[",
 		log->version, log->run_id, log->have_header && !log->header_frame ? "true" : "false", t->lost_link,
@@ -105,15 +128,19 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 		if (what_was_written)
 			fprintf(stderr, "; wrote %s", what_was_written);
 		fputc('\n', stderr);
-		char link[48] = "";
+		char link[48] = "", file[48] = "";
 		if (t.lost_link)
 			snprintf(link, sizeof(link), ", on the link %" PRIu64, t.lost_link);
+		if (t.lost_file)
+			snprintf(file, sizeof(file), ", not in the file %" PRIu64, t.lost_file);
 		fprintf(stderr, "kprof: lost %" PRIu64 " records (buffers full %" PRIu64 ", too large %" PRIu64
-				", not started %" PRIu64 "%s)%s\n",
-			t.lost_total + t.lost_link, t.lost[KPROF_LOSS_BUFFERS_FULL], t.lost[KPROF_LOSS_TOO_LARGE],
-			t.lost[KPROF_LOSS_NOT_STARTED], link, t.stuck ? "; some reserved records were never committed" : "");
+				", not started %" PRIu64 "%s%s)%s\n",
+			t.lost_total + t.lost_link + t.lost_file, t.lost[KPROF_LOSS_BUFFERS_FULL],
+			t.lost[KPROF_LOSS_TOO_LARGE], t.lost[KPROF_LOSS_NOT_STARTED], file, link, t.stuck ? "; some reserved records were never committed" : "");
 		if (t.lost[KPROF_LOSS_BUFFERS_FULL])
 			say_buffers_full(log);
+		if (t.lost_file)
+			say_file_full(log, t.lost_file);
 		if (t.lost_link) {
 			/* Written by the kernel (CPU end frames) but not decoded. */
 			const char *sep = " ";
@@ -148,7 +175,7 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 		}
 	}
 	free(per_cpu);
-	if (o->strict && (t.lost_total || t.lost_link || t.stuck || log->nissues)) {
+	if (o->strict && (t.lost_total || t.lost_link || t.lost_file || t.stuck || log->nissues)) {
 		if (!o->quiet)
 			fprintf(stderr, "kprof: --strict: the trace is not complete\n");
 		return 1;

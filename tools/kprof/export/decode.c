@@ -185,13 +185,14 @@ static void print_gap(FILE *f, const struct kp_log *log, const struct kp_gap *g,
 
 	kp_format_time(before, sizeof(before), log, g->ts_before);
 	kp_format_time(after, sizeof(after), log, g->ts_after);
+	const char *event = g->not_in_file ? "NotInFile" : "LostOnLink"; /* the trace file was full */
 	if (json)
-		fprintf(f, "{\"cpu\":%u,\"event\":\"LostOnLink\",\"%s\":[%u,%u],\"after_ts\":%" PRIu64
+		fprintf(f, "{\"cpu\":%u,\"event\":\"%s\",\"%s\":[%u,%u],\"after_ts\":%" PRIu64
 			   ",\"before_ts\":%" PRIu64 "}\n",
-			g->cpu, what, g->seq_first, g->seq_last, g->ts_before, g->ts_after);
+			g->cpu, event, what, g->seq_first, g->seq_last, g->ts_before, g->ts_after);
 	else
-		fprintf(f, "[%s] cpu %u LostOnLink %s %u..%u missing: no trace from %s to %s\n", g->ts_after ? after : "end",
-			g->cpu, what, g->seq_first, g->seq_last, g->ts_before ? before : "the start",
+		fprintf(f, "[%s] cpu %u %s %s %u..%u missing: no trace from %s to %s\n", g->ts_after ? after : "end",
+			g->cpu, event, what, g->seq_first, g->seq_last, g->ts_before ? before : "the start",
 			g->ts_after ? after : "the end");
 }
 

@@ -204,6 +204,17 @@ static void store_buffer(struct kp_log *log, struct kp_cpu *c, const struct kp_b
 	c->nbuffers++;
 }
 
+/* The file form's tail (wire_file.h): the last 24 bytes of an end frame
+ * of a trace file, at least 24 bytes longer than the serial one. */
+static bool file_tail(const struct kprof_frame_header *h, const uint8_t *p, size_t serial_size,
+		      struct kprof_file_tail *t)
+{
+	if (h->version != KPROF_FRAME_VERSION || h->length < serial_size + sizeof(*t))
+		return false;
+	memcpy(t, p + h->length - sizeof(*t), sizeof(*t));
+	return t->magic == KPROF_FILE_TAIL_MAGIC;
+}
+
 static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload,
 		       uint64_t offset)
 {
@@ -343,12 +354,16 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 			goto short_payload;
 		memcpy(&cpu_slot(log, h->cpu)->end, payload, KPROF_CPU_END_V1_SIZE);
 		log->cpus[h->cpu].have_end = true;
+		if (file_tail(h, payload, sizeof(struct kprof_cpu_end), &log->cpus[h->cpu].file_tail))
+			log->cpus[h->cpu].have_file_tail = log->file_form = true;
 		return;
 	case KPROF_FRAME_RUN_END:
 		if (h->length < KPROF_RUN_END_V1_SIZE)
 			goto short_payload;
 		memcpy(&log->run_end, payload, KPROF_RUN_END_V1_SIZE);
 		log->have_run_end = true;
+		if (file_tail(h, payload, sizeof(struct kprof_run_end), &log->run_file_tail))
+			log->have_run_file_tail = log->file_form = true;
 		return;
 	default:
 		kp_issue_add(log, KP_ISSUE_BAD_HEADER, offset, h->cpu, h->seq, h->seq,
@@ -389,13 +404,46 @@ static void format_when(const struct kp_log *log, uint64_t ts, char *out, size_t
 		snprintf(out, n, "ts %llu", (unsigned long long)ts);
 }
 
+/* A trace file's end frames say from which frame on it had no room
+ * (wire_file.h): the part of a gap from there is not in the file rather
+ * than lost on the link, and a gap across that point is split in two. */
+static void mark_not_in_file(struct kp_log *log)
+{
+	size_t n = log->ngaps;
+
+	for (size_t i = 0; i < n; i++) {
+		struct kp_gap *g = &log->gaps[i];
+		const struct kprof_file_tail *t = NULL;
+		if (g->cpu == KPROF_FRAME_CPU_NONE && log->have_run_file_tail)
+			t = &log->run_file_tail;
+		else if (g->cpu != KPROF_FRAME_CPU_NONE && log->cpus[g->cpu].have_file_tail)
+			t = &log->cpus[g->cpu].file_tail;
+		if (!t || g->seq_last < t->frames)
+			continue;
+		if (g->seq_first >= t->frames) {
+			g->not_in_file = true;
+			continue;
+		}
+		uint32_t cpu = g->cpu, last = g->seq_last;
+		uint64_t offset = g->offset;
+		g->seq_last = t->frames - 1;
+		add_gap(log, cpu, t->frames, last, offset); /* may move log->gaps */
+		log->gaps[log->ngaps - 1].not_in_file = true;
+	}
+}
+
 /* Gaps become "missing" issues, each placed between the last record
- * before it and the first record after it on its CPU. */
+ * before it and the first record after it on its CPU; frames a trace file
+ * had no room for are placed the same way but are no issue (the summary
+ * counts their records, from the file's end frames). */
 static void finish_gaps(struct kp_log *log)
 {
+	mark_not_in_file(log);
 	for (size_t i = 0; i < log->ngaps; i++) {
 		struct kp_gap *g = &log->gaps[i];
 		if (g->cpu == KPROF_FRAME_CPU_NONE) {
+			if (g->not_in_file)
+				continue;
 			kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
 				     "run: frames %u..%u missing before offset %llu", g->seq_first, g->seq_last,
 				     (unsigned long long)g->offset);
@@ -413,6 +461,8 @@ static void finish_gaps(struct kp_log *log)
 			if (buffer_times(&c->buffers[j], &g->ts_after, &last))
 				break;
 		char before[40], after[40];
+		if (g->not_in_file)
+			continue;
 		format_when(log, g->ts_before, before, sizeof(before));
 		format_when(log, g->ts_after, after, sizeof(after));
 		kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
@@ -513,6 +563,12 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 		}
 		take_frame(log, &h, payload, pos);
 		text_from = pos = pos + sizeof(h) + h.length;
+		if (log->have_run_file_tail) {
+			/* A trace file's run end: what follows is its fill. */
+			log->fill_bytes = size - pos;
+			text_from = pos = size;
+			break;
+		}
 	}
 	if (text_from < size)
 		console_append(log, bytes + text_from, size - text_from);

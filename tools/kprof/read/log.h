@@ -18,6 +18,12 @@
  * decoded: the first one met (run_id of v2 frames; for v1, a second run
  * header with another start time starts another run); frames of any other
  * run are counted in other_run_frames and reported once.
+ *
+ * A trace file written by the kernel (the USB stick's, wire_file.h) is read
+ * like a serial log, with two differences its end frames announce: the
+ * scan stops at its run end (what follows is the file's fill), and the
+ * frames the file had no room for are not a loss on the link but records
+ * "not in the file", counted by the kernel (kprof_file_tail, file_form).
  */
 #ifndef KPROF_TOOL_LOG_H
 #define KPROF_TOOL_LOG_H
@@ -27,6 +33,7 @@
 #include <stdint.h>
 
 #include "include/kprof/wire.h"
+#include "include/kprof/wire_file.h"
 
 enum kp_issue_kind {
 	KP_ISSUE_CORRUPT,      /* payload CRC mismatch                        */
@@ -83,6 +90,9 @@ struct kp_gap {
 	uint64_t offset;              /* where the scan noticed it            */
 	uint64_t ts_before;           /* last record before it, 0 if none     */
 	uint64_t ts_after;            /* first record after it, 0 if none     */
+	bool not_in_file;             /* frames a trace file had no room for
+	                                 (its end frames count their records),
+	                                 not lost on the link                 */
 };
 
 struct kp_cpu {
@@ -90,6 +100,8 @@ struct kp_cpu {
 	size_t nbuffers, cap;
 	bool have_end;
 	struct kprof_cpu_end end;
+	bool have_file_tail;        /* end frame of a trace file: its tail    */
+	struct kprof_file_tail file_tail;
 	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
 };
@@ -113,6 +125,12 @@ struct kp_log {
 	char cmdline[1025];
 	bool have_run_end;
 	struct kprof_run_end run_end;
+	bool file_form;             /* end frames with a file tail: a trace
+	                               file, not a serial capture            */
+	bool have_run_file_tail;    /* the run end's tail (then the scan
+	                               stopped at the run end)               */
+	struct kprof_file_tail run_file_tail;
+	uint64_t fill_bytes;        /* bytes after a file's run end, not read */
 	struct kp_cpu *cpus;        /* indexed by CPU number                  */
 	uint32_t ncpus;             /* entries in cpus[]                      */
 	struct kp_issue *issues;
@@ -126,6 +144,12 @@ struct kp_log {
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
 };
+
+/* Records of a CPU that a trace file had no room for (0 in a serial log). */
+static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
+{
+	return c->have_end && c->have_file_tail ? c->file_tail.records_lost : 0;
+}
 
 /* Read and scan a log; 0, or -1 with errno set if it cannot be read. */
 int kp_log_read(const char *path, struct kp_log *log);

@@ -120,8 +120,10 @@ void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
 				t->lost_total += log->cpus[i].end.lost[k];
 			}
 			t->stuck += log->cpus[i].end.stuck;
-			if (log->cpus[i].end.records > n)
-				t->lost_link += log->cpus[i].end.records - n;
+			uint64_t not_in_file = kp_cpu_lost_file(&log->cpus[i]);
+			t->lost_file += not_in_file;
+			if (log->cpus[i].end.records > n + not_in_file)
+				t->lost_link += log->cpus[i].end.records - n - not_in_file;
 		} else {
 			t->cpus_without_end++;
 		}

@@ -55,6 +55,8 @@ struct kp_totals {
 	uint64_t stuck;
 	uint64_t lost_link;                /* written (end frames) minus    */
 	                                   /* decoded: lost on the link     */
+	uint64_t lost_file;                /* a trace file's end frames: in */
+	                                   /* chunks the file had no room for */
 	uint32_t cpus_without_end;         /* whose link losses are unknown */
 	uint64_t record_bytes;             /* sum of hdr->Size              */
 	uint32_t cpus_with_records;

@@ -128,10 +128,16 @@ static void header_losses(FILE *f, const struct kp_log *log, const struct kp_tot
 		wrap_label(f, t->lost_total || t->stuck ? "" : "lost", 10, line);
 	} else if (!log->ncpus) {
 		fprintf(f, "%-10s%s\n", "lost", "UNKNOWN: no CPU sent any frame");
-	} else if (!t->lost_total && !t->stuck) {
+	} else if (!t->lost_total && !t->stuck && !t->lost_file) {
 		fprintf(f, "%-10s%s\n", "lost", log->nissues ? "the kernel dropped no records (frames below were lost "
 							  "or damaged on the way)"
 							: "nothing lost: every record written was recorded");
+	}
+	if (t->lost_file) {
+		/* A trace file too small: the kernel counted what it left out. */
+		snprintf(line, sizeof(line), "NOT IN THE FILE %" PRIu64 " records: the trace file on the stick was full "
+			 "(a bigger one keeps them: docs/usb-stick.md)", t->lost_file);
+		wrap_label(f, t->lost_total || t->stuck ? "" : "lost", 10, line);
 	}
 	if (t->lost_link) {
 		/* The kernel wrote them (its end frames count them); they were
