@@ -83,6 +83,13 @@ static const char *const trace_fit_names[TRACE_FIT_COUNT + 1] = {
 	[TRACE_FIT_SHRINK] = "shrink",
 };
 
+static const char *const trace_out_names[TRACE_OUT_COUNT + 1] = {
+	[TRACE_OUT_AUTO] = "auto",
+	[TRACE_OUT_SERIAL] = "serial",
+	[TRACE_OUT_USB] = "usb",
+	[TRACE_OUT_BOTH] = "both",
+};
+
 #define FIELD(f) .offset = offsetof(struct kconfig, f)
 #define EVERY_RUN "every run"
 
@@ -118,6 +125,13 @@ const struct cmdline_key cmdline_keys[] = {
 	  .used_by = EVERY_RUN,
 	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
 		  "it smaller, else raw" },
+	{ .name = "trace.out", .type = CMDLINE_ENUM, FIELD(trace_out), .names = trace_out_names,
+	  .used_by = EVERY_RUN,
+	  .help = "where the trace's frames go: the serial port, the trace file on the USB stick the kernel booted "
+		  "from (\\kprof\\trace.bin), or both (auto: both when booted from a USB stick with a usable trace "
+		  "file, else serial)",
+	  .probe = "usb or both is refused (exit CONFIG) when the kernel was not booted from a USB stick with a "
+		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -181,6 +195,7 @@ void config_defaults(struct kconfig *cfg)
 		.trace_subbuf_kb = 64,
 		.trace_buffer_fit = TRACE_FIT_AUTO,
 		.trace_compress = 1,
+		.trace_out = TRACE_OUT_AUTO,
 		.tracetest_records = 20000,
 		.sched_ms = 1500,
 		.rawlock = RAWLOCK_AUTO,

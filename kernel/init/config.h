@@ -68,6 +68,17 @@ enum kprof_trace_fit {
 	TRACE_FIT_COUNT
 };
 
+/* trace.out=: where the trace's frames go (kernel/trace/out.h).  The
+ * output layer turns AUTO into SERIAL or BOTH at probe time
+ * (trace_out_configure), from what the loader found (bootinfo stick). */
+enum kprof_trace_out {
+	TRACE_OUT_AUTO,   /* BOTH when booted from a USB stick with a usable trace file, else SERIAL */
+	TRACE_OUT_SERIAL, /* the serial port only                                      */
+	TRACE_OUT_USB,    /* the trace file on the USB stick only                      */
+	TRACE_OUT_BOTH,   /* both, the same frames in the same order                   */
+	TRACE_OUT_COUNT
+};
+
 struct kconfig {
 	uint32_t scenario;   /* enum kprof_scenario                          */
 	uint32_t cpus;       /* CPUs to start; 0 = every enabled CPU         */
@@ -80,6 +91,7 @@ struct kconfig {
 	uint32_t trace_subbuf_kb; /* one sub-buffer (a power of two)         */
 	uint32_t trace_buffer_fit; /* enum kprof_trace_fit                   */
 	uint32_t trace_compress;  /* 1: chunks go out delta + LZ4 (wire.h)   */
+	uint32_t trace_out;       /* enum kprof_trace_out                    */
 	uint32_t tracetest_records; /* scenario=tracetest: records per CPU   */
 	uint32_t sched_ms;   /* scenario=sched: how long the mix runs        */
 	uint32_t rawlock;    /* enum kprof_rawlock_mode                      */

@@ -32,6 +32,7 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
+#include "kernel/trace/out.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/tracefit.h"
 #include <arch/mmu.h>
@@ -232,6 +233,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
 	check_trace_buffers();
+	trace_out_configure(&bi->stick, ke_number_processors);
 	end_probe_checks();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();

@@ -27,8 +27,9 @@
  * every remaining sub-buffer and each CPU's partly filled last one, then a
  * CPU end frame per CPU (records, bytes, losses by cause) and the run end.
  *
- * Frames are sent with the console output claimed (console_claim_output),
- * so text lines and frames never interleave on the port; no lock is held
+ * Frames go to the outputs trace.out= selects through out.c (the serial
+ * port with the console output claimed, so text lines and frames never
+ * interleave; the trace file on the USB stick); no lock is held
  * while the bytes go out, and the buffers themselves take no locks.  Only one reader at a time: the logger thread while the run
  * goes on, then trace_finish() after the logger has ended.
  */
@@ -37,7 +38,6 @@
 #include <arch/cpu.h>
 #include <arch/mmu.h>
 #include <arch/rtc.h>
-#include <arch/serial.h>
 
 #include "generated/version.h"
 #include "kernel/ke/clock.h"
@@ -53,6 +53,7 @@
 #include "kernel/ke/time.h"
 #include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
+#include "kernel/trace/out.h"
 #include "kernel/lib/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */
@@ -98,15 +99,7 @@ static const uint32_t item_group[TRACE_ITEM_NONE] = {
 static void send_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
 		       uint32_t l2)
 {
-	struct kprof_frame_header h;
-
-	frame_header_build(&h, type, cpu, seq, p1, l1, p2, l2);
-	console_claim_output();
-	arch_serial_write_raw(&h, sizeof(h));
-	arch_serial_write_raw(p1, l1);
-	if (l2)
-		arch_serial_write_raw(p2, l2);
-	console_release_output();
+	trace_out_frame(type, cpu, seq, p1, l1, p2, l2); /* to each sink of trace.out= (out.c) */
 }
 
 /* Run info: repeated so that a capture that starts mid-run still has the
@@ -322,6 +315,7 @@ void trace_start(const char *cmdline)
 		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, failed, nsub, shift, 0,
 				"no memory for the trace buffers of %u CPU%s after the probe-time check passed", failed,
 				failed == 1 ? "" : "s");
+	trace_out_start(trace.ncpu); /* the stick opens now: its errors are known before the workload */
 	trace.start_tsc = arch_rdtsc();
 	trace.boot_unix_s = arch_rtc_unix_time();
 	/* The run's name on the wire: the start TSC and the wall clock mixed,
@@ -410,6 +404,7 @@ void trace_finish(enum kprof_exit_status status)
 	trace_totals(&records, &lost);
 	kprintf("trace: %llu records sent, %llu lost (see the decoder's summary for causes)\n",
 		(unsigned long long)records, (unsigned long long)lost);
+	trace_out_finish(); /* the stick's last block, and what was saved */
 }
 
 void trace_panic_flush(void)
@@ -424,6 +419,7 @@ void trace_panic_flush(void)
 		if (KiProcessorBlock[i]->TraceCpu)
 			send_final(KiProcessorBlock[i]->TraceCpu, &stuck[i]);
 	send_end_frames(KPROF_EXIT_PANIC, stuck);
+	trace_out_finish();
 }
 
 void trace_totals(uint64_t *records, uint64_t *lost)

@@ -1,0 +1,163 @@
+/*
+ * out.c - the trace output layer: trace.out= resolved at probe time, the
+ * sinks opened at trace start, every frame's header built once and the
+ * same bytes handed to each sink in order (out.h, docs/trace-out.md).
+ *
+ * Sinks, in the order they get a frame: the serial port (unless
+ * trace.out=usb), then the stick (trace.out=usb|both).  When the stick
+ * cannot be opened, or stops on a write error, serial carries the trace
+ * from that frame on even with trace.out=usb: the frame the stick failed
+ * on goes to serial at once, and a capture that starts there still
+ * decodes (run info frames, docs/wire-format.md section 2).
+ *
+ * Context: see out.h (probe time on the boot CPU; then the one trace
+ * sender of the moment).  No locks.
+ */
+#include "kernel/trace/out.h"
+
+#include "kernel/console/console.h"
+#include "kernel/init/cmdline_key.h"
+#include "kernel/init/config.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
+#include "kernel/trace/frame.h"
+#include "kernel/trace/out_file.h"
+#include "kernel/trace/out_sink.h"
+
+#define OUT_SINKS 2
+#define STICK_MIN_BYTES (64u * 1024) /* a file smaller than this beyond the end frames is refused */
+
+static struct {
+	const struct bootinfo_stick *stick; /* the kernel's bootinfo copy     */
+	struct trace_sink *sinks[OUT_SINKS];
+	uint32_t nsinks;
+	bool serial;                        /* serial is among the sinks      */
+	bool finished;                      /* trace_out_finish() ran         */
+} out;
+
+static const char *const trace_out_names[TRACE_OUT_COUNT] = { "auto", "serial", "usb", "both" };
+
+static const char *const stick_status_why[] = {
+	[BOOTINFO_STICK_NONE] = "the kernel was not booted from a USB stick",
+	[BOOTINFO_STICK_OK] = NULL,
+	[BOOTINFO_STICK_NO_FILE] = "the stick has no \\kprof\\trace.bin (make image makes one: docs/usb-stick.md)",
+	[BOOTINFO_STICK_FRAGMENTED] = "\\kprof\\trace.bin is in more pieces on the stick than the kernel takes "
+				      "(write the image to the stick anew: docs/usb-stick.md)",
+	[BOOTINFO_STICK_UNSUPPORTED] = "the boot device is not a USB mass-storage stick on an xHCI controller",
+	[BOOTINFO_STICK_BAD_FS] = "the loader could not read the stick's FAT file system, or found it damaged",
+};
+
+/* Why the stick bootinfo describes cannot take a trace of ncpu CPUs, or
+ * NULL when it can. */
+static const char *stick_unusable(const struct bootinfo_stick *bs, uint32_t ncpu, char *buf, size_t size)
+{
+	if (!bs)
+		return stick_status_why[BOOTINFO_STICK_NONE];
+	if (bs->status >= ARRAY_SIZE(stick_status_why)) {
+		ksnprintf(buf, size, "the loader reported stick status %u, which this kernel does not know", bs->status);
+		return buf;
+	}
+	if (bs->status != BOOTINFO_STICK_OK)
+		return stick_status_why[bs->status];
+	if (!out_stick_open)
+		return "this kernel was built without the USB stick output (kernel/trace/out_stick.c)";
+	if (bs->block_size < 512 || bs->block_size > 65536 || (bs->block_size & (bs->block_size - 1))) {
+		ksnprintf(buf, size, "the loader gave a block size of %u bytes; accepted: a power of two from 512 to 65536",
+			  bs->block_size);
+		return buf;
+	}
+	if (!bs->nextents || bs->nextents > BOOTINFO_STICK_EXTENTS_MAX) {
+		ksnprintf(buf, size, "the loader gave %u extents for the trace file; accepted: 1 to %u", bs->nextents,
+			  BOOTINFO_STICK_EXTENTS_MAX);
+		return buf;
+	}
+	uint64_t blocks = 0, need = out_file_end_bytes(ncpu) + STICK_MIN_BYTES;
+	for (uint32_t i = 0; i < bs->nextents; i++)
+		blocks += bs->extents[i].blocks;
+	if (blocks * bs->block_size < bs->file_bytes) {
+		ksnprintf(buf, size, "the trace file's extents cover %llu bytes, less than its size of %llu",
+			  (unsigned long long)(blocks * bs->block_size), (unsigned long long)bs->file_bytes);
+		return buf;
+	}
+	if (bs->file_bytes < need) {
+		ksnprintf(buf, size, "the trace file holds %llu bytes; a trace of %u CPUs needs at least %llu",
+			  (unsigned long long)bs->file_bytes, ncpu, (unsigned long long)need);
+		return buf;
+	}
+	return NULL;
+}
+
+void trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu)
+{
+	char buf[160];
+	const char *why = stick_unusable(stick, ncpu, buf, sizeof(buf));
+
+	out.stick = stick;
+	if (kconfig.trace_out == TRACE_OUT_AUTO) {
+		kconfig.trace_out = why ? TRACE_OUT_SERIAL : TRACE_OUT_BOTH;
+		if (why && stick && stick->status != BOOTINFO_STICK_NONE)
+			kprintf("trace: not written to the USB stick, serial only: %s\n", why);
+	} else if (kconfig.trace_out != TRACE_OUT_SERIAL && why) {
+		cmdline_refuse_at_probe("cmdline: trace.out=%s: %s; accepted here: trace.out=serial (or auto)",
+					trace_out_names[kconfig.trace_out % TRACE_OUT_COUNT], why);
+		kconfig.trace_out = TRACE_OUT_SERIAL; /* as if the key had its default; the run ends anyway */
+	}
+}
+
+static void add_sink(struct trace_sink *s)
+{
+	if (out.nsinks < OUT_SINKS)
+		out.sinks[out.nsinks++] = s;
+	out.serial |= s == &out_serial_sink;
+}
+
+void trace_out_start(uint32_t ncpu)
+{
+	struct trace_sink *stick = NULL;
+
+	out.nsinks = 0;
+	out.serial = out.finished = false;
+	if (kconfig.trace_out == TRACE_OUT_USB || kconfig.trace_out == TRACE_OUT_BOTH) {
+		stick = out.stick && out_stick_open ? out_stick_open(out.stick, ncpu) : NULL;
+		if (!stick)
+			kprintf("trace: the USB stick is not written; the trace goes to serial\n");
+	}
+	if (!stick || kconfig.trace_out != TRACE_OUT_USB)
+		add_sink(&out_serial_sink);
+	if (stick)
+		add_sink(stick);
+}
+
+void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
+		     uint32_t l2)
+{
+	struct kprof_frame_header h;
+	struct trace_out_frame f = { .h = &h, .p1 = p1, .l1 = l1, .p2 = l2 ? p2 : NULL, .l2 = l2 };
+	bool failed = false;
+
+	if (!out.nsinks) /* trace_out_start() not run: the port, as before */
+		add_sink(&out_serial_sink);
+	frame_header_build(&h, type, cpu, seq, p1, l1, p2, l2);
+	for (uint32_t i = 0; i < out.nsinks; i++) {
+		struct trace_sink *s = out.sinks[i];
+		if (s->stopped)
+			continue;
+		s->frame(s, &f);
+		failed |= s->stopped;
+	}
+	if (failed && !out.serial) {
+		kprintf("trace: serial carries the trace from here on\n");
+		add_sink(&out_serial_sink);
+		out_serial_sink.frame(&out_serial_sink, &f);
+	}
+}
+
+void trace_out_finish(void)
+{
+	if (out.finished)
+		return;
+	out.finished = true;
+	for (uint32_t i = 0; i < out.nsinks; i++)
+		if (out.sinks[i]->finish)
+			out.sinks[i]->finish(out.sinks[i]);
+}

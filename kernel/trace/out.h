@@ -1,0 +1,54 @@
+/*
+ * out.h - the trace output layer: where the frames of the trace go
+ * (docs/trace-out.md).
+ *
+ * trace.c hands every frame to trace_out_frame() instead of writing it to
+ * the serial port; the layer builds the frame header once and gives the
+ * same bytes, in the same order, to each selected sink: the serial port
+ * (out_serial.c), the trace file on the USB stick the kernel booted from
+ * (out_stick.c, through the file form of out_file.c), or both
+ * (trace.out=, resolved at probe time by trace_out_configure()).
+ *
+ * Invariants: every sink sees the frames in the order trace.c sends
+ * them; a sink that fails stops on its own (saying why) and never stops
+ * another; if the stick fails, serial carries the trace from then on even
+ * when trace.out=usb, so the trace always has a way out.
+ *
+ * Callers and context: trace_out_configure() once, on the boot CPU at
+ * probe time (after the CPUs are started, before trace_start);
+ * trace_out_start(), trace_out_frame() and trace_out_finish() only from
+ * the one trace sender of the moment (trace_start, the logger thread,
+ * trace_finish; all at PASSIVE_LEVEL), or from the bug check path, where
+ * the stick is no longer written (the USB stack is polled, slow, and may
+ * have been stopped mid-transfer).  No locks: one sender at a time.
+ */
+#ifndef KPROF_TRACE_OUT_H
+#define KPROF_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/bootinfo.h"
+
+/* Probe time: turn trace.out=auto into serial or both from what the
+ * loader found; refuse (cmdline_refuse_at_probe) usb or both without a
+ * usable stick, saying why.  stick stays referenced for the run (the
+ * kernel's own copy of bootinfo). */
+void trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu);
+
+/* Trace start, before the run header: open the selected sinks.  A stick
+ * that cannot be opened is reported in one line (with its sense data)
+ * and the trace goes to serial. */
+void trace_out_start(uint32_t ncpu);
+
+/* One frame: its header is built here (frame.c) from the payload, given
+ * in up to two pieces (p2 may be NULL with l2 0). */
+void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
+		     uint32_t l2);
+
+/* After the run end frame: each sink writes what it holds and says on the
+ * console what it kept (the stick: "trace: N records, X MB saved to ...",
+ * or why not).  Once; later calls do nothing. */
+void trace_out_finish(void);
+
+#endif /* KPROF_TRACE_OUT_H */

@@ -1,0 +1,54 @@
+/*
+ * out_sink.h - what the output layer (out.c) asks of a sink: take one
+ * whole frame, and at the end write what is held and say what was kept.
+ *
+ * Two sinks exist: the serial port (out_serial.c, always built) and the
+ * trace file on the USB stick (out_stick.c).  out.c reaches the stick only
+ * through out_stick_open(), a weak reference: a kernel built without
+ * out_stick.c (the USB stack not merged yet) has no stick sink and
+ * refuses trace.out=usb|both with that reason, and everything else links
+ * and runs the same.
+ *
+ * Invariants: a sink gets every frame in the order sent, or stops for
+ * good (stopped = true, having printed why); a stopped sink is not called
+ * again except for finish().  Called only by out.c, from the one trace
+ * sender of the moment (see out.h); no locks.
+ */
+#ifndef KPROF_TRACE_OUT_SINK_H
+#define KPROF_TRACE_OUT_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/bootinfo.h"
+#include "include/kprof/wire.h"
+
+/* One frame as trace.c sent it: the header built once, the payload in up
+ * to two pieces (p2 NULL when l2 is 0). */
+struct trace_out_frame {
+	const struct kprof_frame_header *h; /* type, cpu, seq, length, CRCs    */
+	const void *p1;                     /* payload, first piece            */
+	uint32_t l1;
+	const void *p2;                     /* payload, second piece, or NULL  */
+	uint32_t l2;
+};
+
+struct trace_sink {
+	const char *name;   /* "serial", "USB stick", for messages           */
+	/* One whole frame; may set stopped (the sink prints why). */
+	void (*frame)(struct trace_sink *s, const struct trace_out_frame *f);
+	/* After the run end frame (or a stop): write what is held, sync,
+	 * print one line saying what was kept; may be NULL. */
+	void (*finish)(struct trace_sink *s);
+	bool stopped;       /* failed: takes no more frames                  */
+};
+
+extern struct trace_sink out_serial_sink;
+
+/* The stick sink (out_stick.c): open the stick described by bootinfo and
+ * its trace file, for a run of ncpu CPUs.  NULL when it cannot be used,
+ * after one console line with the reason (and the sense data).  Weak: its
+ * address is NULL in a kernel built without out_stick.c. */
+struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu) __attribute__((weak));
+
+#endif /* KPROF_TRACE_OUT_SINK_H */

@@ -1,0 +1,219 @@
+/*
+ * out_stick.c - the stick sink: the trace file on the USB stick the
+ * kernel booted from (\kprof\trace.bin), written through kernel/usb/stick.h.
+ * This is the only file of the trace that calls the USB stack.
+ *
+ * Open (trace start, before the workload): the stick is found by the
+ * path bootinfo gives and checked to be the boot disk (usb_stick_open);
+ * a stick that cannot be opened or is write-protected is reported in one
+ * line, with its sense data, and not used.  A staging buffer is taken
+ * from the page allocator, physically contiguous because the controller
+ * reads it by DMA, 1 MiB if it can be had (else less, down to 64 KiB).
+ *
+ * Frames go through the file form (out_file.c: whole frames, room kept
+ * for the end frames, what does not fit counted per CPU) into the stage;
+ * each time the stage is full it is written with one stick_file_write()
+ * at the next block-aligned offset of the file.  So dump mode writes at
+ * the end, stream mode as the logger thread sends its sub-buffers.
+ * finish() writes the last partial block zero-padded, syncs the stick's
+ * cache and prints what was saved.  A write error stops the sink for good
+ * (one line with the sense data; serial goes on, out.c).
+ *
+ * Invariants: stage_off is a multiple of the block size, staged <
+ * stage_size between frames, every write is whole blocks inside the
+ * file's capacity (file_bytes rounded down to blocks), and stick_file_write
+ * checks the extents again.  Context: called by out.c from the one trace
+ * sender (PASSIVE_LEVEL threads: trace_start, the logger, trace_finish);
+ * a frame at DISPATCH_LEVEL or above (the bug check path) stops the sink
+ * without touching the USB stack, which is polled, slow, and may have
+ * been halted mid-transfer.  The kernel builds this file only with the
+ * USB stack (kernel/usb/); out.c reaches it through out_stick_open alone.
+ */
+#include "kernel/trace/out_file.h"
+#include "kernel/trace/out_sink.h"
+
+#include <arch/mmu.h>
+
+#include "kernel/console/console.h"
+#include "kernel/ke/irql.h"
+#include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
+#include "kernel/mm/pmm.h"
+#include "kernel/usb/stick.h"
+
+#define STAGE_MAX (1u << 20)  /* bytes per write at most: 1 MiB          */
+#define STAGE_MIN (64u << 10) /* ... and at least, if memory is short    */
+
+static struct {
+	struct trace_sink sink;
+	struct out_file file;      /* which frames the file keeps            */
+	struct stick_file sf;      /* the stick and the file's extents       */
+	const char *name;          /* "\kprof\trace.bin", for messages        */
+	char name_buf[BOOTINFO_STICK_NAME_MAX + 1];
+	uint8_t *stage;            /* pmm pages: DMA source                  */
+	uint64_t stage_pa;
+	uint32_t stage_size;       /* bytes, a multiple of the block size    */
+	uint32_t staged;           /* bytes in the stage now                 */
+	uint64_t stage_off;        /* file offset of stage[0]                */
+} stick;
+
+static void say_stopped(const char *what, int rc)
+{
+	struct stick_sense s = usb_stick_last_sense(stick.sf.stick);
+
+	kprintf("trace: USB stick: %s failed: %s (sense key %x, asc %02x, ascq %02x); nothing more is written to it\n",
+		what, usb_status_name(rc), s.key, s.asc, s.ascq);
+	stick.sink.stopped = true;
+}
+
+/* Write the first len bytes of the stage (whole blocks) at stage_off. */
+static int write_stage(uint32_t len)
+{
+	char what[80];
+	int rc = stick_file_write(&stick.sf, stick.stage_off, stick.stage, len);
+
+	if (rc) {
+		ksnprintf(what, sizeof(what), "writing %u bytes at offset %llu of %s", len,
+			  (unsigned long long)stick.stage_off, stick.name);
+		say_stopped(what, rc);
+		return rc;
+	}
+	stick.stage_off += len;
+	return 0;
+}
+
+/* out_file's write callback: bytes kept, staged; a full stage goes out. */
+static int stage_bytes(void *ctx, const void *p, uint32_t len)
+{
+	const uint8_t *b = p;
+
+	while (len) {
+		uint32_t n = MIN(len, stick.stage_size - stick.staged);
+		memcpy(stick.stage + stick.staged, b, n);
+		stick.staged += n;
+		b += n;
+		len -= n;
+		if (stick.staged == stick.stage_size) {
+			int rc = write_stage(stick.stage_size);
+			if (rc)
+				return rc;
+			stick.staged = 0;
+		}
+	}
+	return 0;
+}
+
+static void stick_frame(struct trace_sink *s, const struct trace_out_frame *f)
+{
+	if (ke_get_current_irql() >= DISPATCH_LEVEL) {
+		kprintf("trace: USB stick: a frame came at raised IRQL (the bug check path), where the USB stack is not "
+			"used; nothing more is written to it\n");
+		s->stopped = true;
+		return;
+	}
+	if (out_file_frame(&stick.file, f))
+		s->stopped = true; /* write_stage said why */
+}
+
+/* "2.6 MB" (decimal, as storage is sold), or "131 KB" below 1 MB. */
+static const char *mb_text(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes < 1000000)
+		ksnprintf(buf, size, "%llu KB", (unsigned long long)(bytes + 500) / 1000);
+	else
+		ksnprintf(buf, size, "%llu.%llu MB", (unsigned long long)(bytes / 1000000),
+			  (unsigned long long)(bytes % 1000000 / 100000));
+	return buf;
+}
+
+static void stick_finish(struct trace_sink *s)
+{
+	const struct out_file *f = &stick.file;
+	char size[32], cap[32];
+	int rc;
+
+	if (!s->stopped && stick.staged) {
+		uint32_t len = ALIGN_UP(stick.staged, stick.sf.block_size);
+		memset(stick.stage + stick.staged, 0, len - stick.staged);
+		if (!write_stage(len)) /* else stopped, and said why */
+			stick.staged = 0;
+	}
+	if (!s->stopped && (rc = usb_stick_sync(stick.sf.stick)))
+		say_stopped("SYNCHRONIZE CACHE", rc);
+	if (s->stopped)
+		kprintf("trace: not saved to %s on the USB stick (see above); the trace went to serial\n", stick.name);
+	else if (f->full)
+		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick, which is full: %llu records did not "
+			"fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to your "
+			"computer\n", (unsigned long long)f->records, (unsigned long long)(f->records + f->records_lost),
+			mb_text(f->used, size, sizeof(size)), stick.name, (unsigned long long)f->records_lost,
+			mb_text(f->capacity, cap, sizeof(cap)));
+	else
+		kprintf("trace: %llu records, %s saved to %s on the USB stick; power off and move the stick to your "
+			"computer\n", (unsigned long long)f->records, mb_text(f->used, size, sizeof(size)), stick.name);
+	/* Not from the bug check path: the allocator's lock may be held by a
+	 * CPU that was stopped, and the run ends there anyway. */
+	if (ke_get_current_irql() < DISPATCH_LEVEL)
+		pmm_free_pages(stick.stage_pa, stick.stage_size / PAGE_SIZE);
+	stick.stage = NULL;
+}
+
+/* The staging buffer: 1 MiB, or the largest power of two down to 64 KiB
+ * the allocator can give contiguously; never more than the file. */
+static bool alloc_stage(uint64_t capacity)
+{
+	for (uint32_t size = STAGE_MAX; size >= STAGE_MIN; size /= 2) {
+		if (size > capacity && size > STAGE_MIN)
+			continue;
+		uint64_t pa = pmm_alloc_pages(size / PAGE_SIZE);
+		if (pa) {
+			stick.stage_pa = pa;
+			stick.stage = phys_to_virt(pa);
+			stick.stage_size = size;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu)
+{
+	struct usb_stick_target t = {
+		.pci_segment = bs->pci_segment, .pci_bus = bs->pci_bus, .pci_dev = bs->pci_dev, .pci_fn = bs->pci_fn,
+		.depth = (uint8_t)MIN(bs->depth, STICK_PATH_MAX), .block_size = bs->block_size, .blocks = bs->disk_blocks,
+	};
+	struct usb_stick *st = NULL;
+
+	memset(&stick, 0, sizeof(stick));
+	memcpy(stick.name_buf, bs->file_name, BOOTINFO_STICK_NAME_MAX);
+	stick.name = stick.name_buf[0] ? stick.name_buf : "\\kprof\\trace.bin";
+	memcpy(t.ports, bs->ports, t.depth);
+	memcpy(t.disk_guid, bs->disk_guid, sizeof(t.disk_guid));
+	int rc = usb_stick_open(&t, &st);
+	if (rc) {
+		kprintf("trace: USB stick: the stick the kernel booted from (xHCI at PCI %04x:%02x:%02x.%u, %u port%s deep) "
+			"could not be opened: %s\n", t.pci_segment, t.pci_bus, t.pci_dev, t.pci_fn, t.depth,
+			t.depth == 1 ? "" : "s", usb_status_name(rc));
+		return NULL;
+	}
+	stick.sf = (struct stick_file){ .stick = st, .block_size = bs->block_size, .file_bytes = bs->file_bytes,
+					.nextents = MIN(bs->nextents, (uint32_t)STICK_EXTENTS_MAX) };
+	for (uint32_t i = 0; i < stick.sf.nextents; i++)
+		stick.sf.extents[i] = (struct stick_extent){ .lba = bs->extents[i].lba, .blocks = bs->extents[i].blocks };
+	if (usb_stick_write_protected(st)) {
+		struct stick_sense s = usb_stick_last_sense(st);
+		kprintf("trace: USB stick: it is write-protected (sense key %x, asc %02x, ascq %02x): %s is not written\n",
+			s.key, s.asc, s.ascq, stick.name);
+		return NULL;
+	}
+	uint64_t capacity = bs->file_bytes / bs->block_size * bs->block_size;
+	if (!alloc_stage(capacity)) {
+		kprintf("trace: USB stick: no %u KiB of contiguous memory to stage its writes\n", STAGE_MIN / 1024);
+		return NULL;
+	}
+	out_file_init(&stick.file, capacity, ncpu, stage_bytes, NULL);
+	stick.sink = (struct trace_sink){ .name = "USB stick", .frame = stick_frame, .finish = stick_finish };
+	kprintf("trace: writing to %s on the USB stick (%llu KiB, in writes of %u KiB)\n", stick.name,
+		(unsigned long long)(capacity / 1024), stick.stage_size / 1024);
+	return &stick.sink;
+}
