@@ -1,0 +1,347 @@
+/*
+ * test_traceout.c - the trace output layer (kernel/trace/out*.c) with the
+ * serial port as a buffer and the USB stick as an in-memory disk
+ * (fake_stick.c): trace.out= at probe time, the same frames in the same
+ * order to both sinks, staging into 1 MiB block-aligned writes through the
+ * file's extents, the last block zero-padded and synced, stream and dump,
+ * and every failure (open, write-protected, a write error mid-run, a sync
+ * error, a frame at raised IRQL): the stick stops with one line naming the
+ * sense data and serial carries the trace.  Both outputs are decoded by
+ * the host tool (build/kprof check) and must hold the same records.
+ * The file-full rule is in test_traceout_file.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_stick.h"
+#include "include/kprof/wire.h"
+#include "include/kprof/wire_file.h"
+#include "kernel/init/config.h"
+#include "kernel/ke/irql.h"
+#include "kernel/trace/out.h"
+#include "shadow.h"
+#include "traceout_gen.h"
+
+#define MiB (1u << 20)
+
+/* The file holds the serial stream's frames in order (end frames with the
+ * file's tail appended); returns how many bytes of frames it holds. */
+static size_t check_same_frames(const uint8_t *file, size_t file_len)
+{
+	size_t fa = 0, sa = 0;
+	const uint8_t *ff, *sf;
+	uint32_t fl, sl;
+	unsigned frames = 0;
+
+	while (gen_next_frame(file, file_len, &fa, &ff, &fl)) {
+		assert_true(gen_next_frame(serial_bytes, serial_len, &sa, &sf, &sl));
+		struct kprof_frame_header fh, sh;
+		memcpy(&fh, ff, sizeof(fh));
+		memcpy(&sh, sf, sizeof(sh));
+		assert_int_equal(fh.type, sh.type);
+		assert_int_equal(fh.cpu, sh.cpu);
+		assert_int_equal(fh.seq, sh.seq);
+		if (fh.type == KPROF_FRAME_CPU_END || fh.type == KPROF_FRAME_RUN_END) {
+			struct kprof_file_tail t;
+			assert_int_equal(fl, sl + sizeof(t));
+			assert_memory_equal(ff + sizeof(fh), sf + sizeof(sh), sl - sizeof(sh));
+			memcpy(&t, ff + fl - sizeof(t), sizeof(t));
+			assert_int_equal(t.magic, KPROF_FILE_TAIL_MAGIC);
+		} else {
+			assert_int_equal(fl, sl);
+			assert_memory_equal(ff, sf, fl);
+		}
+		frames++;
+		if (fh.type == KPROF_FRAME_RUN_END)
+			break;
+	}
+	assert_true(frames > 3);
+	return fa;
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static void test_default_follows_bootinfo(void **state)
+{
+	struct stick_file sf;
+	struct bootinfo_stick bs = { .status = BOOTINFO_STICK_NONE };
+
+	gen_test_reset(TRACE_OUT_AUTO);
+	trace_out_configure(&bs, 2);
+	assert_int_equal(kconfig.trace_out, TRACE_OUT_SERIAL);
+	assert_string_equal(shadow_console, ""); /* not booted from USB: nothing to say */
+
+	gen_test_reset(TRACE_OUT_AUTO);
+	bs.status = BOOTINFO_STICK_NO_FILE;
+	trace_out_configure(&bs, 2);
+	assert_int_equal(kconfig.trace_out, TRACE_OUT_SERIAL);
+	assert_non_null(strstr(shadow_console, "trace: not written to the USB stick, serial only: the stick has no "
+					       "\\kprof\\trace.bin"));
+	assert_int_equal(probe_refusals, 0);
+
+	gen_test_reset(TRACE_OUT_AUTO);
+	bs = gen_stick(4 * MiB, 512, 1, &sf);
+	trace_out_configure(&bs, 2);
+	assert_int_equal(kconfig.trace_out, TRACE_OUT_BOTH);
+	assert_int_equal(probe_refusals, 0);
+}
+
+static void test_explicit_usb_refused_without_stick(void **state)
+{
+	struct stick_file sf;
+	struct bootinfo_stick bs = { .status = BOOTINFO_STICK_FRAGMENTED };
+
+	gen_test_reset(TRACE_OUT_USB);
+	trace_out_configure(&bs, 2);
+	assert_int_equal(probe_refusals, 1);
+	assert_non_null(strstr(probe_refusal, "cmdline: trace.out=usb: \\kprof\\trace.bin is in more pieces"));
+	assert_non_null(strstr(probe_refusal, "accepted here: trace.out=serial"));
+
+	gen_test_reset(TRACE_OUT_BOTH);
+	bs = gen_stick(4 * MiB, 1000, 1, &sf);
+	trace_out_configure(&bs, 2);
+	assert_int_equal(probe_refusals, 1);
+	assert_non_null(strstr(probe_refusal, "trace.out=both: the loader gave a block size of 1000 bytes; accepted: a "
+					      "power of two from 512 to 65536"));
+
+	gen_test_reset(TRACE_OUT_USB);
+	bs = gen_stick(32 * 1024, 512, 1, &sf);
+	trace_out_configure(&bs, 4);
+	assert_int_equal(probe_refusals, 1);
+	assert_non_null(strstr(probe_refusal, "the trace file holds 32768 bytes; a trace of 4 CPUs needs at least"));
+
+	gen_test_reset(TRACE_OUT_USB);
+	bs = gen_stick(4 * MiB, 512, 2, &sf);
+	bs.extents[1].blocks -= 1;
+	trace_out_configure(&bs, 4);
+	assert_int_equal(probe_refusals, 1);
+	assert_non_null(strstr(probe_refusal, "extents cover 4193792 bytes, less than its size of 4194304"));
+}
+
+/* ---------------------------------------------------------------- both */
+
+static void test_both_stream_same_frames_whole_writes(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 3, &sf);
+
+	gen_test_reset(TRACE_OUT_AUTO);
+	uint64_t free_before = fake_ram_free_pages();
+	trace_out_configure(&bs, 2);
+	trace_out_start(2);
+	assert_non_null(strstr(shadow_console, "trace: writing to \\kprof\\trace.bin on the USB stick (8192 KiB, in "
+					       "writes of 1024 KiB)"));
+	assert_int_equal(fake_stick.target.pci_dev, 4);
+	assert_int_equal(fake_stick.target.depth, 2);
+	assert_int_equal(fake_stick.target.ports[0], 3);
+	assert_int_equal(fake_stick.target.disk_guid[0], 0xde);
+
+	gen_run(&g, 2, 3 * MiB + 12345, 100);
+	/* Stream mode: the stage went out whole as it filled, before the end. */
+	assert_int_equal(fake_stick.writes, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(fake_stick.log_off[i], (uint64_t)i * MiB);
+		assert_int_equal(fake_stick.log_len[i], MiB);
+	}
+	assert_int_equal(fake_stick.syncs, 0);
+	gen_finish(&g);
+
+	assert_int_equal(fake_stick.writes, 4);
+	assert_int_equal(fake_stick.log_off[3], 3 * MiB);
+	assert_int_equal(fake_stick.log_len[3] % 512, 0);
+	assert_true(fake_stick.log_len[3] < MiB);
+	assert_int_equal(fake_stick.bad_writes, 0);
+	assert_int_equal(fake_stick.syncs, 1);
+	assert_int_equal(fake_ram_free_pages(), free_before); /* the stage was given back */
+
+	uint8_t *file = gen_read_file(&sf);
+	size_t used = check_same_frames(file, sf.file_bytes);
+	size_t end = 3 * MiB + fake_stick.log_len[3];
+	for (size_t i = used; i < end; i++) /* the last block's zero padding */
+		assert_int_equal(file[i], 0);
+	for (size_t i = end; i < sf.file_bytes; i++) /* nothing written beyond it */
+		assert_int_equal(file[i], 0xA5);
+
+	char want[160];
+	snprintf(want, sizeof(want), "trace: %llu records, %zu.%zu MB saved to \\kprof\\trace.bin on the USB stick; power "
+		 "off and move the stick to your computer", (unsigned long long)gen_records(&g), used / 1000000,
+		 used % 1000000 / 100000);
+	assert_non_null(strstr(shadow_console, want));
+
+	struct kprof_verdict vs, vf;
+	if (gen_kprof_check(serial_bytes, serial_len, &vs) && gen_kprof_check(file, sf.file_bytes, &vf)) {
+		assert_int_equal(vs.status, 0);
+		assert_int_equal(vf.status, 0);
+		assert_int_equal(vs.records, gen_records(&g));
+		assert_int_equal(vf.records, gen_records(&g));
+		assert_false(vs.file_form);
+		assert_true(vf.file_form);
+		assert_int_equal(vf.lost_file, 0);
+		assert_int_equal(vf.lost_link, 0);
+		assert_int_equal(vf.issues, 0);
+	}
+	free(file);
+}
+
+/* Dump mode: trace.c sends nothing between the run header and the end,
+ * so the stick is written only at the end; 4 KiB blocks, one extent. */
+static void test_dump_writes_at_the_end(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(4 * MiB, 4096, 1, &sf);
+
+	gen_open(TRACE_OUT_BOTH, &bs, 4);
+	gen_start(&g, 4);
+	assert_int_equal(fake_stick.writes, 0); /* the header waits in the stage */
+	for (uint32_t i = 0; i < 200; i++)
+		gen_chunk(&g, i % 4, 10, 40);
+	gen_finish(&g);
+	assert_int_equal(fake_stick.writes, 1);
+	assert_int_equal(fake_stick.log_len[0] % 4096, 0);
+	assert_int_equal(fake_stick.syncs, 1);
+	uint8_t *file = gen_read_file(&sf);
+	check_same_frames(file, sf.file_bytes);
+	free(file);
+}
+
+/* ---------------------------------------------------------------- failures */
+
+static void test_write_error_stops_the_stick_serial_goes_on(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 2, &sf);
+
+	fake_stick.fail_write = 2;
+	fake_stick.fail_rc = USB_ERROR;
+	fake_stick.fail_sense = (struct stick_sense){ .key = 0x3, .asc = 0x0c, .ascq = 0x00 };
+	gen_whole_run(&g, TRACE_OUT_BOTH, &bs, 2, 3 * MiB, 200);
+
+	assert_int_equal(fake_stick.writes, 2); /* none after the error */
+	assert_int_equal(fake_stick.syncs, 0);
+	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset 1048576 of "
+					       "\\kprof\\trace.bin failed: transaction error (sense key 3, asc 0c, "
+					       "ascq 00); nothing more is written to it"));
+	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above); "
+					       "the trace went to serial"));
+	assert_null(strstr(shadow_console, "serial carries")); /* it did all along */
+	struct kprof_verdict v;
+	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
+		assert_int_equal(v.status, 0);
+		assert_int_equal(v.records, gen_records(&g));
+		assert_int_equal(v.issues, 0);
+	}
+}
+
+/* trace.out=usb: the frame the stick failed on, and every one after it,
+ * go to serial; a capture that starts there still decodes. */
+static void test_usb_only_error_serial_takes_over(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 1, &sf);
+
+	gen_open(TRACE_OUT_USB, &bs, 2);
+	fake_stick.fail_write = 1;
+	fake_stick.fail_rc = USB_TIMEOUT;
+	gen_start(&g, 2);
+	gen_chunk(&g, 0, 20, 100);
+	assert_int_equal(serial_len, 0); /* usb only */
+	gen_run(&g, 2, 2 * MiB, 100);
+	gen_finish(&g);
+	assert_non_null(strstr(shadow_console, "failed: timeout"));
+	assert_non_null(strstr(shadow_console, "trace: serial carries the trace from here on"));
+	assert_true(serial_len > 0);
+	struct kprof_verdict v;
+	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
+		assert_true(v.records > 0 && v.records < gen_records(&g));
+		assert_true(v.issues > 0); /* the start is missing, and said so */
+		assert_non_null(strstr(v.summary, "missing"));
+	}
+}
+
+static void test_open_failure_and_write_protect_go_to_serial(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(4 * MiB, 512, 1, &sf);
+
+	fake_stick.open_rc = USB_NODEV;
+	gen_open(TRACE_OUT_USB, &bs, 1);
+	assert_non_null(strstr(shadow_console, "trace: USB stick: the stick the kernel booted from (xHCI at PCI "
+					       "0000:00:04.0, 2 ports deep) could not be opened: no device"));
+	assert_non_null(strstr(shadow_console, "trace: the USB stick is not written; the trace goes to serial"));
+	gen_run(&g, 1, 100000, 50);
+	gen_finish(&g);
+	assert_int_equal(fake_stick.writes, 0);
+	struct kprof_verdict v;
+	if (gen_kprof_check(serial_bytes, serial_len, &v))
+		assert_int_equal(v.records, gen_records(&g));
+
+	bs = gen_stick(4 * MiB, 512, 1, &sf);
+	fake_stick.write_protected = true;
+	gen_open(TRACE_OUT_BOTH, &bs, 1);
+	assert_non_null(strstr(shadow_console, "trace: USB stick: it is write-protected (sense key 7, asc 27, ascq 00): "
+					       "\\kprof\\trace.bin is not written"));
+	gen_run(&g, 1, 100000, 50);
+	gen_finish(&g);
+	assert_int_equal(fake_stick.writes, 0);
+	assert_true(serial_len > 100000);
+}
+
+static void test_sync_error_reported(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(4 * MiB, 512, 1, &sf);
+
+	fake_stick.sync_rc = USB_TIMEOUT;
+	gen_whole_run(&g, TRACE_OUT_BOTH, &bs, 1, 10000, 50);
+	assert_non_null(strstr(shadow_console, "trace: USB stick: SYNCHRONIZE CACHE failed: timeout"));
+	assert_non_null(strstr(shadow_console, "trace: not saved to"));
+}
+
+/* The bug check path sends at raised IRQL: the stick is left alone. */
+static void test_raised_irql_stops_the_stick(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(4 * MiB, 512, 1, &sf);
+
+	gen_open(TRACE_OUT_BOTH, &bs, 1);
+	gen_start(&g, 1);
+	shadow_irql = HIGH_LEVEL;
+	gen_chunk(&g, 0, 20, 100);
+	gen_finish(&g);
+	shadow_irql = PASSIVE_LEVEL;
+	assert_int_equal(fake_stick.writes, 0);
+	assert_int_equal(fake_stick.syncs, 0);
+	assert_non_null(strstr(shadow_console, "a frame came at raised IRQL (the bug check path)"));
+	struct kprof_verdict v;
+	if (gen_kprof_check(serial_bytes, serial_len, &v))
+		assert_int_equal(v.records, 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_follows_bootinfo),
+		cmocka_unit_test(test_explicit_usb_refused_without_stick),
+		cmocka_unit_test(test_both_stream_same_frames_whole_writes),
+		cmocka_unit_test(test_dump_writes_at_the_end),
+		cmocka_unit_test(test_write_error_stops_the_stick_serial_goes_on),
+		cmocka_unit_test(test_usb_only_error_serial_takes_over),
+		cmocka_unit_test(test_open_failure_and_write_protect_go_to_serial),
+		cmocka_unit_test(test_sync_error_reported),
+		cmocka_unit_test(test_raised_irql_stops_the_stick),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
