@@ -462,6 +462,16 @@ def check_pmc_time_refused(ctx):
     ctx.reject(r"^scenario ", "a scenario that ran anyway")
 
 
+def check_trace_out_usb_refused(ctx):
+    """trace.out=usb without a USB stick (direct boot): refused at probe
+    time with the reason, before any scenario (docs/trace-out.md)."""
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: trace.out=usb: the kernel was not booted from a USB stick; accepted here: "
+               r"trace.out=serial \(or auto\)$", "the refusal naming trace.out, why, and what is accepted")
+    ctx.expect(r"^cmdline: 1 error; nothing was run", "the refusal")
+    ctx.reject(r"^scenario ", "a scenario that ran anyway")
+
+
 def check_three_groups_refused(ctx):
     """Three bad keys of three groups (the clock's range, NtSetSystemInformation's
     spin-lock minimum, the trace ring's rule between keys): one pass reports
@@ -558,6 +568,8 @@ TESTS = [
              check_pvh_cmdline_too_long, cmdline=LONG_CMDLINE),
     BootTest("uefi-cmdline-too-long", "the UEFI loader refuses a command line over 1023 bytes",
              check_uefi_cmdline_too_long, boot="uefi", cmdline=LONG_CMDLINE, timeout=90),
+    BootTest("trace-out-usb-refused", "trace.out=usb on a direct boot (no USB stick) is refused at probe time",
+             check_trace_out_usb_refused, cmdline="trace.out=usb"),
     BootTest("pmc-time-refused", "pmc.sources=Time is refused (the profile timer is not a counter)",
              check_pmc_time_refused, cmdline="pmc.sources=Time,TotalCycles"),
     BootTest("spinlock-key-refused", "spinlock.acquire_sample_rate=10 is refused by NtSetSystemInformation",
