@@ -32,8 +32,8 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
-#include "kernel/trace/out.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/out.h"
 #include "kernel/trace/tracefit.h"
 #include <arch/mmu.h>
 

@@ -51,9 +51,9 @@
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/trace/out.h"
 #include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
-#include "kernel/trace/out.h"
 #include "kernel/lib/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */

@@ -139,8 +139,6 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			t.lost[KPROF_LOSS_TOO_LARGE], t.lost[KPROF_LOSS_NOT_STARTED], file, link, t.stuck ? "; some reserved records were never committed" : "");
 		if (t.lost[KPROF_LOSS_BUFFERS_FULL])
 			say_buffers_full(log);
-		if (t.lost_file)
-			say_file_full(log, t.lost_file);
 		if (t.lost_link) {
 			/* Written by the kernel (CPU end frames) but not decoded. */
 			const char *sep = " ";
@@ -154,6 +152,8 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			}
 			fputc('\n', stderr);
 		}
+		if (t.lost_file)
+			say_file_full(log, t.lost_file);
 		if (t.cpus_without_end)
 			fprintf(stderr, "kprof: %u CPU%s without an end frame: records lost on the link not known\n",
 				t.cpus_without_end, t.cpus_without_end == 1 ? "" : "s");

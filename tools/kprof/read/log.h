@@ -106,6 +106,12 @@ struct kp_cpu {
 	bool seen;                  /* any frame from it                      */
 };
 
+/* Records of a CPU that a trace file had no room for (0 in a serial log). */
+static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
+{
+	return c->have_end && c->have_file_tail ? c->file_tail.records_lost : 0;
+}
+
 struct kp_log {
 	uint8_t *bytes;             /* the whole log                          */
 	size_t size;
@@ -144,12 +150,6 @@ struct kp_log {
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
 };
-
-/* Records of a CPU that a trace file had no room for (0 in a serial log). */
-static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
-{
-	return c->have_end && c->have_file_tail ? c->file_tail.records_lost : 0;
-}
 
 /* Read and scan a log; 0, or -1 with errno set if it cannot be read. */
 int kp_log_read(const char *path, struct kp_log *log);
