@@ -121,10 +121,6 @@ const struct cmdline_key cmdline_keys[] = {
 	  .help = "when the buffers of every CPU do not fit in free memory: refuse the run, or shrink each to the "
 		  "largest size that fits, and say so (auto: shrink when trace.buffer_kb is left at its default, else "
 		  "refuse)" },
-	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(trace_compress), .names = off_on_names,
-	  .used_by = EVERY_RUN,
-	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
-		  "it smaller, else raw" },
 	{ .name = "trace.out", .type = CMDLINE_ENUM, FIELD(trace_out), .names = trace_out_names,
 	  .used_by = EVERY_RUN,
 	  .help = "where the trace's frames go: the serial port, the trace file on the USB stick the kernel booted "
@@ -132,6 +128,10 @@ const struct cmdline_key cmdline_keys[] = {
 		  "file, else serial)",
 	  .probe = "usb or both is refused (exit CONFIG) when the kernel was not booted from a USB stick with a "
 		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
+	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(trace_compress), .names = off_on_names,
+	  .used_by = EVERY_RUN,
+	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
+		  "it smaller, else raw" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
