@@ -32,6 +32,7 @@ static struct {
 	struct trace_sink *sinks[OUT_SINKS];
 	uint32_t nsinks;
 	bool serial;                        /* serial is among the sinks      */
+	bool serial_late;                   /* ... only since the stick failed */
 	bool finished;                      /* trace_out_finish() ran         */
 } out;
 
@@ -116,7 +117,7 @@ void trace_out_start(uint32_t ncpu)
 	struct trace_sink *stick = NULL;
 
 	out.nsinks = 0;
-	out.serial = out.finished = false;
+	out.serial = out.serial_late = out.finished = false;
 	if (kconfig.trace_out == TRACE_OUT_USB || kconfig.trace_out == TRACE_OUT_BOTH) {
 		stick = out.stick && out_stick_open ? out_stick_open(out.stick, ncpu) : NULL;
 		if (!stick)
@@ -148,6 +149,7 @@ void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, u
 	if (failed && !out.serial) {
 		kprintf("trace: serial carries the trace from here on\n");
 		add_sink(&out_serial_sink);
+		out.serial_late = true;
 		out_serial_sink.frame(&out_serial_sink, &f);
 	}
 }
@@ -157,7 +159,20 @@ void trace_out_finish(void)
 	if (out.finished)
 		return;
 	out.finished = true;
-	for (uint32_t i = 0; i < out.nsinks; i++)
-		if (out.sinks[i]->finish)
-			out.sinks[i]->finish(out.sinks[i]);
+	bool stick_failed = false;
+	for (uint32_t i = 0; i < out.nsinks; i++) {
+		struct trace_sink *s = out.sinks[i];
+		if (s->finish)
+			s->finish(s);
+		stick_failed |= s != &out_serial_sink && s->stopped;
+	}
+	/* Where the trace is when the stick did not take it (trace.out=usb:
+	 * serial only from the frame the stick failed on, or not at all if
+	 * it failed at the end; what was staged for the stick is lost). */
+	if (stick_failed)
+		kprintf("trace: %s\n", !out.serial	   ? "serial has none of it (trace.out=usb): only what was written to "
+							    "the stick before the error is kept"
+					: out.serial_late ? "serial has it from the frame the stick failed on (trace.out=usb); "
+							    "what was staged for the stick before that is lost"
+							  : "the whole trace went to serial");
 }

@@ -141,7 +141,7 @@ static void stick_finish(struct trace_sink *s)
 	if (!s->stopped && (rc = usb_stick_sync(stick.sf.stick)))
 		say_stopped("SYNCHRONIZE CACHE", rc);
 	if (s->stopped)
-		kprintf("trace: not saved to %s on the USB stick (see above); the trace went to serial\n", stick.name);
+		kprintf("trace: not saved to %s on the USB stick (see above)\n", stick.name);
 	else if (f->full)
 		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick, which is full: %llu records did not "
 			"fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to your "

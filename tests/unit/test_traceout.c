@@ -230,8 +230,8 @@ static void test_write_error_stops_the_stick_serial_goes_on(void **state)
 	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset 1048576 of "
 					       "\\kprof\\trace.bin failed: transaction error (sense key 3, asc 0c, "
 					       "ascq 00); nothing more is written to it"));
-	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above); "
-					       "the trace went to serial"));
+	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above)\n"
+					       "trace: the whole trace went to serial\n"));
 	assert_null(strstr(shadow_console, "serial carries")); /* it did all along */
 	struct kprof_verdict v;
 	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
@@ -259,6 +259,7 @@ static void test_usb_only_error_serial_takes_over(void **state)
 	gen_finish(&g);
 	assert_non_null(strstr(shadow_console, "failed: timeout"));
 	assert_non_null(strstr(shadow_console, "trace: serial carries the trace from here on"));
+	assert_non_null(strstr(shadow_console, "trace: serial has it from the frame the stick failed on"));
 	assert_true(serial_len > 0);
 	struct kprof_verdict v;
 	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
@@ -266,6 +267,24 @@ static void test_usb_only_error_serial_takes_over(void **state)
 		assert_true(v.issues > 0); /* the start is missing, and said so */
 		assert_non_null(strstr(v.summary, "missing"));
 	}
+}
+
+/* trace.out=usb, dump-like: the one write, at the end, fails; serial
+ * never had the trace, and the console says so. */
+static void test_usb_only_error_at_the_end(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 1, &sf);
+
+	fake_stick.fail_write = 1;
+	fake_stick.fail_rc = USB_STALL;
+	gen_whole_run(&g, TRACE_OUT_USB, &bs, 2, 100000, 100);
+	assert_int_equal(fake_stick.writes, 1);
+	assert_int_equal(serial_len, 0);
+	assert_non_null(strstr(shadow_console, "failed: stall"));
+	assert_non_null(strstr(shadow_console, "trace: serial has none of it (trace.out=usb): only what was written to "
+					       "the stick before the error is kept"));
 }
 
 static void test_open_failure_and_write_protect_go_to_serial(void **state)
@@ -339,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_dump_writes_at_the_end),
 		cmocka_unit_test(test_write_error_stops_the_stick_serial_goes_on),
 		cmocka_unit_test(test_usb_only_error_serial_takes_over),
+		cmocka_unit_test(test_usb_only_error_at_the_end),
 		cmocka_unit_test(test_open_failure_and_write_protect_go_to_serial),
 		cmocka_unit_test(test_sync_error_reported),
 		cmocka_unit_test(test_raised_irql_stops_the_stick),
