@@ -69,7 +69,7 @@ static void say_stopped(const char *what, int rc)
 /* Write the first len bytes of the stage (whole blocks) at stage_off. */
 static int write_stage(uint32_t len)
 {
-	char what[80];
+	char what[128];
 	int rc = stick_file_write(&stick.sf, stick.stage_off, stick.stage, len);
 
 	if (rc) {
