@@ -6,7 +6,7 @@
  *
  * Every frame is a <g class="frame"> with data-s (the samples left of it)
  * and data-n (its samples), a <title> "NAME (N samples, P%)", a <rect>
- * and a <text>.  All geometry follows from those numbers and the root's
+ * and, if the tool's estimate found room for one, a <text>.  All geometry follows from those numbers and the root's
  * rect (x0, W).  Zoomed into Z, the samples [zs, zs + zn) at height zy:
  *   - a frame at Z's level or above it (y <= zy) is shown when its samples
  *     lie inside Z's, at x0 + (s - zs) * W / zn, n * W / zn wide; others
@@ -24,13 +24,14 @@
 (function () {
 	"use strict";
 	var PAD = 3;        /* label inset from the frame's left edge, px */
+	var BASELINE = 3.5; /* label baseline above the frame's bottom, px */
+	var MIN_ROOM = 10;  /* px: no two characters and ".." fit in less  */
 	var HINT = "Click a frame to zoom into it; Ctrl-F or Search to find functions";
-	var svg = document.documentElement;
 	var details = document.getElementById("details");
 	var matchedText = document.getElementById("matched");
 	var unzoomButton = document.getElementById("unzoom");
 	var searchButton = document.getElementById("search");
-	var frames = [], root = null, zoomed = null, pattern = null, dotsWidth = 0;
+	var frames = [], root = null, zoomed = null, pattern = null;
 
 	function kindOf(g) {
 		var kinds = ["root", "process", "thread"];
@@ -68,25 +69,26 @@
 
 	/* ---------------------------------------------------------- labels */
 
-	function measureDots() {
-		var probe = document.createElementNS("http://www.w3.org/2000/svg", "text");
-		probe.textContent = "..";
-		svg.appendChild(probe);
-		dotsWidth = probe.getComputedTextLength();
-		svg.removeChild(probe);
-	}
-
 	function fitLabel(f, x, w) {
 		var room = w - 2 * PAD, text = f.text;
+		if (!text) {
+			if (room < MIN_ROOM)
+				return;
+			text = f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+			text.setAttribute("y", (f.y + Number(f.rect.getAttribute("height")) - BASELINE).toFixed(2));
+			f.g.appendChild(text);
+		}
 		text.setAttribute("x", (x + PAD).toFixed(2));
 		text.textContent = f.name;
 		if (text.getComputedTextLength() <= room)
 			return;
-		/* the longest start that fits with "..": at least two characters */
-		var lo = 0, hi = f.name.length - 1;
+		/* the longest start that fits with "..", at least two characters:
+		 * each candidate measured as it would be drawn (kerning and all) */
+		var lo = 1, hi = f.name.length - 1;
 		while (lo < hi) {
 			var mid = (lo + hi + 1) >> 1;
-			if (text.getSubStringLength(0, mid) + dotsWidth <= room)
+			text.textContent = f.name.slice(0, mid) + "..";
+			if (text.getComputedTextLength() <= room)
 				lo = mid;
 			else
 				hi = mid - 1;
@@ -236,7 +238,6 @@
 	}
 
 	readFrames();
-	measureDots();
 	zoom(root);
 	details.textContent = HINT;
 	listen();

@@ -5,7 +5,7 @@
  *
  * Each frame is
  *   <g class="frame[ root|process|thread]" data-s="S" data-n="N">
- *     <title>NAME (N samples, P%)</title><rect/><text>label</text></g>
+ *     <title>NAME (N samples, P%)</title><rect/>[<text>label</text>]</g>
  * N is its samples, S the samples left of it (its offset from the root's
  * left edge), so the script (flame.js) zooms and searches in exact sample
  * counts, not pixels; the title is the tooltip without any script, and
@@ -92,15 +92,16 @@ static const char *const kind_class[] = {
 };
 
 /* The label that fits w px by the estimate: the name, or its start and
- * "..", or nothing (the <text> is there for the script to fill). */
+ * "..", or none (the script adds a <text> where the real text fits). */
 static void frame_label(FILE *f, const char *name, double x, double y, double w)
 {
 	int fit = (int)((w - 6) / CHAR_W);
 	char buf[512];
 
+	if (fit < 3)
+		return;
 	fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">", x + 3, y + FRAME_H - 4.5);
-	if (fit >= 3)
-		kp_xml_text(f, kp_cut(buf, sizeof(buf), name, (size_t)fit, ".."));
+	kp_xml_text(f, kp_cut(buf, sizeof(buf), name, (size_t)fit, ".."));
 	fputs("</text>", f);
 }
 
