@@ -2,7 +2,8 @@
 # deps.sh PROFILE - install the Debian packages kprof needs, if missing.
 #
 #   run    what `make run` needs: compilers, GNU-EFI, QEMU, OVMF, image tools
-#   check  run + what the test suite needs
+#   check  run + what the test suite needs (chromium: the flame graph's
+#          script driven headless, tests/tools/test_flame_browser)
 #
 # Installs with apt-get as root, else through sudo, and says what it installs.
 # On a system without dpkg it lists what it could not verify and carries on.
@@ -13,7 +14,8 @@ profile=${1:-check}
 # command-or-file : package
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git libelf-dev"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev
+libxml2-utils chromium"
 
 case "$profile" in
 run) pkgs="$RUN_PKGS" ;;
