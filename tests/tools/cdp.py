@@ -61,7 +61,9 @@ class Browser:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        args = [path, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        # --no-sandbox: the tests may run as root (CI does), where Chromium's
+        # sandbox refuses to start; the page is our own file
+        args = [path, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + tmpdir + "/profile",
                 "--window-size=%d,%d" % (width, height), "about:blank"]
         try:
@@ -213,7 +215,8 @@ class Page:
 
     def key(self, key, code, keycode, modifiers=0, answer=None):
         """Press and release a key (modifiers: 2 Ctrl).  With answer, the key
-        opens a window.prompt(), answered so; returns the prompt's message."""
+        opens a window.prompt(), answered so; returns the dialog's
+        parameters (message, defaultPrompt)."""
         down = self.send("Input.dispatchKeyEvent", type="rawKeyDown", key=key, code=code,
                          windowsVirtualKeyCode=keycode, modifiers=modifiers)
         message = self._answer_prompt(down, answer) if answer is not None else self.browser.reply(down)
@@ -223,7 +226,7 @@ class Page:
 
     def click_with_prompt(self, x, y, answer):
         """Click something that opens a window.prompt(); answer it.  Returns
-        the prompt's message."""
+        the dialog's parameters (message, defaultPrompt)."""
         self.hover(x, y)
         self.mouse("mousePressed", x, y)
         up = self.send("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", clickCount=1)
@@ -235,4 +238,4 @@ class Page:
         dialog = self.browser.event("Page.javascriptDialogOpening")
         self.call("Page.handleJavaScriptDialog", accept=True, promptText=answer)
         self.browser.reply(pending)
-        return dialog.get("message", "")
+        return dialog

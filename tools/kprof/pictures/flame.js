@@ -196,14 +196,20 @@
 		showMatched();
 	}
 
+	/* The prompt, the current pattern offered for editing; an empty
+	 * answer clears the search, Cancel leaves it. */
 	function askSearch() {
-		if (pattern) {
-			resetSearch();
-			return;
-		}
-		var term = window.prompt("Search for frames whose name matches (a regular expression):", "");
+		var term = window.prompt("Search for frames whose name matches (a regular expression):", pattern || "");
 		if (term !== null)
 			search(term);
+	}
+
+	/* The button: Search, or Reset Search while one is shown. */
+	function searchButtonClicked() {
+		if (pattern)
+			resetSearch();
+		else
+			askSearch();
 	}
 
 	/* ---------------------------------------------------------- events */
@@ -222,7 +228,7 @@
 				zoom(f);
 		});
 		unzoomButton.addEventListener("click", function () { zoom(root); });
-		searchButton.addEventListener("click", askSearch);
+		searchButton.addEventListener("click", searchButtonClicked);
 		window.addEventListener("keydown", function (e) {
 			var key = e.key || "";
 			if (((e.ctrlKey || e.metaKey) && key.toLowerCase() === "f") || key === "F3") {
