@@ -6,8 +6,9 @@
  *
  * Every frame is a <g class="frame"> with data-s (the samples left of it)
  * and data-n (its samples), a <title> "NAME (N samples, P%)", a <rect>
- * and, if the tool's estimate found room for one, a <text>.  All geometry follows from those numbers and the root's
- * rect (x0, W).  Zoomed into Z, the samples [zs, zs + zn) at height zy:
+ * and, if the tool's estimate found room for one, a <text>.  All geometry
+ * follows from those numbers and the root's rect (x0, W).  Zoomed into Z,
+ * the samples [zs, zs + zn) at height zy:
  *   - a frame at Z's level or above it (y <= zy) is shown when its samples
  *     lie inside Z's, at x0 + (s - zs) * W / zn, n * W / zn wide; others
  *     (Z's siblings and their callees) are hidden;
@@ -69,18 +70,24 @@
 
 	/* ---------------------------------------------------------- labels */
 
+	/* f is shown (a hidden text measures 0). */
 	function fitLabel(f, x, w) {
 		var room = w - 2 * PAD, text = f.text;
+		if (room < MIN_ROOM) {
+			if (text)
+				text.textContent = "";
+			return;
+		}
 		if (!text) {
-			if (room < MIN_ROOM)
-				return;
 			text = f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
 			text.setAttribute("y", (f.y + Number(f.rect.getAttribute("height")) - BASELINE).toFixed(2));
 			f.g.appendChild(text);
 		}
 		text.setAttribute("x", (x + PAD).toFixed(2));
 		text.textContent = f.name;
-		if (text.getComputedTextLength() <= room)
+		if (f.width === undefined)
+			f.width = text.getComputedTextLength(); /* the whole name's, once */
+		if (f.width <= room)
 			return;
 		/* the longest start that fits with "..", at least two characters:
 		 * each candidate measured as it would be drawn (kerning and all) */
