@@ -2,8 +2,7 @@
 # deps.sh PROFILE - install the Debian packages kprof needs, if missing.
 #
 #   run    what `make run` needs: compilers, GNU-EFI, QEMU, OVMF, image tools
-#   check  run + what the test suite needs (chromium: the flame graph's
-#          script driven headless, tests/tools/test_flame_browser)
+#   check  run + what the test suite needs
 #
 # Installs with apt-get as root, else through sudo, and says what it installs.
 # On a system without dpkg it lists what it could not verify and carries on.
@@ -14,8 +13,10 @@ profile=${1:-check}
 # command-or-file : package
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git libelf-dev"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev
-libxml2-utils chromium"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+# xmllint checks the SVG pictures; headless chromium runs the flame graph's
+# script (tests/tools/test_flame_browser)
+CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
 
 case "$profile" in
 run) pkgs="$RUN_PKGS" ;;
