@@ -143,6 +143,13 @@ static void draw_header(FILE *f, const struct kp_flame *fl, const struct kp_log 
 	fprintf(f, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, DejaVu Sans, sans-serif\" font-size=\"%.0f\">\n",
 		WIDTH, height, WIDTH, height, FONT_SIZE);
+	/* the document's name: a browser tab's title, what a screen reader says */
+	fputs("<title>kprof flame graph", f);
+	if (scenario[0]) {
+		fputs(": scenario ", f);
+		kp_xml_text(f, scenario);
+	}
+	fputs("</title>\n", f);
 	fputs("<style>.frame{cursor:pointer} .frame:hover rect{stroke:#000;stroke-width:0.6}\n"
 	      ".frame text{fill:#000;pointer-events:none} .frame.match rect{fill:#d21ed2}\n"
 	      ".frame.parent{opacity:0.55} .hide{display:none}\n"
