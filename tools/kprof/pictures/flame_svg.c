@@ -32,7 +32,7 @@
 #define BOTTOM      50.0    /* the details line and the command line     */
 #define FONT_SIZE   12.0
 #define CHAR_W      (FONT_SIZE * 0.59) /* average glyph width              */
-#define MIN_WIDTH   0.1     /* narrower frames (and their callers) are    */
+#define MIN_WIDTH   0.1     /* narrower frames (so their callees too) are */
                             /* left out, as flamegraph.pl's --minwidth     */
 
 struct draw {
