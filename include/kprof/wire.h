@@ -179,7 +179,9 @@ struct kprof_cpu_end {
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause             */
 	uint64_t stuck;              /* records reserved but never committed       */
 	uint32_t run_id;             /* v2 only (v1 frames end before it)          */
-	uint32_t reserved;
+	uint32_t pending;            /* of lost[]: dropped after the CPU's last
+	                                records-lost record, so in none (0 from
+	                                kernels before KPROF_RECORDS_LOST)        */
 };
 #define KPROF_CPU_END_V1_SIZE 56
 _Static_assert(sizeof(struct kprof_cpu_end) == 64, "cpu end size");

@@ -360,6 +360,10 @@ static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck
 			e.records = tc->records;
 			e.bytes = tc->bytes;
 			memcpy(e.lost, tc->lost, sizeof(e.lost));
+			uint64_t pending = 0; /* drops in no records-lost record */
+			for (int c = 0; c < KPROF_LOSS_CAUSES; c++)
+				pending += tc->pending[c];
+			e.pending = pending > UINT32_MAX ? UINT32_MAX : (uint32_t)pending;
 			e.stuck = stuck[i];
 		}
 		send_frame(KPROF_FRAME_CPU_END, (uint16_t)i, tc ? tc->frame_seq++ : 0, &e, sizeof(e), 0, 0);

@@ -44,6 +44,7 @@ static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_TRUNCATED] = "truncated",   [KP_ISSUE_MISSING] = "missing",
 	[KP_ISSUE_DUPLICATE] = "duplicate",   [KP_ISSUE_BAD_RECORD] = "bad-record",
 	[KP_ISSUE_INCOMPLETE] = "incomplete", [KP_ISSUE_OTHER_RUN] = "other-run",
+	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch",
 };
 
 const char *kp_issue_kind_name(enum kp_issue_kind kind)
@@ -517,6 +518,7 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 	if (text_from < size)
 		console_append(log, bytes + text_from, size - text_from);
 	check_complete(log);
+	kp_drops_find(log);
 }
 
 int kp_log_read(const char *path, struct kp_log *log)
@@ -552,6 +554,7 @@ void kp_log_free(struct kp_log *log)
 	free(log->decoded);
 	free(log->issues);
 	free(log->gaps);
+	free(log->drops);
 	free(log->console);
 	free(log->bytes);
 	memset(log, 0, sizeof(*log));
