@@ -14,12 +14,6 @@
 #include "tools/kprof/util/json.h"
 #include "tools/kprof/util/outfile.h"
 
-static const char *const loss_names[KPROF_LOSS_CAUSES] = {
-	[KPROF_LOSS_BUFFERS_FULL] = "buffers_full",
-	[KPROF_LOSS_TOO_LARGE] = "too_large",
-	[KPROF_LOSS_NOT_STARTED] = "not_started",
-};
-
 /* Records the kernel dropped for want of a free sub-buffer: which CPUs,
  * and which key to change (the cause differs by trace mode). */
 static void say_buffers_full(const struct kp_log *log)
@@ -91,7 +85,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 	}
 	fprintf(f, "],\"lost\":{");
 	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", loss_names[k], t->lost[k]);
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", kp_loss_cause_key(k), t->lost[k]);
 	fprintf(f, "},\"lost_total\":%" PRIu64 ",\"stuck_bytes\":%" PRIu64 ",\"run_header\":%s,\"run_end\":%s,",
 		t->lost_total, t->stuck, log->header_frame ? "true" : "false", log->have_run_end ? "true" : "false");
 	fprintf(f, "\"status\":%d,", log->have_run_end ? (int)log->run_end.status : -1);
@@ -113,7 +107,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 			   ",\"first_ts\":%" PRIu64 ",\"ts\":%" PRIu64,
 			i ? "," : "", d->cpu, d->total, d->tail ? "true" : "false", d->ts_before, d->first_ts, d->ts);
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			fprintf(f, ",\"%s\":%" PRIu64, loss_names[k], d->lost[k]);
+			fprintf(f, ",\"%s\":%" PRIu64, kp_loss_cause_key(k), d->lost[k]);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"drops_flagged\":%s,\"issues\":[", log->drops_flagged ? "true" : "false");

@@ -223,7 +223,6 @@ static void print_gap(FILE *f, const struct kp_log *log, const struct kp_gap *g,
  * CPU's last record before) to the records-lost record (or the end). */
 static void print_drop(FILE *f, const struct kp_log *log, const struct kp_drop *d, bool json)
 {
-	static const char *const causes[KPROF_LOSS_CAUSES] = { "buffers_full", "too_large", "not_started" };
 	char from[40], to[40];
 	uint64_t start = kp_drop_start(d);
 
@@ -234,7 +233,7 @@ static void print_drop(FILE *f, const struct kp_log *log, const struct kp_drop *
 			   ",\"tail\":%s,\"from_ts\":%" PRIu64 ",\"to_ts\":%" PRIu64 ",\"t\":%s,\"cause\":{",
 			d->cpu, d->total, d->tail ? "true" : "false", start, d->ts, to[0] == '+' ? to + 1 : to);
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", causes[k], d->lost[k]);
+			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", kp_loss_cause_key(k), d->lost[k]);
 		fputs("}}\n", f);
 		return;
 	}
@@ -242,7 +241,7 @@ static void print_drop(FILE *f, const struct kp_log *log, const struct kp_drop *
 	const char *sep = "";
 	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 		if (d->lost[k]) {
-			fprintf(f, "%s%s %" PRIu64, sep, causes[k], d->lost[k]);
+			fprintf(f, "%s%s %" PRIu64, sep, kp_loss_cause_key(k), d->lost[k]);
 			sep = ", ";
 		}
 	fprintf(f, "): no trace from %s to %s%s\n", start ? from : "the start", to,

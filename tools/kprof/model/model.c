@@ -143,6 +143,7 @@ static void make_holes(struct kp_model *m, const struct kp_log *log)
 		uint64_t start = kp_drop_start(d);
 		struct kp_hole h = { .start = start ? start : m->begin, .end = d->tail ? m->end : d->ts,
 				     .kernel = true, .tail = d->tail, .lost = d->total };
+		memcpy(h.cause, d->lost, sizeof(h.cause));
 		if (h.end < h.start)
 			h.end = h.start;
 		KP_PUSH(c->holes, c->nholes, c->capholes, h);

@@ -90,6 +90,7 @@ struct kp_hole {
 	bool kernel;                  /* dropped by the kernel, not the link  */
 	bool tail;                    /* kernel: after the CPU's last record  */
 	uint64_t lost;                /* records (link: 0 when not known)     */
+	uint64_t cause[KPROF_LOSS_CAUSES]; /* kernel: lost by cause           */
 	uint32_t seq_first, seq_last; /* link: the frames (v2: chunks) missing */
 };
 

@@ -39,6 +39,21 @@ static const char *const cause_names[KPROF_LOSS_CAUSES] = {
 	[KPROF_LOSS_TOO_LARGE] = "too large",
 	[KPROF_LOSS_NOT_STARTED] = "not started",
 };
+static const char *const cause_keys[KPROF_LOSS_CAUSES] = {
+	[KPROF_LOSS_BUFFERS_FULL] = "buffers_full",
+	[KPROF_LOSS_TOO_LARGE] = "too_large",
+	[KPROF_LOSS_NOT_STARTED] = "not_started",
+};
+
+const char *kp_loss_cause_text(int cause)
+{
+	return cause >= 0 && cause < KPROF_LOSS_CAUSES ? cause_names[cause] : "?";
+}
+
+const char *kp_loss_cause_key(int cause)
+{
+	return cause >= 0 && cause < KPROF_LOSS_CAUSES ? cause_keys[cause] : "?";
+}
 
 static void push(struct kp_log *log, const struct kp_drop *d)
 {
@@ -110,6 +125,16 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 			     "%u dropped after the last one", cpu, (unsigned long long)d.total, c->end.pending);
 	if (d.total)
 		push(log, &d);
+}
+
+const struct kp_drop *kp_drop_at(const struct kp_log *log, const struct kp_record *r)
+{
+	if (r->h.HookId != KPROF_LOG_TYPE_RECORDS_LOST)
+		return NULL;
+	for (size_t i = 0; i < log->ndrops; i++)
+		if (!log->drops[i].tail && log->drops[i].cpu == r->cpu && log->drops[i].log_offset == r->log_offset)
+			return &log->drops[i];
+	return NULL;
 }
 
 void kp_drops_find(struct kp_log *log)

@@ -155,6 +155,10 @@ struct kp_log {
  * records and the CPU end frames, and report where the two disagree; the
  * scan does it last. */
 void kp_drops_find(struct kp_log *log);
+/* A loss cause (enum kprof_loss_cause) for people ("buffers full") and
+ * as a JSON key ("buffers_full"). */
+const char *kp_loss_cause_text(int cause);
+const char *kp_loss_cause_key(int cause);
 /* Where a drop's hole starts: the first drop's TSC, else the CPU's last
  * record before it (0: none known). */
 static inline uint64_t kp_drop_start(const struct kp_drop *d)
