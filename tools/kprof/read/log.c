@@ -342,7 +342,9 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 	case KPROF_FRAME_CPU_END:
 		if (h->length < KPROF_CPU_END_V1_SIZE || h->cpu == KPROF_FRAME_CPU_NONE)
 			goto short_payload;
-		memcpy(&cpu_slot(log, h->cpu)->end, payload, KPROF_CPU_END_V1_SIZE);
+		/* v1: 56 bytes; v2: run_id and pending after them */
+		memcpy(&cpu_slot(log, h->cpu)->end, payload,
+		       h->length < sizeof(struct kprof_cpu_end) ? KPROF_CPU_END_V1_SIZE : sizeof(struct kprof_cpu_end));
 		log->cpus[h->cpu].have_end = true;
 		return;
 	case KPROF_FRAME_RUN_END:
