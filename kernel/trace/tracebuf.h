@@ -32,6 +32,9 @@ struct trace_subbuf {
 
 struct trace_cpu {
 	uint64_t offset;      /* writer position: sub-buffer number << shift | pos */
+	uint64_t pending_tsc; /* TSC of the first drop not yet in a records-   */
+	                      /* lost record, 0 if none (next to offset: the */
+	                      /* writer reads both every time)               */
 	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
 	uint8_t *data;        /* nsub << shift bytes                           */
 	struct trace_subbuf *sub; /* nsub entries                              */
@@ -41,7 +44,6 @@ struct trace_cpu {
 	uint32_t reserved;
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause         */
 	uint64_t pending[KPROF_LOSS_CAUSES]; /* ... not yet in a lost record  */
-	uint64_t pending_tsc; /* TSC of the first pending drop, 0 if none      */
 	uint64_t records;     /* records committed, records-lost ones included */
 	uint64_t lost_records; /* records-lost records among them            */
 	uint64_t bytes;       /* bytes committed, alignment padding included   */
