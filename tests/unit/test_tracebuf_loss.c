@@ -205,6 +205,29 @@ static void test_pending_at_end(void **state)
 	assert_int_equal(tc.lost_records, 0);
 }
 
+/* The benign race's outcome (tracebuf.c): a nested writer took the counts
+ * between the outer writer's CAS and its take, or dropped between the take
+ * of pending_tsc and of the counts, leaving pending_tsc set and nothing
+ * counted.  The next record then carries a records-lost record with every
+ * count zero and FirstLossTime 0, which decoders skip; nothing is counted
+ * twice, and the next real drop is reported with its own time. */
+static void test_race_leftover_zero_counts(void **state)
+{
+	(void)state;
+	tc.pending_tsc = 12345; /* as the race leaves it: no count pending */
+	assert_true(put(32, 1));
+	KPROF_RECORDS_LOST l = lost_payload(at(0, 0));
+	assert_int_equal(l.BuffersFull + l.TooLarge + l.NotStarted, 0);
+	assert_int_equal(l.FirstLossTime, 0);
+	assert_int_equal(tc.pending_tsc, 0);
+	uint64_t t0 = __rdtsc();
+	assert_false(put(300, 2));
+	assert_true(put(32, 3));
+	l = lost_payload(at(0, LOST_SIZE + 32));
+	assert_int_equal(l.TooLarge, 1);
+	assert_true(l.FirstLossTime >= t0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +238,7 @@ int main(void)
 		cmocka_unit_test_setup(test_record_too_big_for_both, setup),
 		cmocka_unit_test_setup(test_nested_writer_drops, setup),
 		cmocka_unit_test_setup(test_pending_at_end, setup),
+		cmocka_unit_test_setup(test_race_leftover_zero_counts, setup),
 	};
 	return cmocka_run_group_tests_name("tracebuf_loss", tests, NULL, NULL);
 }

@@ -242,7 +242,7 @@ static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
  * reader reports them between those two times (see ctf.c). */
 static void stream_drops(struct stream *s, uint64_t n, uint64_t ts)
 {
-	packet_close(s, false);
+	packet_close(s, true); /* cut at its content too: drops can be many */
 	packet_open(s, PACKET_PREAMBLE);
 	s->ts_begin = s->ts_end;
 	s->ts_end = ts > s->ts_end ? ts : s->ts_end;
