@@ -23,21 +23,26 @@
  * never earlier than that of a record before it in the buffer.
  *
  * Drops (any cause): lost[cause] += 1 (the run's totals, for the CPU end
- * frame); pending_tsc = ts if it was 0 (local CAS); pending[cause] += 1.
- * So every drop is in exactly one records-lost record or, at the end of
- * the run, still pending: sum of the lost records + pending == lost.
- * The one benign race: a writer nested (an interrupt) in the few
- * instructions between a reservation's CAS and the end of its take.  If
- * it drops, its drop is reported in the outer record's records-lost
- * record, one record before where it happened (or, between the take of
- * pending_tsc and of the counts, leaves a pending_tsc with no count, which
- * yields a later records-lost record with every count zero); if it
- * reserves, it sees the drops still pending and takes some or all of the
- * counts itself, leaving the outer records-lost record with fewer or none.
- * No drop is counted twice or lost; a records-lost record with every count
- * zero says nothing and decoders skip it.  A record for which the
- * records-lost record would not fit a sub-buffer goes without one (the
- * drops stay pending).
+ * frame); pending[cause] += 1; then pending_tsc = ts if it was 0 (local
+ * CAS), the signal writers test.  The take clears pending_tsc before the
+ * counts, so a count is never left pending without the signal: every drop
+ * is in exactly one records-lost record or, at the end of the run, still
+ * pending (the end frame's `pending`): sum of the lost records + pending
+ * == lost.
+ * The one benign race: a writer nested (an interrupt) in a window of a few
+ * instructions - between a reservation's CAS and the end of its take, or
+ * between a drop's count and its signal.  A drop nested in a take is
+ * reported in the outer records-lost record, one record before where it
+ * happened (or, landing between the take of pending_tsc and of the counts,
+ * leaves pending_tsc set with no count, which yields a later records-lost
+ * record with every count zero); a reservation nested in a take sees the
+ * drops still pending and takes some or all of the counts itself, leaving
+ * the outer records-lost record with fewer or none; a reservation nested
+ * in a drop, before its signal, goes without a records-lost record, and
+ * the drop is reported one record later.  No drop is counted twice or
+ * lost; a records-lost record with every count zero says nothing and
+ * decoders skip it.  A record for which the records-lost record would not
+ * fit a sub-buffer goes without one (the drops stay pending).
  *
  * Invariants (per sub-buffer, between release and the next release):
  *   commit <= sub-buffer size; commit == size exactly when the writer has
@@ -82,8 +87,10 @@ _Static_assert(offsetof(KPROF_RECORDS_LOST, BuffersFull) == 8 + 8 * KPROF_LOSS_B
 void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc)
 {
 	arch_local_add64(&tc->lost[cause], 1);
-	arch_local_cmpxchg64(&tc->pending_tsc, 0, tsc ? tsc : 1); /* the first since the last take */
 	arch_local_add64(&tc->pending[cause], 1);
+	/* Then the signal, so that no count is ever pending without it once
+	 * this returns (see top); set by the first drop since the last take. */
+	arch_local_cmpxchg64(&tc->pending_tsc, 0, tsc ? tsc : 1);
 }
 
 /* Read *p and set it to 0, atomic with respect to this CPU's interrupts. */
