@@ -125,7 +125,7 @@ _Static_assert(sizeof(struct kprof_chunk_header) == 16, "chunk header size");
 _Static_assert(sizeof(struct kprof_chunk_header) % 8 == 0, "records after it stay 8-byte aligned");
 #define KPROF_CHUNK_LAST    0x1u  /* the last chunk of its sub-buffer            */
 #define KPROF_CHUNK_FINAL   0x2u  /* ... and that sub-buffer is the CPU's last   */
-#define KPROF_CHUNK_LOSSES  0x4u  /* records were dropped just before its first  */
+#define KPROF_CHUNK_LOSSES  0x4u  /* retired: old logs only (drops: KPROF_RECORDS_LOST) */
 #define KPROF_CHUNK_RAW       0   /* encoding: records as written               */
 #define KPROF_CHUNK_DELTA_LZ4 1   /* encoding: trace_delta_encode() then one LZ4
                                      block; decodes to raw_bytes of records     */
@@ -179,7 +179,9 @@ struct kprof_cpu_end {
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause             */
 	uint64_t stuck;              /* records reserved but never committed       */
 	uint32_t run_id;             /* v2 only (v1 frames end before it)          */
-	uint32_t reserved;
+	uint32_t pending;            /* of lost[]: dropped after the CPU's last
+	                                records-lost record, so in none (0 from
+	                                kernels before KPROF_RECORDS_LOST)        */
 };
 #define KPROF_CPU_END_V1_SIZE 56
 _Static_assert(sizeof(struct kprof_cpu_end) == 64, "cpu end size");

@@ -61,6 +61,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_PROFILE_OBJECT     0xFE03u /* a profile object's buckets */
 #define KPROF_LOG_TYPE_THREAD             0xFE04u /* a thread: ids and names    */
 #define KPROF_LOG_TYPE_SPINLOCK_CONFIG    0xFE05u /* spin-lock sampling in force */
+#define KPROF_LOG_TYPE_RECORDS_LOST       0xFE06u /* records dropped before it  */
 
 /* Event versions (the marker's low byte). */
 #define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
@@ -75,6 +76,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_THREAD_VERSION    1
 #define SPINLOCK_CONFIG_VERSION 1
 #define CLOCK_LATE_VERSION      1
+#define RECORDS_LOST_VERSION    1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -297,6 +299,21 @@ typedef struct _KPROF_CLOCK_LATE {
 	                                     /* after an interrupt-enable if masked   */
 } KPROF_CLOCK_LATE;
 
+/* kprof's records lost (hook 0xFE06): not a Windows event, and in no
+ * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
+ * the same reservation as the first record it manages to store after
+ * drops, just before that record and with the same TimeStamp.  It counts,
+ * by cause (enum kprof_loss_cause), the records this CPU dropped since
+ * its previous record; FirstLossTime is the TSC of the first of them.  A
+ * record with every count zero says nothing (see tracebuf.c: a nested
+ * writer took the counts) and is skipped by decoders. */
+typedef struct _KPROF_RECORDS_LOST {
+	uint64_t FirstLossTime;              /* TSC of the first drop              */
+	uint64_t BuffersFull;                /* KPROF_LOSS_BUFFERS_FULL            */
+	uint64_t TooLarge;                   /* KPROF_LOSS_TOO_LARGE               */
+	uint64_t NotStarted;                 /* KPROF_LOSS_NOT_STARTED             */
+} KPROF_RECORDS_LOST;
+
 static inline uint8_t kprof_tracetest_byte(uint32_t seq, uint32_t writer, uint32_t i)
 {
 	return (uint8_t)(seq * 31u + i + writer * 7u);
@@ -429,5 +446,6 @@ _Static_assert(sizeof(KPROF_THREAD) == 0x30, "thread record is 48 bytes");
 WMI_ASSERT_OFFSET(KPROF_THREAD, ThreadName, 0x10);
 WMI_ASSERT_OFFSET(KPROF_THREAD, ProcessName, 0x20);
 _Static_assert(sizeof(KPROF_SPINLOCK_CONFIG) == 0x10, "spin-lock config record is 16 bytes");
+_Static_assert(sizeof(KPROF_RECORDS_LOST) == 0x20, "records-lost record is 32 bytes");
 
 #endif /* KPROF_WMI_H */

@@ -128,15 +128,13 @@ static const uint8_t *encode_chunk(struct kprof_chunk_header *c, const uint8_t *
 }
 
 /* One sub-buffer as chunk frames of whole records (chunk.c), so that
- * damage on the link costs one chunk.  Losses counted since the previous
- * sub-buffer are flagged on its first chunk. */
+ * damage on the link costs one chunk.  Drops are placed by the
+ * records-lost records among them (tracebuf.c); no chunk flag says so. */
 static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
 {
 	uint32_t off = 0, records, next_records = 0;
-	uint16_t losses = tc->lost_since_sent ? KPROF_CHUNK_LOSSES : 0;
 	bool last;
 
-	tc->lost_since_sent = 0;
 	/* Each chunk's records are walked once: the chunk after this one is
 	 * found before this one goes out, which says whether this is the last. */
 	uint32_t end = trace_chunk_next(v->data, v->used, off, KPROF_CHUNK_BYTES, &records);
@@ -147,9 +145,8 @@ static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t
 			.run_id = trace.run_id,
 			.buffer_seq = (uint32_t)v->seq,
 			.records = (uint16_t)records,
-			.flags = (uint16_t)(losses | (last ? KPROF_CHUNK_LAST | flags : 0)),
+			.flags = (uint16_t)(last ? KPROF_CHUNK_LAST | flags : 0),
 		};
-		losses = 0;
 		uint32_t len;
 		const uint8_t *payload = encode_chunk(&c, v->data + off, end - off, &len);
 		if (trace.chunks_sent++ % KPROF_RUN_INFO_EVERY == KPROF_RUN_INFO_EVERY - 1)
@@ -357,6 +354,10 @@ static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck
 			e.records = tc->records;
 			e.bytes = tc->bytes;
 			memcpy(e.lost, tc->lost, sizeof(e.lost));
+			uint64_t pending = 0; /* drops in no records-lost record */
+			for (int c = 0; c < KPROF_LOSS_CAUSES; c++)
+				pending += tc->pending[c];
+			e.pending = pending > UINT32_MAX ? UINT32_MAX : (uint32_t)pending;
 			e.stuck = stuck[i];
 		}
 		send_frame(KPROF_FRAME_CPU_END, (uint16_t)i, tc ? tc->frame_seq++ : 0, &e, sizeof(e), 0, 0);

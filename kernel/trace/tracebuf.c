@@ -5,17 +5,44 @@
  * sub-buffer number n lives in ring slot n % nsub.
  *
  * Writer, on the owning CPU, at any IRQL:
- *   loop: ts = TSC; old = offset; if the record fits at pos, begin = old,
+ *   loop: ts = TSC; old = offset; need = size, plus a records-lost
+ *         record when drops are pending (pending_tsc != 0);
+ *         if need fits at pos, begin = old,
  *         else begin = start of the next sub-buffer ("switch");
  *         entering a fresh sub-buffer requires it to be free:
  *         number - consumed < nsub, else drop (BUFFERS_FULL);
- *         local CAS offset old -> begin + size; on failure an interrupt
+ *         local CAS offset old -> begin + need; on failure an interrupt
  *         wrote in between: retry, taking a new timestamp.
  *   switch: the old sub-buffer's used = pos and its commit += size - pos
  *           (the padding counts as committed).
- *   fill the record; commit: records += 1, then commit += size.
+ *   with a records-lost record: take pending_tsc, then each pending[]
+ *         count (local atomics: read, CAS to 0) and fill it at begin, with
+ *         the record's own timestamp; the record goes after it.
+ *   fill the record; commit: records += 1 (2), then commit += need.
  * Because the timestamp is taken inside the CAS loop, a record's time is
  * never earlier than that of a record before it in the buffer.
+ *
+ * Drops (any cause): lost[cause] += 1 (the run's totals, for the CPU end
+ * frame); pending[cause] += 1; then pending_tsc = ts if it was 0 (local
+ * CAS), the signal writers test.  The take clears pending_tsc before the
+ * counts, so a count is never left pending without the signal: every drop
+ * is in exactly one records-lost record or, at the end of the run, still
+ * pending (the end frame's `pending`): sum of the lost records + pending
+ * == lost.
+ * The one benign race: a writer nested (an interrupt) in a window of a few
+ * instructions - between a reservation's CAS and the end of its take, or
+ * between a drop's count and its signal.  A drop nested in a take is
+ * reported in the outer records-lost record, one record before where it
+ * happened (or, landing between the take of pending_tsc and of the counts,
+ * leaves pending_tsc set with no count, which yields a later records-lost
+ * record with every count zero); a reservation nested in a take sees the
+ * drops still pending and takes some or all of the counts itself, leaving
+ * the outer records-lost record with fewer or none; a reservation nested
+ * in a drop, before its signal, goes without a records-lost record, and
+ * the drop is reported one record later.  No drop is counted twice or
+ * lost; a records-lost record with every count zero says nothing and
+ * decoders skip it.  A record for which the records-lost record would not
+ * fit a sub-buffer goes without one (the drops stay pending).
  *
  * Invariants (per sub-buffer, between release and the next release):
  *   commit <= sub-buffer size; commit == size exactly when the writer has
@@ -39,6 +66,7 @@
 #include <arch/barrier.h>
 #include <arch/cpu.h>
 #include <arch/local.h>
+#include <stddef.h>
 
 #define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
 
@@ -50,33 +78,72 @@ void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct tra
 		sub[i] = (struct trace_subbuf){ .used = 1u << shift };
 }
 
-void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause)
+_Static_assert(offsetof(KPROF_RECORDS_LOST, BuffersFull) == 8 + 8 * KPROF_LOSS_BUFFERS_FULL &&
+		       offsetof(KPROF_RECORDS_LOST, TooLarge) == 8 + 8 * KPROF_LOSS_TOO_LARGE &&
+		       offsetof(KPROF_RECORDS_LOST, NotStarted) == 8 + 8 * KPROF_LOSS_NOT_STARTED &&
+		       sizeof(KPROF_RECORDS_LOST) == 8 + 8 * KPROF_LOSS_CAUSES,
+	       "records-lost counts follow enum kprof_loss_cause");
+
+void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc)
 {
 	arch_local_add64(&tc->lost[cause], 1);
-	tc->lost_since_sent = 1;
+	arch_local_add64(&tc->pending[cause], 1);
+	/* Then the signal, so that no count is ever pending without it once
+	 * this returns (see top); set by the first drop since the last take. */
+	arch_local_cmpxchg64(&tc->pending_tsc, 0, tsc ? tsc : 1);
+}
+
+/* Read *p and set it to 0, atomic with respect to this CPU's interrupts. */
+static uint64_t take(uint64_t *p)
+{
+	uint64_t v;
+	do
+		v = READ_ONCE(*p);
+	while (v && !arch_local_cmpxchg64(p, v, 0));
+	return v;
+}
+
+/* The records-lost record at h, reporting what is pending (see top). */
+static void fill_lost(struct trace_cpu *tc, PERFINFO_TRACE_HEADER *h, uint64_t ts)
+{
+	KPROF_RECORDS_LOST *p = (KPROF_RECORDS_LOST *)(h + 1);
+	uint64_t counts[KPROF_LOSS_CAUSES], any = 0;
+
+	p->FirstLossTime = take(&tc->pending_tsc);
+	for (int c = 0; c < KPROF_LOSS_CAUSES; c++)
+		any |= counts[c] = take(&tc->pending[c]);
+	__builtin_memcpy(&p->BuffersFull, counts, sizeof(counts));
+	if (!any)
+		p->FirstLossTime = 0;
+	h->Marker = perfinfo_marker(RECORDS_LOST_VERSION);
+	h->Size = TRACEBUF_LOST_RECORD_SIZE;
+	h->HookId = KPROF_LOG_TYPE_RECORDS_LOST;
+	h->TimeStamp = ts;
 }
 
 bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r)
 {
 	const uint32_t sbsize = 1u << tc->shift, mask = sbsize - 1;
 	uint64_t old, begin, ts;
-	uint32_t pos;
+	uint32_t pos, lost;
 
 	if (size > sbsize) {
-		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE);
+		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, arch_rdtsc());
 		return false;
 	}
 	do {
 		ts = arch_rdtsc();
 		old = READ_ONCE(tc->offset);
+		lost = READ_ONCE(tc->pending_tsc) && size + TRACEBUF_LOST_RECORD_SIZE <= sbsize
+			       ? TRACEBUF_LOST_RECORD_SIZE : 0;
 		pos = (uint32_t)(old & mask);
-		begin = pos + size > sbsize ? (old | mask) + 1 : old;
+		begin = pos + lost + size > sbsize ? (old | mask) + 1 : old;
 		if ((begin & mask) == 0 &&
 		    (begin >> tc->shift) - __atomic_load_n(&tc->consumed, __ATOMIC_ACQUIRE) >= tc->nsub) {
-			tracebuf_count_loss(tc, KPROF_LOSS_BUFFERS_FULL);
+			tracebuf_count_loss(tc, KPROF_LOSS_BUFFERS_FULL, ts);
 			return false;
 		}
-	} while (!arch_local_cmpxchg64(&tc->offset, old, begin + size));
+	} while (!arch_local_cmpxchg64(&tc->offset, old, begin + lost + size));
 
 	r->switched = begin != old || (begin & mask) == 0;
 	if (begin != old) {
@@ -88,8 +155,13 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 	}
 	r->tc = tc;
 	r->sub = (uint32_t)((begin >> tc->shift) % tc->nsub);
-	r->size = size;
+	r->size = lost + size;
+	r->records = lost ? 2 : 1;
 	r->hdr = (PERFINFO_TRACE_HEADER *)(tc->data + ((uint64_t)r->sub << tc->shift) + (begin & mask));
+	if (lost) {
+		fill_lost(tc, r->hdr, ts);
+		r->hdr = (PERFINFO_TRACE_HEADER *)((uint8_t *)r->hdr + lost);
+	}
 	r->hdr->TimeStamp = ts;
 	return true;
 }
@@ -99,8 +171,10 @@ void tracebuf_commit(const struct trace_reservation *r)
 	struct trace_cpu *tc = r->tc;
 	struct trace_subbuf *s = &tc->sub[r->sub];
 
-	arch_local_add32(&s->records, 1);
-	arch_local_add64(&tc->records, 1);
+	arch_local_add32(&s->records, r->records);
+	arch_local_add64(&tc->records, r->records);
+	if (r->records > 1)
+		arch_local_add64(&tc->lost_records, 1);
 	arch_local_add64(&tc->bytes, r->size);
 	arch_smp_wmb(); /* the record and the counts before the commit */
 	arch_local_add32(&s->commit, r->size); /* last: makes the record visible */

@@ -8,7 +8,10 @@
  * count.  A reader (on any CPU) takes a sub-buffer once the writer has
  * moved past it and every byte of it is committed, sends it, and releases
  * it for reuse.  Nothing blocks: with no free sub-buffer a record is
- * dropped and counted by cause.  See tracebuf.c for the invariants.
+ * dropped and counted by cause, and the next record stored on the CPU is
+ * preceded by a records-lost record (KPROF_RECORDS_LOST) saying how many
+ * were dropped there and when the first was.  See tracebuf.c for the
+ * invariants.
  */
 #ifndef KPROF_KERNEL_TRACEBUF_H
 #define KPROF_KERNEL_TRACEBUF_H
@@ -29,15 +32,20 @@ struct trace_subbuf {
 
 struct trace_cpu {
 	uint64_t offset;      /* writer position: sub-buffer number << shift | pos */
+	uint64_t pending_tsc; /* TSC of the first drop not yet in a records-   */
+	                      /* lost record, 0 if none (next to offset: the */
+	                      /* writer reads both every time)               */
 	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
 	uint8_t *data;        /* nsub << shift bytes                           */
 	struct trace_subbuf *sub; /* nsub entries                              */
 	uint32_t shift;       /* log2 of the sub-buffer size                   */
 	uint32_t nsub;        /* sub-buffers in the ring                       */
 	uint32_t cpu;         /* owner                                         */
-	uint32_t lost_since_sent; /* set by a drop, cleared by the reader      */
+	uint32_t reserved;
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause         */
-	uint64_t records;     /* records committed                             */
+	uint64_t pending[KPROF_LOSS_CAUSES]; /* ... not yet in a lost record  */
+	uint64_t records;     /* records committed, records-lost ones included */
+	uint64_t lost_records; /* records-lost records among them            */
 	uint64_t bytes;       /* bytes committed, alignment padding included   */
 	uint32_t frame_seq;   /* reader: next frame sequence number            */
 	uint32_t sent;        /* reader: buffer frames sent                    */
@@ -47,7 +55,9 @@ struct trace_reservation {
 	struct trace_cpu *tc;
 	PERFINFO_TRACE_HEADER *hdr; /* where the record goes                   */
 	uint32_t sub;               /* its sub-buffer (index in the ring)      */
-	uint32_t size;              /* bytes reserved (8-byte aligned)         */
+	uint32_t size;              /* bytes reserved (8-byte aligned), a      */
+	                            /* records-lost record before it included  */
+	uint32_t records;           /* 2 with a records-lost record, else 1    */
 	bool switched;              /* it filled a sub-buffer: one is ready    */
 };
 
@@ -66,10 +76,15 @@ void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct tra
 
 /* Writer (on the owning CPU only): reserve `size` bytes (a multiple of 8)
  * and stamp the header with the TSC read in the same step, so records are
- * in time order within the buffer.  False when dropped (counted). */
+ * in time order within the buffer.  False when dropped (counted, and
+ * pending for the next records-lost record).  When drops are pending the
+ * reservation also holds, just before hdr, the records-lost record that
+ * reports them, already filled; commit publishes both. */
 bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r);
 void tracebuf_commit(const struct trace_reservation *r);
-void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause);
+void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc);
+/* Size of a records-lost record (header and payload). */
+#define TRACEBUF_LOST_RECORD_SIZE ((uint32_t)(sizeof(PERFINFO_TRACE_HEADER) + sizeof(KPROF_RECORDS_LOST)))
 
 /* Reader (any CPU): the oldest full, fully committed sub-buffer. */
 bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v);

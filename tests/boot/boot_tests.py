@@ -14,6 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import damagelib  # noqa: E402
 import lockcheck  # noqa: E402
+import losscheck  # noqa: E402
 import profilecheck  # noqa: E402
 import rescheck  # noqa: E402
 import schedcheck  # noqa: E402
@@ -400,6 +401,27 @@ def check_mix(ctx):
         raise_failure("the report does not name the locks workload's most contended lock and where it is taken")
 
 
+def check_drops(ctx):
+    """Stream mode with tiny buffers: the kernel drops records, and every
+    drop is placed in time (KprofRecordsLost records, the rest after a
+    CPU's last record), adds up exactly to the CPU end frames' buffers-full
+    counts, and reaches CTF, ETL, the report and the pictures
+    (tests/tools/losscheck.py); --strict fails."""
+    check_direct(ctx)
+    ctx.expect(r"^scenario sched: done$", "the scenario's end")
+    proc, summary = kprof_json(ctx, "check", "--strict")
+    if proc.returncode != 1 or not summary["lost"]["buffers_full"]:
+        raise_failure("--strict should fail on a trace with drops (exit %d, %d buffers full)"
+                      % (proc.returncode, summary["lost"]["buffers_full"]))
+    placed = sum(d["count"] for d in summary["drops"] if not d["tail"])
+    if not placed:
+        raise_failure("no KprofRecordsLost record: the drops were not placed between records")
+    os.environ["KPROF_KERNEL"] = os.path.join(ctx.build, "kernel.elf")
+    problems = losscheck.check(ctx.kprof, ctx.log_path, quiet=True)
+    if problems:
+        raise_failure("losscheck: " + "; ".join(problems[:5]))
+
+
 def check_trace_buffer_refused(ctx):
     """A trace.buffer_kb the user gave that cannot fit on every CPU is
     refused at probe time, naming the key, the CPUs and what would fit."""
@@ -543,6 +565,10 @@ TESTS = [
     BootTest("tracetest-losses", "tracetest in dump mode with tiny buffers: every loss counted",
              check_tracetest(4, True), cpus=4,
              cmdline="scenario=tracetest trace=tracetest trace.mode=dump trace.buffer_kb=64 trace.subbuf_kb=16", timeout=120),
+    BootTest("drops-stream", "stream mode with 8 KiB buffers: every drop placed in time, counted exactly, and in "
+             "CTF, ETL, the report and the pictures", check_drops, cpus=2,
+             cmdline="scenario=sched trace=cswitch,profile,stack,clock trace.buffer_kb=8 trace.subbuf_kb=4",
+             timeout=120),
     BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
              check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
     BootTest("resources-4", "scenario=resources on 4 CPUs: ERESOURCE records counted, holds mutually exclusive, "

@@ -23,7 +23,7 @@ def load(kprof, log, strict=True):
     cmd = [kprof, "decode", "--json"] + (["--strict"] if strict else ["--quiet"]) + [log]
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     recs = [json.loads(line) for line in out.stdout.splitlines()]
-    recs = [r for r in recs if r.get("event") != "LostOnLink"]  # frames lost on the link, not records
+    recs = [r for r in recs if "loss" not in r]  # loss lines (link gaps, kernel drops), not records
     for r in recs:
         for k in POINTER_FIELDS:
             if isinstance(r.get(k), str):

@@ -194,7 +194,7 @@ def decode(kprof, path):
         out = subprocess.run([kprof, "decode", "--json", "--quiet", "--summary-json", sj.name, path],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
         summary = json.load(open(sj.name))
-    lines = [line for line in out.stdout.splitlines() if b'"event":"LostOnLink"' not in line]
+    lines = [line for line in out.stdout.splitlines() if b'"loss":' not in line]  # loss lines
     return collections.Counter(lines), summary
 
 

@@ -229,6 +229,13 @@ KPROF_CLOCK_LATE = Struct(
     "InstructionPointer" / Int64ul,
 )
 
+KPROF_RECORDS_LOST = Struct(
+    "FirstLossTime" / Int64ul,
+    "BuffersFull" / Int64ul,
+    "TooLarge" / Int64ul,
+    "NotStarted" / Int64ul,
+)
+
 # (hook, event version) -> (name, payload struct, fixed payload bytes)
 EVENTS = {
     (0x0524, 4): ("CSwitch", WMI_CONTEXTSWAP, 0x18),
@@ -240,6 +247,7 @@ EVENTS = {
     (0x1820, 2): ("StackWalk", STACK_WALK, 0x10),
     (0xFE01, 1): ("KprofTraceTest", KPROF_TRACETEST, 0x10),
     (0xFE02, 1): ("KprofClockLate", KPROF_CLOCK_LATE, 0x18),
+    (0xFE06, 1): ("KprofRecordsLost", KPROF_RECORDS_LOST, 0x20),
 }
 POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPointer"}
 

@@ -14,6 +14,10 @@ Decodes LOG with `KPROF decode --json` and checks, per CPU:
   - stored + lost == attempted (from the kernel's console lines), and the
     sequence numbers missing equal the records lost: nothing is lost
     without being counted.
+  - drops are placed: a gap in the thread writer's sequence numbers has a
+    KprofRecordsLost record after the record before it and no later than
+    the record after it, and the records-lost records plus the drops after
+    the CPU's last record (the decoder's tail) add up to the records lost.
 Exits 0 when every check holds; prints what failed otherwise.
 """
 
@@ -47,7 +51,7 @@ def check(kprof, log, expect_losses=False, quiet=False):
         with open(summary_path) as f:
             summary = json.load(f)
     records = [json.loads(line) for line in dec.stdout.splitlines()]
-    records = [r for r in records if r.get("event") != "LostOnLink"]  # gaps: in summary["issues"]
+    records = [r for r in records if "loss" not in r]  # loss lines (link gaps, kernel drops), not records
     with open(log, "rb") as f:
         text = f.read().decode("latin-1")
     attempted = {}
@@ -70,8 +74,19 @@ def check(kprof, log, expect_losses=False, quiet=False):
         seqs = {0: [], 1: []}
         last_ts = 0
         nested_seen = 0
+        placed, lost_record_since = 0, False  # a records-lost record since the last thread record
         for k, r in enumerate(recs):
             where = "cpu %d record %d" % (cpu, k)
+            if r["event"] == "KprofRecordsLost":
+                placed += r["BuffersFull"] + r["TooLarge"] + r["NotStarted"]
+                lost_record_since = True
+                continue
+            if r["event"] == "KprofTraceTest" and not r["Writer"] & 1:
+                prev = seqs[0][-1] if seqs[0] else -1
+                if r["Sequence"] > prev + 1 and not lost_record_since:
+                    problems.append("%s: thread records %d..%d missing, but no KprofRecordsLost record before it"
+                                    % (where, prev + 1, r["Sequence"] - 1))
+                lost_record_since = False
             if r["event"] != "KprofTraceTest":
                 problems.append("%s: unexpected event %s" % (where, r["event"]))
                 continue
@@ -99,6 +114,10 @@ def check(kprof, log, expect_losses=False, quiet=False):
             problems.append("cpu %d: %d stored + %d lost != %d attempted" % (cpu, stored, lost, att_thread + att_irq))
         elif missing != lost:
             problems.append("cpu %d: %d sequence numbers missing but %d counted lost" % (cpu, missing, lost))
+        tail = sum(d["count"] for d in summary.get("drops", []) if d["cpu"] == cpu and d["tail"])
+        if lost is not None and not summary.get("drops_flagged") and placed + tail != lost:
+            problems.append("cpu %d: %d in records-lost records + %d after its last record != %d lost"
+                            % (cpu, placed, tail, lost))
         if not expect_losses and lost:
             problems.append("cpu %d: %d records lost where none should be" % (cpu, lost))
         if not lost and nested_seen != att_nested:

@@ -15,33 +15,7 @@
 #include "kernel/lib/crc32.h"
 #include "kernel/trace/frame.h"
 #include "kernel/trace/tracebuf.h"
-
-#define SHIFT 8 /* 256-byte sub-buffers */
-#define NSUB 4
-static uint8_t data[NSUB << SHIFT];
-static struct trace_subbuf subs[NSUB];
-static struct trace_cpu tc;
-
-static int setup(void **state)
-{
-	(void)state;
-	memset(data, 0xCC, sizeof(data));
-	tracebuf_init(&tc, 3, data, subs, SHIFT, NSUB);
-	return 0;
-}
-
-/* Write one record of `size` bytes whose header says so. */
-static bool put(uint32_t size, uint16_t tag)
-{
-	struct trace_reservation r;
-	if (!tracebuf_reserve(&tc, size, &r))
-		return false;
-	r.hdr->Marker = PERFINFO_MARKER_64;
-	r.hdr->Size = (uint16_t)size;
-	r.hdr->HookId = tag;
-	tracebuf_commit(&r);
-	return true;
-}
+#include "tracebuf_fixture.h"
 
 static void test_fill_switch_and_read(void **state)
 {
@@ -90,12 +64,13 @@ static void test_full_ring_drops_and_counts(void **state)
 		stored += put(64, (uint16_t)i);
 	assert_int_equal(stored, 16); /* 4 sub-buffers of 4 records */
 	assert_int_equal(tc.lost[KPROF_LOSS_BUFFERS_FULL], 84);
-	assert_int_equal(tc.lost_since_sent, 1);
+	assert_int_equal(tc.pending[KPROF_LOSS_BUFFERS_FULL], 84); /* for the next records-lost record */
 	/* Reading one frees one; writing resumes in it. */
 	assert_true(tracebuf_peek_full(&tc, &v));
 	tracebuf_release(&tc);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++) /* the first with the 48-byte records-lost record */
 		assert_true(put(64, 100));
+	assert_int_equal(tc.pending[KPROF_LOSS_BUFFERS_FULL], 0);
 	assert_false(put(64, 101));
 	assert_false(put(300, 102)); /* larger than a sub-buffer */
 	assert_int_equal(tc.lost[KPROF_LOSS_TOO_LARGE], 1);
@@ -161,6 +136,7 @@ static void test_concurrent_reader(void **state)
 	pthread_t t;
 	uint64_t seen = 0;
 	int64_t last = -1;
+	uint64_t reported = 0; /* drops in records-lost records */
 	bool ordered = true;
 	writer_done = 0;
 	pthread_create(&t, NULL, writer, NULL);
@@ -175,19 +151,28 @@ static void test_concurrent_reader(void **state)
 		}
 		for (uint32_t off = 0; off < v.used;) {
 			PERFINFO_TRACE_HEADER h;
-			memcpy(&h, v.data + off, sizeof(h));
+			const uint8_t *rec = v.data + off;
+			memcpy(&h, rec, sizeof(h));
+			off += (h.Size + 7u) & ~7u;
+			if (h.HookId == KPROF_LOG_TYPE_RECORDS_LOST) {
+				KPROF_RECORDS_LOST l;
+				memcpy(&l, rec + sizeof(h), sizeof(l));
+				reported += l.BuffersFull + l.TooLarge + l.NotStarted;
+				continue;
+			}
 			int64_t id = ((int64_t)h.HookId << 8) | (h.Marker & 0xFF);
 			ordered &= id > last;
 			last = id;
 			seen++;
-			off += (h.Size + 7u) & ~7u;
 		}
 		tracebuf_release(&tc);
 	}
 	pthread_join(t, NULL);
 	assert_true(ordered);
-	assert_int_equal(seen, tc.records);
+	assert_int_equal(seen + tc.lost_records, tc.records);
 	assert_int_equal(seen + tc.lost[KPROF_LOSS_BUFFERS_FULL], STREAM);
+	/* every drop in exactly one records-lost record, or still pending */
+	assert_int_equal(reported + tc.pending[KPROF_LOSS_BUFFERS_FULL], tc.lost[KPROF_LOSS_BUFFERS_FULL]);
 }
 
 static void test_crc_matches_zlib(void **state)

@@ -14,12 +14,6 @@
 #include "tools/kprof/util/json.h"
 #include "tools/kprof/util/outfile.h"
 
-static const char *const loss_names[KPROF_LOSS_CAUSES] = {
-	[KPROF_LOSS_BUFFERS_FULL] = "buffers_full",
-	[KPROF_LOSS_TOO_LARGE] = "too_large",
-	[KPROF_LOSS_NOT_STARTED] = "not_started",
-};
-
 /* Records the kernel dropped for want of a free sub-buffer: which CPUs,
  * and which key to change (the cause differs by trace mode). */
 static void say_buffers_full(const struct kp_log *log)
@@ -43,6 +37,31 @@ static void say_buffers_full(const struct kp_log *log)
 		fprintf(stderr, "kprof: the buffers filled before the run ended (trace.mode=dump): "
 				"use a larger trace.buffer_kb (MEM= for more guest memory), a shorter run, "
 				"or fewer event groups (trace=)\n");
+}
+
+/* Where the kernel's drops are in time: how many records-lost records
+ * place how many, and how many came after a CPU's last record. */
+static void say_where_dropped(const struct kp_log *log)
+{
+	uint64_t placed = 0, tail = 0;
+	size_t n = 0;
+
+	if (log->drops_flagged) {
+		fprintf(stderr, "kprof: drops flagged on the buffers sent after them (a kernel before records-lost "
+				"records): not placed in time\n");
+		return;
+	}
+	for (size_t i = 0; i < log->ndrops; i++) {
+		if (log->drops[i].tail) {
+			tail += log->drops[i].total;
+		} else {
+			placed += log->drops[i].total;
+			n++;
+		}
+	}
+	fprintf(stderr, "kprof: drops placed in time: %" PRIu64 " in %zu records-lost record%s, %" PRIu64
+			" after a CPU's last record (to the end of the trace)\n",
+		placed, n, n == 1 ? "" : "s", tail);
 }
 
 static uint64_t link_lost(const struct kp_cpu *c, uint64_t decoded)
@@ -87,7 +106,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 	}
 	fprintf(f, "],\"lost\":{");
 	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", loss_names[k], t->lost[k]);
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", kp_loss_cause_key(k), t->lost[k]);
 	fprintf(f, "},\"lost_total\":%" PRIu64 ",\"stuck_bytes\":%" PRIu64 ",\"run_header\":%s,\"run_end\":%s,",
 		t->lost_total, t->stuck, log->header_frame ? "true" : "false", log->have_run_end ? "true" : "false");
 	fprintf(f, "\"status\":%d,", log->have_run_end ? (int)log->run_end.status : -1);
@@ -104,7 +123,17 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 			i ? "," : "", g->cpu == KPROF_FRAME_CPU_NONE ? -1 : (int)g->cpu, g->seq_first, g->seq_last,
 			g->ts_before, g->ts_after);
 	}
-	fprintf(f, "],\"issues\":[");
+	fprintf(f, "],\"drops\":[");
+	for (size_t i = 0; i < log->ndrops; i++) {
+		const struct kp_drop *d = &log->drops[i];
+		fprintf(f, "%s{\"cpu\":%u,\"count\":%" PRIu64 ",\"tail\":%s,\"ts_before\":%" PRIu64
+			   ",\"first_ts\":%" PRIu64 ",\"ts\":%" PRIu64,
+			i ? "," : "", d->cpu, d->total, d->tail ? "true" : "false", d->ts_before, d->first_ts, d->ts);
+		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+			fprintf(f, ",\"%s\":%" PRIu64, kp_loss_cause_key(k), d->lost[k]);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"drops_flagged\":%s,\"issues\":[", log->drops_flagged ? "true" : "false");
 	for (size_t i = 0; i < log->nissues; i++) {
 		const struct kp_issue *is = &log->issues[i];
 		fprintf(f, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"what\":",
@@ -139,6 +168,8 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			t.lost[KPROF_LOSS_TOO_LARGE], t.lost[KPROF_LOSS_NOT_STARTED], file, link, t.stuck ? "; some reserved records were never committed" : "");
 		if (t.lost[KPROF_LOSS_BUFFERS_FULL])
 			say_buffers_full(log);
+		if (t.lost_total)
+			say_where_dropped(log);
 		if (t.lost_link) {
 			/* Written by the kernel (CPU end frames) but not decoded. */
 			const char *sep = " ";

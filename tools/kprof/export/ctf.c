@@ -52,19 +52,23 @@
  * gets a packet of its own size); packet_size and content_size are in
  * bits, the rest of a packet is zeros, and the last packet of a stream is
  * cut at its content.  timestamp_begin/end are the packet's first and last
- * event times.  events_discarded is a running count, as CTF wants: 0, then
- * on the last packet the CPU end frame's lost records (all causes) plus
- * its stuck (reserved, never committed) records.  babeltrace2 reports the
- * exact count only when it changes between two packets (a first packet's
- * count reads as "may have discarded events"), so a stream with losses
- * ends with an extra empty packet carrying it, from the last record to the
- * run end frame's TSC: babeltrace2 then warns "discarded N events between
- * [last record] and [run end]".  That range is exact when the buffers
- * filled up and nothing more was stored (dump mode, or a stalled port);
- * the log does not say when losses between stored records happened, only
- * that they did (KPROF_BUFFER_LOSSES), so such losses are reported in the
- * same place.  A CPU without records gets an empty packet (and the
- * losses packet after it).
+ * event times.  events_discarded is a running count, as CTF wants.
+ * babeltrace2 reports a discarded count when it changes between two
+ * packets, over the time from the end of the first to the end of the
+ * second (a first packet's count reads as "may have discarded events"), so
+ * losses go in empty packets of their own:
+ *   - before each KprofRecordsLost record that places drops of the kernel
+ *     (read/drops.c), the packet so far is closed (cut at its content) and
+ *     an empty one from its last event to the KprofRecordsLost record's
+ *     time adds the drops: babeltrace2 warns "discarded N events between
+ *     [the record before] and [the KprofRecordsLost record]";
+ *   - the rest of the CPU end frame's lost records (all causes: the drops
+ *     after the CPU's last record, or in an old log all of them, which it
+ *     does not place) plus its stuck (reserved, never committed) records
+ *     end the stream in an empty packet from the last record to the run
+ *     end frame's TSC.
+ * A CPU without records gets an empty packet (and the losses packet after
+ * it).
  *
  * DIR is created as by mkdir -p.  It may hold an earlier kprof trace (its
  * metadata says tracer_name "kprof"), whose stream files are removed first

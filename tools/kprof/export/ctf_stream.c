@@ -237,6 +237,21 @@ static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
 	return n + c->end.stuck;
 }
 
+/* Drops before the next event: an empty packet from the last event to the
+ * KprofRecordsLost record's time whose running count takes them in, so a
+ * reader reports them between those two times (see ctf.c). */
+static void stream_drops(struct stream *s, uint64_t n, uint64_t ts)
+{
+	packet_close(s, true); /* cut at its content too: drops can be many */
+	packet_open(s, PACKET_PREAMBLE);
+	s->ts_begin = s->ts_end;
+	s->ts_end = ts > s->ts_end ? ts : s->ts_end;
+	s->discarded += n;
+	packet_close(s, true); /* cut at its content: an empty packet */
+	packet_open(s, PACKET_PREAMBLE);
+	s->ts_begin = s->ts_end;
+}
+
 /* Write stream_N for one CPU; 0 or an errno. */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
 		     struct bitbuf *ev, bool quiet)
@@ -255,6 +270,12 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 	packet_open(&s, PACKET_PREAMBLE);
 	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : t0;
 	for (size_t i = 0; i < n; i++) {
+		const struct kp_drop *d = kp_drop_at(log, &v[i]);
+		uint64_t dropped = d ? d->total : 0;
+		if (dropped) {
+			stream_drops(&s, dropped, v[i].h.TimeStamp);
+			lost = lost > dropped ? lost - dropped : 0; /* the rest: the tail, below */
+		}
 		encode_event(ev, &v[i]);
 		stream_event(&s, ev, v[i].h.TimeStamp);
 	}
@@ -266,7 +287,7 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 		if (log->have_run_end && log->run_end.end_tsc > s.ts_end)
 			s.ts_end = log->run_end.end_tsc;
 	}
-	s.discarded = lost;
+	s.discarded += lost;
 	packet_close(&s, true);
 	if (fclose(s.f) && !s.err)
 		s.err = errno ? errno : EIO;

@@ -6,10 +6,17 @@
  *   [+0.000012345] cpu 1 SpinLock v2 ts=123456789 SpinLockAddress=0x... AcquireMode=1 (QueuedSpinLock) ...
  *   {"cpu":1,"event":"SpinLock","hook":1321,"version":2,"TimeStamp":123456789,"t":0.000012345,...}
  *
- * Frames lost on the link (log->gaps) are lines of their own, in time
- * order before the first record after them:
- *   [+0.012401000] cpu 1 LostOnLink chunks 8..9 missing: no trace from +0.012345000 to +0.012401000
- *   {"cpu":1,"event":"LostOnLink","chunks":[8,9],"after_ts":...,"before_ts":...}
+ * Losses are lines of their own, not records, in time order before the
+ * first record after them: frames lost on the link (log->gaps) and records
+ * the kernel dropped (log->drops: before the KprofRecordsLost record that
+ * places them, or at the end for those after a CPU's last record).  Each
+ * names its CPU, count (a gap's when the CPU has only that one), cause
+ * and source ("loss": "link" or "kernel" in JSON):
+ *   [+0.012401000] cpu 1 LostOnLink chunks 8..9 missing (37 records): no trace from +0.012345000 to +0.012401000
+ *   {"cpu":1,"event":"LostOnLink","loss":"link","count":37,"chunks":[8,9],"after_ts":...,"before_ts":...}
+ *   [+0.332809128] cpu 1 LostInKernel 3 records (buffers_full 3): no trace from +0.329 to +0.332809128
+ *   {"cpu":1,"event":"LostInKernel","loss":"kernel","count":3,"tail":false,"from_ts":...,"to_ts":...,
+ *    "t":...,"cause":{"buffers_full":3,"too_large":0,"not_started":0}}
  */
 #include "tools/kprof/export/decode.h"
 
@@ -163,68 +170,135 @@ void kp_print_record_json(FILE *f, const struct kp_log *log, const struct kp_rec
 	fputc('}', f);
 }
 
-/* Where a gap goes in time: before the first record after it (a gap at
- * the very end of its CPU goes last). */
-static uint64_t gap_key(const struct kp_gap *g)
+/* A loss line among the records: frames of one CPU lost on the link
+ * (a gap) or records its kernel dropped (a drop, read/drops.c). */
+struct loss_line {
+	uint64_t key;              /* printed before the first record at or  */
+	                           /* after it; UINT64_MAX: at the very end  */
+	const struct kp_gap *g;
+	const struct kp_drop *d;
+};
+
+static int loss_order(const void *a, const void *b)
 {
-	return g->ts_after ? g->ts_after : UINT64_MAX;
+	const struct loss_line *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int gap_order(const void *a, const void *b)
+/* Records of the CPU lost on the link in its one gap (written minus
+ * decoded, less those a trace file had no room for), or -1 when it has
+ * several gaps or no end frame: not known.  A trace file's cut: the
+ * records its end frame says it lacks. */
+static int64_t gap_count(const struct kp_log *log, const struct kp_gap *g, const uint64_t *per_cpu)
 {
-	uint64_t x = gap_key(*(const struct kp_gap *const *)a), y = gap_key(*(const struct kp_gap *const *)b);
-	return x < y ? -1 : x > y;
+	const struct kp_cpu *c = &log->cpus[g->cpu];
+	size_t n = 0;
+
+	if (g->not_in_file) /* the cut of a trace file: its end frame counts them */
+		return c->have_end ? (int64_t)kp_cpu_lost_file(c) : -1;
+	for (size_t i = 0; i < log->ngaps; i++)
+		n += log->gaps[i].cpu == g->cpu && !log->gaps[i].not_in_file;
+	if (n != 1 || !c->have_end)
+		return -1;
+	uint64_t kept = per_cpu[g->cpu] + kp_cpu_lost_file(c);
+	return c->end.records > kept ? (int64_t)(c->end.records - kept) : 0;
 }
 
-/* A gap as a line among the records: frames of one CPU lost on the link,
- * between its last record before and its first record after. */
-static void print_gap(FILE *f, const struct kp_log *log, const struct kp_gap *g, bool json)
+/* A gap: between the CPU's last record before and its first after. */
+static void print_gap(FILE *f, const struct kp_log *log, const struct kp_gap *g, int64_t count, bool json)
 {
-	char before[40], after[40];
+	char before[40], after[40], n[24] = "?";
 	const char *what = log->version == KPROF_FRAME_VERSION_1 ? "frames" : "chunks";
 
 	kp_format_time(before, sizeof(before), log, g->ts_before);
 	kp_format_time(after, sizeof(after), log, g->ts_after);
-	const char *event = g->not_in_file ? "NotInFile" : "LostOnLink"; /* the trace file was full */
+	/* Frames a trace file had no room for (its end frames count them), or lost on the link. */
+	const char *event = g->not_in_file ? "NotInFile" : "LostOnLink", *loss = g->not_in_file ? "file" : "link";
+	if (count >= 0)
+		snprintf(n, sizeof(n), "%" PRId64, count);
 	if (json)
-		fprintf(f, "{\"cpu\":%u,\"event\":\"%s\",\"%s\":[%u,%u],\"after_ts\":%" PRIu64
-			   ",\"before_ts\":%" PRIu64 "}\n",
-			g->cpu, event, what, g->seq_first, g->seq_last, g->ts_before, g->ts_after);
+		fprintf(f, "{\"cpu\":%u,\"event\":\"%s\",\"loss\":\"%s\",\"count\":%s,\"%s\":[%u,%u],"
+			   "\"after_ts\":%" PRIu64 ",\"before_ts\":%" PRIu64 "}\n",
+			g->cpu, event, loss, count >= 0 ? n : "null", what, g->seq_first, g->seq_last, g->ts_before,
+			g->ts_after);
 	else
-		fprintf(f, "[%s] cpu %u %s %s %u..%u missing: no trace from %s to %s\n", g->ts_after ? after : "end",
-			g->cpu, event, what, g->seq_first, g->seq_last, g->ts_before ? before : "the start",
-			g->ts_after ? after : "the end");
+		fprintf(f, "[%s] cpu %u %s %s %u..%u missing (%s records): no trace from %s to %s\n",
+			g->ts_after ? after : "end", g->cpu, event, what, g->seq_first, g->seq_last, n,
+			g->ts_before ? before : "the start", g->ts_after ? after : "the end");
+}
+
+/* A drop: records the kernel could not store, from the first drop (or the
+ * CPU's last record before) to the records-lost record (or the end). */
+static void print_drop(FILE *f, const struct kp_log *log, const struct kp_drop *d, bool json)
+{
+	char from[40], to[40];
+	uint64_t start = kp_drop_start(d);
+
+	kp_format_time(from, sizeof(from), log, start);
+	kp_format_time(to, sizeof(to), log, d->ts);
+	if (json) {
+		fprintf(f, "{\"cpu\":%u,\"event\":\"LostInKernel\",\"loss\":\"kernel\",\"count\":%" PRIu64
+			   ",\"tail\":%s,\"from_ts\":%" PRIu64 ",\"to_ts\":%" PRIu64 ",\"t\":%s,\"cause\":{",
+			d->cpu, d->total, d->tail ? "true" : "false", start, d->ts, to[0] == '+' ? to + 1 : to);
+		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", kp_loss_cause_key(k), d->lost[k]);
+		fputs("}}\n", f);
+		return;
+	}
+	fprintf(f, "[%s] cpu %u LostInKernel %" PRIu64 " records (", d->tail ? "end" : to, d->cpu, d->total);
+	const char *sep = "";
+	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+		if (d->lost[k]) {
+			fprintf(f, "%s%s %" PRIu64, sep, kp_loss_cause_key(k), d->lost[k]);
+			sep = ", ";
+		}
+	fprintf(f, "): no trace from %s to %s%s\n", start ? from : "the start", to,
+		d->tail ? " (after its last record: the end of the trace)" : "");
 }
 
 int kp_cmd_decode(struct kp_log *log, const struct kp_options *o)
 {
 	struct kp_merge m;
 	struct kp_record r;
+	struct kp_totals t;
 	FILE *out = kp_out_open(o->output);
-	const struct kp_gap **gaps = kp_xcalloc(log->ngaps + 1, sizeof(*gaps));
-	size_t ngaps = 0, next_gap = 0;
+	struct loss_line *lines = kp_xcalloc(log->ngaps + log->ndrops + 1, sizeof(*lines));
+	uint64_t *per_cpu = kp_xcalloc(log->ncpus + 1, sizeof(*per_cpu));
+	size_t nlines = 0, next = 0;
 
 	if (!out) {
-		free(gaps);
+		free(lines);
+		free(per_cpu);
 		return 3;
 	}
+	kp_totals(log, &t, per_cpu);
 	for (size_t i = 0; i < log->ngaps; i++)
 		if (log->gaps[i].cpu != KPROF_FRAME_CPU_NONE)
-			gaps[ngaps++] = &log->gaps[i];
-	qsort(gaps, ngaps, sizeof(*gaps), gap_order);
+			lines[nlines++] = (struct loss_line){ .key = log->gaps[i].ts_after ? log->gaps[i].ts_after : UINT64_MAX,
+							      .g = &log->gaps[i] };
+	for (size_t i = 0; i < log->ndrops; i++)
+		lines[nlines++] = (struct loss_line){ .key = log->drops[i].tail ? UINT64_MAX : log->drops[i].ts,
+						      .d = &log->drops[i] };
+	qsort(lines, nlines, sizeof(*lines), loss_order);
 	kp_merge_init(&m, log);
-	while (kp_merge_next(&m, &r)) {
-		while (next_gap < ngaps && gap_key(gaps[next_gap]) <= r.h.TimeStamp)
-			print_gap(out, log, gaps[next_gap++], o->json);
+	for (;;) {
+		bool have = kp_merge_next(&m, &r);
+		for (; next < nlines && (!have || lines[next].key <= r.h.TimeStamp); next++) {
+			if (lines[next].g)
+				print_gap(out, log, lines[next].g, gap_count(log, lines[next].g, per_cpu), o->json);
+			else
+				print_drop(out, log, lines[next].d, o->json);
+		}
+		if (!have)
+			break;
 		if (o->json)
 			kp_print_record_json(out, log, &r);
 		else
 			kp_print_record_text(out, log, &r);
 		fputc('\n', out);
 	}
-	while (next_gap < ngaps)
-		print_gap(out, log, gaps[next_gap++], o->json);
-	free(gaps);
+	free(lines);
+	free(per_cpu);
 	kp_merge_free(&m);
 	int rc = kp_out_close(out, o->output);
 	return rc ? rc : kp_summary(log, o, o->output);

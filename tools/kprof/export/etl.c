@@ -39,10 +39,14 @@
  * - State = 3 (EtwBufferStateFlush: the buffer went to disk);
  *   ReferenceCount 0.
  * - BufferFlag: EVENTS_LOST on the ETL buffer holding the first record
- *   after a loss (a kprof buffer flagged KPROF_BUFFER_LOSSES, or a gap in
- *   that CPU's frame sequence numbers: frames that never arrived); when a
- *   CPU's end frame counts losses but no buffer says where (records lost
- *   before its first buffer), its first ETL buffer.  Nothing else.
+ *   after a loss: the KprofRecordsLost record that places drops of the
+ *   kernel (read/drops.c; it is in the file, as kprof's other records), or
+ *   in old logs the first record of a kprof buffer flagged
+ *   KPROF_BUFFER_LOSSES; or after a gap in that CPU's frame sequence
+ *   numbers (frames that never arrived).  Drops after a CPU's last record
+ *   have no buffer after them: EventsLost counts them.  When an old log's
+ *   CPU end frame counts losses but nothing says where, its first ETL
+ *   buffer.  Nothing else.
  * - SYSTEM_TRACE_HEADER.SystemTime of the header event is start_tsc, a
  *   TSC value, not a FILETIME: in ETL files every event time stamp,
  *   including the header event's, is in the logger's clock, and readers
@@ -142,8 +146,9 @@ static void plan_etl(struct kp_log *log, struct etl_plan *p)
 }
 
 /* Whether records were lost between the kprof buffers already placed and
- * the one holding the head record: a buffer flagged KPROF_BUFFER_LOSSES,
- * or frames missing from the CPU's sequence numbers. */
+ * the one holding the head record: a buffer flagged KPROF_BUFFER_LOSSES
+ * (old logs), frames missing from the CPU's sequence numbers, or the head
+ * is a KprofRecordsLost record placing drops (read/drops.c). */
 static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
 {
 	size_t upto = (size_t)(c->head.buffer - kc->buffers);
@@ -156,7 +161,7 @@ static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
 			lost = true;
 	}
 	c->next_kp_buffer = upto + 1;
-	return lost;
+	return lost || kp_drop_at(c->cur.log, &c->head); /* it places drops just before it */
 }
 
 /* One ETL buffer of a CPU's records, as many as fit. */
@@ -189,6 +194,8 @@ static void cpu_init(struct etl_cpu *c, struct kp_log *log, uint32_t cpu)
 	cpu_advance(c);
 	for (size_t k = 0; k < kc->nbuffers; k++)
 		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
+	for (size_t k = 0; k < log->ndrops; k++)
+		flagged |= log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
 	if (kc->have_end)
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 			lost += kc->end.lost[k];

@@ -11,8 +11,12 @@
  * events ("i") for samples (the function, with --kernel, in args) and
  * ReadyThread records.  A CPU with spin-lock waits has a second track
  * under it ("CPU 0 lock waits") with an "X" event per wait, named after
- * the lock.  Metadata events ("M") name the process and tracks and keep
- * them in CPU order.  Time stamps and durations are microseconds (with
+ * the lock.  Where the CPU has no trace (a hole: records its kernel
+ * dropped, or frames lost on the link; model.h), an instant event on its
+ * track marks the loss ("Records lost" or "Frames lost", with the count,
+ * cause and the span in args) and a third track ("CPU 0 no trace") holds
+ * an "X" event over the hole.  Metadata events ("M") name the process and
+ * tracks and keep them in CPU order.  Time stamps and durations are microseconds (with
  * nanosecond decimals) since the start of the trace, from the run
  * header's TSC rate; events are written in time order, so every track's
  * time stamps go forward, and a track's waits nest.  The runs and waits
@@ -35,8 +39,9 @@
 #define PID        1        /* the process "CPUs"                         */
 #define CPU_TID    100000u  /* CPU n's track: CPU_TID + n (never 0)       */
 #define WAIT_TID   200000u  /* its lock waits: WAIT_TID + n               */
+#define HOLE_TID   300000u  /* its holes (no trace): HOLE_TID + n         */
 
-enum ev_kind { EV_RUN, EV_WAIT, EV_SAMPLE, EV_READY };
+enum ev_kind { EV_RUN, EV_WAIT, EV_SAMPLE, EV_READY, EV_HOLE };
 
 struct ev {
 	uint64_t ts;
@@ -119,12 +124,17 @@ static void write_metadata(struct pf *p)
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		meta(p, "thread_name", CPU_TID + cpu, "name", name, 0);
-		meta(p, "thread_sort_index", CPU_TID + cpu, "sort_index", NULL, 2L * cpu);
-		if (!p->m->cpu[cpu].nwaits)
-			continue;
-		snprintf(name, sizeof(name), "CPU %u lock waits", cpu);
-		meta(p, "thread_name", WAIT_TID + cpu, "name", name, 0);
-		meta(p, "thread_sort_index", WAIT_TID + cpu, "sort_index", NULL, 2L * cpu + 1);
+		meta(p, "thread_sort_index", CPU_TID + cpu, "sort_index", NULL, 3L * cpu);
+		if (p->m->cpu[cpu].nwaits) {
+			snprintf(name, sizeof(name), "CPU %u lock waits", cpu);
+			meta(p, "thread_name", WAIT_TID + cpu, "name", name, 0);
+			meta(p, "thread_sort_index", WAIT_TID + cpu, "sort_index", NULL, 3L * cpu + 1);
+		}
+		if (p->m->cpu[cpu].nholes) {
+			snprintf(name, sizeof(name), "CPU %u no trace", cpu);
+			meta(p, "thread_name", HOLE_TID + cpu, "name", name, 0);
+			meta(p, "thread_sort_index", HOLE_TID + cpu, "sort_index", NULL, 3L * cpu + 2);
+		}
 	}
 }
 
@@ -210,6 +220,39 @@ static void write_ready(struct pf *p, uint32_t cpu, const struct kp_ready *r)
 	fprintf(p->f, ",\"AdjustIncrement\":%d}}", r->increment);
 }
 
+/* A hole: the loss marked on the CPU's track, its span on its own. */
+static void write_hole(struct pf *p, uint32_t cpu, const struct kp_hole *h)
+{
+	const char *name = h->kernel ? "Records lost" : "Frames lost";
+
+	for (int span = 0; span < 2; span++) {
+		begin_event(p);
+		if (span)
+			fprintf(p->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32, PID, HOLE_TID + cpu);
+		else
+			fprintf(p->f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%" PRIu32, PID, CPU_TID + cpu);
+		ts_field(p, "ts", h->start);
+		if (span)
+			dur_field(p, h->end - h->start);
+		fprintf(p->f, ",\"name\":\"%s\",\"cat\":\"loss\",\"args\":{\"Source\":\"%s\"", name,
+			h->kernel ? "kernel" : "link");
+		if (h->kernel || h->lost)
+			fprintf(p->f, ",\"Lost\":%" PRIu64, h->lost);
+		/* by cause, named as KprofRecordsLost's fields (after FirstLossTime) */
+		const struct kp_event *ev = kp_event_find(KPROF_LOG_TYPE_RECORDS_LOST, RECORDS_LOST_VERSION);
+		for (int k = 0; ev && k < KPROF_LOSS_CAUSES && 1u + k < ev->nfields; k++)
+			if (h->cause[k])
+				fprintf(p->f, ",\"%s\":%" PRIu64, ev->fields[1 + k].name, h->cause[k]);
+		if (!h->kernel)
+			fprintf(p->f, ",\"FramesMissing\":\"%u..%u\"", h->seq_first, h->seq_last);
+		if (h->tail)
+			fputs(",\"AfterLastRecord\":true", p->f);
+		ts_field(p, "NoTraceFrom", h->start);
+		ts_field(p, "NoTraceTo", h->end);
+		fputs("}}", p->f);
+	}
+}
+
 static void write_event(struct pf *p, const struct ev *e)
 {
 	const struct kp_model_cpu *c = &p->m->cpu[e->cpu];
@@ -218,6 +261,7 @@ static void write_event(struct pf *p, const struct ev *e)
 	case EV_RUN: write_run(p, e->cpu, &c->runs[e->i]); break;
 	case EV_WAIT: write_wait(p, e->cpu, &c->waits[e->i]); break;
 	case EV_SAMPLE: write_sample(p, e->cpu, &c->samples[e->i]); break;
+	case EV_HOLE: write_hole(p, e->cpu, &c->holes[e->i]); break;
 	default: write_ready(p, e->cpu, &c->readies[e->i]); break;
 	}
 }
@@ -244,7 +288,7 @@ static struct ev *all_events(const struct kp_model *m, size_t *n)
 
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &m->cpu[cpu];
-		total += c->nruns + c->nwaits + c->nsamples + c->nreadies;
+		total += c->nruns + c->nwaits + c->nsamples + c->nreadies + c->nholes;
 	}
 	struct ev *e = kp_xcalloc(total, sizeof(*e));
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
@@ -257,6 +301,8 @@ static struct ev *all_events(const struct kp_model *m, size_t *n)
 			e[k++] = (struct ev){ c->samples[i].ts, cpu, EV_SAMPLE, i };
 		for (size_t i = 0; i < c->nreadies; i++)
 			e[k++] = (struct ev){ c->readies[i].ts, cpu, EV_READY, i };
+		for (size_t i = 0; i < c->nholes; i++)
+			e[k++] = (struct ev){ c->holes[i].start, cpu, EV_HOLE, i };
 	}
 	kp_sort(e, total, sizeof(*e), cmp_ev);
 	*n = total;

@@ -114,6 +114,50 @@ static void trace_span(struct kp_model *m, const struct kp_log *log)
 	m->origin = m->begin;
 }
 
+static int cmp_hole(const void *a, const void *b)
+{
+	const struct kp_hole *x = a, *y = b;
+	int c = kp_cmp_u64(x->start, y->start);
+	return c ? c : kp_cmp_u64(x->end, y->end);
+}
+
+/* Each CPU's holes, by start: frames lost on the link and records its
+ * kernel dropped (model.h); then its no-trace cycles within the trace. */
+static void make_holes(struct kp_model *m, const struct kp_log *log)
+{
+	for (size_t i = 0; i < log->ngaps; i++) {
+		const struct kp_gap *g = &log->gaps[i];
+		if (g->cpu >= m->ncpus)
+			continue; /* run-level frames: no CPU's time */
+		struct kp_model_cpu *c = &m->cpu[g->cpu];
+		struct kp_hole h = { .start = g->ts_before ? g->ts_before : m->begin,
+				     .end = g->ts_after ? g->ts_after : m->end,
+				     .seq_first = g->seq_first, .seq_last = g->seq_last };
+		KP_PUSH(c->holes, c->nholes, c->capholes, h);
+	}
+	for (size_t i = 0; i < log->ndrops; i++) {
+		const struct kp_drop *d = &log->drops[i];
+		if (d->cpu >= m->ncpus)
+			continue;
+		struct kp_model_cpu *c = &m->cpu[d->cpu];
+		uint64_t start = kp_drop_start(d);
+		struct kp_hole h = { .start = start ? start : m->begin, .end = d->tail ? m->end : d->ts,
+				     .kernel = true, .tail = d->tail, .lost = d->total };
+		memcpy(h.cause, d->lost, sizeof(h.cause));
+		if (h.end < h.start)
+			h.end = h.start;
+		KP_PUSH(c->holes, c->nholes, c->capholes, h);
+	}
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		struct kp_model_cpu *c = &m->cpu[i];
+		kp_sort(c->holes, c->nholes, sizeof(*c->holes), cmp_hole);
+		c->no_trace = kp_hole_overlap(c, m->begin, m->end);
+		if (i < log->ncpus && log->cpus[i].have_end)
+			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+				c->lost_kernel += log->cpus[i].end.lost[k];
+	}
+}
+
 static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
 {
 	m->switches += c->switches;
@@ -142,16 +186,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 		take(m, &p, &r);
 	kp_merge_free(&mg);
 	trace_span(m, log);
-	for (size_t i = 0; i < log->ngaps; i++) {
-		const struct kp_gap *g = &log->gaps[i];
-		if (g->cpu >= m->ncpus)
-			continue; /* run-level frames: no CPU's time */
-		struct kp_model_cpu *c = &m->cpu[g->cpu];
-		struct kp_hole h = { .start = g->ts_before ? g->ts_before : m->begin,
-				     .end = g->ts_after ? g->ts_after : m->end,
-				     .seq_first = g->seq_first, .seq_last = g->seq_last };
-		KP_PUSH(c->holes, c->nholes, c->capholes, h);
-	}
+	make_holes(m, log);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
 		kp_events_finish(m, &m->cpu[i]);

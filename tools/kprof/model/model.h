@@ -42,6 +42,8 @@ struct kp_run {
 	bool to_end;           /* still running at the end of the trace      */
 	bool gap;              /* the next switch's OldThreadId is another   */
 	                       /* thread: switches were lost in between      */
+	uint64_t no_trace;     /* cycles of it inside the CPU's holes: not   */
+	                       /* the thread's CPU time, nor busy nor idle   */
 	uint8_t end_state;     /* OldThreadState of the switch that ended it */
 	uint8_t end_reason;    /* OldThreadWaitReason of that switch         */
 };
@@ -79,10 +81,17 @@ struct kp_spinlock {
 };
 
 /* A stretch of a CPU's time with no trace: frames of it were lost on the
- * link (kp_log.gaps), between its last record before and its first after. */
+ * link (kp_log.gaps), between its last record before and its first after;
+ * or its kernel dropped records (kp_log.drops), from the first drop (or
+ * its last record before) to the KprofRecordsLost record, or from its last
+ * record to the end of the trace for drops after it (tail). */
 struct kp_hole {
 	uint64_t start, end;
-	uint32_t seq_first, seq_last; /* the frames (v2: chunks) missing      */
+	bool kernel;                  /* dropped by the kernel, not the link  */
+	bool tail;                    /* kernel: after the CPU's last record  */
+	uint64_t lost;                /* records (link: 0 when not known)     */
+	uint64_t cause[KPROF_LOSS_CAUSES]; /* kernel: lost by cause           */
+	uint32_t seq_first, seq_last; /* link: the frames (v2: chunks) missing */
 };
 
 struct kp_model_cpu {
@@ -100,9 +109,11 @@ struct kp_model_cpu {
 	uint64_t gaps;             /* switches whose OldThreadId was not the */
 	                           /* thread switched in before              */
 	uint64_t busy, idle;       /* cycles outside / in the idle thread    */
-	struct kp_hole *holes;     /* no trace: lost on the link, by time    */
+	struct kp_hole *holes;     /* no trace (link or kernel), by start    */
 	size_t nholes, capholes;
-	uint64_t no_trace;         /* cycles in holes: neither busy nor idle */
+	uint64_t no_trace;         /* cycles in holes (their union, within   */
+	                           /* the trace): neither busy nor idle      */
+	uint64_t lost_kernel;      /* records its kernel dropped (end frame) */
 	size_t capwaits, capsamples, capreadies; /* room, while building     */
 };
 
@@ -169,8 +180,10 @@ struct kp_switch {
 };
 
 /* schedule.c: sort a CPU's switches (stably, by time) and make its runs,
- * gaps, busy and idle cycles. */
+ * gaps, busy and idle cycles (its holes sorted by start before). */
 void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_switch *sw, size_t n);
+/* Cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
+uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 /* threads.c: the thread table from the KprofThread records (in time
  * order) and every CPU's switches and runs. */
 void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,

@@ -31,9 +31,11 @@
  * (stably, so equal time stamps keep log order): a buffer out of order
  * does not make a run of negative length.
  *
- * Time inside a hole (frames of the CPU lost on the link, model.h) is
- * counted as neither busy nor idle but as no trace: switches in it may be
- * the ones lost.  The runs themselves still span it.
+ * Time inside a hole (frames of the CPU lost on the link, or records its
+ * kernel dropped, model.h) is counted as neither busy nor idle, nor as the
+ * running thread's CPU time, but as no trace: switches in it may be the
+ * ones lost.  The runs themselves still span it (the timeline draws them
+ * under the hole); each run says how much of it is no trace.
  */
 #include "tools/kprof/model/model.h"
 
@@ -80,18 +82,26 @@ void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_swi
 		push_run(c, &cap, r);
 	}
 	for (size_t i = 0; i < c->nruns; i++) {
-		uint64_t d = c->runs[i].end - c->runs[i].start, lost = 0;
-		for (size_t k = 0; k < c->nholes; k++) {
-			uint64_t s = c->holes[k].start > c->runs[i].start ? c->holes[k].start : c->runs[i].start;
-			uint64_t e = c->holes[k].end < c->runs[i].end ? c->holes[k].end : c->runs[i].end;
-			lost += e > s ? e - s : 0;
-		}
-		lost = lost < d ? lost : d;
-		c->no_trace += lost;
-		d -= lost;
-		if (c->runs[i].tid)
-			c->busy += d;
+		struct kp_run *r = &c->runs[i];
+		r->no_trace = kp_hole_overlap(c, r->start, r->end);
+		if (r->tid)
+			c->busy += r->end - r->start - r->no_trace;
 		else
-			c->idle += d;
+			c->idle += r->end - r->start - r->no_trace;
 	}
+}
+
+uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e)
+{
+	uint64_t lost = 0, from = s; /* holes are by start: from is where the union so far ends */
+
+	for (size_t k = 0; k < c->nholes && c->holes[k].start < e; k++) {
+		uint64_t hs = c->holes[k].start > from ? c->holes[k].start : from;
+		uint64_t he = c->holes[k].end < e ? c->holes[k].end : e;
+		if (he > hs) {
+			lost += he - hs;
+			from = he;
+		}
+	}
+	return lost;
 }

@@ -6,8 +6,9 @@
  *     record in time.  The kernel never reuses a thread id
  *     (kernel/sched/thread.c counts them up), so a later record for the
  *     same id can only be the idle threads, which all share id 0;
- *   - CPU time: the sum of the thread's runs on every CPU (schedule.c), so
- *     it is what the timeline draws, to the cycle;
+ *   - CPU time: the sum of the thread's runs on every CPU (schedule.c),
+ *     less their time in holes (no trace: lost on the link or dropped by
+ *     the kernel), so it is what the timeline draws, to the cycle;
  *   - in and out: CSwitch records with it as NewThreadId and OldThreadId;
  *     the priorities those switches give it; the longest NewThreadWaitTime
  *     it was switched in with; the OldThreadWaitReason of every switch
@@ -90,7 +91,7 @@ void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnam
 			count_switch(m, &sw[cpu][i].c);
 		for (size_t i = 0; i < m->cpu[cpu].nruns; i++) {
 			const struct kp_run *r = &m->cpu[cpu].runs[i];
-			thread_of(m, r->tid)->cycles += r->end - r->start;
+			thread_of(m, r->tid)->cycles += r->end - r->start - r->no_trace;
 		}
 	}
 }

@@ -2,8 +2,9 @@
  * timeline_rows.c - a CPU's row of `kprof timeline` (timeline.h): which
  * thread ran when (the model's runs, from the CSwitch records), spin-lock
  * waits (first try to acquisition, a thin red band under the row) and
- * samples (tick marks above the row).  Every rectangle has a <title>
- * tooltip.
+ * samples (tick marks above the row), and holes (no trace: records its
+ * kernel dropped or frames lost on the link, shaded dark over the runs and
+ * labelled "lost N").  Every rectangle has a <title> tooltip.
  *
  * Size: a long run has far more switches than the picture has pixels, and
  * an SVG with millions of elements takes a browser minutes to open.  So a
@@ -265,6 +266,50 @@ static void draw_ticks(const struct tl *t, const struct kp_model_cpu *c, uint32_
 			cpu, n, periods);
 }
 
+/* ---------------------------------------------------------------- holes */
+
+/* The CPU's holes (no trace: records its kernel dropped, frames lost on
+ * the link; model.h) shaded over the run band, at least TL_MIN_PX wide,
+ * labelled with what was lost when there is room, with a tooltip. */
+static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	double y = tl_row_y(cpu) + TL_RUN_Y;
+	char d[32], n[32];
+
+	for (size_t i = 0; i < c->nholes; i++) {
+		const struct kp_hole *h = &c->holes[i];
+		double x0 = px(t, h->start), x1 = px(t, h->end);
+		if (x1 - x0 < TL_MIN_PX)
+			x1 = x0 + TL_MIN_PX;
+		if (h->kernel || h->lost)
+			snprintf(n, sizeof(n), "%" PRIu64, h->lost);
+		else
+			snprintf(n, sizeof(n), "?");
+		fprintf(t->f, "<g class=\"hole\"><rect x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
+			      "fill=\"#202020\" fill-opacity=\"0.55\" stroke=\"#c00000\" stroke-width=\"1\"><title>"
+			      "CPU %u: no trace from +%.6f ms for %s\n",
+			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, h->start),
+			duration(t->m, h->end - h->start, d, sizeof(d)));
+		if (h->kernel) {
+			fprintf(t->f, "%s records dropped by the kernel (", n);
+			for (int k = 0, first = 1; k < KPROF_LOSS_CAUSES; k++)
+				if (h->cause[k]) {
+					fprintf(t->f, "%s%s %" PRIu64, first ? "" : ", ", kp_loss_cause_text(k), h->cause[k]);
+					first = 0;
+				}
+			fputs(h->tail ? "), after the CPU's last record" : ")", t->f);
+		} else {
+			fprintf(t->f, "%s records lost on the link (frames %u..%u missing)", n, h->seq_first, h->seq_last);
+		}
+		fputs("</title></rect>", t->f);
+		if (x1 - x0 >= 48)
+			fprintf(t->f, "<text class=\"holelabel\" x=\"%.2f\" y=\"%.1f\" fill=\"#ffffff\" "
+				      "font-size=\"10\">lost %s</text>",
+				x0 + 3, y + 13, n);
+		fputs("</g>\n", t->f);
+	}
+}
+
 /* ---------------------------------------------------------------- rows */
 
 void tl_draw_row(const struct tl *t, uint32_t cpu)
@@ -280,6 +325,7 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
 	draw_runs(t, c, cpu);
+	draw_holes(t, c, cpu);
 	draw_waits(t, c, cpu);
 	draw_ticks(t, c, cpu, false);
 	draw_ticks(t, c, cpu, true);

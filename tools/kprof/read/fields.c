@@ -170,6 +170,13 @@ static const struct kp_field spinlock_config_fields[] = {
 	U(KPROF_SPINLOCK_CONFIG, SpinLockHoldThreshold),
 };
 
+static const struct kp_field records_lost_fields[] = {
+	U(KPROF_RECORDS_LOST, FirstLossTime),
+	U(KPROF_RECORDS_LOST, BuffersFull),
+	U(KPROF_RECORDS_LOST, TooLarge),
+	U(KPROF_RECORDS_LOST, NotStarted),
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -203,6 +210,8 @@ const struct kp_event kp_events[] = {
 	  NULL, thread_fields, N(thread_fields) },
 	{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, "KprofSpinlockConfig", "KPROF_SPINLOCK_CONFIG",
 	  sizeof(KPROF_SPINLOCK_CONFIG), KP_TAIL_NONE, NULL, spinlock_config_fields, N(spinlock_config_fields) },
+	{ KPROF_LOG_TYPE_RECORDS_LOST, RECORDS_LOST_VERSION, "KprofRecordsLost", "KPROF_RECORDS_LOST",
+	  sizeof(KPROF_RECORDS_LOST), KP_TAIL_NONE, NULL, records_lost_fields, N(records_lost_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 

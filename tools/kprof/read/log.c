@@ -44,6 +44,7 @@ static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_TRUNCATED] = "truncated",   [KP_ISSUE_MISSING] = "missing",
 	[KP_ISSUE_DUPLICATE] = "duplicate",   [KP_ISSUE_BAD_RECORD] = "bad-record",
 	[KP_ISSUE_INCOMPLETE] = "incomplete", [KP_ISSUE_OTHER_RUN] = "other-run",
+	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch",
 };
 
 const char *kp_issue_kind_name(enum kp_issue_kind kind)
@@ -352,7 +353,9 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 	case KPROF_FRAME_CPU_END:
 		if (h->length < KPROF_CPU_END_V1_SIZE || h->cpu == KPROF_FRAME_CPU_NONE)
 			goto short_payload;
-		memcpy(&cpu_slot(log, h->cpu)->end, payload, KPROF_CPU_END_V1_SIZE);
+		/* v1: 56 bytes; v2: run_id and pending after them */
+		memcpy(&cpu_slot(log, h->cpu)->end, payload,
+		       h->length < sizeof(struct kprof_cpu_end) ? KPROF_CPU_END_V1_SIZE : sizeof(struct kprof_cpu_end));
 		log->cpus[h->cpu].have_end = true;
 		if (file_tail(h, payload, sizeof(struct kprof_cpu_end), &log->cpus[h->cpu].file_tail))
 			log->cpus[h->cpu].have_file_tail = log->file_form = true;
@@ -573,6 +576,7 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 	if (text_from < size)
 		console_append(log, bytes + text_from, size - text_from);
 	check_complete(log);
+	kp_drops_find(log);
 }
 
 int kp_log_read(const char *path, struct kp_log *log)
@@ -608,6 +612,7 @@ void kp_log_free(struct kp_log *log)
 	free(log->decoded);
 	free(log->issues);
 	free(log->gaps);
+	free(log->drops);
 	free(log->console);
 	free(log->bytes);
 	memset(log, 0, sizeof(*log));

@@ -44,6 +44,8 @@ enum kp_issue_kind {
 	KP_ISSUE_BAD_RECORD,   /* a record inside a valid buffer is malformed */
 	KP_ISSUE_INCOMPLETE,   /* no run header, no end frame, ...            */
 	KP_ISSUE_OTHER_RUN,    /* frames of another run left out              */
+	KP_ISSUE_LOSS_MISMATCH,/* records-lost records disagree with the end  */
+	                       /* frame's loss counts (read/drops.c)          */
 	KP_ISSUE_KINDS
 };
 
@@ -95,6 +97,24 @@ struct kp_gap {
 	                                 not lost on the link                 */
 };
 
+/* Records the kernel dropped on one CPU (read/drops.c), placed in time:
+ * from a KprofRecordsLost record (between the CPU's last record before it
+ * and the record itself), or, for the drops in no such record (`tail`:
+ * after the CPU's last records-lost record, counted by its end frame), from
+ * the CPU's last record to the end of the trace. */
+struct kp_drop {
+	uint32_t cpu;
+	bool tail;                    /* from the end frame, no record        */
+	uint64_t ts_before;           /* the CPU's last record before, 0 none */
+	uint64_t first_ts;            /* FirstLossTime; tail: ts_before       */
+	uint64_t ts;                  /* the records-lost record's TimeStamp; */
+	                              /* tail: the end of the trace           */
+	uint64_t lost[KPROF_LOSS_CAUSES]; /* by cause                         */
+	uint64_t total;
+	const struct kp_buffer *buffer; /* holding the record (tail: NULL)    */
+	uint64_t log_offset;          /* of the record (tail: 0)              */
+};
+
 struct kp_cpu {
 	struct kp_buffer *buffers;  /* in arrival order                       */
 	size_t nbuffers, cap;
@@ -127,6 +147,10 @@ struct kp_log {
 	size_t duplicates;          /* frames seen again, decoded once         */
 	struct kp_gap *gaps;        /* frames missing, per CPU, in time        */
 	size_t ngaps, gaps_cap;
+	struct kp_drop *drops;      /* kernel drops, per CPU in time (drops.c) */
+	size_t ndrops, drops_cap;
+	bool drops_flagged;         /* an old log: losses flagged on buffers
+	                               (KPROF_BUFFER_LOSSES), not placed      */
 	char build_id[65];
 	char cmdline[1025];
 	bool have_run_end;
@@ -150,6 +174,21 @@ struct kp_log {
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
 };
+
+/* drops.c: place the kernel's drops (log->drops) from the KprofRecordsLost
+ * records and the CPU end frames, and report where the two disagree; the
+ * scan does it last. */
+void kp_drops_find(struct kp_log *log);
+/* A loss cause (enum kprof_loss_cause) for people ("buffers full") and
+ * as a JSON key ("buffers_full"). */
+const char *kp_loss_cause_text(int cause);
+const char *kp_loss_cause_key(int cause);
+/* Where a drop's hole starts: the first drop's TSC, else the CPU's last
+ * record before it (0: none known). */
+static inline uint64_t kp_drop_start(const struct kp_drop *d)
+{
+	return d->first_ts && d->first_ts >= d->ts_before && d->first_ts <= d->ts ? d->first_ts : d->ts_before;
+}
 
 /* Read and scan a log; 0, or -1 with errno set if it cannot be read. */
 int kp_log_read(const char *path, struct kp_log *log);

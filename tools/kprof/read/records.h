@@ -47,6 +47,10 @@ void kp_merge_init(struct kp_merge *m, struct kp_log *log);
 bool kp_merge_next(struct kp_merge *m, struct kp_record *r);
 void kp_merge_free(struct kp_merge *m);
 
+/* drops.c: the kernel drop a KprofRecordsLost record r places (the first
+ * record after those drops), or NULL for any other record. */
+const struct kp_drop *kp_drop_at(const struct kp_log *log, const struct kp_record *r);
+
 /* Totals for summaries: records decoded, and the CPU end frames' counts. */
 struct kp_totals {
 	uint64_t records;                  /* decoded                       */

@@ -89,9 +89,30 @@ static void cpus_without_end(const struct kp_log *log, char *buf, size_t size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? ", " : "", i);
 }
 
-static void loss_counts(FILE *f, const struct kp_log *log, const struct kp_totals *t)
+/* Where a CPU's drops are in time: "at 8 places in time, 12.345 ms with no
+ * trace", from the drops (read/drops.c) and the model's holes. */
+static void where_dropped(const struct kp_report *r, uint32_t cpu, char *buf, size_t size)
 {
-	char line[400];
+	const struct kp_log *log = r->log;
+	size_t places = 0;
+	char ms[32];
+
+	if (log->drops_flagged) {
+		snprintf(buf, size, " (not placed: an old kernel)");
+		return;
+	}
+	for (size_t i = 0; i < log->ndrops; i++)
+		places += log->drops[i].cpu == cpu;
+	buf[0] = 0;
+	if (places && cpu < r->m->ncpus && r->m->hz > 0)
+		snprintf(buf, size, " at %zu place%s in time (%s ms with no trace)", places, places == 1 ? "" : "s",
+			 kp_report_ms(log, r->m->cpu[cpu].no_trace, ms, sizeof(ms)));
+}
+
+static void loss_counts(FILE *f, const struct kp_report *r, const struct kp_totals *t)
+{
+	const struct kp_log *log = r->log;
+	char line[400], where[120];
 
 	snprintf(line, sizeof(line), "LOST %" PRIu64 " records: buffers full %" PRIu64 ", too large %" PRIu64
 		 ", not started %" PRIu64 "%s", t->lost_total, t->lost[KPROF_LOSS_BUFFERS_FULL],
@@ -103,22 +124,25 @@ static void loss_counts(FILE *f, const struct kp_log *log, const struct kp_total
 		uint64_t n = 0;
 		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
 			n += c->end.lost[k];
-		if (n || (c->have_end && c->end.stuck))
-			fprintf(f, "%-10scpu %u: %" PRIu64 " lost, %" PRIu64 " never committed\n", "", i, n,
-				c->have_end ? c->end.stuck : 0);
+		if (!n && !(c->have_end && c->end.stuck))
+			continue;
+		where_dropped(r, i, where, sizeof(where));
+		fprintf(f, "%-10scpu %u: %" PRIu64 " lost%s, %" PRIu64 " never committed\n", "", i, n, n ? where : "",
+			c->have_end ? c->end.stuck : 0);
 	}
 }
 
 /* Records the kernel dropped (its end frames count them), then frames
  * damaged or missing on the way: "nothing lost" only when both are known
  * to be none. */
-static void header_losses(FILE *f, const struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu)
+static void header_losses(FILE *f, const struct kp_report *r, const struct kp_totals *t, const uint64_t *per_cpu)
 {
+	const struct kp_log *log = r->log;
 	char line[400], missing[200];
 
 	cpus_without_end(log, missing, sizeof(missing));
 	if (t->lost_total || t->stuck)
-		loss_counts(f, log, t);
+		loss_counts(f, r, t);
 	if (missing[0]) {
 		bool some_end = false;
 		for (uint32_t i = 0; i < log->ncpus; i++)
@@ -186,12 +210,12 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 {
 	header_run(f, r->log, input, kernel);
 	header_trace(f, r, t);
-	header_losses(f, r->log, t, per_cpu);
+	header_losses(f, r, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);
 }
 
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
 {
 	header_trace(f, r, t);
-	header_losses(f, r->log, t, NULL);
+	header_losses(f, r, t, NULL);
 }

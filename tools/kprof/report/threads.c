@@ -201,23 +201,33 @@ void kp_report_cpus(FILE *f, const struct kp_report *r)
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		const struct kp_model_cpu *cpu = &m->cpu[i];
 		uint64_t len = cpu->last - cpu->first;
-		holes |= cpu->switches && cpu->no_trace;
+		holes |= cpu->no_trace || cpu->lost_kernel;
 		if (!cpu->any) {
-			fprintf(f, "%5u  no records\n", i);
-			continue;
+			fprintf(f, "%5u  no records", i);
+		} else {
+			fprintf(f, "%5u %16" PRIu64 " %14s ", i, len, kp_report_us(r->log, len, a, sizeof(a)));
+			if (!cpu->switches)
+				fprintf(f, "%8s %8s %10s  (no CSwitch records: busy and idle unknown)", "?", "?", "0");
+			else
+				fprintf(f, "%8s %8s %10" PRIu64, kp_pct(b, sizeof(b), cpu->busy, span, 2),
+					kp_pct(c, sizeof(c), cpu->idle, span, 2), cpu->switches);
 		}
-		fprintf(f, "%5u %16" PRIu64 " %14s ", i, len, kp_report_us(r->log, len, a, sizeof(a)));
-		if (!cpu->switches)
-			fprintf(f, "%8s %8s %10s  (no CSwitch records: busy and idle unknown)\n", "?", "?", "0");
-		else
-			fprintf(f, "%8s %8s %10" PRIu64, kp_pct(b, sizeof(b), cpu->busy, span, 2),
-				kp_pct(c, sizeof(c), cpu->idle, span, 2), cpu->switches);
-		if (cpu->switches && cpu->no_trace)
-			fprintf(f, "  no trace %s", kp_pct(b, sizeof(b), cpu->no_trace, span, 2));
-		if (cpu->switches)
-			fputc('\n', f);
+		if (cpu->no_trace)
+			fprintf(f, "  no trace %s (%s us)", kp_pct(b, sizeof(b), cpu->no_trace, span, 2),
+				kp_report_us(r->log, cpu->no_trace, c, sizeof(c)));
+		fputc('\n', f);
 	}
+	const char *sep = "\ndropped (records the CPU's trace buffer could not store):";
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		if (m->cpu[i].lost_kernel) {
+			fprintf(f, "%s cpu %u: %" PRIu64, sep, i, m->cpu[i].lost_kernel);
+			sep = ",";
+		}
+	if (sep[0] != '\n')
+		fputc('\n', f);
 	if (holes)
-		fprintf(f, "\nno trace: time around frames lost on the link (between the records either side), counted\n"
-			   "as neither busy nor idle.\n");
+		fprintf(f, "\nno trace: time around frames lost on the link (between the records either side) and\n"
+			   "around records the kernel dropped (from the first drop to the next record stored, or\n"
+			   "from the CPU's last record to the end of the trace), counted as neither busy nor idle\n"
+			   "nor any thread's CPU time.\n");
 }
