@@ -7,7 +7,7 @@
  * and every failure (open, write-protected, a write error mid-run, a sync
  * error, a frame at raised IRQL): the stick stops with one line naming the
  * sense data and serial carries the trace.  Both outputs are decoded by
- * the host tool (build/kprof check) and must hold the same records.
+ * the host tool (build/kprof decode) and must hold the same records.
  * The file-full rule is in test_traceout_file.c.
  */
 #include <setjmp.h>

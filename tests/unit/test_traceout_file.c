@@ -219,6 +219,13 @@ static void test_small_stick_file_decodes(void **state)
 		assert_int_equal(vf.issues, 0); /* the frames left out are not "missing" */
 		assert_non_null(strstr(vf.summary, "not in the trace file"));
 		assert_non_null(strstr(vf.summary, "cpu 0: "));
+		/* Each CPU's cut, placed after its last record in the file, with the kernel's count. */
+		assert_null(strstr(vf.losses, "LostOnLink"));
+		for (uint32_t c = 0; c < 3; c++) {
+			snprintf(want, sizeof(want), "{\"cpu\":%u,\"event\":\"NotInFile\",\"loss\":\"file\",\"count\":%llu,", c,
+				 (unsigned long long)v.cpu_tail[c].records_lost);
+			assert_non_null(strstr(vf.losses, want));
+		}
 	}
 	free(file);
 }

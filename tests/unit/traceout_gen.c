@@ -245,7 +245,7 @@ static uint64_t json_u64(const char *json, const char *after, const char *key)
 bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v)
 {
 	char logp[] = "/tmp/traceout-log-XXXXXX", jsonp[] = "/tmp/traceout-json-XXXXXX", errp[] = "/tmp/traceout-err-XXXXXX";
-	char cmd[512], json[65536];
+	char outp[] = "/tmp/traceout-out-XXXXXX", cmd[640], json[65536], line[1024];
 	int fd;
 
 	memset(v, 0, sizeof(*v));
@@ -256,9 +256,11 @@ bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v)
 	}
 	if ((fd = mkstemp(logp)) < 0 || write(fd, log, len) != (ssize_t)len || close(fd))
 		abort();
-	if ((fd = mkstemp(jsonp)) < 0 || close(fd) || (fd = mkstemp(errp)) < 0 || close(fd))
+	if ((fd = mkstemp(jsonp)) < 0 || close(fd) || (fd = mkstemp(errp)) < 0 || close(fd) || (fd = mkstemp(outp)) < 0 ||
+	    close(fd))
 		abort();
-	snprintf(cmd, sizeof(cmd), "%s check --summary-json %s %s 2>%s", KPROF_TOOL_PATH, jsonp, logp, errp);
+	snprintf(cmd, sizeof(cmd), "%s decode --json -o %s --summary-json %s %s 2>%s", KPROF_TOOL_PATH, outp, jsonp, logp,
+		 errp);
 	int rc = system(cmd);
 	v->status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 	FILE *f = fopen(jsonp, "r");
@@ -271,6 +273,14 @@ bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v)
 	v->summary[n] = '\0';
 	if (f)
 		fclose(f);
+	/* The loss lines among the decoded records. */
+	f = fopen(outp, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "\"loss\":") && strlen(v->losses) + strlen(line) < sizeof(v->losses))
+			strcat(v->losses, line);
+	if (f)
+		fclose(f);
+	unlink(outp);
 	unlink(logp);
 	unlink(jsonp);
 	unlink(errp);

@@ -3,7 +3,7 @@
  * a run of frames made the way kernel/trace/trace.c makes them, handed to
  * trace_out_frame(); the serial port as a growing buffer; a stick from
  * bootinfo on the fake disk (fake_stick.h); fake RAM for the page
- * allocator; and the host tool's verdict on a log (build/kprof check).
+ * allocator; and the host tool's verdict on a log (build/kprof decode).
  * One test thread.
  */
 #ifndef KPROF_TESTS_TRACEOUT_GEN_H
@@ -68,9 +68,9 @@ struct bootinfo_stick gen_stick(uint64_t file_bytes, uint32_t block_size, uint32
  * to scan from (updated); text between frames is skipped. */
 bool gen_next_frame(const uint8_t *log, size_t len, size_t *at, const uint8_t **frame, uint32_t *frame_len);
 
-/* Run `kprof check --summary-json` on the bytes; false (and a "skipped"
+/* Run `kprof decode --json --summary-json` on the bytes; false (and a "skipped"
  * line) when the host tool is not there.  Fills records, lost_file,
- * lost_link and the number of issues, and the exit status. */
+ * lost_link, the number of issues, the loss lines and the exit status. */
 struct kprof_verdict {
 	int status;
 	uint64_t records, lost_file, lost_link;
@@ -78,6 +78,7 @@ struct kprof_verdict {
 	bool file_form;
 	uint64_t fill_bytes;  /* of a trace file, after its run end */
 	char summary[4096];  /* its stderr */
+	char losses[4096];   /* `decode --json` lines that are losses       */
 };
 bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v);
 

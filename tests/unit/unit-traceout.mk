@@ -2,7 +2,7 @@
 # serial and stick sinks and the file form, over an in-memory stick
 # (tests/unit/fake_stick.c implements kernel/usb/stick.h), the real page
 # allocator on fake RAM, and the serial port as a buffer.  The bytes both
-# sinks got are decoded by the host tool (build/kprof check), so the tests
+# sinks got are decoded by the host tool (build/kprof decode), so the tests
 # depend on it.  <arch/serial.h> comes from arch/x86_64/include, searched
 # after the shadow headers (as in unit-cmdline.mk).
 
