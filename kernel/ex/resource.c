@@ -13,6 +13,7 @@
 #include "kernel/lib/libk.h"
 #include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
+#include "kernel/trace/objname.h"
 
 static LIST_ENTRY ExpSystemResourcesList = { &ExpSystemResourcesList, &ExpSystemResourcesList };
 static KSPIN_LOCK ExpResourceListLock;
@@ -116,6 +117,8 @@ NTSTATUS ex_delete_resource_lite(ERESOURCE *r)
 	exp_unlock(&h);
 	list_update(r, false);
 	kfree(table);
+	trace_forget_object(r); /* its address may hold something else next */
+	trace_forget_object(&r->SpinLock);
 	return STATUS_SUCCESS;
 }
 

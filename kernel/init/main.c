@@ -32,6 +32,7 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
+#include "kernel/trace/objname.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/tracefit.h"
 #include <arch/mmu.h>
@@ -235,6 +236,7 @@ void kernel_main(const struct bootinfo *bi)
 	end_probe_checks();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
+	trace_object_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 
