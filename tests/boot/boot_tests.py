@@ -14,6 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import damagelib  # noqa: E402
 import lockcheck  # noqa: E402
+import namecheck  # noqa: E402
 import profilecheck  # noqa: E402
 import rescheck  # noqa: E402
 import schedcheck  # noqa: E402
@@ -320,8 +321,17 @@ def check_resources(cpus):
         problems = rescheck.check(ctx.kprof, ctx.log_path, quiet=True)
         if problems:
             raise_failure("rescheck: " + "; ".join(problems[:5]))
+        check_names(ctx)
         check_complete_trace(ctx)
     return check
+
+
+def check_names(ctx):
+    """Every lock and resource the console lists has its KprofObjectName
+    record: address, kind and name, before its first use."""
+    problems = namecheck.check(ctx.kprof, ctx.log_path, quiet=True)
+    if problems:
+        raise_failure("namecheck: " + "; ".join(problems[:5]))
 
 
 def check_locks(cpus):
@@ -343,6 +353,7 @@ def check_locks(cpus):
         problems = lockcheck.check(ctx.kprof, ctx.log_path, quiet=True)
         if problems:
             raise_failure("lockcheck: " + "; ".join(problems[:5]))
+        check_names(ctx)
         check_complete_trace(ctx)
     return check
 
@@ -391,13 +402,21 @@ def check_mix(ctx):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if proc.returncode != 0:
         raise_failure("kprof report failed: %s" % proc.stderr.decode(errors="replace").strip())
-    report = proc.stdout.decode(errors="replace")
+    report = proc.stdout.decode(errors="replace").replace("\n  ", " ")  # headlines wrap, unwrapped
     hot = re.search(r"^== Hot spots =+\n.*?(?=^== )", report, re.S | re.M)
     if not hot or "prof_work_a" not in hot.group(0):
         raise_failure("the report's hot spots do not name prof_work_a, the profile workload's hottest function")
-    # The locks workload takes its locks in locks_worker and locks_do_op.
-    if not re.search(r"^most contended: .*locks_", report, re.M):
-        raise_failure("the report does not name the locks workload's most contended lock and where it is taken")
+    # The locks workload takes its locks in locks_worker and locks_do_op:
+    # the headline names the lock and its release site, whole.
+    if not re.search(r"^most contended: \S+ \(\w+ at 0x[0-9a-f]{16}\): .*released most at\s+locks_\w+\+0x[0-9a-f]+\b",
+                     report, re.M):
+        raise_failure("the report does not name the locks workload's most contended lock and where it is released")
+    # Every lock and resource of the mix is named in the trace, so no
+    # section falls back to an address.
+    unnamed = re.findall(r"^ ?\d+ (?:lock|resource) 0x[0-9a-f]{16}.*$", report, re.M)
+    if unnamed:
+        raise_failure("the report shows locks or resources without names: %s" % unnamed[:3])
+    check_names(ctx)
 
 
 def check_trace_buffer_refused(ctx):

@@ -170,6 +170,16 @@ static const struct kp_field spinlock_config_fields[] = {
 	U(KPROF_SPINLOCK_CONFIG, SpinLockHoldThreshold),
 };
 
+static const char *const object_kinds[] = { "SpinLock", "QueuedSpinLock", "ExecutiveSpinLock", "Resource" };
+_Static_assert(N(object_kinds) == KprofObjectKinds, "a name for every enum kprof_object_kind");
+
+static const struct kp_field object_name_fields[] = {
+	P(KPROF_OBJECT_NAME, Object),
+	E(KPROF_OBJECT_NAME, Kind, object_kinds),
+	B("Rundown", KPROF_OBJECT_NAME, Flags, 0, 1),
+	C(KPROF_OBJECT_NAME, Name),
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -203,6 +213,8 @@ const struct kp_event kp_events[] = {
 	  NULL, thread_fields, N(thread_fields) },
 	{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, "KprofSpinlockConfig", "KPROF_SPINLOCK_CONFIG",
 	  sizeof(KPROF_SPINLOCK_CONFIG), KP_TAIL_NONE, NULL, spinlock_config_fields, N(spinlock_config_fields) },
+	{ KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "KprofObjectName", "KPROF_OBJECT_NAME",
+	  sizeof(KPROF_OBJECT_NAME), KP_TAIL_NONE, NULL, object_name_fields, N(object_name_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 
@@ -276,6 +288,11 @@ const char *kp_wait_reason_name(uint8_t reason)
 const char *kp_acquire_mode_name(uint8_t mode)
 {
 	return or_unknown(kp_value_name(PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, "AcquireMode", mode));
+}
+
+const char *kp_object_kind_name(uint8_t kind)
+{
+	return or_unknown(kp_value_name(KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "Kind", kind));
 }
 
 const char *kp_adjust_reason_name(uint8_t reason)

@@ -22,24 +22,30 @@
 #include "tools/kprof/util/outfile.h"
 
 /* The headline lines ("most contended: ...") of a section, which the
- * section functions write first: run it into memory and keep those. */
+ * section functions write first: run it into memory and keep those, with
+ * their continuation lines (indented: a headline wraps, never cut). */
 static void summary_headlines(FILE *f, const struct kp_report *r, const char *what,
 			      void (*section)(FILE *, const struct kp_report *))
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
-	bool any = false;
+	bool any = false, in_headline = false;
 
 	if (!m)
 		return;
 	section(m, r);
 	fclose(m);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "most ", 5)) {
 			fprintf(f, "%s%s %s\n", any ? "" : "\n", what, line);
-			any = true;
+			any = in_headline = true;
+		} else if (in_headline && !strncmp(line, "  ", 2)) {
+			fprintf(f, "%*s%s\n", (int)strlen(what) + 1, "", line);
+		} else {
+			in_headline = false;
 		}
+	}
 	free(text);
 }
 
