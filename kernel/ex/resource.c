@@ -18,6 +18,11 @@
 static LIST_ENTRY ExpSystemResourcesList = { &ExpSystemResourcesList, &ExpSystemResourcesList };
 static KSPIN_LOCK ExpResourceListLock;
 
+void ex_resource_name_objects(void)
+{
+	trace_name_object(&ExpResourceListLock, KprofObjectQueuedSpinLock, "ExpResourceListLock");
+}
+
 void exp_check_irql(const char *fn, const ERESOURCE *r, KIRQL limit)
 {
 	KIRQL irql = ke_get_current_irql();

@@ -17,6 +17,7 @@
 #include "kernel/ke/clock.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
+#include "kernel/ex/resource.h"
 #include "kernel/ex/sysinfo.h"
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
@@ -232,6 +233,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_broadcast_init();
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
+	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	check_trace_buffers();
 	end_probe_checks();
 	trace_start(bi->cmdline);

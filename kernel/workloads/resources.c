@@ -285,6 +285,7 @@ static void lifecycle(void *ctx)
 	while (running()) {
 		ex_initialize_resource_lite(&r);
 		trace_name_object(&r, KprofObjectResource, "lifecycle");
+		trace_name_object(&r.SpinLock, KprofObjectQueuedSpinLock, "lifecycle.SpinLock");
 		__atomic_fetch_add(&s.inits, 1, __ATOMIC_RELAXED);
 		ex_acquire_resource_exclusive_lite(&r, true);
 		ex_release_resource_lite(&r);

@@ -322,6 +322,7 @@ def check_resources(cpus):
         if problems:
             raise_failure("rescheck: " + "; ".join(problems[:5]))
         check_names(ctx)
+        check_thread_names(ctx)
         check_complete_trace(ctx)
     return check
 
@@ -332,6 +333,22 @@ def check_names(ctx):
     problems = namecheck.check(ctx.kprof, ctx.log_path, quiet=True)
     if problems:
         raise_failure("namecheck: " + "; ".join(problems[:5]))
+
+
+def check_thread_names(ctx):
+    """Every thread the resources workload lists ("thread N role R") has a
+    KprofThread record naming it R whole (slow-timed-writer has 17
+    characters: version 1 records cut names at 15)."""
+    roles = dict((int(t), r) for t, r in re.findall(r"^resources: thread (\d+) role (\S+) ", ctx.text, re.M))
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    names = {}
+    for line in proc.stdout.decode(errors="replace").splitlines():
+        if '"KprofThread"' in line:
+            r = json.loads(line)
+            names[r["ThreadId"]] = r["ThreadName"]
+    wrong = [(t, r, names.get(t)) for t, r in roles.items() if names.get(t) != r]
+    if not roles or wrong or not any(len(r) > 15 for r in roles.values()):
+        raise_failure("thread names not whole in KprofThread records (id, console, record): %s" % wrong[:5])
 
 
 def check_locks(cpus):
@@ -415,7 +432,12 @@ def check_mix(ctx):
     # section falls back to an address.
     unnamed = re.findall(r"^ ?\d+ (?:lock|resource) 0x[0-9a-f]{16}.*$", report, re.M)
     if unnamed:
-        raise_failure("the report shows locks or resources without names: %s" % unnamed[:3])
+        raise_failure("the report shows locks or resources without names: %s" % [u[:80] for u in unnamed[:3]])
+    # ExpResourceListLock is named at boot, before the trace: by the rundown.
+    proc = subprocess.run([ctx.kprof, "decode", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    if not re.search(r"KprofObjectName .*Kind=1 \(QueuedSpinLock\) Rundown=1 Name=\"ExpResourceListLock\"",
+                     proc.stdout.decode(errors="replace")):
+        raise_failure("no rundown record names ExpResourceListLock, the lock named before the trace started")
     check_names(ctx)
 
 

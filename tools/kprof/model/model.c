@@ -37,7 +37,7 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ PERFINFO_LOG_TYPE_PMC_INTERRUPT, sizeof(PERFINFO_PMC_SAMPLE) },
 		{ PERFINFO_LOG_TYPE_READY_THREAD, sizeof(WMI_READY_THREAD) },
 		{ PERFINFO_LOG_TYPE_RESOURCE, sizeof(WMI_RESOURCE) },
-		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD) },
+		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD_V1) }, /* either version */
 		{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, sizeof(KPROF_SPINLOCK_CONFIG) },
 		{ KPROF_LOG_TYPE_OBJECT_NAME, sizeof(KPROF_OBJECT_NAME) },
 	};
@@ -80,7 +80,8 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	}
 	case KPROF_LOG_TYPE_THREAD: {
 		KPROF_THREAD n;
-		memcpy(&n, r->payload, sizeof(n));
+		if (!kp_thread_record(r, &n))
+			break;
 		KP_PUSH(p->names, p->nnames, p->capnames, n);
 		m->thread_records++;
 		break;

@@ -119,7 +119,7 @@ struct kp_model_thread {
 	uint32_t tid, pid;
 	int8_t base_priority;
 	bool named;                /* from a KprofThread record              */
-	char name[17], process[17];/* as recorded (any bytes), NUL-ended     */
+	char name[33], process[17];/* as recorded (any bytes), NUL-ended     */
 	uint64_t cycles;           /* its runs on all CPUs                   */
 	uint64_t in, out;          /* times switched in and out              */
 	bool have_prio;            /* pmin, pmax: priorities seen in its     */
@@ -195,6 +195,9 @@ void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_swi
  * order) and every CPU's switches and runs. */
 void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
 		      const size_t *nsw);
+/* threads.c: a KprofThread record of either version as version 2 (a
+ * version 1 name is its 16 bytes); false if its payload is too short. */
+bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out);
 /* events.c: a record's wait, sample or ReadyThread onto its CPU; then
  * the waits nested and everything sorted by time. */
 void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r);

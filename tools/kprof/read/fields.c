@@ -163,6 +163,14 @@ static const struct kp_field thread_fields[] = {
 	C(KPROF_THREAD, ProcessName),
 };
 
+static const struct kp_field thread_v1_fields[] = {
+	U(KPROF_THREAD_V1, ThreadId),
+	U(KPROF_THREAD_V1, ProcessId),
+	S(KPROF_THREAD_V1, BasePriority),
+	C(KPROF_THREAD_V1, ThreadName),
+	C(KPROF_THREAD_V1, ProcessName),
+};
+
 static const struct kp_field spinlock_config_fields[] = {
 	U(KPROF_SPINLOCK_CONFIG, SpinLockSpinThreshold),
 	U(KPROF_SPINLOCK_CONFIG, SpinLockAcquireSampleRate),
@@ -211,6 +219,8 @@ const struct kp_event kp_events[] = {
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,
 	  NULL, thread_fields, N(thread_fields) },
+	{ KPROF_LOG_TYPE_THREAD, 1, "KprofThread", "KPROF_THREAD_V1", sizeof(KPROF_THREAD_V1), KP_TAIL_NONE, NULL,
+	  thread_v1_fields, N(thread_v1_fields) },
 	{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, "KprofSpinlockConfig", "KPROF_SPINLOCK_CONFIG",
 	  sizeof(KPROF_SPINLOCK_CONFIG), KP_TAIL_NONE, NULL, spinlock_config_fields, N(spinlock_config_fields) },
 	{ KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "KprofObjectName", "KPROF_OBJECT_NAME",
