@@ -46,7 +46,7 @@ void kp_elf_build_id(Elf *elf, char *buf, size_t size)
 void kp_build_id_expect(const char *log_build_id, bool force)
 {
 	expect.set = true;
-	expect.have = log_build_id != NULL;
+	expect.have = log_build_id && log_build_id[0]; /* an empty id says nothing */
 	snprintf(expect.id, sizeof(expect.id), "%s", log_build_id ? log_build_id : "");
 	expect.force = force;
 }
@@ -59,8 +59,9 @@ bool kp_build_id_check(const char *kernel, const char *elf_id, char **warning)
 	if (!expect.set)
 		return true; /* a caller that reads an ELF without a log */
 	if (!expect.have) {
-		fprintf(stderr, "kprof: warning: the log has no run header, so nothing says which kernel recorded "
-				"it: --kernel %s (build %s) is taken on trust\n", kernel, elf_id[0] ? elf_id : "unknown");
+		fprintf(stderr, "kprof: warning: the log has no run header (or no build id in it), so nothing says "
+				"which kernel recorded it: --kernel %s (build %s) is taken on trust\n", kernel,
+			elf_id[0] ? elf_id : "unknown");
 		return true;
 	}
 	snprintf(cut, sizeof(cut), "%s", elf_id);

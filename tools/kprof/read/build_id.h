@@ -23,8 +23,8 @@
  * has none). */
 void kp_elf_build_id(Elf *elf, char *buf, size_t size);
 
-/* What the log says (NULL: it has no run header, so nothing to check
- * against), and whether --force-kernel was given; main.c sets it once
+/* What the log says (NULL or "": it has no run header or no id in it, so
+ * nothing to check against), and whether --force-kernel was given; main.c sets it once
  * before the command runs. */
 void kp_build_id_expect(const char *log_build_id, bool force);
 

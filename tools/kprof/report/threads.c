@@ -97,8 +97,8 @@ static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model
 	else
 		snprintf(prio, sizeof(prio), "-");
 	row_lead(f, th->tid, name);
-	fprintf(f, "%-16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", proc, kp_report_ms(log, th->cycles, t, sizeof(t)), kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio,
-		th->out, th->max_wait);
+	fprintf(f, "%-16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", proc, kp_report_ms(log, th->cycles, t, sizeof(t)),
+		kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio, th->out, th->max_wait);
 }
 
 /* The traced time of all CPUs with switches: each is accounted for over
