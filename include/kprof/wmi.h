@@ -62,6 +62,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_THREAD             0xFE04u /* a thread: ids and names    */
 #define KPROF_LOG_TYPE_SPINLOCK_CONFIG    0xFE05u /* spin-lock sampling in force */
 #define KPROF_LOG_TYPE_RECORDS_LOST       0xFE06u /* records dropped before it  */
+#define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
 #define CONTEXTSWAP_VERSION     4 /* Windows 10 1709 and later */
@@ -73,10 +74,11 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define STACKWALK_VERSION       2
 #define TRACETEST_VERSION       1
 #define PROFILE_OBJECT_VERSION  1
-#define KPROF_THREAD_VERSION    1
+#define KPROF_THREAD_VERSION    2 /* 1: KPROF_THREAD_V1, names of 16 bytes */
 #define SPINLOCK_CONFIG_VERSION 1
 #define CLOCK_LATE_VERSION      1
 #define RECORDS_LOST_VERSION    1
+#define OBJECT_NAME_VERSION     1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -110,15 +112,27 @@ typedef struct _KPROF_PROFILE_OBJECT {
 /* kprof's thread (hook 0xFE04): not a Windows event (Windows' Thread
  * start and rundown events carry more).  Written for every thread that
  * exists when the trace starts and for each one created later, so that a
- * reader can name the ThreadIds of the other records. */
+ * reader can name the ThreadIds of the other records.  Version 2 carries
+ * the kernel's whole thread name (KTHREAD.Name, 31 characters); version
+ * 1, in logs of kernels before it, had 16 bytes, so longer names were cut
+ * at 15 characters (KPROF_THREAD_V1, which readers still decode). */
 typedef struct _KPROF_THREAD {
 	uint32_t ThreadId;                   /* 0: an idle thread                     */
 	uint32_t ProcessId;
 	int8_t BasePriority;
 	uint8_t Reserved[7];
-	char ThreadName[16];                 /* NUL-terminated unless 16 long         */
+	char ThreadName[32];                 /* NUL-terminated unless 32 long         */
 	char ProcessName[16];                /* KPROCESS.ImageFileName                */
 } KPROF_THREAD;
+
+typedef struct _KPROF_THREAD_V1 {
+	uint32_t ThreadId;
+	uint32_t ProcessId;
+	int8_t BasePriority;
+	uint8_t Reserved[7];
+	char ThreadName[16];                 /* NUL-terminated unless 16 long         */
+	char ProcessName[16];
+} KPROF_THREAD_V1;
 
 /* kprof's spin-lock sampling parameters (hook 0xFE05): not a Windows
  * event.  EVENT_TRACE_SPINLOCK_INFORMATION's four values, written under
@@ -131,6 +145,33 @@ typedef struct _KPROF_SPINLOCK_CONFIG {
 	uint32_t SpinLockContentionSampleRate;
 	uint32_t SpinLockHoldThreshold;
 } KPROF_SPINLOCK_CONFIG;
+
+/* kprof's object name (hook 0xFEF0): not a Windows event.  The name and
+ * kind of a named spin lock or ERESOURCE at Object, the address its
+ * SpinLock (SpinLockAddress) or Resource (Resource) records carry.
+ * Written under the group of those records (PERF_SPINLOCK for the spin
+ * locks, PERF_SYNC_OBJECTS for ERESOURCE) when the object is named and,
+ * for every named object that exists when the trace starts, in a rundown
+ * (Flags RUNDOWN); so an object may be named more than once, and the
+ * latest record before a use names it.  An address may be named again
+ * after its object is gone (an ERESOURCE on a stack). */
+typedef struct _KPROF_OBJECT_NAME {
+	uint64_t Object;                     /* PVOID                                 */
+	uint8_t Kind;                        /* enum kprof_object_kind                */
+	uint8_t Flags;                       /* KPROF_OBJECT_NAME_*                   */
+	uint8_t Reserved[6];
+	char Name[32];                       /* NUL-terminated unless 32 long         */
+} KPROF_OBJECT_NAME;
+
+enum kprof_object_kind {
+	KprofObjectSpinLock = 0,             /* KSPIN_LOCK taken as an ordinary lock  */
+	KprofObjectQueuedSpinLock = 1,       /* KSPIN_LOCK taken as a queued lock     */
+	KprofObjectExecutiveSpinLock = 2,    /* EX_SPIN_LOCK                          */
+	KprofObjectResource = 3,             /* ERESOURCE                             */
+	KprofObjectKinds = 4
+};
+
+#define KPROF_OBJECT_NAME_RUNDOWN 0x01u /* written when the trace started */
 
 /* A group mask names an index (top 3 bits) into PERFINFO_GROUPMASK.Masks
  * and the bits to test there. */
@@ -442,10 +483,16 @@ _Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes"
 _Static_assert(sizeof(KPROF_PROFILE_OBJECT) == 0x48, "profile-object header is 72 bytes");
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Affinity, 0x28);
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Buckets, 0x48);
-_Static_assert(sizeof(KPROF_THREAD) == 0x30, "thread record is 48 bytes");
+_Static_assert(sizeof(KPROF_THREAD) == 0x40, "thread record (version 2) is 64 bytes");
 WMI_ASSERT_OFFSET(KPROF_THREAD, ThreadName, 0x10);
-WMI_ASSERT_OFFSET(KPROF_THREAD, ProcessName, 0x20);
+WMI_ASSERT_OFFSET(KPROF_THREAD, ProcessName, 0x30);
+_Static_assert(sizeof(KPROF_THREAD_V1) == 0x30, "thread record (version 1) is 48 bytes");
+WMI_ASSERT_OFFSET(KPROF_THREAD_V1, ThreadName, 0x10);
+WMI_ASSERT_OFFSET(KPROF_THREAD_V1, ProcessName, 0x20);
 _Static_assert(sizeof(KPROF_SPINLOCK_CONFIG) == 0x10, "spin-lock config record is 16 bytes");
 _Static_assert(sizeof(KPROF_RECORDS_LOST) == 0x20, "records-lost record is 32 bytes");
+_Static_assert(sizeof(KPROF_OBJECT_NAME) == 0x30, "object name record is 48 bytes");
+WMI_ASSERT_OFFSET(KPROF_OBJECT_NAME, Kind, 0x08);
+WMI_ASSERT_OFFSET(KPROF_OBJECT_NAME, Name, 0x10);
 
 #endif /* KPROF_WMI_H */

@@ -13,9 +13,15 @@
 #include "kernel/lib/libk.h"
 #include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
+#include "kernel/trace/objname.h"
 
 static LIST_ENTRY ExpSystemResourcesList = { &ExpSystemResourcesList, &ExpSystemResourcesList };
 static KSPIN_LOCK ExpResourceListLock;
+
+void ex_resource_name_objects(void)
+{
+	trace_name_object(&ExpResourceListLock, KprofObjectQueuedSpinLock, "ExpResourceListLock");
+}
 
 void exp_check_irql(const char *fn, const ERESOURCE *r, KIRQL limit)
 {
@@ -116,6 +122,8 @@ NTSTATUS ex_delete_resource_lite(ERESOURCE *r)
 	exp_unlock(&h);
 	list_update(r, false);
 	kfree(table);
+	trace_forget_object(r); /* its address may hold something else next */
+	trace_forget_object(&r->SpinLock);
 	return STATUS_SUCCESS;
 }
 

@@ -136,6 +136,9 @@ typedef struct _ERESOURCE {
 } ERESOURCE;
 
 /* ---- life ---- */
+/* Name the package's own lock (ExpResourceListLock) for the trace; at boot,
+ * before the trace starts: its rundown writes the name. */
+void ex_resource_name_objects(void);
 NTSTATUS ex_initialize_resource_lite(ERESOURCE *r);
 /* Forget every owner (no release records); no thread may be waiting. */
 NTSTATUS ex_reinitialize_resource_lite(ERESOURCE *r);

@@ -17,6 +17,7 @@
 #include "kernel/ke/clock.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
+#include "kernel/ex/resource.h"
 #include "kernel/ex/sysinfo.h"
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
@@ -32,6 +33,7 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
+#include "kernel/trace/objname.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/tracefit.h"
@@ -232,11 +234,13 @@ void kernel_main(const struct bootinfo *bi)
 	ke_broadcast_init();
 	ke_start_processors(kconfig.cpus);
 	apply_profile_keys();
+	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	check_trace_buffers();
 	trace_out_configure(&bi->stick, ke_number_processors);
 	end_probe_checks();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
+	trace_object_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 

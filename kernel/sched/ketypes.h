@@ -148,7 +148,7 @@ typedef struct _KTHREAD {
 
 	PKSTART_ROUTINE StartRoutine;
 	void *StartContext;
-	char Name[16];
+	char Name[32];              /* NUL-terminated: 31 characters at most    */
 } KTHREAD;
 
 #endif /* KPROF_KERNEL_SCHED_KETYPES_H */

@@ -227,11 +227,16 @@ void trace_poll(void)
 
 /* ---------------------------------------------------------------- session */
 
+/* The build id the run header carries, in a section of its own in the ELF
+ * (linker.ld) where `kprof --kernel` finds it to check the ELF is this
+ * build (tools/kprof/read/build_id.h). */
+__attribute__((section(".kprof_build_id"), used)) const char kprof_build_id[] = KPROF_BUILD_ID;
+
 static void send_run_header(const char *cmdline)
 {
 	static uint8_t buf[sizeof(struct kprof_run_header) + 64 + BOOTINFO_CMDLINE_MAX];
 	struct kprof_run_header *h = (void *)buf;
-	size_t id_len = strlen(KPROF_BUILD_ID) + 1, cl_len = strnlen(cmdline, BOOTINFO_CMDLINE_MAX - 1) + 1;
+	size_t id_len = strlen(kprof_build_id) + 1, cl_len = strnlen(cmdline, BOOTINFO_CMDLINE_MAX - 1) + 1;
 
 	*h = (struct kprof_run_header){
 		.version = KPROF_RUN_HEADER_VERSION,
@@ -251,7 +256,7 @@ static void send_run_header(const char *cmdline)
 		.run_id = trace.run_id,
 	};
 	memcpy(h->group_masks, trace.groups.Masks, sizeof(h->group_masks));
-	memcpy(buf + h->build_id_offset, KPROF_BUILD_ID, MIN(id_len, 64));
+	memcpy(buf + h->build_id_offset, kprof_build_id, MIN(id_len, 64));
 	buf[h->build_id_offset + MIN(id_len, 64) - 1] = '\0';
 	memcpy(buf + h->cmdline_offset, cmdline, cl_len - 1);
 	buf[h->cmdline_offset + cl_len - 1] = '\0';

@@ -39,6 +39,7 @@
 #include "kernel/lib/printf.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/trace/objname.h"
 #include "kernel/trace/trace.h"
 
 #define HOT 4
@@ -305,9 +306,18 @@ static bool check_parameter_calls(void)
 
 /* ---------------------------------------------------------------- the scenario */
 
-static void list_lock(const volatile void *addr, const char *kind, const char *name, uint32_t i)
+/* Name the lock in the trace (a KprofObjectName record) and on the
+ * console, which the boot tests hold against each other. */
+static void list_lock(const volatile void *addr, enum kprof_object_kind kind, const char *name, uint32_t i)
 {
-	kprintf("locks: lock 0x%llx kind %s name %s%u\n", (unsigned long long)(uintptr_t)addr, kind, name, i);
+	static const char *const words[KprofObjectKinds] = {
+		[KprofObjectSpinLock] = "ordinary",
+		[KprofObjectQueuedSpinLock] = "queued",
+		[KprofObjectExecutiveSpinLock] = "executive",
+		[KprofObjectResource] = "resource",
+	};
+	trace_name_object(addr, kind, "%s%u", name, i);
+	kprintf("locks: lock 0x%llx kind %s name %s%u\n", (unsigned long long)(uintptr_t)addr, words[kind], name, i);
 }
 
 enum kprof_exit_status scenario_locks(void)
@@ -323,14 +333,14 @@ enum kprof_exit_status scenario_locks(void)
 	uint32_t hold_threshold = lockstat_params.HoldThreshold;
 	s.long_cycles = hold_threshold ? hold_threshold + hold_threshold / 4 : ke_us_to_tsc(500);
 	for (uint32_t i = 0; i < HOT; i++)
-		list_lock(&s.hot[i].lock, "ordinary", "hot", i);
+		list_lock(&s.hot[i].lock, KprofObjectSpinLock, "hot", i);
 	for (uint32_t i = 0; i < QUEUED; i++)
-		list_lock(&s.queued[i].lock, "queued", "queued", i);
+		list_lock(&s.queued[i].lock, KprofObjectQueuedSpinLock, "queued", i);
 	for (uint32_t i = 0; i < CHAIN; i++)
-		list_lock(&s.chain[i].lock, "ordinary", "chain", i);
-	list_lock(&s.isr.lock, "ordinary", "interrupt", 0);
-	list_lock(&s.dpc.lock, "ordinary", "dpc", 0);
-	list_lock(&s.ex, "executive", "ex", 0);
+		list_lock(&s.chain[i].lock, KprofObjectSpinLock, "chain", i);
+	list_lock(&s.isr.lock, KprofObjectSpinLock, "interrupt", 0);
+	list_lock(&s.dpc.lock, KprofObjectSpinLock, "dpc", 0);
+	list_lock(&s.ex, KprofObjectExecutiveSpinLock, "ex", 0);
 	kprintf("locks: %u workers for %u ms, hold %u ns, think %u ns, long holds %llu cycles\n", ncpu, kconfig.locks_ms,
 		kconfig.locks_hold_ns, kconfig.locks_think_ns, (unsigned long long)s.long_cycles);
 

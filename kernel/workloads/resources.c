@@ -39,6 +39,7 @@
 #include "kernel/lib/printf.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/trace/objname.h"
 #include "kernel/trace/trace.h"
 
 #define NDATA 3
@@ -283,6 +284,8 @@ static void lifecycle(void *ctx)
 	wait_go();
 	while (running()) {
 		ex_initialize_resource_lite(&r);
+		trace_name_object(&r, KprofObjectResource, "lifecycle");
+		trace_name_object(&r.SpinLock, KprofObjectQueuedSpinLock, "lifecycle.SpinLock");
 		__atomic_fetch_add(&s.inits, 1, __ATOMIC_RELAXED);
 		ex_acquire_resource_exclusive_lite(&r, true);
 		ex_release_resource_lite(&r);
@@ -325,10 +328,15 @@ static void boost_waiter(void *ctx)
 	held(exclusive);
 }
 
-static void init(ERESOURCE *r)
+/* Initialise, and name it and its SpinLock in the trace and on the
+ * console (the boot tests hold the two against each other). */
+static void init(ERESOURCE *r, const char *name, uint32_t i)
 {
 	ex_initialize_resource_lite(r);
 	s.inits++;
+	trace_name_object(r, KprofObjectResource, "%s%u", name, i);
+	trace_name_object(&r->SpinLock, KprofObjectQueuedSpinLock, "%s%u.SpinLock", name, i);
+	kprintf("resources: resource 0x%llx name %s%u\n", (unsigned long long)(uintptr_t)r, name, i);
 }
 
 static void join_all(uint32_t from)
@@ -343,7 +351,7 @@ static int8_t boost_phase(void)
 	struct ex_resource_counts c0, c;
 	uint32_t first = s.nthreads;
 
-	init(&s.boost);
+	init(&s.boost, "boost", 0);
 	ke_initialize_event(&s.boost_held, NotificationEvent, false);
 	ke_initialize_event(&s.boost_release, NotificationEvent, false);
 	KTHREAD *h = spawn(boost_holder, 0, 4, "boost-holder", 0);
@@ -390,8 +398,8 @@ enum kprof_exit_status scenario_resources(void)
 	kprintf("resources: excessive-wait interval %llu us; long holds %llu us; %u data resources\n",
 		(unsigned long long)slice_us, (unsigned long long)s.long_hold_us, NDATA);
 	for (uint32_t i = 0; i < NDATA; i++)
-		init(&s.data[i]);
-	init(&s.slow);
+		init(&s.data[i], "data", i);
+	init(&s.slow, "slow", 0);
 	ke_initialize_event(&s.go, NotificationEvent, false);
 
 	uint32_t nwriters = MIN(ncpu, 16u); /* more threads than CPUs, within MAX_THREADS */

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import damagelib  # noqa: E402
 import lockcheck  # noqa: E402
 import losscheck  # noqa: E402
+import namecheck  # noqa: E402
 import profilecheck  # noqa: E402
 import rescheck  # noqa: E402
 import schedcheck  # noqa: E402
@@ -321,8 +322,34 @@ def check_resources(cpus):
         problems = rescheck.check(ctx.kprof, ctx.log_path, quiet=True)
         if problems:
             raise_failure("rescheck: " + "; ".join(problems[:5]))
+        check_names(ctx)
+        check_thread_names(ctx)
         check_complete_trace(ctx)
     return check
+
+
+def check_names(ctx):
+    """Every lock and resource the console lists has its KprofObjectName
+    record: address, kind and name, before its first use."""
+    problems = namecheck.check(ctx.kprof, ctx.log_path, quiet=True)
+    if problems:
+        raise_failure("namecheck: " + "; ".join(problems[:5]))
+
+
+def check_thread_names(ctx):
+    """Every thread the resources workload lists ("thread N role R") has a
+    KprofThread record naming it R whole (slow-timed-writer has 17
+    characters: version 1 records cut names at 15)."""
+    roles = dict((int(t), r) for t, r in re.findall(r"^resources: thread (\d+) role (\S+) ", ctx.text, re.M))
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    names = {}
+    for line in proc.stdout.decode(errors="replace").splitlines():
+        if '"KprofThread"' in line:
+            r = json.loads(line)
+            names[r["ThreadId"]] = r["ThreadName"]
+    wrong = [(t, r, names.get(t)) for t, r in roles.items() if names.get(t) != r]
+    if not roles or wrong or not any(len(r) > 15 for r in roles.values()):
+        raise_failure("thread names not whole in KprofThread records (id, console, record): %s" % wrong[:5])
 
 
 def check_locks(cpus):
@@ -344,6 +371,7 @@ def check_locks(cpus):
         problems = lockcheck.check(ctx.kprof, ctx.log_path, quiet=True)
         if problems:
             raise_failure("lockcheck: " + "; ".join(problems[:5]))
+        check_names(ctx)
         check_complete_trace(ctx)
     return check
 
@@ -392,13 +420,26 @@ def check_mix(ctx):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if proc.returncode != 0:
         raise_failure("kprof report failed: %s" % proc.stderr.decode(errors="replace").strip())
-    report = proc.stdout.decode(errors="replace")
+    report = proc.stdout.decode(errors="replace").replace("\n  ", " ")  # headlines wrap, unwrapped
     hot = re.search(r"^== Hot spots =+\n.*?(?=^== )", report, re.S | re.M)
     if not hot or "prof_work_a" not in hot.group(0):
         raise_failure("the report's hot spots do not name prof_work_a, the profile workload's hottest function")
-    # The locks workload takes its locks in locks_worker and locks_do_op.
-    if not re.search(r"^most contended: .*locks_", report, re.M):
-        raise_failure("the report does not name the locks workload's most contended lock and where it is taken")
+    # The locks workload takes its locks in locks_worker and locks_do_op:
+    # the headline names the lock and its release site, whole.
+    if not re.search(r"^most contended: \S+ \(\w+ at 0x[0-9a-f]{16}\): .*released most at\s+locks_\w+\+0x[0-9a-f]+\b",
+                     report, re.M):
+        raise_failure("the report does not name the locks workload's most contended lock and where it is released")
+    # Every lock and resource of the mix is named in the trace, so no
+    # section falls back to an address.
+    unnamed = re.findall(r"^ ?\d+ (?:lock|resource) 0x[0-9a-f]{16}.*$", report, re.M)
+    if unnamed:
+        raise_failure("the report shows locks or resources without names: %s" % [u[:80] for u in unnamed[:3]])
+    # ExpResourceListLock is named at boot, before the trace: by the rundown.
+    proc = subprocess.run([ctx.kprof, "decode", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    if not re.search(r"KprofObjectName .*Kind=1 \(QueuedSpinLock\) Rundown=1 Name=\"ExpResourceListLock\"",
+                     proc.stdout.decode(errors="replace")):
+        raise_failure("no rundown record names ExpResourceListLock, the lock named before the trace started")
+    check_names(ctx)
 
 
 def check_drops(ctx):

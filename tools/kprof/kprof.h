@@ -30,6 +30,7 @@ struct kp_options {
 	bool strict;              /* any loss or damage is a failure             */
 	bool quiet;               /* no summary on stderr                        */
 	bool summary;             /* report --summary: the short form            */
+	bool force_kernel;        /* --force-kernel: another build's ELF, warned */
 };
 
 /* Options a command takes besides the common ones (--strict, --quiet,

@@ -24,6 +24,7 @@
 
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/model/model.h"
+#include "tools/kprof/read/build_id.h"
 #include "tools/kprof/read/symbols.h"
 #include "tools/kprof/util/outfile.h"
 
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, strerror(errno));
 		return 3;
 	}
+	kp_build_id_expect(log.have_header ? log.build_id : NULL, o.force_kernel);
 	rc = cmd->run(&log, &o);
 	kp_log_free(&log);
 	return rc;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY };
+enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY, OPT_FORCE_KERNEL };
 
 /* Every option, with the command flag that admits it (0: every command);
  * -o has no long form. */
@@ -27,6 +27,7 @@ static const struct {
 	{ { "json", no_argument, NULL, OPT_JSON }, KP_OPT_JSON, "--json" },
 	{ { NULL, required_argument, NULL, 'o' }, KP_OPT_OUTPUT, "-o FILE" },
 	{ { "kernel", required_argument, NULL, OPT_KERNEL }, KP_OPT_KERNEL, "--kernel ELF" },
+	{ { "force-kernel", no_argument, NULL, OPT_FORCE_KERNEL }, KP_OPT_KERNEL, "--force-kernel" },
 	{ { "summary", no_argument, NULL, OPT_SUMMARY }, KP_OPT_SUMMARY, "--summary" },
 	{ { "strict", no_argument, NULL, OPT_STRICT }, 0, "--strict" },
 	{ { "quiet", no_argument, NULL, OPT_QUIET }, 0, "--quiet" },
@@ -120,6 +121,7 @@ int kp_options_parse(const struct kp_command *cmd, int argc, char **argv, struct
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_KERNEL: o->kernel = optarg; break;
+		case OPT_FORCE_KERNEL: o->force_kernel = true; break;
 		case OPT_SUMMARY_JSON: o->summary_json = optarg; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_SUMMARY: o->summary = true; break;

@@ -11,7 +11,7 @@
  * events ("i") for samples (the function, with --kernel, in args) and
  * ReadyThread records.  A CPU with spin-lock waits has a second track
  * under it ("CPU 0 lock waits") with an "X" event per wait, named after
- * the lock.  Where the CPU has no trace (a hole: records its kernel
+ * the lock (its KprofObjectName, else its address).  Where the CPU has no trace (a hole: records its kernel
  * dropped, or frames lost on the link; model.h), an instant event on its
  * track marks the loss ("Records lost" or "Frames lost", with the count,
  * cause and the span in args) and a third track ("CPU 0 no trace") holds
@@ -169,18 +169,28 @@ static void write_run(struct pf *p, uint32_t cpu, const struct kp_run *r)
 	fputs("}}", p->f);
 }
 
+/* A wait is named after its lock: "lock hot0" from its KprofObjectName
+ * record, else "lock 0x<address>" (logs without the record). */
 static void write_wait(struct pf *p, uint32_t cpu, const struct kp_wait *w)
 {
-	char name[40];
+	const struct kp_object_name *on = kp_model_object_name(p->m, w->lock, w->start);
+	char name[64], label[40];
 
 	begin_event(p);
 	fprintf(p->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32, PID, WAIT_TID + cpu);
 	ts_field(p, "ts", w->start);
 	dur_field(p, w->end - w->start);
-	snprintf(name, sizeof(name), "lock 0x%016" PRIx64, w->lock);
+	if (on)
+		snprintf(name, sizeof(name), "lock %s", kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label)));
+	else
+		snprintf(name, sizeof(name), "lock 0x%016" PRIx64, w->lock);
 	str_arg(p, "name", name);
 	fputs(",\"cat\":\"spinlock\",\"args\":{", p->f);
 	fprintf(p->f, "\"SpinLockAddress\":\"0x%016" PRIx64 "\"", w->lock);
+	if (on) {
+		str_arg(p, "LockName", label);
+		str_arg(p, "LockKind", kp_object_kind_name(on->kind));
+	}
 	str_arg(p, "AcquireMode", kp_acquire_mode_name(w->mode));
 	fprintf(p->f, ",\"SpinCount\":%" PRIu32 ",\"ThreadId\":%" PRIu32, w->spins, w->tid);
 	thread_arg(p, "Thread", w->tid);
@@ -318,6 +328,8 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 		      ",\"time_origin_tsc\":%" PRIu64,
 		p->m->ncpus, log->header.tsc_hz, p->m->origin);
 	str_arg(p, "build_id", log->build_id);
+	if (kp_symbols_warning(p->syms))
+		str_arg(p, "kernel_warning", kp_symbols_warning(p->syms));
 	str_arg(p, "cmdline", log->cmdline);
 	fprintf(p->f, ",\"context_switches\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"spinlock_waits\":%" PRIu64
 		      ",\"ready_threads\":%" PRIu64 "}}\n",

@@ -20,7 +20,7 @@ struct pass {
 	size_t *nsw, *capsw;
 	KPROF_THREAD *names;         /* in time order                         */
 	size_t nnames, capnames;
-	size_t capspin, capconf, capres;
+	size_t capspin, capconf, capres, capnamed;
 };
 
 /* The hook of a record of a kind the model reads whose payload is long
@@ -37,8 +37,9 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ PERFINFO_LOG_TYPE_PMC_INTERRUPT, sizeof(PERFINFO_PMC_SAMPLE) },
 		{ PERFINFO_LOG_TYPE_READY_THREAD, sizeof(WMI_READY_THREAD) },
 		{ PERFINFO_LOG_TYPE_RESOURCE, sizeof(WMI_RESOURCE) },
-		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD) },
+		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD_V1) }, /* either version */
 		{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, sizeof(KPROF_SPINLOCK_CONFIG) },
+		{ KPROF_LOG_TYPE_OBJECT_NAME, sizeof(KPROF_OBJECT_NAME) },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (r->h.HookId == kinds[i].hook)
@@ -79,7 +80,8 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	}
 	case KPROF_LOG_TYPE_THREAD: {
 		KPROF_THREAD n;
-		memcpy(&n, r->payload, sizeof(n));
+		if (!kp_thread_record(r, &n))
+			break;
 		KP_PUSH(p->names, p->nnames, p->capnames, n);
 		m->thread_records++;
 		break;
@@ -90,6 +92,9 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		KP_PUSH(m->spinlock_configs, m->nspinlock_configs, p->capconf, k);
 		break;
 	}
+	case KPROF_LOG_TYPE_OBJECT_NAME:
+		kp_object_name_take(m, &p->capnamed, r);
+		break;
 	default:
 		break;
 	}
@@ -215,6 +220,7 @@ void kp_model_free(struct kp_model *m)
 	free(m->spinlocks);
 	free(m->spinlock_configs);
 	free(m->resources);
+	free(m->object_names);
 	*m = (struct kp_model){ 0 };
 }
 

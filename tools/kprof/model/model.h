@@ -12,7 +12,9 @@
  *   - per CPU, spin-lock waits, samples and ReadyThread records
  *     (events.c), and the span of its records;
  *   - every SpinLock record with the sampling setting in force when it was
- *     written, and every Resource record, in time order (model.c).
+ *     written, and every Resource record, in time order (model.c);
+ *   - the names of locks and resources from KprofObjectName records
+ *     (objnames.c).
  *
  * The trace runs from `begin` (the run header's start_tsc, when tracing
  * started on every CPU, or an earlier record) to `end` (the last record of
@@ -94,6 +96,13 @@ struct kp_hole {
 	uint32_t seq_first, seq_last; /* link: the frames (v2: chunks) missing */
 };
 
+/* A KprofObjectName record: the object at `object` is called `name`. */
+struct kp_object_name {
+	uint64_t ts, object;
+	uint8_t kind;          /* enum kprof_object_kind                     */
+	char name[33];         /* as recorded (any bytes), NUL-ended         */
+};
+
 struct kp_model_cpu {
 	bool any;                  /* it has records                         */
 	uint64_t first, last;      /* its first and last record time stamps  */
@@ -121,7 +130,7 @@ struct kp_model_thread {
 	uint32_t tid, pid;
 	int8_t base_priority;
 	bool named;                /* from a KprofThread record              */
-	char name[17], process[17];/* as recorded (any bytes), NUL-ended     */
+	char name[33], process[17];/* as recorded (any bytes), NUL-ended     */
 	uint64_t cycles;           /* its runs on all CPUs                   */
 	uint64_t in, out;          /* times switched in and out              */
 	bool have_prio;            /* pmin, pmax: priorities seen in its     */
@@ -141,6 +150,8 @@ struct kp_model {
 	size_t nspinlock_configs;
 	WMI_RESOURCE *resources;         /* in time order                    */
 	size_t nresources;
+	struct kp_object_name *object_names; /* in time order                */
+	size_t nobject_names;
 	bool any;                  /* any record at all                      */
 	uint64_t begin, end;       /* span of the trace (TSC), see the top   */
 	uint64_t origin;           /* time 0: begin                          */
@@ -163,6 +174,15 @@ bool kp_model_need_clock(const struct kp_model *m, const char *path);
 const struct kp_model_thread *kp_model_thread(const struct kp_model *m, uint32_t tid);
 /* "pong (12)", "Idle" for thread 0, else "thread 12"; returns buf. */
 const char *kp_model_thread_label(const struct kp_model *m, uint32_t tid, char *buf, size_t size);
+
+/* The name of the object at `object` in use at time ts: the latest
+ * KprofObjectName record at or before ts, else the first after it (an
+ * ERESOURCE's Initialize record comes before its name); NULL without one.
+ * ts UINT64_MAX: the latest of all. */
+const struct kp_object_name *kp_model_object_name(const struct kp_model *m, uint64_t object, uint64_t ts);
+/* Its name as text (bytes outside printable ASCII as '?'), else
+ * "0x<address>"; returns buf. */
+const char *kp_model_object_label(const struct kp_model *m, uint64_t object, uint64_t ts, char *buf, size_t size);
 
 /* Microseconds and milliseconds since the origin; cycles as microseconds
  * (the clock must be known). */
@@ -188,9 +208,14 @@ uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
  * order) and every CPU's switches and runs. */
 void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
 		      const size_t *nsw);
+/* threads.c: a KprofThread record of either version as version 2 (a
+ * version 1 name is its 16 bytes); false if its payload is too short. */
+bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out);
 /* events.c: a record's wait, sample or ReadyThread onto its CPU; then
  * the waits nested and everything sorted by time. */
 void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r);
 void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c);
+/* objnames.c: a KprofObjectName record into m->object_names. */
+void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
 
 #endif

@@ -55,6 +55,28 @@ static void make_rows(struct kp_model *m, const KPROF_THREAD *names, size_t nnam
 	free(ids);
 }
 
+bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out)
+{
+	KPROF_THREAD_V1 v1;
+
+	memset(out, 0, sizeof(*out));
+	if (r->version >= 2) {
+		if (r->payload_size < sizeof(*out))
+			return false;
+		memcpy(out, r->payload, sizeof(*out));
+		return true;
+	}
+	if (r->payload_size < sizeof(v1))
+		return false;
+	memcpy(&v1, r->payload, sizeof(v1));
+	out->ThreadId = v1.ThreadId;
+	out->ProcessId = v1.ProcessId;
+	out->BasePriority = v1.BasePriority;
+	memcpy(out->ThreadName, v1.ThreadName, sizeof(v1.ThreadName));
+	memcpy(out->ProcessName, v1.ProcessName, sizeof(v1.ProcessName));
+	return true;
+}
+
 static void name_thread(struct kp_model_thread *t, const KPROF_THREAD *k)
 {
 	if (t->named)
@@ -62,9 +84,11 @@ static void name_thread(struct kp_model_thread *t, const KPROF_THREAD *k)
 	t->named = true;
 	t->pid = k->ProcessId;
 	t->base_priority = k->BasePriority;
-	memcpy(t->name, k->ThreadName, 16);
-	memcpy(t->process, k->ProcessName, 16);
-	t->name[16] = t->process[16] = 0;
+	_Static_assert(sizeof(t->name) == sizeof(k->ThreadName) + 1, "a whole name and its NUL");
+	_Static_assert(sizeof(t->process) == sizeof(k->ProcessName) + 1, "a whole name and its NUL");
+	memcpy(t->name, k->ThreadName, sizeof(k->ThreadName));
+	memcpy(t->process, k->ProcessName, sizeof(k->ProcessName));
+	t->name[sizeof(k->ThreadName)] = t->process[sizeof(k->ProcessName)] = 0;
 }
 
 static void count_switch(struct kp_model *m, const WMI_CONTEXTSWAP *c)

@@ -169,6 +169,18 @@ struct band {
 	size_t longest_i;
 };
 
+/* The lock's name (KprofObjectName) and address, or the address alone. */
+static void lock_label(const struct tl *t, uint64_t lock, uint64_t ts)
+{
+	char name[40];
+
+	if (kp_model_object_name(t->m, lock, ts)) {
+		kp_xml_text(t->f, kp_model_object_label(t->m, lock, ts, name, sizeof(name)));
+		fputc(' ', t->f);
+	}
+	fprintf(t->f, "0x%016" PRIx64, lock);
+}
+
 static void wait_title(const struct tl *t, const struct kp_wait *w)
 {
 	char d[32], label[64], caller[160];
@@ -177,9 +189,10 @@ static void wait_title(const struct tl *t, const struct kp_wait *w)
 		kp_symbols_format(t->syms, w->caller, caller, sizeof(caller));
 	else
 		snprintf(caller, sizeof(caller), "0x%016" PRIx64, w->caller);
-	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock 0x%016" PRIx64 " (%s), %" PRIu32 " spins\n",
-		duration(t->m, w->end - w->start, d, sizeof(d)), kp_model_ms(t->m, w->start), w->lock,
-		kp_acquire_mode_name(w->mode), w->spins);
+	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock ", duration(t->m, w->end - w->start, d, sizeof(d)),
+		kp_model_ms(t->m, w->start));
+	lock_label(t, w->lock, w->start);
+	fprintf(t->f, " (%s), %" PRIu32 " spins\n", kp_acquire_mode_name(w->mode), w->spins);
 	fputs("thread ", t->f);
 	kp_xml_text(t->f, kp_model_thread_label(t->m, w->tid, label, sizeof(label)));
 	fputs(", released by ", t->f);
@@ -198,10 +211,10 @@ static void emit_band(const struct tl *t, const struct band *b, const struct kp_
 		wait_title(t, &c->waits[b->first]);
 	} else {
 		fprintf(t->f, "%zu spin-lock waits, %s of waiting between +%.6f ms and +%.6f ms\n"
-			      "longest %s, lock 0x%016" PRIx64,
+			      "longest %s, lock ",
 			b->n, duration(t->m, b->waited, d, sizeof(d)), kp_model_ms(t->m, b->start),
-			kp_model_ms(t->m, b->end), duration(t->m, b->longest, d2, sizeof(d2)),
-			c->waits[b->longest_i].lock);
+			kp_model_ms(t->m, b->end), duration(t->m, b->longest, d2, sizeof(d2)));
+		lock_label(t, c->waits[b->longest_i].lock, c->waits[b->longest_i].start);
 	}
 	fputs("</title></rect>\n", t->f);
 }

@@ -163,6 +163,14 @@ static const struct kp_field thread_fields[] = {
 	C(KPROF_THREAD, ProcessName),
 };
 
+static const struct kp_field thread_v1_fields[] = {
+	U(KPROF_THREAD_V1, ThreadId),
+	U(KPROF_THREAD_V1, ProcessId),
+	S(KPROF_THREAD_V1, BasePriority),
+	C(KPROF_THREAD_V1, ThreadName),
+	C(KPROF_THREAD_V1, ProcessName),
+};
+
 static const struct kp_field spinlock_config_fields[] = {
 	U(KPROF_SPINLOCK_CONFIG, SpinLockSpinThreshold),
 	U(KPROF_SPINLOCK_CONFIG, SpinLockAcquireSampleRate),
@@ -175,6 +183,16 @@ static const struct kp_field records_lost_fields[] = {
 	U(KPROF_RECORDS_LOST, BuffersFull),
 	U(KPROF_RECORDS_LOST, TooLarge),
 	U(KPROF_RECORDS_LOST, NotStarted),
+};
+
+static const char *const object_kinds[] = { "SpinLock", "QueuedSpinLock", "ExecutiveSpinLock", "Resource" };
+_Static_assert(N(object_kinds) == KprofObjectKinds, "a name for every enum kprof_object_kind");
+
+static const struct kp_field object_name_fields[] = {
+	P(KPROF_OBJECT_NAME, Object),
+	E(KPROF_OBJECT_NAME, Kind, object_kinds),
+	B("Rundown", KPROF_OBJECT_NAME, Flags, 0, 1),
+	C(KPROF_OBJECT_NAME, Name),
 };
 
 static const struct kp_field tracetest_fields[] = {
@@ -208,10 +226,14 @@ const struct kp_event kp_events[] = {
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,
 	  NULL, thread_fields, N(thread_fields) },
+	{ KPROF_LOG_TYPE_THREAD, 1, "KprofThread", "KPROF_THREAD_V1", sizeof(KPROF_THREAD_V1), KP_TAIL_NONE, NULL,
+	  thread_v1_fields, N(thread_v1_fields) },
 	{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, SPINLOCK_CONFIG_VERSION, "KprofSpinlockConfig", "KPROF_SPINLOCK_CONFIG",
 	  sizeof(KPROF_SPINLOCK_CONFIG), KP_TAIL_NONE, NULL, spinlock_config_fields, N(spinlock_config_fields) },
 	{ KPROF_LOG_TYPE_RECORDS_LOST, RECORDS_LOST_VERSION, "KprofRecordsLost", "KPROF_RECORDS_LOST",
 	  sizeof(KPROF_RECORDS_LOST), KP_TAIL_NONE, NULL, records_lost_fields, N(records_lost_fields) },
+	{ KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "KprofObjectName", "KPROF_OBJECT_NAME",
+	  sizeof(KPROF_OBJECT_NAME), KP_TAIL_NONE, NULL, object_name_fields, N(object_name_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 
@@ -285,6 +307,11 @@ const char *kp_wait_reason_name(uint8_t reason)
 const char *kp_acquire_mode_name(uint8_t mode)
 {
 	return or_unknown(kp_value_name(PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, "AcquireMode", mode));
+}
+
+const char *kp_object_kind_name(uint8_t kind)
+{
+	return or_unknown(kp_value_name(KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "Kind", kind));
 }
 
 const char *kp_adjust_reason_name(uint8_t reason)

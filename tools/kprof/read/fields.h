@@ -76,6 +76,9 @@ const char *kp_state_name(uint8_t state);
 const char *kp_wait_reason_name(uint8_t reason);
 const char *kp_acquire_mode_name(uint8_t mode);
 const char *kp_adjust_reason_name(uint8_t reason);
+/* KprofObjectName Kind: "SpinLock", "QueuedSpinLock", "ExecutiveSpinLock",
+ * "Resource"; "?" for another value. */
+const char *kp_object_kind_name(uint8_t kind);
 /* A profile source (KPROFILE_SOURCE) by its short name ("TotalCycles"),
  * or "source N" for one without; returns the name or buf. */
 const char *kp_source_name(unsigned source, char *buf, size_t size);

@@ -10,6 +10,11 @@
  * label, global before local, a name without a leading '_' before one
  * with, then the name in byte order - so the choice never depends on the
  * order of the symbol table.
+ *
+ * The kernel's identity: its .kprof_build_id section holds the build id
+ * string the kernel also puts in the run header (KPROF_BUILD_ID, `git
+ * describe --dirty`), so kp_symbols_for can refuse the ELF of another
+ * build (build_id.c).  Source lines come from its DWARF (lines.c).
  */
 #include "tools/kprof/read/symbols.h"
 
@@ -24,6 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tools/kprof/read/build_id.h"
+#include "tools/kprof/read/lines.h"
 #include "tools/kprof/util/alloc.h"
 
 struct kp_sym {
@@ -39,6 +46,10 @@ struct kp_sym {
 struct kp_symbols {
 	struct kp_sym *syms;
 	size_t n, cap;
+	int fd;                  /* the ELF, open for the line tables        */
+	struct kp_lines *lines;  /* NULL without DWARF                       */
+	char build_id[KP_BUILD_ID_MAX + 1]; /* .kprof_build_id, "" if none  */
+	char *warning;           /* --force-kernel with another build's ELF  */
 };
 
 static void add_sym(struct kp_symbols *s, const struct kp_sym *k)
@@ -171,6 +182,7 @@ static struct kp_symbols *load(Elf *elf, const char *path, char *err, size_t err
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
+	s->fd = -1;
 	if (elf_kind(elf) != ELF_K_ELF)
 		return fail(s, err, errlen, path, "not an ELF file");
 	if (!(scn = find_table(elf, &sh)))
@@ -179,6 +191,7 @@ static struct kp_symbols *load(Elf *elf, const char *path, char *err, size_t err
 	if (!s->n)
 		return fail(s, err, errlen, path, "the symbol table holds no function symbols");
 	finish(s);
+	kp_elf_build_id(elf, s->build_id, sizeof(s->build_id));
 	return s;
 }
 
@@ -209,7 +222,12 @@ struct kp_symbols *kp_symbols_open(const char *path, char *err, size_t errlen)
 	}
 	s = load(elf, path, err, errlen);
 	elf_end(elf);
-	close(fd);
+	if (s) {
+		s->fd = fd;
+		s->lines = kp_lines_open(fd);
+	} else {
+		close(fd);
+	}
 	return s;
 }
 
@@ -221,15 +239,40 @@ bool kp_symbols_for(const char *kernel, struct kp_symbols **syms)
 	if (!kernel)
 		return true;
 	*syms = kp_symbols_open(kernel, err, sizeof(err));
-	if (!*syms)
+	if (!*syms) {
 		fprintf(stderr, "kprof: --kernel %s\n", err[0] ? err : kernel);
-	return *syms != NULL;
+		return false;
+	}
+	if (!kp_build_id_check(kernel, (*syms)->build_id, &(*syms)->warning)) {
+		kp_symbols_close(*syms);
+		*syms = NULL;
+		return false;
+	}
+	return true;
+}
+
+const char *kp_symbols_warning(const struct kp_symbols *s)
+{
+	return s ? s->warning : NULL;
+}
+
+bool kp_symbols_site_line(const struct kp_symbols *s, uint64_t addr, bool return_address, char *buf, size_t size)
+{
+	if (!s)
+		return false;
+	if (return_address) /* the call instruction ends just before it */
+		return kp_lines_lookup(s->lines, addr - 1, false, buf, size);
+	return kp_lines_lookup(s->lines, addr, true, buf, size);
 }
 
 void kp_symbols_close(struct kp_symbols *s)
 {
 	if (!s)
 		return;
+	kp_lines_close(s->lines);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->warning);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->syms[i].name);
 	free(s->syms);

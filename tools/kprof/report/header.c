@@ -33,7 +33,8 @@ static const char *status_name(uint32_t status)
 	}
 }
 
-static void header_run(FILE *f, const struct kp_log *log, const char *input, const char *kernel)
+static void header_run(FILE *f, const struct kp_log *log, const char *input, const char *kernel,
+		       const struct kp_symbols *syms)
 {
 	const struct kprof_run_header *h = &log->header;
 	char line[400];
@@ -41,6 +42,8 @@ static void header_run(FILE *f, const struct kp_log *log, const char *input, con
 	fprintf(f, "kprof report\n\n");
 	fprintf(f, "%-10s%s\n", "log", input);
 	fprintf(f, "%-10s%s\n", "kernel", kernel);
+	if (kp_symbols_warning(syms))
+		wrap_label(f, "WARNING", 10, kp_symbols_warning(syms) + strlen("WARNING: "));
 	if (!log->have_header) {
 		fprintf(f, "%-10s%s\n", "run", "NO RUN HEADER: CPU count, TSC rate and command line unknown");
 	} else {
@@ -208,7 +211,7 @@ static void header_cpus(FILE *f, const struct kp_log *log, const uint64_t *per_c
 void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
 		      const struct kp_totals *t, const uint64_t *per_cpu)
 {
-	header_run(f, r->log, input, kernel);
+	header_run(f, r->log, input, kernel, r->syms);
 	header_trace(f, r, t);
 	header_losses(f, r, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);

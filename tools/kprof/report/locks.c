@@ -1,7 +1,9 @@
 /*
  * locks.c - the "Spin locks" section of `kprof report`, in the
- * manner of illumos lockstat: per lock (SpinLockAddress) and, under each,
- * per call site (CallerAddress, where the lock was released), from the
+ * manner of illumos lockstat: per lock (SpinLockAddress, named from its
+ * KprofObjectName record when the kernel wrote one) and, under each, per
+ * release site (CallerAddress: where the lock was released, the record
+ * being written at release; kernel/locks/spinlock.h), from the
  * WMI_SPINLOCK records: traced acquisitions, how many were contended,
  * wait and hold cycles (median, 99th percentile, maximum), spins,
  * AcquireMode names, and estimated totals scaled by the sampling.
@@ -22,8 +24,10 @@
  *
  * Statistics are of the traced records: wait over those that waited
  * (WaitTimeInCycles > 0), hold over all; percentiles are nearest-rank.
- * Ordering: total wait cycles descending, ties by address (call sites:
+ * Ordering: total wait cycles descending, ties by address (release sites:
  * then traced count descending), so the text is stable for golden tests.
+ * Sites are printed whole, function+0xoff and, from the kernel's DWARF,
+ * file:line: a name too long for its column gets a line of its own.
  * The records are the model's (model/model.h), in time order.
  */
 #include "tools/kprof/report/report.h"
@@ -38,7 +42,7 @@
 
 #define TOP_LOCKS 15
 #define TOP_SITES 5
-#define NAME_COLS 30                  /* call-site column; longer names get a line */
+#define NAME_COLS 30                  /* release-site column; longer get a line    */
 #define SITE_MODE_COLS 53             /* the modes under it, up to "hold"          */
 #define MODES 6                       /* the five AcquireModes, then "other"       */
 
@@ -183,12 +187,20 @@ static const char *mode_list(const uint64_t *modes, char *buf, size_t cols)
 	return buf;
 }
 
+/* Only executive spin locks: their CallerAddress is the return address
+ * of the release call (exspinlock.c), the others' the release itself
+ * (KI_HERE in spinlock.h). */
+static bool site_is_return(const struct sl_group *c)
+{
+	return !c->modes[SpinLockModeOrdinary] && !c->modes[SpinLockModeQueued] && !c->modes[MODES - 1];
+}
+
 /* Two rows: counts and wait, then the modes and hold (cycles). */
 static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbols *syms)
 {
-	char name[160], modes[SITE_MODE_COLS + 1], p[16], med[24], p99[24], max[24];
+	char name[512], modes[SITE_MODE_COLS + 1], p[16], med[24], p99[24], max[24];
 
-	kp_report_code_name(syms, c->addr, name, sizeof(name));
+	kp_report_site(syms, c->addr, site_is_return(c), name, sizeof(name));
 	if (strlen(name) > NAME_COLS) {
 		fprintf(f, "    %s\n", name);
 		name[0] = 0;
@@ -201,17 +213,20 @@ static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbol
 		mode_list(c->modes, modes, SITE_MODE_COLS), c->hold.median, c->hold.p99, c->hold.max);
 }
 
-static void print_lock(FILE *f, struct kp_log *log, int rank, const struct sl_group *g,
-		       const struct sl_group *sites, const struct kp_symbols *syms)
+static void print_lock(FILE *f, const struct kp_report *rp, int rank, const struct sl_group *g,
+		       const struct sl_group *sites)
 {
-	char head[200], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[160];
+	const struct kp_symbols *syms = rp->syms;
+	struct kp_log *log = rp->log;
+	char head[400], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[300];
 	uint64_t rest = 0;
 	int len;
 
-	kp_report_data_name(syms, g->addr, name, sizeof(name));
-	len = snprintf(head, sizeof(head), "%2d lock 0x%016" PRIx64 "%s%.40s%s: ", rank, g->addr,
-		       name[0] ? " (" : "", name, name[0] ? ")" : "");
-	fprintf(f, "\n%s%s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - len)));
+	len = snprintf(head, sizeof(head), "%2d lock %s: ", rank, kp_report_object(rp, g->addr, name, sizeof(name)));
+	if (len > KP_TEXT_WIDTH - 24) /* the modes on a line of their own */
+		fprintf(f, "\n%s\n     %s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - 5)));
+	else
+		fprintf(f, "\n%s%s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - len)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s us",
 		 g->traced, g->contended, kp_pct(p, sizeof(p), g->contended, g->traced, 1), g->spins, g->wait_total,
@@ -226,7 +241,7 @@ static void print_lock(FILE *f, struct kp_log *log, int rank, const struct sl_gr
 	kp_stats_row(f, log, "     hold", &g->hold);
 	kp_stats_row(f, log, "     hold est", &g->hold_est);
 	fprintf(f, "    %-*s %7s %6s %9s  %-4s %10s %10s %10s\n", NAME_COLS,
-		g->nsites > TOP_SITES ? "call sites (top 5)" : "call sites", "traced", "cont%", "spins", "", "median",
+		g->nsites > TOP_SITES ? "release sites (top 5)" : "release sites", "traced", "cont%", "spins", "", "median",
 		"p99", "max");
 	for (size_t i = 0; i < g->nsites; i++) {
 		if (i < TOP_SITES)
@@ -235,40 +250,37 @@ static void print_lock(FILE *f, struct kp_log *log, int rank, const struct sl_gr
 			rest += sites[g->site0 + i].traced;
 	}
 	if (g->nsites > TOP_SITES)
-		fprintf(f, "    (%zu more call sites, %" PRIu64 " traced)\n", g->nsites - TOP_SITES, rest);
+		fprintf(f, "    (%zu more release sites, %" PRIu64 " traced)\n", g->nsites - TOP_SITES, rest);
 }
 
-/* The lock's symbol if it has one, else where it is released most. */
-static void print_most_contended(FILE *f, const struct sl_group *best, const struct sl_group *sites,
-				 const struct kp_symbols *syms)
+/* The lock (its name, or address and symbol) and where it is released
+ * most (the site with the most traced releases, then the lowest
+ * address), whole: the line wraps instead (report.c's --summary keeps the
+ * continuation lines with it). */
+static void print_most_contended(FILE *f, const struct kp_report *rp, const struct sl_group *best,
+				 const struct sl_group *sites)
 {
-	char name[160], line[256], pct[16];
-	int room;
+	char name[300], site[512], pct[16];
+	const struct sl_group *top = &sites[best->site0];
 
-	if (kp_report_data_name(syms, best->addr, name + 1, sizeof(name) - 1)[0]) {
-		name[0] = ' ';
-	} else {
-		const struct sl_group *top = &sites[best->site0];
-		for (size_t i = 1; i < best->nsites; i++)
-			if (sites[best->site0 + i].traced > top->traced)
-				top = &sites[best->site0 + i];
-		strcpy(name, " at ");
-		kp_report_code_name(syms, top->addr, name + 4, sizeof(name) - 4);
-	}
-	room = KP_TEXT_WIDTH - 34 -
-	       snprintf(line, sizeof(line), ": %" PRIu64 " contended acquisitions (%s of traced)", best->contended,
-			kp_pct(pct, sizeof(pct), best->contended, best->traced, 0));
-	fprintf(f, "most contended: 0x%016" PRIx64 "%.*s%s\n", best->addr, room > 0 ? room : 0, name, line);
+	for (size_t i = 1; i < best->nsites; i++)
+		if (sites[best->site0 + i].traced > top->traced ||
+		    (sites[best->site0 + i].traced == top->traced && sites[best->site0 + i].addr < top->addr))
+			top = &sites[best->site0 + i];
+	kp_wrapf(f, "", 0, 2, " ", "most contended: %s: %" PRIu64 " contended acquisitions (%s of traced), released "
+		 "most at %s", kp_report_object(rp, best->addr, name, sizeof(name)), best->contended,
+		 kp_pct(pct, sizeof(pct), best->contended, best->traced, 0),
+		 kp_report_site(rp->syms, top->addr, site_is_return(top), site, sizeof(site)));
 }
 
 /* The lock with the most contended acquisitions (estimated, then traced,
  * then total wait, then lowest address), and the one waited for longest
  * (then lowest address). */
-static void print_leaders(FILE *f, struct kp_log *log, const struct sl_group *locks, size_t nlocks,
-			  const struct sl_group *sites, const struct kp_symbols *syms)
+static void print_leaders(FILE *f, const struct kp_report *rp, const struct sl_group *locks, size_t nlocks,
+			  const struct sl_group *sites)
 {
 	const struct sl_group *best = NULL, *waited = NULL;
-	char name[160], us[32];
+	char name[300], us[32];
 
 	for (size_t i = 0; i < nlocks; i++) { /* locks[] is in address order here */
 		const struct sl_group *g = &locks[i];
@@ -283,20 +295,18 @@ static void print_leaders(FILE *f, struct kp_log *log, const struct sl_group *lo
 	if (!best)
 		fprintf(f, "most contended: none (no traced acquisition reached the spin threshold)\n");
 	else
-		print_most_contended(f, best, sites, syms);
+		print_most_contended(f, rp, best, sites);
 	if (!waited) {
 		fprintf(f, "most waited for: none (no traced acquisition waited)\n");
 		return;
 	}
-	kp_report_data_name(syms, waited->addr, name, sizeof(name));
-	fprintf(f, "most waited for: 0x%016" PRIx64 "%s%.30s%s: %" PRIu64 " cycles = %s us in all\n", waited->addr,
-		name[0] ? " (" : "", name, name[0] ? ")" : "", waited->wait_total,
-		kp_report_us(log, waited->wait_total, us, sizeof(us)));
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " cycles = %s us in all",
+		 kp_report_object(rp, waited->addr, name, sizeof(name)), waited->wait_total,
+		 kp_report_us(rp->log, waited->wait_total, us, sizeof(us)));
 }
 
 void kp_report_locks(FILE *f, const struct kp_report *rp)
 {
-	const struct kp_symbols *syms = rp->syms;
 	struct kp_log *log = rp->log;
 	struct kp_lock_sampling smp;
 	struct sl_group *locks, *sites, all = { 0 };
@@ -338,12 +348,12 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		kp_sort(&sites[g->site0], g->nsites, sizeof(*sites), site_order);
 	}
 
-	print_leaders(f, log, locks, nlocks, sites, syms);
+	print_leaders(f, rp, locks, nlocks, sites);
 	kp_lock_sampling_print(f, &smp);
 	fprintf(f, "\"estimate\": each traced record counts <its sampling rate> acquisitions (1 if held past "
 		   "threshold)\n");
 	kp_wrapf(f, "", 0, 2, ", ",
-		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu call site%s\t%" PRIu64
+		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu release site%s\t%" PRIu64
 		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s us",
 		 all.traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all.contended,
 		 kp_pct(p, sizeof(p), all.contended, all.traced, 1), all.spins, all.wait_total,
@@ -361,7 +371,7 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 	kp_sort(locks, nlocks, sizeof(*locks), lock_order);
 	fprintf(f, "\nLocks by total wait (top %d of %zu)\n", nlocks > TOP_LOCKS ? TOP_LOCKS : (int)nlocks, nlocks);
 	for (size_t i = 0; i < nlocks && i < TOP_LOCKS; i++)
-		print_lock(f, log, (int)i + 1, &locks[i], sites, syms);
+		print_lock(f, rp, (int)i + 1, &locks[i], sites);
 	free(v);
 	free(vw);
 	free(locks);

@@ -21,12 +21,27 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 
+/* One headline, joined back from its lines, wrapped again after "what ". */
+static void put_headline(FILE *f, const char *what, const char *headline, bool *any)
+{
+	char lead[32];
+
+	if (!headline[0])
+		return;
+	snprintf(lead, sizeof(lead), "%s ", what);
+	if (!*any)
+		fputc('\n', f);
+	kp_wrap(f, lead, 0, (int)strlen(lead) + 2, " ", headline);
+	*any = true;
+}
+
 /* The headline lines ("most contended: ...") of a section, which the
- * section functions write first: run it into memory and keep those. */
+ * section functions write first: run it into memory and keep those, with
+ * their continuation lines (indented: a headline wraps, never cut). */
 static void summary_headlines(FILE *f, const struct kp_report *r, const char *what,
 			      void (*section)(FILE *, const struct kp_report *))
 {
-	char *text = NULL, *line, *save = NULL;
+	char *text = NULL, *line, *save = NULL, headline[1024] = "";
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 	bool any = false;
@@ -35,11 +50,19 @@ static void summary_headlines(FILE *f, const struct kp_report *r, const char *wh
 		return;
 	section(m, r);
 	fclose(m);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "most ", 5)) {
-			fprintf(f, "%s%s %s\n", any ? "" : "\n", what, line);
-			any = true;
+			put_headline(f, what, headline, &any);
+			snprintf(headline, sizeof(headline), "%s", line);
+		} else if (headline[0] && !strncmp(line, "  ", 2)) {
+			size_t n = strlen(headline);
+			snprintf(headline + n, sizeof(headline) - n, " %s", line + 2);
+		} else {
+			put_headline(f, what, headline, &any);
+			headline[0] = 0;
 		}
+	}
+	put_headline(f, what, headline, &any);
 	free(text);
 }
 
@@ -50,6 +73,8 @@ static void write_summary(FILE *f, const struct kp_report *r)
 
 	kp_totals(r->log, &t, NULL);
 	fprintf(f, "== kprof report: summary (the whole report: kprof report LOG --kernel ELF) ==\n");
+	if (kp_symbols_warning(r->syms))
+		kp_wrap(f, "", 0, 2, " ", kp_symbols_warning(r->syms));
 	kp_report_header_short(f, r, &t);
 	kp_report_hot_summary(f, r);
 	summary_headlines(f, r, "locks:", kp_report_locks);

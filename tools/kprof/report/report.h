@@ -80,6 +80,17 @@ const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, ch
 /* Data (a lock, a resource): "name+0xoff" only inside a symbol of known
  * size (the table holds functions, so usually not), else "". */
 const char *kp_report_data_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size);
+/* A lock or resource: "hot0 (SpinLock at 0xffffffff80261100)" from its
+ * KprofObjectName record (the latest), else "0xffffffff80261100" and its
+ * data symbol, if any, in parentheses.  Never cut; returns buf. */
+const char *kp_report_object(const struct kp_report *r, uint64_t addr, char *buf, size_t size);
+/* A release site: "function+0xoff" (or the address), then " (file:line)"
+ * of the release call from the kernel's DWARF when it has it
+ * (kp_symbols_site_line: return_address for the executive spin locks,
+ * which record where the release call returns to).  Never cut; returns
+ * buf. */
+const char *kp_report_site(const struct kp_symbols *syms, uint64_t addr, bool return_address, char *buf,
+			   size_t size);
 /* Lost records make every count low: a note saying so, when any were. */
 void kp_report_lost_note(FILE *f, const struct kp_log *log);
 /* Was the event group on in the run (true without a run header)? */

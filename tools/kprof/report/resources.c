@@ -103,15 +103,13 @@ static void summarise(struct rs_group *g, const WMI_RESOURCE *recs, size_t n, ui
 	kp_stats_of(waits, g->waited, &g->wait);
 }
 
-static void print_group(FILE *f, const struct kp_log *log, int rank, const struct rs_group *g,
-			const struct kp_symbols *syms)
+static void print_group(FILE *f, const struct kp_report *rp, int rank, const struct rs_group *g)
 {
-	char name[160], us[32], us2[32];
+	const struct kp_log *log = rp->log;
+	char name[300], us[32], us2[32];
 	uint64_t timeouts = g->count[A_TO_X] + g->count[A_TO_S];
 
-	kp_report_data_name(syms, g->addr, name, sizeof(name));
-	fprintf(f, "\n%2d resource 0x%016" PRIx64 "%s%s%s\n", rank, g->addr, name[0] ? " (" : "", name,
-		name[0] ? ")" : "");
+	fprintf(f, "\n%2d resource %s\n", rank, kp_report_object(rp, g->addr, name, sizeof(name)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "releases: exclusive %" PRIu64 "\tshared %" PRIu64 "\t%" PRIu64 " waited\twait total %" PRIu64
 		 " cycles = %s us",
@@ -135,10 +133,10 @@ static void print_group(FILE *f, const struct kp_log *log, int rank, const struc
 }
 
 /* By total wait; ties by address.  groups[] is in address order. */
-static void print_most_waited(FILE *f, const struct kp_log *log, const struct rs_group *groups, size_t n)
+static void print_most_waited(FILE *f, const struct kp_report *rp, const struct rs_group *groups, size_t n)
 {
 	const struct rs_group *best = NULL;
-	char us[32];
+	char us[32], name[300];
 
 	for (size_t i = 0; i < n; i++)
 		if (groups[i].wait_total && (!best || groups[i].wait_total > best->wait_total))
@@ -147,9 +145,9 @@ static void print_most_waited(FILE *f, const struct kp_log *log, const struct rs
 		fprintf(f, "most waited for: none (no release had waited)\n");
 		return;
 	}
-	fprintf(f, "most waited for: 0x%016" PRIx64 " (%" PRIu64 " of %" PRIu64 " releases waited, %s us in all)\n",
-		best->addr, best->waited, best->count[A_REL_X] + best->count[A_REL_S],
-		kp_report_us(log, best->wait_total, us, sizeof(us)));
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " of %" PRIu64 " releases waited, %s us in all",
+		 kp_report_object(rp, best->addr, name, sizeof(name)), best->waited,
+		 best->count[A_REL_X] + best->count[A_REL_S], kp_report_us(rp->log, best->wait_total, us, sizeof(us)));
 }
 
 static void print_actions(FILE *f, const struct rs_totals *t)
@@ -204,7 +202,7 @@ void kp_report_resources(FILE *f, const struct kp_report *rp)
 		summarise(&groups[ngroups++], &recs[i], j - i, holds, waits);
 	}
 
-	print_most_waited(f, log, groups, ngroups);
+	print_most_waited(f, rp, groups, ngroups);
 	fprintf(f, "%zu Resource records for %zu resource addresses\n", n, ngroups);
 	print_actions(f, totals);
 	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases;\n"
@@ -214,7 +212,7 @@ void kp_report_resources(FILE *f, const struct kp_report *rp)
 	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", ngroups < TOP_RESOURCES ? ngroups : TOP_RESOURCES,
 		ngroups);
 	for (size_t i = 0; i < ngroups && i < TOP_RESOURCES; i++)
-		print_group(f, log, (int)i + 1, &groups[i], rp->syms);
+		print_group(f, rp, (int)i + 1, &groups[i]);
 	free(groups);
 	free(holds);
 	free(waits);

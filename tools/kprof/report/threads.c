@@ -21,6 +21,7 @@
 /* The header of the thread table: id, name, process, cpu ms, %, in, prio,
  * out, wait. */
 #define THREAD_HEADER "%6s %-16s %-16s %10s %7s %6s %5s %6s %4s\n"
+#define NAME_COLS 16 /* names are never cut: a longer one gets a line of its own */
 
 static int cmp_busiest(const void *a, const void *b)
 {
@@ -68,9 +69,21 @@ static const char *thread_name(const struct kp_model_thread *th, bool idle_name,
 	return buf;
 }
 
+/* The id and name that lead a row: "    12 name             "; a name too
+ * long for its column goes on a line of its own (id and name), the row
+ * then leads with the id only. */
+static void row_lead(FILE *f, uint32_t tid, const char *name)
+{
+	if (strlen(name) > NAME_COLS) {
+		fprintf(f, "%6u %s\n", tid, name);
+		name = "";
+	}
+	fprintf(f, "%6u %-*s ", tid, NAME_COLS, name);
+}
+
 static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model_thread *th, uint64_t total)
 {
-	char name[24], proc[24], t[32], p[32], prio[32];
+	char name[40], proc[24], t[32], p[32], prio[32];
 
 	thread_name(th, true, name, sizeof(name));
 	if (th->named)
@@ -83,9 +96,9 @@ static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model
 		snprintf(prio, sizeof(prio), "%d", th->pmin);
 	else
 		snprintf(prio, sizeof(prio), "-");
-	fprintf(f, "%6u %-16s %-16.16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", th->tid, name, proc,
-		kp_report_ms(log, th->cycles, t, sizeof(t)), kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio,
-		th->out, th->max_wait);
+	row_lead(f, th->tid, name);
+	fprintf(f, "%-16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", proc, kp_report_ms(log, th->cycles, t, sizeof(t)),
+		kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio, th->out, th->max_wait);
 }
 
 /* The traced time of all CPUs with switches: each is accounted for over
@@ -110,11 +123,16 @@ static int next_reason(const struct kp_model_thread *th, const bool *used)
 static void thread_reasons(FILE *f, const struct kp_model_thread *th)
 {
 	bool used[KP_WAIT_REASONS] = { 0 };
-	char lead[40], name[24], text[512];
+	char name[40], lead[64], text[512];
 	size_t len = 0;
 	int shown = 0, more = 0, k;
 
-	snprintf(lead, sizeof(lead), "%6u %-16s ", th->tid, thread_name(th, false, name, sizeof(name)));
+	thread_name(th, false, name, sizeof(name));
+	if (strlen(name) > NAME_COLS) { /* whole, on its own line */
+		fprintf(f, "%6u %s\n", th->tid, name);
+		name[0] = 0;
+	}
+	snprintf(lead, sizeof(lead), "%6u %-*s ", th->tid, NAME_COLS, name);
 	text[0] = 0;
 	while ((k = next_reason(th, used)) >= 0) {
 		used[k] = true;
