@@ -171,7 +171,8 @@ def check_etl(kprof, log, summary, tmp, problems):
 
 def check_pictures(kprof, log, summary, drops, tmp, problems):
     kernel = os.environ.get("KPROF_KERNEL") or os.path.join(os.path.dirname(kprof), "kernel.elf")
-    rep = run(kprof, "report", log, "--kernel", kernel, "--quiet")
+    force = ["--force-kernel"] if os.environ.get("KPROF_FORCE_KERNEL") else []
+    rep = run(kprof, "report", log, "--kernel", kernel, *force, "--quiet")
     text = rep.stdout.decode()
     if rep.returncode:
         problems.append("kprof report --kernel %s failed: %s" % (kernel, rep.stderr.decode()[-300:]))
