@@ -1,0 +1,14 @@
+# unit-fat.mk - the pieces of the disk the UEFI loader reads to find the
+# USB stick's trace file (docs/usb-stick.md):
+#   fat   boot/common/fat.c, fat_dir.c against volumes made by mkfs.vfat
+#         and mtools (FAT16/32, cluster and sector sizes, long names,
+#         fragments, missing paths, damage)
+#   gpt   boot/common/gpt.c against disks made by sgdisk
+
+unit_fat_SRCS := boot/common/fat.c boot/common/fat_dir.c
+unit_gpt_SRCS := boot/common/gpt.c kernel/lib/crc32.c
+
+$(BUILD)/tests/unit/test_fat: boot/common/fat.h
+$(BUILD)/tests/unit/test_gpt: boot/common/gpt.h
+
+UNIT_NAMES += fat gpt
