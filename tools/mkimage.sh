@@ -74,9 +74,10 @@ mcopy -i "$tmp/esp.img" "$kernel" ::/kprof/kernel.elf
 } > "$tmp/cmdline.txt"
 mcopy -i "$tmp/esp.img" "$tmp/cmdline.txt" ::/kprof/cmdline.txt
 
-# "::/kprof/trace.bin <292-65827>": one <first-last> group is one run.
+# "::/kprof/trace.bin <292-65827>": one <first-last> group is one run (a
+# run of one cluster is "<c>").
 chain=$(mshowfat -i "$tmp/esp.img" ::/kprof/trace.bin)
-runs=$(echo "$chain" | grep -o '<[0-9]*-[0-9]*>' | wc -l)
+runs=$(echo "$chain" | grep -o '<[0-9-]*>' | wc -l)
 if [ "$runs" -ne 1 ]; then
 	printf 'mkimage: %s is not contiguous (%s runs: %s); the kernel could not write it\n' \
 		'\kprof\trace.bin' "$runs" "$chain" >&2
@@ -87,4 +88,4 @@ fi
 dd if="$tmp/esp.img" of="$tmp/disk.img" bs=1M seek=$(( part_start / 2048 )) conv=notrunc,sparse status=none
 mv "$tmp/disk.img" "$img"
 printf 'image: %s (%s MiB sparse, GPT, EFI System Partition at 1 MiB, %s %s MiB in clusters %s)\n' \
-	"$img" "$disk_mib" '\kprof\trace.bin' "$trace_mb" "$(echo "$chain" | grep -o '<[0-9]*-[0-9]*>')"
+	"$img" "$disk_mib" '\kprof\trace.bin' "$trace_mb" "$(echo "$chain" | grep -o '<[0-9-]*>')"

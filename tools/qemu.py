@@ -6,7 +6,11 @@ Used by `make run` (the `run` command below) and imported by the boot tests
 
 Boot paths:
   uefi    OVMF firmware, the GPT image as a virtio disk
-  usb     OVMF firmware, the same image as a USB stick (qemu-xhci + usb-storage)
+  usb     OVMF firmware, the same image as a USB stick: usb-storage on an xHCI
+          controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0), on a
+          root port or behind a usb-hub (--usb-hub 1); after the run the stick's
+          \kprof\trace.bin is copied out of the run's copy of the image
+          (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
 
 The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
@@ -47,6 +51,13 @@ OVMF_CANDIDATES = [
     ("/usr/share/ovmf/OVMF.fd", None),
 ]
 ESP_OFFSET = 1024 * 1024  # tools/mkimage.sh puts the ESP at 1 MiB
+TRACE_FILE = "::/kprof/trace.bin"  # the stick's trace file (mtools path on the ESP)
+
+# BOOT=usb: the controllers QEMU 7.2 emulates that OVMF boots from and the
+# kernel drives (xHCI), and where the controller sits, fixed so that the
+# boot tests know the PCI location the kernel must report.
+USB_HCS = ("qemu-xhci", "nec-usb-xhci")
+USB_HC_SLOT = 5
 
 
 class RunError(Exception):
@@ -83,6 +94,54 @@ def image_with_cmdline(image, cmdline, workdir):
     return dst
 
 
+def usb_stick_args(opts, disk):
+    """The stick on an xHCI controller: on its first root port, or on port 1
+    of a usb-hub there.  OVMF finds no boot option for a stick behind a hub
+    that has a bootindex (reference/usb.md), so it has none there; with no
+    other disk OVMF boots it anyway."""
+    hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
+    if hc not in USB_HCS:
+        raise RunError("USB_HC=%s: accepted values are %s" % (hc, " and ".join(USB_HCS)))
+    hub = str(getattr(opts, "usb_hub", "") or "0")
+    if hub not in ("0", "1"):
+        raise RunError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
+    drive = "if=none,id=stick,format=raw,file=" + disk
+    if getattr(opts, "usb_readonly", False):
+        drive += ",readonly=on"
+    args = ["-device", "%s,id=xhci,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
+    if hub == "1":
+        return args + ["-device", "usb-hub,bus=xhci.0,port=1",
+                       "-device", "usb-storage,bus=xhci.0,port=1.1,drive=stick"]
+    return args + ["-device", "usb-storage,bus=xhci.0,port=1,drive=stick,bootindex=1"]
+
+
+def copy_trace_file(disk, dst):
+    """Copy the stick's \kprof\trace.bin out of disk into dst (sparse: runs
+    of zeros become holes).  Returns (size, used): its bytes, and where its
+    last non-zero byte ends (0: nothing was written to it)."""
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    proc = subprocess.Popen(["mcopy", "-n", "-i", "%s@@%d" % (disk, ESP_OFFSET), TRACE_FILE, "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    size = used = 0
+    with open(dst, "wb") as f:
+        while True:
+            block = proc.stdout.read(1 << 20)
+            if not block:
+                break
+            if block.count(0) == len(block):
+                f.seek(len(block), os.SEEK_CUR)
+            else:
+                f.write(block)
+                used = size + len(block.rstrip(b"\0"))
+            size += len(block)
+        f.truncate(size)
+    err = proc.stderr.read().decode(errors="replace").strip()
+    if proc.wait() != 0:
+        os.unlink(dst)
+        raise RunError("cannot copy %s out of the stick's image: %s" % (TRACE_FILE, err or "mcopy failed"))
+    return size, used
+
+
 def qemu_command(opts, workdir, accel):
     cmd = ["qemu-system-x86_64",
            "-machine", opts.machine,
@@ -117,10 +176,11 @@ def qemu_command(opts, workdir, accel):
     else:
         cmd += ["-bios", code]
     disk = image_with_cmdline(opts.image, opts.cmdline, workdir)
+    prepare = getattr(opts, "prepare_disk", None)
+    if prepare:
+        prepare(disk)  # a boot test's change to this run's copy of the image
     if opts.boot == "usb":
-        cmd += ["-device", "qemu-xhci,id=xhci",
-                "-drive", "if=none,id=stick,format=raw,file=" + disk,
-                "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=1"]
+        cmd += usb_stick_args(opts, disk)
     else:
         cmd += ["-drive", "if=none,id=disk0,format=raw,file=" + disk,
                 "-device", "virtio-blk-pci,drive=disk0,bootindex=1"]
@@ -137,6 +197,10 @@ class Result:
         self.elapsed_s = 0.0
         self.accel = "tcg"
         self.command = []
+        self.stick_file = None        # BOOT=usb: where trace.bin was copied
+        self.stick_size = 0           # its bytes
+        self.stick_used = 0           # up to its last non-zero byte
+        self.stick_error = ""         # why it could not be copied
 
 
 def strip_frames(data):
@@ -266,6 +330,13 @@ def run_once(opts, accel, echo=None):
         proc.wait()
         res.elapsed_s = time.monotonic() - start
         res.output = b"".join(chunks)
+        stick_out = getattr(opts, "stick_out", None)
+        if opts.boot == "usb" and stick_out:
+            try:
+                res.stick_size, res.stick_used = copy_trace_file(os.path.join(workdir, "disk.img"), stick_out)
+                res.stick_file = stick_out
+            except RunError as e:
+                res.stick_error = str(e)
         if res.banner_s is None and BANNER_RE.search(res.output):
             res.banner_s = res.elapsed_s
         if stalled:
@@ -343,6 +414,9 @@ def parser():
     p.add_argument("--out", default="build/run")
     p.add_argument("--timeout", type=int, default=0, help="seconds; 0: default_timeout(--cpus)")
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
+    p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
+    p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
+    p.add_argument("--usb-readonly", action="store_true", help="BOOT=usb: the stick is read-only (readonly=on)")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
                         "line names a scenario")
@@ -400,15 +474,59 @@ def run_cmdline(cmdline, scenario):
     return " ".join(extra + words)
 
 
-def convert_trace(kprof, log, out, kernel):
-    """Turn the frames in the serial log into the files people open, print
-    the report's summary, and list every file with what opens it."""
+def record_count(kprof, path):
+    """The records `kprof check` finds in a log or trace file, None if none."""
+    proc = subprocess.run([kprof, "check", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    m = re.search(rb"^kprof: (\d+) records from", proc.stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
+def has_frames(path):
+    with open(path, "rb") as f:
+        return b"\xfeKPF" in f.read()
+
+
+def choose_trace(kprof, log, res):
+    """BOOT=usb: the report comes from the stick's trace file when the
+    kernel wrote one, and its record count is held against the serial
+    log's.  Returns the file the report is made from."""
+    if res.stick_error:
+        print("kprof: %s; the report is made from the serial log" % res.stick_error)
+    if not res.stick_file:
+        return log
+    mib = res.stick_size / (1 << 20)
+    if not res.stick_used:
+        print("kprof: no trace on the stick: %s (%.0f MiB) holds only zeros; the report is made from the "
+              "serial log" % (res.stick_file, mib))
+        return log
+    print("kprof: the stick's %s copied to %s: %.0f MiB, %.1f MiB of it written by the kernel" % (
+        TRACE_FILE[2:], res.stick_file, mib, res.stick_used / (1 << 20)))
+    if not kprof or not os.path.exists(kprof):
+        return res.stick_file
+    on_stick = record_count(kprof, res.stick_file)
+    on_serial = record_count(kprof, log) if has_frames(log) else None
+    if on_serial is None:
+        print("kprof: the serial log holds no trace (trace.out=usb?): nothing to compare the stick's %s records "
+              "with" % on_stick)
+    elif on_stick == on_serial:
+        print("kprof: the stick's trace holds the same %d records as the serial log" % on_stick)
+    else:
+        print("kprof: warning: the stick's trace holds %s records, the serial log %d (kprof check on each "
+              "says what was lost where)" % (on_stick, on_serial))
+    return res.stick_file
+
+
+def convert_trace(kprof, log, out, kernel, source=None):
+    """Turn the frames in the trace (source: the serial log unless a trace
+    file from the stick is given) into the files people open, print the
+    report's summary, and list every file with what opens it."""
     if not kprof or not os.path.exists(kprof):
         return
-    with open(log, "rb") as f:
-        if b"\xfeKPF" not in f.read():
-            print("kprof: no trace in this run (no frames in the serial log)")
-            return
+    serial = log
+    log = source or serial
+    if not has_frames(log):
+        print("kprof: no trace in this run (no frames in the serial log)")
+        return
     outputs = [
         (["report", log, "--kernel", kernel, "-o", os.path.join(out, "report.txt")], "report.txt",
          "the report: hot spots, locks, resources, threads, CPUs (less, any editor)"),
@@ -426,7 +544,9 @@ def convert_trace(kprof, log, out, kernel):
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
     ]
     summary = None
-    written = [(log, "the serial output: console text and trace frames (kprof decode, kprof report)")]
+    written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
+    if log != serial:
+        written.append((log, "the trace file from the USB stick, the files below are made from it"))
     for args, name, what in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
@@ -454,8 +574,11 @@ def main():
         opts.mem = default_mem(opts.cpus)
     if not opts.timeout:
         opts.timeout = default_timeout(opts.cpus)
+    where = opts.boot
+    if opts.boot == "usb":
+        where = "usb (a stick on %s%s)" % (opts.usb_hc, ", behind a hub" if opts.usb_hub == "1" else "")
     print("kprof: booting %s with %d CPU%s and %s of memory (%s), command line: %s" % (
-        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
+        where, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
     shown = [0]  # trace bytes at the last progress line
@@ -469,6 +592,10 @@ def main():
             sys.stdout.buffer.write(b"kprof: receiving the trace: %d KiB\n" % (frames.frame_bytes >> 10))
         sys.stdout.buffer.flush()
 
+    if opts.boot == "usb":
+        opts.stick_out = os.path.join(opts.out, "trace.bin")
+        if os.path.exists(opts.stick_out):
+            os.unlink(opts.stick_out)  # never a previous run's
     try:
         res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
     except RunError as e:
@@ -480,7 +607,7 @@ def main():
     print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
-    convert_trace(opts.kprof, log, opts.out, opts.kernel)
+    convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res))
     return res.status
 
 

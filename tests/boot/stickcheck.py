@@ -1,0 +1,98 @@
+"""stickcheck.py - what the boot tests know about the USB stick independently
+of the loader: the disk's GUID and size (sgdisk), and the trace file's
+sectors worked out from the ESP's boot sector and mshowfat's cluster runs
+(docs/usb-stick.md), to hold against the kernel's "stick:" line; and the
+changes to a run's copy of the image that the refusal tests make.
+
+Everything here reads the image with the standard tools (sgdisk, mtools)
+or parses the FAT boot sector itself: none of it uses boot/common.
+"""
+
+import os
+import re
+import struct
+import subprocess
+
+ESP_LBA = 2048          # tools/mkimage.sh: the ESP at 1 MiB
+BLOCK = 512
+TRACE = "::/kprof/trace.bin"
+ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+def esp(img):
+    return "%s@@%d" % (img, ESP_LBA * BLOCK)
+
+
+def mtools(*args):
+    return subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV,
+                          check=True).stdout.decode()
+
+
+def trace_runs(img):
+    """mshowfat's cluster runs of trace.bin: [(first, last), ...]; a run of
+    one cluster is shown as <c>."""
+    out = mtools("mshowfat", "-i", esp(img), TRACE)
+    return [(int(a), int(b or a)) for a, b in re.findall(r"<(\d+)(?:-(\d+))?>", out)]
+
+
+def image_facts(img):
+    """{guid, blocks, size, extents: [(lba, blocks)]} for the image."""
+    out = subprocess.run(["sgdisk", "-p", img], stdout=subprocess.PIPE, check=True).stdout.decode()
+    guid = re.search(r"Disk identifier \(GUID\): (\S+)", out).group(1).lower()
+    with open(img, "rb") as f:
+        f.seek(ESP_LBA * BLOCK)
+        bs = f.read(512)
+    bps, spc, rsvd, nfats = struct.unpack_from("<HBHB", bs, 11)
+    fatsz = struct.unpack_from("<I", bs, 36)[0]  # FAT32 (mkimage.sh makes FAT32)
+    assert bps == BLOCK, "the ESP's sectors are not 512 bytes"
+    data = rsvd + nfats * fatsz                  # no FAT16 root directory on FAT32
+    size = int(re.search(r"^trace\s+bin\s+(\d+)", mtools("mdir", "-i", esp(img), "::/kprof"), re.M).group(1))
+    left = -(-size // BLOCK)
+    extents = []
+    for first, last in trace_runs(img):
+        blocks = min(left, (last - first + 1) * spc)
+        extents.append((ESP_LBA + data + (first - 2) * spc, blocks))
+        left -= blocks
+    return {"guid": guid, "blocks": os.path.getsize(img) // BLOCK, "size": size, "extents": extents}
+
+
+def stick_line_pattern(ports):
+    return (r"^stick: xHCI 0000:00:05\.0 port %s, disk GUID ([0-9a-f-]{36}), (\d+) blocks of 512 bytes, "
+            r"trace file \\kprof\\trace\.bin (\d+) MiB in (\d+) extents?: (.*)$" % re.escape(" > ".join(ports)))
+
+
+def delete_trace_file(disk):
+    mtools("mdel", "-i", esp(disk), TRACE)
+
+
+def clear_next_free(disk):
+    """FSInfo's FSI_Nxt_Free to 'unknown': mtools then allocates from cluster 2."""
+    with open(disk, "r+b") as f:
+        f.seek(ESP_LBA * BLOCK)
+        fsinfo = struct.unpack_from("<H", f.read(512), 48)[0]  # BPB_FSInfo
+        f.seek((ESP_LBA + fsinfo) * BLOCK + 492)
+        f.write(b"\xff\xff\xff\xff")
+
+
+def fragment_trace_file(disk, pieces):
+    """Replace trace.bin with a zero file of pieces + 1 runs: one-cluster
+    files fill the space trace.bin left from its first cluster on, every
+    other one is deleted, and the new file is written into the holes and
+    on past them.  Returns the runs mshowfat sees."""
+    delete_trace_file(disk)
+    one, big = disk + ".one", disk + ".big"
+    with open(one, "wb") as f:
+        f.write(b"x" * 4096)
+    with open(big, "wb") as f:
+        f.truncate(4096 * (pieces + 64))
+    names = ["::/kprof/f%03d.bin" % i for i in range(2 * pieces)]
+    clear_next_free(disk)
+    mtools("mcopy", "-i", esp(disk), one, *names[:1])
+    for n in names[1:]:
+        mtools("mcopy", "-i", esp(disk), one, n)
+    mtools("mdel", "-i", esp(disk), *names[::2])
+    clear_next_free(disk)
+    mtools("mcopy", "-i", esp(disk), big, TRACE)
+    os.unlink(one)
+    os.unlink(big)
+    return len(trace_runs(disk))
