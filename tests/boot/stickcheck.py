@@ -6,12 +6,14 @@ changes to a run's copy of the image that the refusal tests make.
 
 Everything here reads the image with the standard tools (sgdisk, mtools)
 or parses the FAT boot sector itself: none of it uses boot/common.
+The tool tests (tests/tools/test_stick_*) use it too.
 """
 
 import os
 import re
 import struct
 import subprocess
+import zlib
 
 ESP_LBA = 2048          # tools/mkimage.sh: the ESP at 1 MiB
 BLOCK = 512
@@ -59,6 +61,23 @@ def image_facts(img):
 def stick_line_pattern(ports):
     return (r"^stick: xHCI 0000:00:05\.0 port %s, disk GUID ([0-9a-f-]{36}), (\d+) blocks of 512 bytes, "
             r"trace file \\kprof\\trace\.bin (\d+) MiB in (\d+) extents?: (.*)$" % re.escape(" > ".join(ports)))
+
+
+def frames(data):
+    """The frames of a serial log whose header CRC holds, without the
+    console text around them: the stream as the kernel writes it to the
+    stick (docs/wire-format.md)."""
+    out, pos = [], 0
+    while True:
+        at = data.find(b"\xfeKPF", pos)
+        if at < 0 or at + 24 > len(data):
+            return b"".join(out)
+        length, hcrc = struct.unpack_from("<I", data, at + 12)[0], struct.unpack_from("<I", data, at + 20)[0]
+        if zlib.crc32(data[at:at + 20]) != hcrc:
+            pos = at + 1
+            continue
+        out.append(data[at:at + 24 + length])
+        pos = at + 24 + length
 
 
 def delete_trace_file(disk):
