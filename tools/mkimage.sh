@@ -26,15 +26,15 @@ set -eu
 
 img=$1 loader=$2 kernel=$3 trace_mb=${4:-256} cmdline=${5:-}
 
-case "$trace_mb" in
-'' | *[!0-9]*)
-	echo "mkimage: TRACE_FILE_MB=$trace_mb: expected a whole number of MiB from 1 to 65536" >&2
-	exit 1 ;;
-esac
-if [ "$trace_mb" -lt 1 ] || [ "$trace_mb" -gt 65536 ]; then
-	echo "mkimage: TRACE_FILE_MB=$trace_mb: expected a whole number of MiB from 1 to 65536" >&2
+bad_size() {
+	echo "mkimage: TRACE_FILE_MB=$trace_mb: expected a whole number of MiB from 1 to 4095" \
+		"(a FAT32 file is under 4 GiB)" >&2
 	exit 1
-fi
+}
+case "$trace_mb" in
+'' | *[!0-9]*) bad_size ;;
+esac
+[ "$trace_mb" -ge 1 ] && [ "$trace_mb" -le 4095 ] || bad_size
 
 cluster_sectors=8                         # 4 KiB clusters
 min_clusters=65525                        # FAT32 by the specification's rule
