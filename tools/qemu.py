@@ -31,6 +31,8 @@ import tempfile
 import time
 import zlib
 
+import stickimage
+
 # include/kprof/exit_status.h, as QEMU reports them.
 EXIT_STATUSES = {
     (0x10 << 1) | 1: ("success", 0),
@@ -50,8 +52,6 @@ OVMF_CANDIDATES = [
     ("/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"),
     ("/usr/share/ovmf/OVMF.fd", None),
 ]
-ESP_OFFSET = 1024 * 1024  # tools/mkimage.sh puts the ESP at 1 MiB
-TRACE_FILE = "::/kprof/trace.bin"  # the stick's trace file (mtools path on the ESP)
 
 # BOOT=usb: the controllers QEMU 7.2 emulates that OVMF boots from and the
 # kernel drives (xHCI), and where the controller sits, fixed so that the
@@ -89,7 +89,7 @@ def image_with_cmdline(image, cmdline, workdir):
     with open(txt, "w") as f:
         f.write("# written by tools/qemu.py for this run\n%s\n" % cmdline)
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (dst, ESP_OFFSET), txt, "::/kprof/cmdline.txt"],
+    subprocess.run(["mcopy", "-o", "-i", stickimage.esp(dst), txt, "::/kprof/cmdline.txt"],
                    check=True, env=env)
     return dst
 
@@ -113,33 +113,6 @@ def usb_stick_args(opts, disk):
         return args + ["-device", "usb-hub,bus=xhci.0,port=1",
                        "-device", "usb-storage,bus=xhci.0,port=1.1,drive=stick"]
     return args + ["-device", "usb-storage,bus=xhci.0,port=1,drive=stick,bootindex=1"]
-
-
-def copy_trace_file(disk, dst):
-    """Copy the stick's \kprof\trace.bin out of disk into dst (sparse: runs
-    of zeros become holes).  Returns (size, used): its bytes, and where its
-    last non-zero byte ends (0: nothing was written to it)."""
-    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    proc = subprocess.Popen(["mcopy", "-n", "-i", "%s@@%d" % (disk, ESP_OFFSET), TRACE_FILE, "-"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    size = used = 0
-    with open(dst, "wb") as f:
-        while True:
-            block = proc.stdout.read(1 << 20)
-            if not block:
-                break
-            if block.count(0) == len(block):
-                f.seek(len(block), os.SEEK_CUR)
-            else:
-                f.write(block)
-                used = size + len(block.rstrip(b"\0"))
-            size += len(block)
-        f.truncate(size)
-    err = proc.stderr.read().decode(errors="replace").strip()
-    if proc.wait() != 0:
-        os.unlink(dst)
-        raise RunError("cannot copy %s out of the stick's image: %s" % (TRACE_FILE, err or "mcopy failed"))
-    return size, used
 
 
 def qemu_command(opts, workdir, accel):
@@ -201,6 +174,8 @@ class Result:
         self.stick_size = 0           # its bytes
         self.stick_used = 0           # up to its last non-zero byte
         self.stick_error = ""         # why it could not be copied
+        self.stick_extents = []       # trace.bin's (lba, blocks) in the image (mshowfat)
+        self.stick_changed = None     # byte ranges changed outside them, [] none
 
 
 def strip_frames(data):
@@ -276,6 +251,21 @@ class FrameFilter:
         return ANSI_RE.sub(b"", b"".join(out)).replace(b"\r", b"")
 
 
+def stick_after_run(opts, workdir, res):
+    """BOOT=usb: did the kernel change anything on the stick outside the
+    trace file (it must not), and copy the trace file out (opts.stick_out)."""
+    disk, before = os.path.join(workdir, "disk.img"), os.path.join(workdir, "disk.before")
+    out = getattr(opts, "stick_out", None)
+    try:
+        _, res.stick_extents = stickimage.trace_extents(before)
+        if out:
+            res.stick_size, res.stick_used = stickimage.copy_trace_file(disk, out)
+            res.stick_file = out
+    except stickimage.StickError as e:
+        res.stick_error = str(e)  # no trace file: then nothing at all may change
+    res.stick_changed = stickimage.changed_outside(before, disk, res.stick_extents)
+
+
 KVM_STALL_S = 20  # under KVM, this long without output before the banner is a hang
 
 
@@ -285,6 +275,9 @@ def run_once(opts, accel, echo=None):
     with tempfile.TemporaryDirectory(prefix="kprof-qemu-") as workdir:
         cmd = qemu_command(opts, workdir, accel)
         res.command = cmd
+        if opts.boot == "usb":  # the stick as the kernel finds it, to compare with after the run
+            subprocess.run(["cp", "--sparse=always", os.path.join(workdir, "disk.img"),
+                            os.path.join(workdir, "disk.before")], check=True)
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
@@ -330,13 +323,8 @@ def run_once(opts, accel, echo=None):
         proc.wait()
         res.elapsed_s = time.monotonic() - start
         res.output = b"".join(chunks)
-        stick_out = getattr(opts, "stick_out", None)
-        if opts.boot == "usb" and stick_out:
-            try:
-                res.stick_size, res.stick_used = copy_trace_file(os.path.join(workdir, "disk.img"), stick_out)
-                res.stick_file = stick_out
-            except RunError as e:
-                res.stick_error = str(e)
+        if opts.boot == "usb":
+            stick_after_run(opts, workdir, res)
         if res.banner_s is None and BANNER_RE.search(res.output):
             res.banner_s = res.elapsed_s
         if stalled:
@@ -492,6 +480,11 @@ def choose_trace(kprof, log, res):
     log's.  Returns the file the report is made from."""
     if res.stick_error:
         print("kprof: %s; the report is made from the serial log" % res.stick_error)
+    if res.stick_changed:
+        print("kprof: error: the run changed the stick outside %s, at bytes %s" % (
+            stickimage.TRACE[2:], ", ".join("%d..%d" % r for r in res.stick_changed)))
+    elif res.stick_changed is not None:
+        print("kprof: the stick is unchanged outside %s" % stickimage.TRACE[2:])
     if not res.stick_file:
         return log
     mib = res.stick_size / (1 << 20)
@@ -500,7 +493,7 @@ def choose_trace(kprof, log, res):
               "serial log" % (res.stick_file, mib))
         return log
     print("kprof: the stick's %s copied to %s: %.0f MiB, %.1f MiB of it written by the kernel" % (
-        TRACE_FILE[2:], res.stick_file, mib, res.stick_used / (1 << 20)))
+        stickimage.TRACE[2:], res.stick_file, mib, res.stick_used / (1 << 20)))
     if not kprof or not os.path.exists(kprof):
         return res.stick_file
     on_stick = record_count(kprof, res.stick_file)

@@ -146,7 +146,18 @@ def check_stick(ports):
         if mib << 20 != facts["size"] or n != len(extents) or extents != facts["extents"]:
             raise_failure("stick: trace file %d MiB in %s; the image holds %d bytes in %s" % (
                 mib, extents, facts["size"], facts["extents"]))
+        check_stick_untouched(ctx)
     return check
+
+
+def check_stick_untouched(ctx):
+    """Nothing on the stick outside the trace file changed in the run
+    (tools/qemu.py compares the run's image with its copy from before)."""
+    if ctx.result.stick_changed is None:
+        raise_failure("stick: the image was not compared after the run")
+    if ctx.result.stick_changed:
+        raise_failure("stick: the run changed the image outside \\kprof\\trace.bin at bytes %s" %
+                      ctx.result.stick_changed)
 
 
 def check_usb(online, ports):
@@ -158,13 +169,15 @@ def check_usb(online, ports):
 
 def check_usb_refused(loader_says, kernel_says):
     """A stick the kernel cannot write to: the loader says why and what to
-    do, the kernel says the trace goes to serial only, the run succeeds."""
+    do, the kernel says the trace goes to serial only, the run succeeds,
+    and nothing on the stick changed."""
     def check(ctx):
         check_healthy_boot(ctx, "kprof-uefi", "\\kprof\\cmdline.txt")
         ctx.expect(r"^kprof-uefi: stick: %s; the trace goes to the serial port only$" % loader_says,
                    "the loader's refusal")
         ctx.expect(r"^stick: xHCI 0000:00:05\.0 port 1: %s; the trace goes to the serial port only "
                    r"\(the loader said why\)$" % kernel_says, "the kernel's stick line")
+        check_stick_untouched(ctx)
     return check
 
 

@@ -1,8 +1,9 @@
 """stickcheck.py - what the boot tests know about the USB stick independently
 of the loader: the disk's GUID and size (sgdisk), and the trace file's
 sectors worked out from the ESP's boot sector and mshowfat's cluster runs
-(docs/usb-stick.md), to hold against the kernel's "stick:" line; and the
-changes to a run's copy of the image that the refusal tests make.
+(tools/stickimage.py, docs/usb-stick.md), to hold against the kernel's
+"stick:" line; and the changes to a run's copy of the image that the
+refusal tests make.
 
 Everything here reads the image with the standard tools (sgdisk, mtools)
 or parses the FAT boot sector itself: none of it uses boot/common.
@@ -13,48 +14,18 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import zlib
 
-ESP_LBA = 2048          # tools/mkimage.sh: the ESP at 1 MiB
-BLOCK = 512
-TRACE = "::/kprof/trace.bin"
-ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-
-
-def esp(img):
-    return "%s@@%d" % (img, ESP_LBA * BLOCK)
-
-
-def mtools(*args):
-    return subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV,
-                          check=True).stdout.decode()
-
-
-def trace_runs(img):
-    """mshowfat's cluster runs of trace.bin: [(first, last), ...]; a run of
-    one cluster is shown as <c>."""
-    out = mtools("mshowfat", "-i", esp(img), TRACE)
-    return [(int(a), int(b or a)) for a, b in re.findall(r"<(\d+)(?:-(\d+))?>", out)]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from stickimage import BLOCK, ESP_LBA, TRACE, esp, mtools, trace_extents, trace_runs  # noqa: E402
 
 
 def image_facts(img):
     """{guid, blocks, size, extents: [(lba, blocks)]} for the image."""
     out = subprocess.run(["sgdisk", "-p", img], stdout=subprocess.PIPE, check=True).stdout.decode()
     guid = re.search(r"Disk identifier \(GUID\): (\S+)", out).group(1).lower()
-    with open(img, "rb") as f:
-        f.seek(ESP_LBA * BLOCK)
-        bs = f.read(512)
-    bps, spc, rsvd, nfats = struct.unpack_from("<HBHB", bs, 11)
-    fatsz = struct.unpack_from("<I", bs, 36)[0]  # FAT32 (mkimage.sh makes FAT32)
-    assert bps == BLOCK, "the ESP's sectors are not 512 bytes"
-    data = rsvd + nfats * fatsz                  # no FAT16 root directory on FAT32
-    size = int(re.search(r"^trace\s+bin\s+(\d+)", mtools("mdir", "-i", esp(img), "::/kprof"), re.M).group(1))
-    left = -(-size // BLOCK)
-    extents = []
-    for first, last in trace_runs(img):
-        blocks = min(left, (last - first + 1) * spc)
-        extents.append((ESP_LBA + data + (first - 2) * spc, blocks))
-        left -= blocks
+    size, extents = trace_extents(img)
     return {"guid": guid, "blocks": os.path.getsize(img) // BLOCK, "size": size, "extents": extents}
 
 
