@@ -140,10 +140,15 @@ void ldr_stick_find(struct ldr_ctx *ctx)
 	s->depth = p.depth;
 	CopyMem(s->ports, p.ports, sizeof(s->ports));
 	if (ldr_stick_pci(dp, s, &class_code) != BOOTINFO_STICK_OK) {
-		stick_refuse(s, BOOTINFO_STICK_UNSUPPORTED, L"the stick's USB controller at %02x:%02x.%d has PCI "
-			     L"class 0x%06x, not xHCI (0x0c0330): plug the stick into a USB 3 port, or enable xHCI "
-			     L"in the firmware setup", (UINT32)s->pci_bus, (UINT32)s->pci_dev, (UINT32)s->pci_fn,
-			     class_code);
+		if (!class_code)
+			stick_refuse(s, BOOTINFO_STICK_UNSUPPORTED, L"the stick's USB controller has no PCI I/O "
+				     L"protocol (device path %s): kprof drives only PCI xHCI controllers",
+				     DevicePathToStr(dp));
+		else
+			stick_refuse(s, BOOTINFO_STICK_UNSUPPORTED, L"the stick's USB controller at %02x:%02x.%d has "
+				     L"PCI class 0x%06x, not xHCI (0x0c0330): plug the stick into a USB 3 port, or "
+				     L"enable xHCI in the firmware setup", (UINT32)s->pci_bus, (UINT32)s->pci_dev,
+				     (UINT32)s->pci_fn, class_code);
 		return;
 	}
 	stick_file(ctx, dp, &p);

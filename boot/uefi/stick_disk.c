@@ -13,6 +13,7 @@
 #include "boot/uefi/stick.h"
 #include "boot/common/fat.h"
 #include "boot/common/gpt.h"
+#include "boot/common/stickext.h"
 
 #define STICK_BOUNCE_PAGES 16 /* 64 KiB: reads of the FAT cache in one go */
 
@@ -163,18 +164,12 @@ uint32_t ldr_stick_extents(EFI_HANDLE part, const struct usbpath *p, const CHAR1
 	} else if (fst == FAT_TOO_MANY) {
 		status = BOOTINFO_STICK_FRAGMENTED;
 	} else if (fst == FAT_OK) {
-		s->file_bytes = f.size;
-		s->nextents = *runs;
-		status = BOOTINFO_STICK_OK;
-		for (i = 0; i < *runs; i++) {
-			if (ext[i].offset % s->block_size) {
-				*why = "the FAT data region is not aligned to the disk's blocks";
-				status = BOOTINFO_STICK_BAD_FS;
-				s->nextents = 0;
-				break;
-			}
-			s->extents[i].lba = p->partition_start + ext[i].offset / s->block_size;
-			s->extents[i].blocks = ext[i].bytes / s->block_size;
+		if (stick_extents_from_fat(ext, *runs, p->partition_start, s->block_size, s->extents) == 0) {
+			s->file_bytes = f.size;
+			s->nextents = *runs;
+			status = BOOTINFO_STICK_OK;
+		} else {
+			*why = "the file's clusters are not aligned to the disk's blocks";
 		}
 	}
 	BS->FreePages(bounce, STICK_BOUNCE_PAGES);

@@ -65,6 +65,11 @@ void boot_stick_init(const struct bootinfo *bi)
 		kprintf("stick: none (not booted from a USB stick): the trace goes to the serial port only\n");
 		return;
 	}
+	if (stick.status == BOOTINFO_STICK_UNSUPPORTED) { /* where it is may not be known */
+		kprintf("stick: booted from USB, but %s; the trace goes to the serial port only (the loader said "
+			"why)\n", boot_stick_status_name(stick.status));
+		return;
+	}
 	stick_where(where, sizeof(where));
 	if (stick.status != BOOTINFO_STICK_OK) {
 		kprintf("stick: %s: %s; the trace goes to the serial port only (the loader said why)\n", where,

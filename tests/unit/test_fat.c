@@ -4,7 +4,8 @@
  * real tools (mkfs.vfat, mtools) in a temporary directory: FAT16 and
  * FAT32, clusters of 512 B to 32 KiB, 512- and 4096-byte sectors, long and
  * 8.3 names, a contiguous file, a fragmented one, missing files and
- * directories, and volumes damaged on purpose.
+ * directories, and volumes damaged on purpose; and the runs as whole-disk
+ * extents (boot/common/stickext.c), refused where not block-aligned.
  *
  * The extents are checked against the data, not against the walker's own
  * arithmetic: every file is written with each 512-byte block stamped with
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "boot/common/fat.h"
+#include "boot/common/stickext.h"
 
 static char dir[64];           /* the test's temporary directory       */
 static char img[128];          /* the volume being tested              */
@@ -366,6 +368,51 @@ static void test_fat_type_by_cluster_count(void **state)
 	mount_refused("FAT16 volume without root directory entries (BPB_RootEntCnt 0)");
 }
 
+/* Runs to whole-disk extents: partition start + offset / block size. */
+static void test_extents_to_disk(void **state)
+{
+	struct fat_extent e[BOOTINFO_STICK_EXTENTS_MAX + 1] = {
+		{ .offset = 4096 * 10, .bytes = 8192 }, { .offset = 4096 * 40, .bytes = 4096 * 5 },
+	};
+	struct bootinfo_stick_extent out[BOOTINFO_STICK_EXTENTS_MAX];
+	char host[128];
+	struct fat_file f;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(stick_extents_from_fat(e, 2, 2048, 512, out), 0);
+	assert_int_equal(out[0].lba, 2048 + 80);
+	assert_int_equal(out[0].blocks, 16);
+	assert_int_equal(out[1].lba, 2048 + 320);
+	assert_int_equal(out[1].blocks, 40);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, 4096, out), 0);
+	assert_int_equal(out[1].lba, 256 + 40);
+	assert_int_equal(out[1].blocks, 5);
+	e[1].offset += 512; /* mid-block on a 4096-byte-block disk */
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, 4096, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, 512, out), 0);
+	e[1].bytes = 1000;
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, 512, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, BOOTINFO_STICK_EXTENTS_MAX + 1, 0, 512, out), -1);
+
+	/* A volume made without aligning its data region (mkfs.vfat -a, an
+	 * odd reserved count): fine on 512-byte blocks, refused on 4096. */
+	SKIP_WITHOUT_TOOLS();
+	make_volume(300, "-a -F 32 -S 512 -s 8 -R 33");
+	mmd("/kprof");
+	snprintf(host, sizeof(host), "%s/trace.bin", dir);
+	make_file(host, 64 * 1024, "align");
+	mcopy(host, "/kprof/trace.bin");
+	open_volume(32);
+	assert_int_not_equal(vol.data_offset % 4096, 0);
+	assert_int_equal(fat_lookup(&vol, "/kprof/trace.bin", &f), FAT_OK);
+	assert_int_equal(fat_extents(&vol, &f, 512, ext, 64, &n), FAT_OK);
+	assert_int_equal(stick_extents_from_fat(ext, n, 2048, 512, out), 0);
+	assert_int_equal(out[0].lba, 2048 + ext[0].offset / 512);
+	assert_int_equal(fat_extents(&vol, &f, 4096, ext, 64, &n), FAT_OK);
+	assert_int_equal(stick_extents_from_fat(ext, n, 2048, 4096, out), -1);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -393,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_sizes),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_fat_type_by_cluster_count),
+		cmocka_unit_test(test_extents_to_disk),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
