@@ -296,6 +296,21 @@ static void test_cluster_sizes(void **state)
 	}
 }
 
+/* A 300 MiB FAT32 volume made with mkfs_opts, holding a 64 KiB
+ * /kprof/trace.bin, mounted, the file looked up into *f. */
+static void fat32_with_trace(struct fat_file *f, const char *mkfs_opts, const char *tag)
+{
+	char host[128];
+
+	make_volume(300, mkfs_opts);
+	mmd("/kprof");
+	snprintf(host, sizeof(host), "%s/trace.bin", dir);
+	make_file(host, 64 * 1024, tag);
+	mcopy(host, "/kprof/trace.bin");
+	open_volume(32);
+	assert_int_equal(fat_lookup(&vol, "/kprof/trace.bin", f), FAT_OK);
+}
+
 /* The FAT entry at `entry` set to `value`: the chain is refused with why. */
 static void damage_entry(const struct fat_file *f, uint64_t entry, uint32_t value, const char *why)
 {
@@ -325,18 +340,11 @@ static void mount_refused(const char *why)
 /* The volume is damaged on purpose: each damage is named, none loops. */
 static void test_damage(void **state)
 {
-	char host[128];
 	struct fat_file f;
 
 	(void)state;
 	SKIP_WITHOUT_TOOLS();
-	make_volume(300, "-F 32 -S 512 -s 8");
-	mmd("/kprof");
-	snprintf(host, sizeof(host), "%s/trace.bin", dir);
-	make_file(host, 64 * 1024, "dmg");
-	mcopy(host, "/kprof/trace.bin");
-	open_volume(32);
-	assert_int_equal(fat_lookup(&vol, "/kprof/trace.bin", &f), FAT_OK);
+	fat32_with_trace(&f, "-F 32 -S 512 -s 8", "dmg");
 	uint64_t entry = vol.fat_offset + (uint64_t)(f.first_cluster + 3) * 4;
 
 	/* The fourth cluster points back at the first: a loop. */
@@ -375,7 +383,6 @@ static void test_extents_to_disk(void **state)
 		{ .offset = 4096 * 10, .bytes = 8192 }, { .offset = 4096 * 40, .bytes = 4096 * 5 },
 	};
 	struct bootinfo_stick_extent out[BOOTINFO_STICK_EXTENTS_MAX];
-	char host[128];
 	struct fat_file f;
 	uint32_t n;
 
@@ -398,14 +405,8 @@ static void test_extents_to_disk(void **state)
 	/* A volume made without aligning its data region (mkfs.vfat -a, an
 	 * odd reserved count): fine on 512-byte blocks, refused on 4096. */
 	SKIP_WITHOUT_TOOLS();
-	make_volume(300, "-a -F 32 -S 512 -s 8 -R 33");
-	mmd("/kprof");
-	snprintf(host, sizeof(host), "%s/trace.bin", dir);
-	make_file(host, 64 * 1024, "align");
-	mcopy(host, "/kprof/trace.bin");
-	open_volume(32);
+	fat32_with_trace(&f, "-a -F 32 -S 512 -s 8 -R 33", "align");
 	assert_int_not_equal(vol.data_offset % 4096, 0);
-	assert_int_equal(fat_lookup(&vol, "/kprof/trace.bin", &f), FAT_OK);
 	assert_int_equal(fat_extents(&vol, &f, 512, ext, 64, &n), FAT_OK);
 	assert_int_equal(stick_extents_from_fat(ext, n, 2048, 512, out), 0);
 	assert_int_equal(out[0].lba, 2048 + ext[0].offset / 512);
