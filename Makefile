@@ -158,7 +158,7 @@ $(IMAGE_CFG): FORCE
 	@mkdir -p $(dir $@)
 	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh $(IMAGE_CFG)
+$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
 	$(quiet) IMAGE $@
 	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)'
 

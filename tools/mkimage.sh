@@ -16,8 +16,8 @@
 #
 # Invariants:
 #   - trace.bin is one contiguous run of clusters: it is copied into the
-#     freshly formatted file system before anything else, and mshowfat
-#     proves it below (the build fails otherwise);
+#     freshly formatted file system before anything else, and
+#     check-trace-file.sh (mshowfat) proves it (the build fails otherwise);
 #   - the ESP is FAT32 with at least 65,525 clusters of 4 KiB (so every
 #     reader agrees it is FAT32), which is why the disk is at least 1 GiB;
 #     a bigger trace file grows the disk to fit;
@@ -74,18 +74,9 @@ mcopy -i "$tmp/esp.img" "$kernel" ::/kprof/kernel.elf
 } > "$tmp/cmdline.txt"
 mcopy -i "$tmp/esp.img" "$tmp/cmdline.txt" ::/kprof/cmdline.txt
 
-# "::/kprof/trace.bin <292-65827>": one <first-last> group is one run (a
-# run of one cluster is "<c>").
-chain=$(mshowfat -i "$tmp/esp.img" ::/kprof/trace.bin)
-runs=$(echo "$chain" | grep -o '<[0-9-]*>' | wc -l)
-if [ "$runs" -ne 1 ]; then
-	printf 'mkimage: %s is not contiguous (%s runs: %s); the kernel could not write it\n' \
-		'\kprof\trace.bin' "$runs" "$chain" >&2
-	printf 'mkimage: safely.  Report this: mkimage.sh copies it into an empty file system.\n' >&2
-	exit 1
-fi
+trace_run=$(sh "$(dirname "$0")/check-trace-file.sh" "$tmp/esp.img") || exit 1
 
 dd if="$tmp/esp.img" of="$tmp/disk.img" bs=1M seek=$(( part_start / 2048 )) conv=notrunc,sparse status=none
 mv "$tmp/disk.img" "$img"
 printf 'image: %s (%s MiB sparse, GPT, EFI System Partition at 1 MiB, %s %s MiB in clusters %s)\n' \
-	"$img" "$disk_mib" '\kprof\trace.bin' "$trace_mb" "$(echo "$chain" | grep -o '<[0-9-]*>')"
+	"$img" "$disk_mib" '\kprof\trace.bin' "$trace_mb" "$trace_run"
