@@ -11,7 +11,7 @@
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
-# BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci (default qemu-xhci), USB_HUB=1 puts the stick
+# BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256).
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).

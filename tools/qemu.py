@@ -7,7 +7,8 @@ Used by `make run` (the `run` command below) and imported by the boot tests
 Boot paths:
   uefi    OVMF firmware, the GPT image as a virtio disk
   usb     OVMF firmware, the same image as a USB stick: usb-storage on an xHCI
-          controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0), on a
+          controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0; usb-ehci
+          to see the loader refuse a controller that is not xHCI), on a
           root port or behind a usb-hub (--usb-hub 1); after the run the stick's
           \kprof\trace.bin is copied out of the run's copy of the image
           (docs/usb-stick.md)
@@ -54,9 +55,10 @@ OVMF_CANDIDATES = [
 ]
 
 # BOOT=usb: the controllers QEMU 7.2 emulates that OVMF boots from and the
-# kernel drives (xHCI), and where the controller sits, fixed so that the
-# boot tests know the PCI location the kernel must report.
-USB_HCS = ("qemu-xhci", "nec-usb-xhci")
+# kernel drives (xHCI), plus one it does not (usb-ehci, USB 2: the loader
+# must refuse it, and say so); where the controller sits is fixed so that
+# the boot tests know the PCI location the kernel must report.
+USB_HCS = ("qemu-xhci", "nec-usb-xhci", "usb-ehci")
 USB_HC_SLOT = 5
 
 
@@ -108,11 +110,11 @@ def usb_stick_args(opts, disk):
     drive = "if=none,id=stick,format=raw,file=" + disk
     if getattr(opts, "usb_readonly", False):
         drive += ",readonly=on"
-    args = ["-device", "%s,id=xhci,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
+    args = ["-device", "%s,id=hc,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
     if hub == "1":
-        return args + ["-device", "usb-hub,bus=xhci.0,port=1",
-                       "-device", "usb-storage,bus=xhci.0,port=1.1,drive=stick"]
-    return args + ["-device", "usb-storage,bus=xhci.0,port=1,drive=stick,bootindex=1"]
+        return args + ["-device", "usb-hub,bus=hc.0,port=1",
+                       "-device", "usb-storage,bus=hc.0,port=1.1,drive=stick"]
+    return args + ["-device", "usb-storage,bus=hc.0,port=1,drive=stick,bootindex=1"]
 
 
 def qemu_command(opts, workdir, accel):
@@ -482,9 +484,9 @@ def choose_trace(kprof, log, res):
         print("kprof: %s; the report is made from the serial log" % res.stick_error)
     if res.stick_changed:
         print("kprof: error: the run changed the stick outside %s, at bytes %s" % (
-            stickimage.TRACE[2:], ", ".join("%d..%d" % r for r in res.stick_changed)))
+            stickimage.TRACE_NAME, ", ".join("%d..%d" % r for r in res.stick_changed)))
     elif res.stick_changed is not None:
-        print("kprof: the stick is unchanged outside %s" % stickimage.TRACE[2:])
+        print("kprof: the stick is unchanged outside %s" % stickimage.TRACE_NAME)
     if not res.stick_file:
         return log
     mib = res.stick_size / (1 << 20)
@@ -493,7 +495,7 @@ def choose_trace(kprof, log, res):
               "serial log" % (res.stick_file, mib))
         return log
     print("kprof: the stick's %s copied to %s: %.0f MiB, %.1f MiB of it written by the kernel" % (
-        stickimage.TRACE[2:], res.stick_file, mib, res.stick_used / (1 << 20)))
+        stickimage.TRACE_NAME, res.stick_file, mib, res.stick_used / (1 << 20)))
     if not kprof or not os.path.exists(kprof):
         return res.stick_file
     on_stick = record_count(kprof, res.stick_file)

@@ -21,6 +21,7 @@ ESP_LBA = 2048
 BLOCK = 512
 ESP_OFFSET = ESP_LBA * BLOCK
 TRACE = "::/kprof/trace.bin"  # mtools' name for \kprof\trace.bin on the ESP
+TRACE_NAME = "\\kprof\\trace.bin"  # the same, as the loader and the kernel name it
 ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
 

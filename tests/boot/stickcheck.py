@@ -55,6 +55,18 @@ def delete_trace_file(disk):
     mtools("mdel", "-i", esp(disk), TRACE)
 
 
+def cut_trace_chain(disk, after=10):
+    """End trace.bin's cluster chain in the first FAT after `after` clusters:
+    the file's size then promises more than its chain holds (damage the
+    loader must name).  OVMF never reads the file, so it still boots."""
+    first = trace_runs(disk)[0][0]
+    with open(disk, "r+b") as f:
+        f.seek(ESP_LBA * BLOCK)
+        rsvd = struct.unpack_from("<H", f.read(512), 14)[0]  # BPB_RsvdSecCnt
+        f.seek((ESP_LBA + rsvd) * BLOCK + (first + after - 1) * 4)
+        f.write(struct.pack("<I", 0x0FFFFFFF))
+
+
 def clear_next_free(disk):
     """FSInfo's FSI_Nxt_Free to 'unknown': mtools then allocates from cluster 2."""
     with open(disk, "r+b") as f:
