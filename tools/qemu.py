@@ -103,7 +103,7 @@ def usb_stick_args(opts, disk):
     other disk OVMF boots it anyway."""
     hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
     if hc not in USB_HCS:
-        raise RunError("USB_HC=%s: accepted values are %s" % (hc, " and ".join(USB_HCS)))
+        raise RunError("USB_HC=%s: accepted values are %s" % (hc, ", ".join(USB_HCS)))
     hub = str(getattr(opts, "usb_hub", "") or "0")
     if hub not in ("0", "1"):
         raise RunError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
