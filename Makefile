@@ -11,6 +11,8 @@
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
+# BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
+# behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256).
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).
 # `make run` and `make check` install missing Debian packages first
@@ -19,6 +21,8 @@
 BUILD    ?= build
 BOOT     ?= uefi
 CPUS     ?= 2
+USB_HC   ?= qemu-xhci
+USB_HUB  ?= 0
 CMDLINE  ?=
 SCENARIO ?= mix
 ACCEL    ?= tcg
@@ -149,10 +153,20 @@ include tools/cmdline-doc.mk
 
 # ---------------------------------------------------------------- image
 
+# TRACE_FILE_MB: the size of \kprof\trace.bin, the space reserved on the
+# stick for the trace (docs/usb-stick.md); the disk grows to fit beyond
+# 896 MiB.  The image is rebuilt when it changes (image.cfg).
+TRACE_FILE_MB ?= 256
 IMAGE := $(BUILD)/kprof.img
+IMAGE_CFG := $(BUILD)/image.cfg
 image: $(IMAGE)
-$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh
-	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL)
+$(IMAGE_CFG): FORCE
+	@mkdir -p $(dir $@)
+	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
+	$(quiet) IMAGE $@
+	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)'
 
 # ---------------------------------------------------------------- run
 
@@ -164,7 +178,8 @@ run:
 	@$(MAKE) --no-print-directory all image
 	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
 		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' 
+		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
+		--usb-hc '$(USB_HC)' --usb-hub '$(USB_HUB)'
 
 # ---------------------------------------------------------------- tests
 

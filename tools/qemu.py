@@ -6,7 +6,12 @@ Used by `make run` (the `run` command below) and imported by the boot tests
 
 Boot paths:
   uefi    OVMF firmware, the GPT image as a virtio disk
-  usb     OVMF firmware, the same image as a USB stick (qemu-xhci + usb-storage)
+  usb     OVMF firmware, the same image as a USB stick: usb-storage on an xHCI
+          controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0; usb-ehci
+          to see the loader refuse a controller that is not xHCI), on a
+          root port or behind a usb-hub (--usb-hub 1); after the run the stick's
+          \kprof\trace.bin is copied out of the run's copy of the image
+          (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
 
 The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
@@ -27,6 +32,8 @@ import tempfile
 import time
 import zlib
 
+import stickimage
+
 # include/kprof/exit_status.h, as QEMU reports them.
 EXIT_STATUSES = {
     (0x10 << 1) | 1: ("success", 0),
@@ -46,7 +53,13 @@ OVMF_CANDIDATES = [
     ("/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"),
     ("/usr/share/ovmf/OVMF.fd", None),
 ]
-ESP_OFFSET = 1024 * 1024  # tools/mkimage.sh puts the ESP at 1 MiB
+
+# BOOT=usb: the controllers QEMU 7.2 emulates that OVMF boots from and the
+# kernel drives (xHCI), plus one it does not (usb-ehci, USB 2: the loader
+# must refuse it, and say so); where the controller sits is fixed so that
+# the boot tests know the PCI location the kernel must report.
+USB_HCS = ("qemu-xhci", "nec-usb-xhci", "usb-ehci")
+USB_HC_SLOT = 5
 
 
 class RunError(Exception):
@@ -78,9 +91,30 @@ def image_with_cmdline(image, cmdline, workdir):
     with open(txt, "w") as f:
         f.write("# written by tools/qemu.py for this run\n%s\n" % cmdline)
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (dst, ESP_OFFSET), txt, "::/kprof/cmdline.txt"],
+    subprocess.run(["mcopy", "-o", "-i", stickimage.esp(dst), txt, "::/kprof/cmdline.txt"],
                    check=True, env=env)
     return dst
+
+
+def usb_stick_args(opts, disk):
+    """The stick on an xHCI controller: on its first root port, or on port 1
+    of a usb-hub there.  OVMF finds no boot option for a stick behind a hub
+    that has a bootindex (reference/usb.md), so it has none there; with no
+    other disk OVMF boots it anyway."""
+    hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
+    if hc not in USB_HCS:
+        raise RunError("USB_HC=%s: accepted values are %s" % (hc, ", ".join(USB_HCS)))
+    hub = str(getattr(opts, "usb_hub", "") or "0")
+    if hub not in ("0", "1"):
+        raise RunError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
+    drive = "if=none,id=stick,format=raw,file=" + disk
+    if getattr(opts, "usb_readonly", False):
+        drive += ",readonly=on"
+    args = ["-device", "%s,id=hc,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
+    if hub == "1":
+        return args + ["-device", "usb-hub,bus=hc.0,port=1",
+                       "-device", "usb-storage,bus=hc.0,port=1.1,drive=stick"]
+    return args + ["-device", "usb-storage,bus=hc.0,port=1,drive=stick,bootindex=1"]
 
 
 def qemu_command(opts, workdir, accel):
@@ -117,10 +151,11 @@ def qemu_command(opts, workdir, accel):
     else:
         cmd += ["-bios", code]
     disk = image_with_cmdline(opts.image, opts.cmdline, workdir)
+    prepare = getattr(opts, "prepare_disk", None)
+    if prepare:
+        prepare(disk)  # a boot test's change to this run's copy of the image
     if opts.boot == "usb":
-        cmd += ["-device", "qemu-xhci,id=xhci",
-                "-drive", "if=none,id=stick,format=raw,file=" + disk,
-                "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=1"]
+        cmd += usb_stick_args(opts, disk)
     else:
         cmd += ["-drive", "if=none,id=disk0,format=raw,file=" + disk,
                 "-device", "virtio-blk-pci,drive=disk0,bootindex=1"]
@@ -137,6 +172,12 @@ class Result:
         self.elapsed_s = 0.0
         self.accel = "tcg"
         self.command = []
+        self.stick_file = None        # BOOT=usb: where trace.bin was copied
+        self.stick_size = 0           # its bytes
+        self.stick_used = 0           # up to its last non-zero byte
+        self.stick_error = ""         # why it could not be copied
+        self.stick_extents = []       # trace.bin's (lba, blocks) in the image (mshowfat)
+        self.stick_changed = None     # byte ranges changed outside them, [] none
 
 
 def strip_frames(data):
@@ -212,6 +253,21 @@ class FrameFilter:
         return ANSI_RE.sub(b"", b"".join(out)).replace(b"\r", b"")
 
 
+def stick_after_run(opts, workdir, res):
+    """BOOT=usb: did the kernel change anything on the stick outside the
+    trace file (it must not), and copy the trace file out (opts.stick_out)."""
+    disk, before = os.path.join(workdir, "disk.img"), os.path.join(workdir, "disk.before")
+    out = getattr(opts, "stick_out", None)
+    try:
+        _, res.stick_extents = stickimage.trace_extents(before)
+        if out:
+            res.stick_size, res.stick_used = stickimage.copy_trace_file(disk, out)
+            res.stick_file = out
+    except stickimage.StickError as e:
+        res.stick_error = str(e)  # no trace file: then nothing at all may change
+    res.stick_changed = stickimage.changed_outside(before, disk, res.stick_extents)
+
+
 KVM_STALL_S = 20  # under KVM, this long without output before the banner is a hang
 
 
@@ -221,6 +277,9 @@ def run_once(opts, accel, echo=None):
     with tempfile.TemporaryDirectory(prefix="kprof-qemu-") as workdir:
         cmd = qemu_command(opts, workdir, accel)
         res.command = cmd
+        if opts.boot == "usb":  # the stick as the kernel finds it, to compare with after the run
+            subprocess.run(["cp", "--sparse=always", os.path.join(workdir, "disk.img"),
+                            os.path.join(workdir, "disk.before")], check=True)
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
@@ -266,6 +325,8 @@ def run_once(opts, accel, echo=None):
         proc.wait()
         res.elapsed_s = time.monotonic() - start
         res.output = b"".join(chunks)
+        if opts.boot == "usb":
+            stick_after_run(opts, workdir, res)
         if res.banner_s is None and BANNER_RE.search(res.output):
             res.banner_s = res.elapsed_s
         if stalled:
@@ -343,6 +404,9 @@ def parser():
     p.add_argument("--out", default="build/run")
     p.add_argument("--timeout", type=int, default=0, help="seconds; 0: default_timeout(--cpus)")
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
+    p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
+    p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
+    p.add_argument("--usb-readonly", action="store_true", help="BOOT=usb: the stick is read-only (readonly=on)")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
                         "line names a scenario")
@@ -400,15 +464,64 @@ def run_cmdline(cmdline, scenario):
     return " ".join(extra + words)
 
 
-def convert_trace(kprof, log, out, kernel):
-    """Turn the frames in the serial log into the files people open, print
-    the report's summary, and list every file with what opens it."""
+def record_count(kprof, path):
+    """The records `kprof check` finds in a log or trace file, None if none."""
+    proc = subprocess.run([kprof, "check", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    m = re.search(rb"^kprof: (\d+) records from", proc.stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
+def has_frames(path):
+    with open(path, "rb") as f:
+        return b"\xfeKPF" in f.read()
+
+
+def choose_trace(kprof, log, res):
+    """BOOT=usb: the report comes from the stick's trace file when the
+    kernel wrote one, and its record count is held against the serial
+    log's.  Returns the file the report is made from."""
+    if res.stick_error:
+        print("kprof: %s; the report is made from the serial log" % res.stick_error)
+    if res.stick_changed:
+        print("kprof: error: the run changed the stick outside %s, at bytes %s" % (
+            stickimage.TRACE_NAME, ", ".join("%d..%d" % r for r in res.stick_changed)))
+    elif res.stick_changed is not None:
+        print("kprof: the stick is unchanged outside %s" % stickimage.TRACE_NAME)
+    if not res.stick_file:
+        return log
+    mib = res.stick_size / (1 << 20)
+    if not res.stick_used:
+        print("kprof: no trace on the stick: %s (%.0f MiB) holds only zeros; the report is made from the "
+              "serial log" % (res.stick_file, mib))
+        return log
+    print("kprof: the stick's %s copied to %s: %.0f MiB, %.1f MiB of it written by the kernel" % (
+        stickimage.TRACE_NAME, res.stick_file, mib, res.stick_used / (1 << 20)))
+    if not kprof or not os.path.exists(kprof):
+        return res.stick_file
+    on_stick = record_count(kprof, res.stick_file)
+    on_serial = record_count(kprof, log) if has_frames(log) else None
+    if on_serial is None:
+        print("kprof: the serial log holds no trace (trace.out=usb?): nothing to compare the stick's %s records "
+              "with" % on_stick)
+    elif on_stick == on_serial:
+        print("kprof: the stick's trace holds the same %d records as the serial log" % on_stick)
+    else:
+        print("kprof: warning: the stick's trace holds %s records, the serial log %d (kprof check on each "
+              "says what was lost where)" % (on_stick, on_serial))
+    return res.stick_file
+
+
+def convert_trace(kprof, log, out, kernel, source=None):
+    """Turn the frames in the trace (source: the serial log unless a trace
+    file from the stick is given) into the files people open, print the
+    report's summary, and list every file with what opens it."""
     if not kprof or not os.path.exists(kprof):
         return
-    with open(log, "rb") as f:
-        if b"\xfeKPF" not in f.read():
-            print("kprof: no trace in this run (no frames in the serial log)")
-            return
+    serial = log
+    log = source or serial
+    if not has_frames(log):
+        print("kprof: no trace in this run (no frames in the serial log)")
+        return
     outputs = [
         (["report", log, "--kernel", kernel, "-o", os.path.join(out, "report.txt")], "report.txt",
          "the report: hot spots, locks, resources, threads, CPUs (less, any editor)"),
@@ -426,7 +539,9 @@ def convert_trace(kprof, log, out, kernel):
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
     ]
     summary = None
-    written = [(log, "the serial output: console text and trace frames (kprof decode, kprof report)")]
+    written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
+    if log != serial:
+        written.append((log, "the trace file from the USB stick, the files below are made from it"))
     for args, name, what in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
@@ -454,8 +569,11 @@ def main():
         opts.mem = default_mem(opts.cpus)
     if not opts.timeout:
         opts.timeout = default_timeout(opts.cpus)
+    where = opts.boot
+    if opts.boot == "usb":
+        where = "usb (a stick on %s%s)" % (opts.usb_hc, ", behind a hub" if opts.usb_hub == "1" else "")
     print("kprof: booting %s with %d CPU%s and %s of memory (%s), command line: %s" % (
-        opts.boot, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
+        where, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
     shown = [0]  # trace bytes at the last progress line
@@ -469,6 +587,10 @@ def main():
             sys.stdout.buffer.write(b"kprof: receiving the trace: %d KiB\n" % (frames.frame_bytes >> 10))
         sys.stdout.buffer.flush()
 
+    if opts.boot == "usb":
+        opts.stick_out = os.path.join(opts.out, "trace.bin")
+        if os.path.exists(opts.stick_out):
+            os.unlink(opts.stick_out)  # never a previous run's
     try:
         res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
     except RunError as e:
@@ -480,7 +602,7 @@ def main():
     print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
-    convert_trace(opts.kprof, log, opts.out, opts.kernel)
+    convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res))
     return res.status
 
 

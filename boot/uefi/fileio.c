@@ -1,6 +1,7 @@
 /*
- * fileio.c - whole-file reads from the volume the loader was started from
- * (EFI_SIMPLE_FILE_SYSTEM_PROTOCOL on LoadedImage->DeviceHandle).
+ * fileio.c - whole-file reads, and file sizes, from the volume the loader
+ * was started from (EFI_SIMPLE_FILE_SYSTEM_PROTOCOL on
+ * LoadedImage->DeviceHandle).
  */
 #include "boot/uefi/loader.h"
 
@@ -48,6 +49,27 @@ static EFI_STATUS ldr_file_size(EFI_FILE_HANDLE fh, const CHAR16 *path,
 	}
 	if (info)
 		BS->FreePool(info);
+	return st;
+}
+
+/*
+ * The size of the file at path without reading it; EFI_NOT_FOUND silently
+ * (the caller says what a missing file means), other failures print.
+ */
+EFI_STATUS ldr_file_stat(struct ldr_ctx *ctx, const CHAR16 *path, UINT64 *size)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_STATUS st;
+
+	st = ctx->root->Open(ctx->root, &fh, (CHAR16 *)path, EFI_FILE_MODE_READ, 0);
+	if (st == EFI_NOT_FOUND)
+		return st;
+	if (EFI_ERROR(st)) {
+		ldr_err(st, L"cannot open %s", path);
+		return st;
+	}
+	st = ldr_file_size(fh, path, size);
+	fh->Close(fh);
 	return st;
 }
 

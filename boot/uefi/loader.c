@@ -2,7 +2,8 @@
  * loader.c - efi_main: the kprof UEFI loader's sequence.
  *
  *   1. TSC stamp, CPU check (no LA57), LoadedImage, boot volume;
- *   2. bootinfo, command line, kernel image, RSDP, framebuffer;
+ *   2. bootinfo, command line, kernel image, RSDP, framebuffer, the USB
+ *      stick and its trace file (stick.c: never fatal);
  *   3. loader stack and page tables;
  *   4. ExitBootServices() and the final memory map;
  *   5. hand-off: kernel entry with RDI = bootinfo (handoff.S).
@@ -82,6 +83,7 @@ static EFI_STATUS ldr_run(struct ldr_ctx *ctx, uint64_t tsc)
 		return st;
 	ldr_find_rsdp(ctx);
 	ldr_find_framebuffer(ctx);
+	ldr_stick_find(ctx);
 	st = ldr_setup_stack(ctx);
 	if (EFI_ERROR(st))
 		return st;

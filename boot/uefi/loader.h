@@ -69,6 +69,10 @@ size_t ldr_loader_ranges(const struct ldr_ctx *ctx,
 EFI_STATUS ldr_open_volume(struct ldr_ctx *ctx);
 EFI_STATUS ldr_read_file(struct ldr_ctx *ctx, const CHAR16 *path,
 			 UINTN max_size, void **buf, UINTN *size);
+EFI_STATUS ldr_file_stat(struct ldr_ctx *ctx, const CHAR16 *path, UINT64 *size);
+
+/* stick.c: bootinfo->stick; prints what it found, never fails the run. */
+void ldr_stick_find(struct ldr_ctx *ctx);
 
 /* cmdline.c */
 EFI_STATUS ldr_cmdline_load(struct ldr_ctx *ctx);

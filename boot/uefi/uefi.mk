@@ -19,12 +19,13 @@ UEFI_LOADER := $(BUILD)/boot/BOOTX64.EFI
 UEFI_OBJDIR := $(BUILD)/boot/uefi
 UEFI_C_SRCS := acpi.c cmdline.c cmdline_parse.c console.c elfload.c exitbs.c \
 	       fatal.c fileio.c gop.c loader.c memory.c mmap_convert.c \
-	       pagetables.c
+	       pagetables.c stick.c stick_disk.c
 UEFI_S_SRCS := handoff.S
-UEFI_COMMON := $(UEFI_OBJDIR)/bootmap.o
+UEFI_COMMON := $(addprefix $(UEFI_OBJDIR)/,bootmap.o fat.o fat_dir.o gpt.o stickext.o usbpath.o)
+UEFI_KLIB   := $(UEFI_OBJDIR)/crc32.o
 UEFI_C_OBJS := $(addprefix $(UEFI_OBJDIR)/,$(UEFI_C_SRCS:.c=.o))
 UEFI_S_OBJS := $(addprefix $(UEFI_OBJDIR)/,$(UEFI_S_SRCS:.S=.o))
-UEFI_OBJS   := $(UEFI_C_OBJS) $(UEFI_S_OBJS) $(UEFI_COMMON)
+UEFI_OBJS   := $(UEFI_C_OBJS) $(UEFI_S_OBJS) $(UEFI_COMMON) $(UEFI_KLIB)
 UEFI_SO     := $(UEFI_OBJDIR)/bootx64.so
 
 UEFI_CPPFLAGS := -I. -I$(UEFI_EFI_INC) -I$(UEFI_EFI_INC)/x86_64 \
@@ -43,6 +44,12 @@ $(UEFI_C_OBJS): $(UEFI_OBJDIR)/%.o: boot/uefi/%.c
 	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
 
 $(UEFI_COMMON): $(UEFI_OBJDIR)/%.o: boot/common/%.c
+	@mkdir -p $(@D)
+	$(quiet) EFICC $<
+	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
+
+# The kernel's CRC-32 (the GPT header's), pure C with no kernel state.
+$(UEFI_KLIB): $(UEFI_OBJDIR)/%.o: kernel/lib/%.c
 	@mkdir -p $(@D)
 	$(quiet) EFICC $<
 	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@

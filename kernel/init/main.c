@@ -13,6 +13,7 @@
 
 #include "generated/version.h"
 #include "kernel/console/bootlog.h"
+#include "kernel/init/boot_stick.h"
 #include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
 #include "kernel/init/cmdline.h"
@@ -219,6 +220,7 @@ void kernel_main(const struct bootinfo *bi)
 	kprintf("console: serial %s; framebuffer %s\n", arch_serial_describe(), fbcon_describe());
 	bootlog_memory(bi);
 	bootlog_cpu();
+	boot_stick_init(bi);
 	check_loader_cmdline(bi);
 	parse_command_line(bi);
 	apply_spinlock_keys();

@@ -21,6 +21,9 @@ import rescheck  # noqa: E402
 import schedcheck  # noqa: E402
 import tracecheck  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stickcheck  # noqa: E402
+
 SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
 
 
@@ -30,10 +33,13 @@ class Failure(Exception):
 
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
-                 cpu="", mem="512M", timeout=60, smp=""):
+                 cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None):
         self.name, self.doc, self.check = name, doc, check
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
         self.machine, self.cpu, self.mem, self.timeout = machine, cpu, mem, timeout
+        # BOOT=usb: the controller, the hub, and a change to the run's copy
+        # of the image before QEMU starts (prepare_disk(path)).
+        self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
 
 
 BANNER = r"^kprof \d+\.\d+\.\d+ \(build \S+, \d{4}-\d\d-\d\d\) booted by (\S+)"
@@ -124,9 +130,88 @@ def check_uefi(online):
     return check
 
 
+def check_stick(ports):
+    """BOOT=usb: the loader and the kernel report the stick where QEMU put it
+    (xHCI at 00:05.0, tools/qemu.py; the port chain `ports`), the image's
+    disk GUID and size (sgdisk), and the trace file's sectors as the ESP's
+    boot sector and mshowfat place them (stickcheck.py)."""
+    def check(ctx):
+        facts = stickcheck.image_facts(ctx.image)
+        ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, " % re.escape(" > ".join(ports)),
+                   "the loader's stick line")
+        m = ctx.expect(stickcheck.stick_line_pattern(ports), "the kernel's stick line")
+        guid, blocks, mib, n = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        extents = [(int(a), int(b)) for a, b in re.findall(r"LBA (\d+) \((\d+) blocks\)", m.group(5))]
+        if guid != facts["guid"] or blocks != facts["blocks"]:
+            raise_failure("stick: disk GUID %s, %d blocks; sgdisk says %s, %d" % (
+                guid, blocks, facts["guid"], facts["blocks"]))
+        if mib << 20 != facts["size"] or n != len(extents) or extents != facts["extents"]:
+            raise_failure("stick: trace file %d MiB in %s; the image holds %d bytes in %s" % (
+                mib, extents, facts["size"], facts["extents"]))
+        check_stick_untouched(ctx)
+    return check
+
+
+def check_stick_untouched(ctx):
+    """Nothing on the stick outside the trace file changed in the run
+    (tools/qemu.py compares the run's image with its copy from before)."""
+    if ctx.result.stick_changed is None:
+        raise_failure("stick: the image was not compared after the run")
+    if ctx.result.stick_changed:
+        raise_failure("stick: the run changed the image outside \\kprof\\trace.bin at bytes %s" %
+                      ctx.result.stick_changed)
+
+
+def check_usb(online, ports):
+    def check(ctx):
+        check_uefi(online)(ctx)
+        check_stick(ports)(ctx)
+    return check
+
+
+def check_usb_refused(loader_says, kernel_says):
+    """A stick the kernel cannot write to: the loader says why and what to
+    do, the kernel says the trace goes to serial only, the run succeeds,
+    and nothing on the stick changed."""
+    def check(ctx):
+        check_healthy_boot(ctx, "kprof-uefi", "\\kprof\\cmdline.txt")
+        ctx.expect(r"^kprof-uefi: stick: %s; the trace goes to the serial port only$" % loader_says,
+                   "the loader's refusal")
+        if kernel_says:
+            ctx.expect(r"^stick: xHCI 0000:00:05\.0 port 1: %s; the trace goes to the serial port only "
+                       r"\(the loader said why\)$" % kernel_says, "the kernel's stick line")
+        else:  # not a controller kprof drives: the kernel does not name a place
+            ctx.expect(r"^stick: booted from USB, but not a stick kprof can write to; the trace goes to the "
+                       r"serial port only \(the loader said why\)$", "the kernel's stick line")
+        check_stick_untouched(ctx)
+    return check
+
+
+FRAGMENTS = {}  # pieces of the fragmented trace file, as fragment_trace_file made it
+
+
+def fragment_stick(disk):
+    FRAGMENTS["pieces"] = stickcheck.fragment_trace_file(disk, 20)
+
+
+def check_usb_fragmented(ctx):
+    check_usb_refused(r"\\kprof\\trace\.bin is in %d pieces, more than the 16 the kernel accepts: rebuild "
+                      r"the image with make image, .*" % FRAGMENTS["pieces"],
+                      "the trace file is in too many pieces")(ctx)
+
+
+def check_uefi_disk(ctx):
+    check_uefi(4)(ctx)
+    ctx.expect(r"^kprof-uefi: stick: booted from a disk, not a USB stick: the trace goes to the serial port only$",
+               "the loader: not a USB boot")
+    ctx.expect(r"^stick: none \(not booted from a USB stick\)", "the kernel: no stick")
+
+
 def check_direct(ctx):
     check_healthy_boot(ctx, "pvh", "direct-boot command line" if ctx.result.command.count("-append") else
                        "none: defaults")
+    ctx.expect(r"^stick: none \(not booted from a USB stick\): the trace goes to the serial port only$",
+               "no stick under PVH")
 
 
 def check_fault(ctx):
@@ -566,10 +651,30 @@ def check_uefi_bad_value(ctx):
 
 TESTS = [
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
-    BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi(4), boot="uefi", cpus=4,
+    BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),
-    BootTest("uefi-usb", "UEFI from the same image as a USB stick (xHCI), 2 CPUs", check_uefi(2), boot="usb",
-             cpus=2, cmdline="scenario=boot", timeout=90),
+    BootTest("uefi-usb", "UEFI from the same image as a USB stick (qemu-xhci, root port), 2 CPUs: the stick's "
+             "place, disk and trace file sectors reported", check_usb(2, ["1"]), boot="usb", cpus=2,
+             cmdline="scenario=boot", timeout=90),
+    BootTest("usb-nec", "a USB stick on nec-usb-xhci: the same stick line", check_usb(1, ["1"]), boot="usb",
+             usb_hc="nec-usb-xhci", cmdline="scenario=boot", timeout=90),
+    BootTest("usb-hub", "a USB stick behind a usb-hub (USB 2, xHCI port 5 > hub port 1)", check_usb(1, ["5", "1"]),
+             boot="usb", usb_hub="1", cmdline="scenario=boot", timeout=90),
+    BootTest("usb-no-trace-file", "a stick without \\kprof\\trace.bin: the loader says to rebuild the image, the "
+             "trace goes to serial", check_usb_refused(r"no \\kprof\\trace\.bin on the stick: rebuild the image "
+                                                       r"with make image .*", "no usable trace file"),
+             boot="usb", cmdline="scenario=boot", timeout=90, prepare_disk=stickcheck.delete_trace_file),
+    BootTest("usb-fragmented", "a trace file in 21 pieces: refused by the loader, the trace goes to serial",
+             check_usb_fragmented, boot="usb", cmdline="scenario=boot", timeout=90, prepare_disk=fragment_stick),
+    BootTest("usb-damaged-fat", "the trace file's cluster chain cut short in the FAT: named by the loader",
+             check_usb_refused(r"the boot partition's FAT cannot be read: the cluster chain is shorter than the file "
+                               r"size; check the stick \(fsck\.vfat, chkdsk\) or rebuild the image with make image",
+                               "its file system could not be read"),
+             boot="usb", cmdline="scenario=boot", timeout=90, prepare_disk=stickcheck.cut_trace_chain),
+    BootTest("usb-ehci-refused", "a stick on EHCI (USB 2 only): the loader names the PCI class and what to do",
+             check_usb_refused(r"the stick's USB controller at 00:05\.0 has PCI class 0x0C0320, not xHCI "
+                               r"\(0x0c0330\): plug the stick into a USB 3 port, or enable xHCI in the firmware setup",
+                               None), boot="usb", usb_hc="usb-ehci", cmdline="scenario=boot", timeout=90),
     BootTest("smp-2", "2 CPUs, q35", smp_test(2), cpus=2),
     BootTest("smp-8", "8 CPUs, q35", smp_test(8), cpus=8),
     # The profile timer at 10 ms rather than the default 1 ms: 64 emulated

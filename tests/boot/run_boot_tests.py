@@ -31,12 +31,13 @@ Failure = boot_tests.Failure
 class Context:
     """What a test's check function gets: the run's output and helpers."""
 
-    def __init__(self, result, log_path, build):
+    def __init__(self, result, log_path, build, image):
         self.result = result
         self.text = qemu.clean_for_terminal(result.output).decode("utf-8", "replace")
         self.log_path = log_path              # the raw serial log, for the decoder
         self.build = build
         self.kprof = os.path.join(build, "kprof")
+        self.image = image                    # the image the run's copy was made from
 
     def expect(self, pattern, what=None, flags=re.M):
         m = re.search(pattern, self.text, flags)
@@ -66,7 +67,8 @@ class Context:
 def run_test(t, opts):
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
-        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
+        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
+        prepare_disk=t.prepare_disk)
     said = []
 
     def say(m):
@@ -83,7 +85,7 @@ def run_test(t, opts):
         log_path = os.path.join(tmp, "serial.log")
         with open(log_path, "wb") as f:
             f.write(res.output)
-        ctx = Context(res, log_path, opts.build)
+        ctx = Context(res, log_path, opts.build, opts.image)
         try:
             t.check(ctx)
         except Failure as e:

@@ -7,7 +7,8 @@
  * would run past the end of the log is a truncated frame.  A payload whose
  * CRC fails is a corrupt frame: its length is not trusted and the scan goes
  * on right after the header, so a frame whose tail was lost still lets the
- * next one be found.  Bytes outside frames are console text.
+ * next one be found.  Bytes outside frames are console text, except NULs:
+ * the zero fill after the stream in a trace file from the USB stick.
  *
  * Then, per valid frame: is it of the run being decoded (run_id, see
  * log.h)?  Its sequence number: a jump is a gap (frames missing, placed in
@@ -75,10 +76,36 @@ static struct kp_cpu *cpu_slot(struct kp_log *log, uint32_t cpu)
 	return &log->cpus[cpu];
 }
 
+/* Bytes outside frames, less their NULs: console text never holds one,
+ * and a trace file from the USB stick is the stream followed by the zero
+ * fill of its unused space (docs/usb-stick.md), which is neither text nor
+ * damage.  A zero run is skipped a word at a time: the fill may be
+ * hundreds of MiB. */
 static void console_append(struct kp_log *log, const uint8_t *p, size_t n)
 {
-	memcpy(log->console + log->console_len, p, n);
-	log->console_len += n;
+	const uint8_t *end = p + n;
+
+	while (p < end) {
+		const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+		size_t k = (size_t)((z ? z : end) - p);
+
+		memcpy(log->console + log->console_len, p, k);
+		log->console_len += k;
+		if (!z)
+			break;
+		p = z;
+		while (p < end && ((uintptr_t)p & 7) && !*p)
+			p++;
+		while (end - p >= 8) {
+			uint64_t w;
+			memcpy(&w, p, sizeof(w));
+			if (w)
+				break;
+			p += 8;
+		}
+		while (p < end && !*p)
+			p++;
+	}
 	log->console[log->console_len] = '\0';
 }
 
@@ -584,7 +611,15 @@ int kp_log_read(const char *path, struct kp_log *log)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return -1;
+	/* Sized from the file when it says (a trace file from the stick is
+	 * hundreds of MiB), grown otherwise (a pipe). */
 	size_t cap = 1 << 20, len = 0, n;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long end = ftell(f);
+		if (end > 0)
+			cap = (size_t)end + 1; /* + 1: the read that sees end of file */
+		rewind(f);
+	}
 	uint8_t *buf = kp_xrealloc(NULL, cap, 1);
 	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
