@@ -163,6 +163,9 @@ const struct cmdline_key cmdline_keys[] = {
 	  .used_by = "scenario=profile", .help = "how long the profile workload runs, ms (up to 4x until 12000 samples)" },
 	{ .name = "mix.ms", .type = CMDLINE_UINT, FIELD(mix_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
 	  .used_by = "scenario=mix", .help = "how long each workload of the mix runs, ms" },
+	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
+	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "
+		  "hubs (port, speed, device descriptor; INQUIRY for mass storage)" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
@@ -198,5 +201,6 @@ void config_defaults(struct kconfig *cfg)
 		.pmc_interval = PROFILE_PMC_DEFAULT_INTERVAL,
 		.profile_ms = 2000,
 		.mix_ms = 1000,
+		.usb_probe = 0,
 	};
 }

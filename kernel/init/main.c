@@ -32,6 +32,7 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
+#include "kernel/usb/probe.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/tracefit.h"
 #include <arch/mmu.h>
@@ -233,6 +234,8 @@ void kernel_main(const struct bootinfo *bi)
 	apply_profile_keys();
 	check_trace_buffers();
 	end_probe_checks();
+	if (kconfig.usb_probe)
+		usb_probe_run();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
 	ke_trace_spinlock_config();
