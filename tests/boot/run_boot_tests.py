@@ -66,7 +66,7 @@ class Context:
 def run_test(t, opts):
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
-        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout)
+        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, qemu_args=t.qemu_args)
     said = []
 
     def say(m):
