@@ -1,0 +1,10 @@
+# unit-xhci.mk - the xHCI driver on the host (included by unit.mk):
+# test_xhci_ring: rings, event ring, TD splitting, contexts;
+# test_xhci_hc: a model of the controller's registers and command ring
+# for the hand-off, halt, reset, start and command sequences and their
+# timeouts.  Both replace kernel/usb/xhci_hw.c (register access, time)
+# with their own.
+
+unit_xhci_ring_SRCS := kernel/usb/xhci_ring.c kernel/usb/xhci_event.c kernel/usb/xhci_td.c kernel/usb/xhci_ctx.c
+
+UNIT_NAMES += xhci_ring
