@@ -48,12 +48,15 @@ static bool is_completion_of(const struct xhci_trb *ev, void *ctx)
 	return TRB_GET_TYPE(ev->control) == TRB_COMMAND_COMPLETION && ev->param == m->trb;
 }
 
+/* The Command Ring Stopped event ends an abort; a Command Aborted
+ * completion for the command in progress comes before it and is dropped.
+ * Its TRB pointer is where the next command goes, so it must not be left
+ * for that command's wait to take as its completion. */
 static bool is_ring_stopped(const struct xhci_trb *ev, void *ctx)
 {
 	(void)ctx;
 	return TRB_GET_TYPE(ev->control) == TRB_COMMAND_COMPLETION &&
-	       (TRB_COMPLETION(ev->status) == CC_COMMAND_RING_STOPPED ||
-		TRB_COMPLETION(ev->status) == CC_COMMAND_ABORTED);
+	       TRB_COMPLETION(ev->status) == CC_COMMAND_RING_STOPPED;
 }
 
 /* Stop the command ring after a command that never completed (4.6.1.2). */
@@ -61,10 +64,15 @@ static void abort_command(struct usb_hci *hc)
 {
 	struct xhci_trb ev;
 
-	xhci_write64(hc->op + XHCI_CRCR, CRCR_CA);
+	/* The low dword only: a 64-bit write's upper half could land after
+	 * the ring stopped (CRR = 0), when the pointer field is writable,
+	 * and zero the ring's upper address bits.  The low half carries our
+	 * enqueue pointer and cycle, right if it lands after the stop too. */
+	xhci_write32(hc->op + XHCI_CRCR, (uint32_t)xhci_ring_enqueue_ptr(&hc->cmd) | CRCR_CA);
 	if (!xhci_wait_bits(hc->op + XHCI_CRCR, CRCR_CRR, 0, XHCI_COMMAND_MS))
 		kprintf("xhci: command ring still running (CRCR.CRR) %u ms after Command Abort\n", XHCI_COMMAND_MS);
-	xhci_event_wait(hc, is_ring_stopped, 0, 10, &ev);
+	if (!xhci_event_wait(hc, is_ring_stopped, 0, XHCI_COMMAND_MS, &ev))
+		kprintf("xhci: no Command Ring Stopped event %u ms after Command Abort\n", XHCI_COMMAND_MS);
 }
 
 int xhci_command(struct usb_hci *hc, uint64_t param, uint32_t control, uint32_t *cc, uint8_t *slot_id)
