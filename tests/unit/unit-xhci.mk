@@ -8,3 +8,9 @@
 unit_xhci_ring_SRCS := kernel/usb/xhci_ring.c kernel/usb/xhci_event.c kernel/usb/xhci_td.c kernel/usb/xhci_ctx.c
 
 UNIT_NAMES += xhci_ring
+
+unit_xhci_hc_SRCS := kernel/usb/xhci_reset.c kernel/usb/xhci_wait.c kernel/usb/xhci_xecp.c kernel/usb/xhci_start.c \
+	kernel/usb/xhci_mem.c kernel/usb/xhci_ring.c kernel/usb/xhci_event.c kernel/usb/xhci_cmd.c \
+	kernel/usb/xhci_port.c kernel/usb/xhci_status.c kernel/lib/printf.c
+
+UNIT_NAMES += xhci_hc
