@@ -118,6 +118,9 @@ const struct cmdline_key cmdline_keys[] = {
 	  .used_by = EVERY_RUN,
 	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
 		  "it smaller, else raw" },
+	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
+	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "
+		  "hubs (port, speed, device descriptor; INQUIRY for mass storage)" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -163,9 +166,6 @@ const struct cmdline_key cmdline_keys[] = {
 	  .used_by = "scenario=profile", .help = "how long the profile workload runs, ms (up to 4x until 12000 samples)" },
 	{ .name = "mix.ms", .type = CMDLINE_UINT, FIELD(mix_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
 	  .used_by = "scenario=mix", .help = "how long each workload of the mix runs, ms" },
-	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
-	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "
-		  "hubs (port, speed, device descriptor; INQUIRY for mass storage)" },
 };
 
 const size_t cmdline_key_count = ARRAY_SIZE(cmdline_keys);
