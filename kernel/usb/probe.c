@@ -37,21 +37,6 @@ struct __attribute__((packed)) usb_device_descriptor {
 };
 _Static_assert(sizeof(struct usb_device_descriptor) == 18, "device descriptor");
 
-struct __attribute__((packed)) usb_cbw {
-	uint32_t dCBWSignature, dCBWTag, dCBWDataTransferLength;
-	uint8_t bmCBWFlags, bCBWLUN, bCBWCBLength, CBWCB[16];
-};
-_Static_assert(sizeof(struct usb_cbw) == 31, "CBW");
-
-struct __attribute__((packed)) usb_csw {
-	uint32_t dCSWSignature, dCSWTag, dCSWDataResidue;
-	uint8_t bCSWStatus;
-};
-_Static_assert(sizeof(struct usb_csw) == 13, "CSW");
-
-#define CBW_SIGNATURE 0x43425355u
-#define CSW_SIGNATURE 0x53425355u
-
 struct probe {
 	struct usb_hci *hc;
 	char where[16];       /* the controller's PCI location        */
@@ -104,13 +89,14 @@ static bool find_bot(const uint8_t *c, uint32_t len, struct usb_endpoint *in, st
 	return in->address && out->address;
 }
 
-static void inquiry(struct probe *p, struct usb_device *d, const char *path)
+/* A Bulk-Only mass-storage function: configure it and hand it to
+ * probe_storage.c. */
+static void probe_storage(struct probe *p, struct usb_device *d, const char *path)
 {
-	uint8_t *cfg = p->buf + 1024, *data = p->buf + 2048;
-	struct usb_cbw *cbw = (struct usb_cbw *)(p->buf + 3072);
-	struct usb_csw *csw = (struct usb_csw *)(p->buf + 3584);
+	uint8_t *cfg = p->buf + 1024;
 	struct usb_endpoint eps[2];
-	uint32_t got = 0, sent = 0, len;
+	char label[40];
+	uint32_t got = 0, len;
 	int rc;
 
 	if ((rc = control(d, 0x80, 6, 0x0200, 0, cfg, 9, &got)) || got < 9)
@@ -122,33 +108,8 @@ static void inquiry(struct probe *p, struct usb_device *d, const char *path)
 		return; /* not Bulk-Only mass storage */
 	if ((rc = control(d, 0x00, 9, cfg[5], 0, NULL, 0, NULL)) || (rc = hci_configure(d, eps, 2)))
 		goto fail;
-
-	memset(cbw, 0, sizeof(*cbw));
-	cbw->dCBWSignature = CBW_SIGNATURE;
-	cbw->dCBWTag = 0x6b70726f; /* "orpk" */
-	cbw->dCBWDataTransferLength = 36;
-	cbw->bmCBWFlags = 0x80;
-	cbw->bCBWCBLength = 6;
-	cbw->CBWCB[0] = 0x12; /* INQUIRY, allocation length 36 */
-	cbw->CBWCB[4] = 36;
-	memset(data, 0, 64);
-	if ((rc = hci_bulk(d, eps[1].address, cbw, sizeof(*cbw), &sent, 2000)) ||
-	    (rc = hci_bulk(d, eps[0].address, data, 36, &got, 2000)) ||
-	    (rc = hci_bulk(d, eps[0].address, csw, sizeof(*csw), &len, 2000)))
-		goto fail;
-	if (len != sizeof(*csw) || csw->dCSWSignature != CSW_SIGNATURE || csw->dCSWTag != cbw->dCBWTag) {
-		kprintf("usb.probe: %s port %s: INQUIRY: bad CSW (%u bytes, signature 0x%08x, tag 0x%08x)\n", p->where,
-			path, len, csw->dCSWSignature, csw->dCSWTag);
-		return;
-	}
-	char vendor[9], product[17], rev[5];
-	memcpy(vendor, data + 8, 8);
-	memcpy(product, data + 16, 16);
-	memcpy(rev, data + 32, 4);
-	vendor[8] = product[16] = rev[4] = 0;
-	kprintf("usb.probe: %s port %s: mass storage (bulk OUT 0x%02x, IN 0x%02x, %u bytes): INQUIRY \"%s\" \"%s\" "
-		"\"%s\", %u bytes, CSW status %u residue %u\n", p->where, path, eps[1].address, eps[0].address,
-		eps[0].max_packet, vendor, product, rev, got, csw->bCSWStatus, csw->dCSWDataResidue);
+	ksnprintf(label, sizeof(label), "%s port %s", p->where, path);
+	usb_probe_storage(d, eps[0].address, eps[1].address, eps[0].max_packet, p->buf + 2048, label);
 	return;
 fail:
 	kprintf("usb.probe: %s port %s: mass storage check failed: %s\n", p->where, path, usb_status_name(rc));
@@ -273,7 +234,7 @@ static void probe_device(struct probe *p, struct usb_device *d)
 	if (dd->bDeviceClass == 9)
 		probe_hub(p, d, path);
 	else if (dd->bDeviceClass == 0)
-		inquiry(p, d, path);
+		probe_storage(p, d, path);
 }
 
 static void probe_controller(struct probe *p, const struct pci_func *f)

@@ -494,13 +494,14 @@ def check_uefi_bad_value(ctx):
 
 # usb.probe=on: the xHCI driver (kernel/usb/xhci_*.c) takes the controller,
 # resets every root port and hub port, reads each device descriptor and,
-# for the stick, runs INQUIRY over Bulk-Only (bulk OUT then IN).  Under
-# direct boot the stick is a QEMU null block device (reads zeroes); under
+# for the stick, runs INQUIRY, READ CAPACITY and 1 MiB READs over
+# Bulk-Only (bulk OUT then IN), checked against LBA 1 read alone.  Under
+# direct boot the stick is the kprof image attached read-only; under
 # BOOT=usb it is the image OVMF booted from, whose controller EDK2 halted
 # and reset at ExitBootServices.
 def usb_stick_args(hc, hub=False):
     args = ["-device", "%s,id=xhci" % hc,
-            "-blockdev", "driver=null-co,node-name=stick,size=67108864,read-zeroes=on"]
+            "-drive", "if=none,id=stick,format=raw,readonly=on,file={image}"]
     if hub:
         return args + ["-device", "usb-hub,bus=xhci.0,port=1",
                        "-device", "usb-storage,bus=xhci.0,port=1.1,drive=stick"]
@@ -526,6 +527,11 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, loader=None)
         ctx.expect(r"^usb\.probe: \S+ port %s: mass storage \(bulk OUT 0x02, IN 0x81, (64|512|1024) bytes\): "
                    r"INQUIRY \"QEMU    \" \"QEMU HARDDISK   \" \"[^\"]{4}\", 36 bytes, CSW status 0 residue 0$"
                    % re.escape(path), "INQUIRY over bulk OUT and IN")
+        ctx.expect(r"^usb\.probe: \S+ port %s: READ CAPACITY \(10\): \d+ blocks of 512 bytes \(\d+ MiB\)$"
+                   % re.escape(path), "READ CAPACITY")
+        ctx.expect(r"^usb\.probe: \S+ port %s: READ \(10\) 16 x 1024 KiB, buffer 64 KiB boundary \+ 512: 16384 KiB "
+                   r"in \d+ ms \([\d.]+ MB/s\); LBA 1 read alone matches; GPT header \"EFI PART\" at LBA 1$"
+                   % re.escape(path), "1 MiB reads in chained TRBs that lap the ring, and the GPT header")
         ctx.expect(r"^usb\.probe: 1 xHCI controller, %d devices?$" % devices, "the probe summary")
         ctx.reject(r"^xhci: .*(no completion|did not|not ready|not enabled|not usable|failed|kept the controller)",
                    "an xHCI timeout or failure")

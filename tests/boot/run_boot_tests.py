@@ -66,7 +66,8 @@ class Context:
 def run_test(t, opts):
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
-        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, qemu_args=t.qemu_args)
+        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout,
+        qemu_args=[a.replace("{image}", opts.image) for a in t.qemu_args])
     said = []
 
     def say(m):
