@@ -208,6 +208,24 @@ static void probe_hub(struct probe *p, struct usb_device *hub, const char *path)
 	}
 }
 
+/* ep0 after a STALL: ask for a descriptor type no device has (0x42);
+ * hci_control() must come back with USB_STALL and ep0 working again
+ * (Reset Endpoint, Set TR Dequeue Pointer), which GET_STATUS shows. */
+static void stall_check(struct probe *p, struct usb_device *d, const char *path)
+{
+	uint32_t got = 0;
+	int rc = control(d, 0x80, 6, 0x4200, 0, p->buf + 256, 8, &got);
+
+	if (rc != USB_STALL) {
+		kprintf("usb.probe: %s port %s: GET_DESCRIPTOR type 0x42: %s, not a stall\n", p->where, path,
+			usb_status_name(rc));
+		return;
+	}
+	rc = control(d, 0x80, 0, 0, 0, p->buf + 256, 2, &got);
+	kprintf("usb.probe: %s port %s: ep0 stalled on GET_DESCRIPTOR type 0x42; after recovery GET_STATUS: %s, %u bytes\n",
+		p->where, path, usb_status_name(rc), got);
+}
+
 static void probe_device(struct probe *p, struct usb_device *d)
 {
 	struct usb_device_descriptor *dd = (struct usb_device_descriptor *)p->buf;
@@ -231,6 +249,7 @@ static void probe_device(struct probe *p, struct usb_device *d)
 	kprintf("usb.probe: %s port %s: %s device %04x:%04x class %02x/%02x/%02x, USB %x.%02x, ep0 %u bytes, slot %u\n",
 		p->where, path, speed_name(d->speed), dd->idVendor, dd->idProduct, dd->bDeviceClass,
 		dd->bDeviceSubClass, dd->bDeviceProtocol, dd->bcdUSB >> 8, dd->bcdUSB & 0xFF, d->ep0_mps, d->slot);
+	stall_check(p, d, path);
 	if (dd->bDeviceClass == 9)
 		probe_hub(p, d, path);
 	else if (dd->bDeviceClass == 0)

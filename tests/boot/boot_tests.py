@@ -524,6 +524,8 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, loader=None)
             ctx.expect(r"^usb\.probe: \S+ port %s: hub with 8 ports$" % hub_port, "the hub's ports")
         ctx.expect(r"^usb\.probe: \S+ port %s: %s device 46f4:0001 class 00/00/00, USB [23]\.00, ep0 (8|64|512) bytes"
                    % (re.escape(path), speed), "the stick's device descriptor")
+        ctx.expect(r"^usb\.probe: \S+ port %s: ep0 stalled on GET_DESCRIPTOR type 0x42; after recovery GET_STATUS: "
+                   r"ok, 2 bytes$" % re.escape(path), "ep0 stall recovery")
         ctx.expect(r"^usb\.probe: \S+ port %s: mass storage \(bulk OUT 0x02, IN 0x81, (64|512|1024) bytes\): "
                    r"INQUIRY \"QEMU    \" \"QEMU HARDDISK   \" \"[^\"]{4}\", 36 bytes, CSW status 0 residue 0$"
                    % re.escape(path), "INQUIRY over bulk OUT and IN")
