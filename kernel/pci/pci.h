@@ -54,8 +54,9 @@ enum pci_access {
 
 /* Choose the access method: the MCFG windows in mcfg (may be NULL or
  * empty), else the legacy mechanism if the architecture finds one.
- * pci_init() asks the architecture for the MCFG; pci_config_init() is the
- * same with the windows given (unit tests). */
+ * pci_init() asks the architecture for the MCFG, once (later calls return
+ * the method chosen); pci_config_init() chooses again with the windows
+ * given (unit tests). */
 enum pci_access pci_init(void);
 enum pci_access pci_config_init(const struct acpi_mcfg_info *mcfg);
 enum pci_access pci_access_method(void);

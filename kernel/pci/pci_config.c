@@ -45,6 +45,9 @@ enum pci_access pci_init(void)
 {
 	struct acpi_mcfg_info mcfg;
 
+	if (pcfg.method != PCI_ACCESS_NONE)
+		return pcfg.method; /* chosen already: keep the windows mapped */
+
 	if (!arch_pci_mcfg(&mcfg))
 		mcfg.count = 0;
 	return pci_config_init(&mcfg);

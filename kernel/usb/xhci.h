@@ -34,7 +34,7 @@
 #define XHCI_HANDOFF_MS  1000 /* firmware lets go of the controller   */
 #define XHCI_HALT_MS     100  /* USBSTS.HCH after R/S = 0 (spec: 16)  */
 #define XHCI_RESET_MS    1000 /* HCRST and CNR clear                  */
-#define XHCI_CONNECT_MS  500  /* a device shows up after start        */
+#define XHCI_CONNECT_MS  1000 /* a device shows up after start        */
 #define XHCI_PORT_RESET_MS 500
 #define XHCI_COMMAND_MS  1000
 #define XHCI_CONTROL_MS  2000

@@ -196,6 +196,9 @@ int hci_configure(struct usb_device *dev, const struct usb_endpoint *eps, unsign
 		if (xhci_ctx_endpoint(xhci_in_ctx(s->in_ctx, hc->csz, dci + 1), &eps[i], dev->speed,
 				      xhci_ring_enqueue_ptr(s->ring[dci])))
 			return USB_BADARG;
+		/* An endpoint enabled already is dropped and added again. */
+		if (xhci_ep_state(hc, s, dci) != 0)
+			xhci_in_ctx(s->in_ctx, hc->csz, 0)[INPUT_DROP] |= 1u << dci;
 		add |= 1u << dci;
 		last = MAX(last, dci);
 	}

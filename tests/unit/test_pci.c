@@ -310,8 +310,12 @@ static void test_walk_ecam(void **state)
 
 static void test_no_access(void **state)
 {
+	pci_config_init(NULL);
+	assert_int_equal(pci_access_method(), PCI_ACCESS_LEGACY);
+	assert_int_equal(pci_init(), PCI_ACCESS_LEGACY); /* chosen once: kept */
 	legacy_on = false;
-	assert_int_equal(pci_init(), PCI_ACCESS_NONE);
+	assert_int_equal(pci_config_init(NULL), PCI_ACCESS_NONE);
+	assert_int_equal(pci_init(), PCI_ACCESS_NONE); /* nothing chosen: asks again, finds nothing */
 	assert_int_equal(pci_enumerate(NULL, NULL), 0);
 	assert_false(pci_present((struct pci_addr){ 0, 0, 0, 0 }));
 }
