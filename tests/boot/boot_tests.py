@@ -508,7 +508,7 @@ def usb_stick_args(hc, hub=False):
     return args + ["-device", "usb-storage,bus=xhci.0,drive=stick"]
 
 
-def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, loader=None):
+def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
     def check(ctx):
         ctx.expect_status(SUCCESS)
         ctx.expect(r"^usb\.probe: PCI configuration space through %s" % re.escape(access), "the PCI access method")
@@ -516,9 +516,11 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, loader=None)
                    r"\d+ slots, 8 ports, (32|64)-byte contexts" % ids, "the controller line")
         ctx.expect(r"^xhci: ports 1-4 speak USB 3\.00$", "the USB 3 ports (Supported Protocol capability)")
         ctx.expect(r"^xhci: ports 5-8 speak USB 2\.00$", "the USB 2 ports (Supported Protocol capability)")
-        devices = 1
+        devices = 1 + len(more)
+        for pattern, what in more:
+            ctx.expect(pattern, what)
         if hub_port:
-            devices = 2
+            devices += 1
             ctx.expect(r"^usb\.probe: \S+ port %s: full-speed device 0409:55aa class 09/00/00" % hub_port,
                        "the hub on a USB 2 root port")
             ctx.expect(r"^usb\.probe: \S+ port %s: hub with 8 ports$" % hub_port, "the hub's ports")
@@ -546,9 +548,14 @@ TESTS = [
     BootTest("usb-probe-qemu-xhci", "usb.probe=on, direct boot: qemu-xhci, stick on a root port (SuperSpeed), "
              "INQUIRY over bulk", check_usb_probe("1b36:000d", "1", "SuperSpeed"),
              cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("qemu-xhci")),
-    BootTest("usb-probe-nec-hub", "usb.probe=on, direct boot: nec-usb-xhci, stick behind usb-hub (full speed)",
-             check_usb_probe("1033:0194", "5.1", "full-speed", hub_port="5"),
-             cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci", hub=True)),
+    BootTest("usb-probe-nec-hub", "usb.probe=on, direct boot: nec-usb-xhci, stick behind usb-hub (full speed), "
+             "and a full-speed device whose ep0 takes 64 bytes (Evaluate Context)",
+             check_usb_probe("1033:0194", "5.1", "full-speed", hub_port="5", more=[
+                 (r"^usb\.probe: \S+ port 6: full-speed device 46f4:0002 class 00/00/00, USB 1\.00, ep0 64 bytes",
+                  "usb-audio on root port 6 with its ep0 at 64 bytes")]),
+             cmdline="scenario=boot usb.probe=on",
+             qemu_args=usb_stick_args("nec-usb-xhci", hub=True) + [
+                 "-audiodev", "none,id=a0", "-device", "usb-audio,bus=xhci.0,port=2,audiodev=a0"]),
     BootTest("usb-probe-pc-legacy", "usb.probe=on on the pc machine (no MCFG): legacy PCI ports, nec-usb-xhci",
              check_usb_probe("1033:0194", "1", "SuperSpeed", access="legacy configuration ports"), machine="pc",
              cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci")),
