@@ -4,8 +4,9 @@
  * TD, split at 64 KiB boundaries, Interrupt on Short Packet on each, IOC
  * on the last), each waited for on the event ring.
  *
- * A TD is matched to its Transfer Events by slot, endpoint (DCI) and TRB
- * address inside the TD.  It ends with the event for its last TRB, or an
+ * A control transfer is three TDs (Setup, Data, Status Stage: only the
+ * Data Stage's TRBs are chained), waited for as one.  A TD is matched to
+ * its Transfer Events by slot, endpoint (DCI) and TRB address inside it.  It ends with the event for its last TRB, or an
  * event with an error, or (bulk) a Short Packet event: the controller
  * then skips to the TD's end, and a late event for the last TRB, if the
  * controller sends one, lies outside the next TD and is dropped.  Only
@@ -68,10 +69,13 @@ static bool buffer_ok(struct usb_hci *hc, uint64_t phys, uint32_t len)
 	return phys + len <= hc->dma_limit && phys + len >= phys;
 }
 
-/* Push the data pieces as Normal TRBs (the first as type first_type),
- * all chained to what follows unless last_of_td; returns the last TRB. */
+/* Push the data pieces as one TD: Normal TRBs (the first with
+ * first_ctl's type and flags), each chained to the next, the last with
+ * last_ctl instead of the chain bit (IOC for a bulk TD; nothing for a
+ * control Data Stage, which ends there so that a short packet skips to
+ * its end and not past the Status Stage); returns the last TRB. */
 static uint64_t push_pieces(struct xhci_ring *r, const struct xhci_td_piece *p, unsigned n, uint32_t first_ctl,
-			    bool last_of_td)
+			    uint32_t last_ctl)
 {
 	uint64_t at = 0;
 
@@ -79,7 +83,7 @@ static uint64_t push_pieces(struct xhci_ring *r, const struct xhci_td_piece *p, 
 		bool last = i == n - 1;
 		uint32_t ctl = (i == 0 ? first_ctl : TRB_TYPE(TRB_NORMAL)) | TRB_ISP;
 
-		ctl |= (last && last_of_td) ? TRB_IOC : TRB_CH;
+		ctl |= last ? last_ctl : TRB_CH;
 		at = xhci_ring_push(r, p[i].phys, TRB_LEN(p[i].len) | TRB_TD_SIZE(p[i].td_size), ctl);
 	}
 	return at;
@@ -109,7 +113,7 @@ int hci_control(struct usb_device *dev, const struct usb_setup *setup, void *dat
 	xhci_ring_td_begin(r);
 	xhci_ring_push(r, param, TRB_LEN(8), TRB_TYPE(TRB_SETUP) | TRB_IDT | TRB_TRT(len ? (in ? 3 : 2) : 0));
 	if (len)
-		push_pieces(r, hc->td, n, TRB_TYPE(TRB_DATA) | (in ? TRB_DIR_IN : 0), false);
+		push_pieces(r, hc->td, n, TRB_TYPE(TRB_DATA) | (in ? TRB_DIR_IN : 0), 0);
 	/* The status stage goes the other way (IN when there is no data). */
 	status_trb = xhci_ring_push(r, 0, 0, TRB_TYPE(TRB_STATUS) | TRB_IOC | ((len && in) ? 0 : TRB_DIR_IN));
 	td_close(&m, status_trb);
@@ -168,7 +172,7 @@ static int bulk_td(struct usb_device *dev, unsigned dci, uint64_t phys, uint32_t
 		return USB_BADARG;
 	td_open(&m, dev, dci, r);
 	xhci_ring_td_begin(r);
-	td_close(&m, push_pieces(r, hc->td, n, TRB_TYPE(TRB_NORMAL), true));
+	td_close(&m, push_pieces(r, hc->td, n, TRB_TYPE(TRB_NORMAL), TRB_IOC));
 	xhci_ring_td_commit(r);
 	xhci_ring_doorbell(hc, dev->slot, dci);
 
