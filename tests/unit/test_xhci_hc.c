@@ -27,7 +27,7 @@ static struct usb_hci hc;
 
 static int setup(void **state)
 {
-	model_reset(&hc);
+	model_reset(&hc, 32);
 	shadow_console[0] = 0;
 	return 0;
 }

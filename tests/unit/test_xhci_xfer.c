@@ -8,7 +8,8 @@
  * of the ring, a TD boundary for transfers over 253 x 64 KiB, short
  * packets with and without the controller's late second event, stall and
  * hci_clear_halt, a device that never answers and the recovery after).
- * Data moved through the model is checked byte for byte.
+ * Data moved through the model is checked byte for byte.  Every test runs
+ * with 32- and 64-byte contexts (the second under the name ..._64).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,9 +81,10 @@ static int device(unsigned slot, unsigned dci, bool in, uint8_t *buf, uint32_t l
 	return (int)n;
 }
 
+/* *state: the context size to model (32 or 64 bytes). */
 static int setup(void **state)
 {
-	model_reset(&hc);
+	model_reset(&hc, *(const unsigned *)*state);
 	model.device = device;
 	memset(&d, 0, sizeof(d));
 	d.in_left = ~0ull;
@@ -409,21 +411,47 @@ static void test_configure_again(void **state)
 	free(buf);
 }
 
+static const unsigned csz32 = 32, csz64 = 64;
+
+#define BOTH(f)                                                                                      \
+	cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, (void *)&csz32),                \
+	cmocka_unit_test_prestate_setup_teardown(f##_64, setup, teardown, (void *)&csz64)
+
+/* The same tests with 64-byte contexts (HCCPARAMS1.CSZ), under their own
+ * names. */
+#define CSZ64(f)                                                                                     \
+	static void f##_64(void **state)                                                             \
+	{                                                                                            \
+		f(state);                                                                            \
+	}
+CSZ64(test_address_superspeed)
+CSZ64(test_address_full_speed_ep0)
+CSZ64(test_hub_fields)
+CSZ64(test_control)
+CSZ64(test_control_stall)
+CSZ64(test_bulk_long_laps)
+CSZ64(test_bulk_short)
+CSZ64(test_bulk_short_late_event)
+CSZ64(test_bulk_over_one_td)
+CSZ64(test_bulk_stall_and_clear)
+CSZ64(test_bulk_timeout)
+CSZ64(test_configure_again)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_address_superspeed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_address_full_speed_ep0, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hub_fields, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_control, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_control_stall, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_long_laps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_short, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_short_late_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_over_one_td, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_stall_and_clear, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_configure_again, setup, teardown),
+		BOTH(test_address_superspeed),
+		BOTH(test_address_full_speed_ep0),
+		BOTH(test_hub_fields),
+		BOTH(test_control),
+		BOTH(test_control_stall),
+		BOTH(test_bulk_long_laps),
+		BOTH(test_bulk_short),
+		BOTH(test_bulk_short_late_event),
+		BOTH(test_bulk_over_one_td),
+		BOTH(test_bulk_stall_and_clear),
+		BOTH(test_bulk_timeout),
+		BOTH(test_configure_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

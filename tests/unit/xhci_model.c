@@ -89,7 +89,7 @@ static void post_event(uint64_t param, uint32_t cc, uint32_t residual, uint32_t 
 uint32_t *model_out_ctx(struct usb_hci *hc, unsigned slot, unsigned dci)
 {
 	uint64_t *dcbaa = (uint64_t *)(uintptr_t)reg64(MODEL_OP + XHCI_DCBAAP);
-	return (uint32_t *)(uintptr_t)(dcbaa[slot] + 32u * dci);
+	return (uint32_t *)(uintptr_t)(dcbaa[slot] + (uint64_t)model.csz * dci);
 }
 
 /* ------------------------------------------------------------- commands */
@@ -116,6 +116,7 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 {
 	unsigned type = TRB_GET_TYPE(t->control), slot = TRB_GET_SLOT(t->control), dci = TRB_GET_EP(t->control);
 	uint32_t *in = (uint32_t *)(uintptr_t)t->param, *out;
+	unsigned w = model.csz / 4; /* dwords per context */
 
 	model.cmd_count[type]++;
 	*slot_out = slot;
@@ -129,28 +130,28 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 		out = model_out_ctx(NULL, slot, 0);
 		if ((in[INPUT_ADD] & 3) != 3)
 			return CC_PARAMETER;
-		memcpy(out, in + 8, 4 * sizeof(uint32_t));
+		memcpy(out, in + w, 4 * sizeof(uint32_t));
 		out[3] = slot | 2u << 27; /* addressed */
-		load_ep(slot, 1, out + 8, in + 16);
+		load_ep(slot, 1, out + w, in + 2 * w);
 		return CC_SUCCESS;
 	case TRB_EVALUATE_CONTEXT:
 		if (in[INPUT_ADD] & 2) {
 			out = model_out_ctx(NULL, slot, 1);
-			out[1] = (out[1] & 0xFFFF) | (in[16 + 1] & 0xFFFF0000u);
+			out[1] = (out[1] & 0xFFFF) | (in[2 * w + 1] & 0xFFFF0000u);
 		}
 		return CC_SUCCESS;
 	case TRB_CONFIGURE_ENDPOINT:
 		if ((in[INPUT_ADD] & 3) != 1)
 			return CC_TRB; /* A0 set, A1 clear: as QEMU checks */
 		out = model_out_ctx(NULL, slot, 0);
-		memcpy(out, in + 8, 3 * sizeof(uint32_t));
+		memcpy(out, in + w, 3 * sizeof(uint32_t));
 		for (unsigned i = 2; i < 32; i++) {
 			if (in[INPUT_DROP] & (1u << i))
 				set_ep_state(model_out_ctx(NULL, slot, i), 0);
 			if (in[INPUT_ADD] & (1u << i)) {
 				if (ep_state(model_out_ctx(NULL, slot, i)) && !(in[INPUT_DROP] & (1u << i)))
 					return CC_CONTEXT_STATE; /* added twice without a drop */
-				load_ep(slot, i, model_out_ctx(NULL, slot, i), in + 8 * (i + 1));
+				load_ep(slot, i, model_out_ctx(NULL, slot, i), in + w * (i + 1));
 			}
 		}
 		return CC_SUCCESS;
@@ -421,11 +422,12 @@ void xhci_delay_us(uint64_t us)
 
 /* ---------------------------------------------------------------- setup */
 
-void model_reset(struct usb_hci *hc)
+void model_reset(struct usb_hci *hc, unsigned csz)
 {
 	memset(model_bar, 0, sizeof(model_bar));
 	memset(&model, 0, sizeof(model));
 	memset(hc, 0, sizeof(*hc));
+	model.csz = csz;
 	model.bios_release_after = 50;
 	model.halt_after = 20;
 	model.reset_after = 30;
@@ -437,7 +439,7 @@ void model_reset(struct usb_hci *hc)
 	*model_reg(XHCI_CAPLENGTH) = MODEL_OP | 0x0100u << 16;
 	*model_reg(XHCI_HCSPARAMS1) = MODEL_SLOTS | 1u << 8 | (uint32_t)MODEL_PORTS << 24;
 	*model_reg(XHCI_HCSPARAMS2) = (1u << 21) | (1u << 27); /* 33 scratchpad buffers */
-	*model_reg(XHCI_HCCPARAMS1) = HCCPARAMS1_AC64 | (MODEL_XECP / 4u) << 16;
+	*model_reg(XHCI_HCCPARAMS1) = HCCPARAMS1_AC64 | (csz == 64 ? HCCPARAMS1_CSZ : 0) | (MODEL_XECP / 4u) << 16;
 	*model_reg(XHCI_DBOFF) = MODEL_DB;
 	*model_reg(XHCI_RTSOFF) = MODEL_RT;
 	/* Legacy support (firmware owns it, SMIs on), then two protocols. */
@@ -457,7 +459,7 @@ void model_reset(struct usb_hci *hc)
 	hc->hcsparams1 = *model_reg(XHCI_HCSPARAMS1);
 	hc->hcsparams2 = *model_reg(XHCI_HCSPARAMS2);
 	hc->hccparams1 = *model_reg(XHCI_HCCPARAMS1);
-	hc->csz = 32;
+	hc->csz = csz;
 	hc->max_slots = MODEL_SLOTS;
 	hc->max_ports = MODEL_PORTS;
 	hc->dma_limit = ~0ull;

@@ -49,6 +49,7 @@ struct model_ep {
 
 struct xhci_model {
 	uint64_t now_us;
+	unsigned csz;                /* context size, bytes                */
 	unsigned bios_release_after; /* reads of USBLEGSUP after OS Owned  */
 	unsigned halt_after;         /* USBSTS reads until HCH after R/S=0 */
 	unsigned reset_after;        /* USBCMD reads until HCRST clears    */
@@ -76,9 +77,9 @@ extern struct xhci_model model;
 extern uint8_t model_bar[0x4000];
 
 /* A controller left running by the firmware that holds it: 8 slots, 4
- * ports, 33 scratchpads, AC64, 32-byte contexts; hc is filled as
- * map_registers() in xhci_open.c would. */
-void model_reset(struct usb_hci *hc);
+ * ports, 33 scratchpads, AC64, csz-byte contexts (32 or 64: CSZ); hc is
+ * filled as map_registers() in xhci_open.c would. */
+void model_reset(struct usb_hci *hc, unsigned csz);
 uint32_t *model_reg(unsigned off);
 /* Halt, reset and start the controller through the driver. */
 void model_bring_up(struct usb_hci *hc);
