@@ -60,6 +60,8 @@ struct xhci_td_piece {
 /* Per device (usb_device.hcpriv). */
 struct xhci_slot {
 	struct usb_device *dev;
+	uint8_t root_port;          /* where the device is (dev's, kept)  */
+	uint32_t route;
 	void *in_ctx;               /* input context page                 */
 	uint64_t in_phys;
 	void *out_ctx;              /* output (device) context page       */

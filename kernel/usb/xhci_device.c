@@ -70,6 +70,28 @@ static void slot_disable(struct usb_hci *hc, struct usb_device *dev)
 	dev->hcpriv = NULL;
 }
 
+/* A device added again where a slot already has one (a port reset after
+ * usb.probe, or a retry of the USB layer) is the same place on the bus:
+ * the old slot is stale, and a controller may refuse to address a second
+ * slot on the same port (QEMU does).  Disable it; the usb_device that
+ * held it must not be used again. */
+static void replace_stale_slot(struct usb_hci *hc, const struct usb_device *dev)
+{
+	for (unsigned i = 1; i <= hc->max_slots; i++) {
+		struct xhci_slot *old = hc->slot[i];
+		uint32_t cc;
+
+		if (!old || old->root_port != dev->root_port || old->route != dev->route)
+			continue;
+		kprintf("xhci: root port %u route 0x%x: device added again, slot %u disabled\n", dev->root_port,
+			dev->route, i);
+		xhci_command(hc, 0, TRB_TYPE(TRB_DISABLE_SLOT) | TRB_SLOT(i), &cc, 0);
+		hc->dcbaa[i] = 0;
+		hc->slot[i] = NULL;
+		slot_free(hc, old);
+	}
+}
+
 /* Full speed: ep0's max packet size is in byte 7 of the device
  * descriptor (8, 16, 32 or 64); tell the controller if it is not 8. */
 static int learn_ep0_mps(struct usb_hci *hc, struct usb_device *dev, struct xhci_slot *s)
@@ -114,6 +136,7 @@ int hci_device_add(struct usb_hci *hc, struct usb_device *dev)
 	if (dev->speed < USB_SPEED_FULL || dev->speed > USB_SPEED_SUPER || !dev->root_port ||
 	    dev->root_port > hc->max_ports)
 		return USB_BADARG;
+	replace_stale_slot(hc, dev);
 	rc = xhci_command(hc, 0, TRB_TYPE(TRB_ENABLE_SLOT), &cc, &slot_id);
 	if (rc)
 		return rc;
@@ -133,6 +156,8 @@ int hci_device_add(struct usb_hci *hc, struct usb_device *dev)
 		return USB_NOMEM;
 	}
 	s->dev = dev;
+	s->root_port = dev->root_port;
+	s->route = dev->route;
 	hc->slot[slot_id] = s;
 	hc->dcbaa[slot_id] = s->out_phys;
 	dev->ep0_mps = default_mps(dev->speed);

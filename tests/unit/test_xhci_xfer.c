@@ -158,11 +158,28 @@ static void test_address_full_speed_ep0(void **state)
 	assert_int_equal(model.cmd_count[TRB_EVALUATE_CONTEXT], 1);
 
 	d.desc[7] = 7; /* not a size ep0 can have: refused, slot given back */
-	struct usb_device bad = { .speed = USB_SPEED_FULL, .root_port = 4 };
+	struct usb_device bad = { .speed = USB_SPEED_FULL, .root_port = 2 };
 	assert_int_equal(hci_device_add(&hc, &bad), USB_ERROR);
 	assert_int_equal(bad.slot, 0);
 	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 1);
 	assert_non_null(strstr(shadow_console, "ep0 max packet size 7"));
+}
+
+static void test_added_again(void **state)
+{
+	struct usb_device *first = add(USB_SPEED_SUPER, 1);
+	uint8_t was = first->slot;
+
+	/* The same place again (after a port reset): the old slot goes. */
+	struct usb_device *again = add(USB_SPEED_SUPER, 1);
+	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 1);
+	assert_int_equal(again->slot, was); /* the controller gave the freed slot out again */
+	assert_ptr_equal(hc.slot[was]->dev, again);
+	assert_int_equal(SLOT_GET_STATE(model_out_ctx(&hc, again->slot, 0)[3]), 2);
+	assert_non_null(strstr(shadow_console, "root port 1 route 0x0: device added again, slot 1 disabled"));
+	/* Elsewhere: both stay. */
+	add(USB_SPEED_HIGH, 3);
+	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 1);
 }
 
 static void test_hub_fields(void **state)
@@ -426,6 +443,7 @@ static const unsigned csz32 = 32, csz64 = 64;
 	}
 CSZ64(test_address_superspeed)
 CSZ64(test_address_full_speed_ep0)
+CSZ64(test_added_again)
 CSZ64(test_hub_fields)
 CSZ64(test_control)
 CSZ64(test_control_stall)
@@ -442,6 +460,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_address_superspeed),
 		BOTH(test_address_full_speed_ep0),
+		BOTH(test_added_again),
 		BOTH(test_hub_fields),
 		BOTH(test_control),
 		BOTH(test_control_stall),

@@ -122,14 +122,24 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 	*slot_out = slot;
 	switch (type) {
 	case TRB_ENABLE_SLOT:
-		if (model.next_slot == MODEL_SLOTS)
-			return CC_NO_SLOTS;
-		*slot_out = ++model.next_slot;
-		return CC_SUCCESS;
+		for (unsigned i = 1; i <= MODEL_SLOTS; i++) {
+			if (!model.enabled[i]) {
+				model.enabled[i] = true;
+				*slot_out = i;
+				return CC_SUCCESS;
+			}
+		}
+		return CC_NO_SLOTS;
 	case TRB_ADDRESS_DEVICE:
 		out = model_out_ctx(NULL, slot, 0);
 		if ((in[INPUT_ADD] & 3) != 3)
 			return CC_PARAMETER;
+		/* As QEMU: one slot per place on the bus (root port, route). */
+		uint32_t place = 1u << 28 | ((in[w + 1] >> 16) & 0xFF) << 20 | (in[w] & 0xFFFFF);
+		for (unsigned i = 1; i <= MODEL_SLOTS; i++)
+			if (i != slot && model.addressed[i] == place)
+				return CC_TRB;
+		model.addressed[slot] = place;
 		memcpy(out, in + w, 4 * sizeof(uint32_t));
 		out[3] = slot | 2u << 27; /* addressed */
 		load_ep(slot, 1, out + w, in + 2 * w);
@@ -176,6 +186,11 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 		model.ep[slot][dci].ccs = t->param & 1;
 		return CC_SUCCESS;
 	case TRB_DISABLE_SLOT:
+		if (!model.enabled[slot])
+			return CC_SLOT_NOT_ENABLED;
+		model.enabled[slot] = false;
+		model.addressed[slot] = 0;
+		return CC_SUCCESS;
 	case TRB_NOOP_CMD:
 		return CC_SUCCESS;
 	default:

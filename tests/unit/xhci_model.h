@@ -66,11 +66,13 @@ struct xhci_model {
 	unsigned tds, trbs;          /* transfer TDs and TRBs run          */
 	unsigned boundary_crossings; /* data TRBs crossing 64 KiB          */
 	struct model_ep ep[MODEL_SLOTS + 1][32];
+	bool enabled[MODEL_SLOTS + 1];       /* slots given out            */
+	uint32_t addressed[MODEL_SLOTS + 1]; /* root port and route of each */
 	/* internal */
 	unsigned legsup_reads, sts_reads, cmd_reads, port_reads[MODEL_PORTS + 1];
 	bool halting, resetting, cnr, port_resetting[MODEL_PORTS + 1];
 	uint64_t cmd_deq;
-	uint32_t cmd_ccs, ev_idx, ev_pcs, next_slot;
+	uint32_t cmd_ccs, ev_idx, ev_pcs;
 };
 
 extern struct xhci_model model;
