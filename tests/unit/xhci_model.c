@@ -1,7 +1,9 @@
 /*
  * xhci_model.c - the xHCI controller model behind the driver's unit
- * tests (xhci_model.h says what it plays).  It replaces
- * kernel/usb/xhci_hw.c and the page allocator and heap for the driver.
+ * tests (xhci_model.h says what it plays): memory for the driver (it
+ * replaces the page allocator and heap), registers and their side effects
+ * (it replaces kernel/usb/xhci_hw.c), events.  Commands and transfer rings
+ * are run in xhci_model_slots.c.
  */
 #include "xhci_model.h"
 
@@ -67,14 +69,14 @@ uint32_t *model_reg(unsigned off)
 	return (uint32_t *)(model_bar + off);
 }
 
-static uint64_t reg64(unsigned off)
+uint64_t model_reg64(unsigned off)
 {
 	return *model_reg(off) | (uint64_t)*model_reg(off + 4) << 32;
 }
 
-static void post_event(uint64_t param, uint32_t cc, uint32_t residual, uint32_t type, uint32_t slot, uint32_t ep)
+void model_post_event(uint64_t param, uint32_t cc, uint32_t residual, uint32_t type, uint32_t slot, uint32_t ep)
 {
-	struct xhci_erst_entry *erst = (void *)(uintptr_t)reg64(MODEL_RT + XHCI_IR0 + XHCI_ERSTBA);
+	struct xhci_erst_entry *erst = (void *)(uintptr_t)model_reg64(MODEL_RT + XHCI_IR0 + XHCI_ERSTBA);
 	struct xhci_trb *t = (struct xhci_trb *)(uintptr_t)erst->base + model.ev_idx;
 
 	t->param = param;
@@ -88,224 +90,8 @@ static void post_event(uint64_t param, uint32_t cc, uint32_t residual, uint32_t 
 
 uint32_t *model_out_ctx(struct usb_hci *hc, unsigned slot, unsigned dci)
 {
-	uint64_t *dcbaa = (uint64_t *)(uintptr_t)reg64(MODEL_OP + XHCI_DCBAAP);
+	uint64_t *dcbaa = (uint64_t *)(uintptr_t)model_reg64(MODEL_OP + XHCI_DCBAAP);
 	return (uint32_t *)(uintptr_t)(dcbaa[slot] + (uint64_t)model.csz * dci);
-}
-
-/* ------------------------------------------------------------- commands */
-
-static uint32_t ep_state(uint32_t *ctx)
-{
-	return ctx[0] & 7;
-}
-
-static void set_ep_state(uint32_t *ctx, uint32_t s)
-{
-	ctx[0] = (ctx[0] & ~7u) | s;
-}
-
-static void load_ep(unsigned slot, unsigned dci, uint32_t *out, const uint32_t *in)
-{
-	memcpy(out, in, 5 * sizeof(uint32_t));
-	set_ep_state(out, 1);
-	model.ep[slot][dci].deq = ((uint64_t)in[3] << 32 | in[2]) & ~0xFull;
-	model.ep[slot][dci].ccs = in[2] & 1;
-}
-
-static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
-{
-	unsigned type = TRB_GET_TYPE(t->control), slot = TRB_GET_SLOT(t->control), dci = TRB_GET_EP(t->control);
-	uint32_t *in = (uint32_t *)(uintptr_t)t->param, *out;
-	unsigned w = model.csz / 4; /* dwords per context */
-
-	model.cmd_count[type]++;
-	*slot_out = slot;
-	switch (type) {
-	case TRB_ENABLE_SLOT:
-		for (unsigned i = 1; i <= MODEL_SLOTS; i++) {
-			if (!model.enabled[i]) {
-				model.enabled[i] = true;
-				*slot_out = i;
-				return CC_SUCCESS;
-			}
-		}
-		return CC_NO_SLOTS;
-	case TRB_ADDRESS_DEVICE:
-		out = model_out_ctx(NULL, slot, 0);
-		if ((in[INPUT_ADD] & 3) != 3)
-			return CC_PARAMETER;
-		/* As QEMU: one slot per place on the bus (root port, route). */
-		uint32_t place = 1u << 28 | ((in[w + 1] >> 16) & 0xFF) << 20 | (in[w] & 0xFFFFF);
-		for (unsigned i = 1; i <= MODEL_SLOTS; i++)
-			if (i != slot && model.addressed[i] == place)
-				return CC_TRB;
-		model.addressed[slot] = place;
-		memcpy(out, in + w, 4 * sizeof(uint32_t));
-		out[3] = slot | 2u << 27; /* addressed */
-		load_ep(slot, 1, out + w, in + 2 * w);
-		return CC_SUCCESS;
-	case TRB_EVALUATE_CONTEXT:
-		if (in[INPUT_ADD] & 2) {
-			out = model_out_ctx(NULL, slot, 1);
-			out[1] = (out[1] & 0xFFFF) | (in[2 * w + 1] & 0xFFFF0000u);
-		}
-		return CC_SUCCESS;
-	case TRB_CONFIGURE_ENDPOINT:
-		if ((in[INPUT_ADD] & 3) != 1)
-			return CC_TRB; /* A0 set, A1 clear: as QEMU checks */
-		out = model_out_ctx(NULL, slot, 0);
-		memcpy(out, in + w, 3 * sizeof(uint32_t));
-		for (unsigned i = 2; i < 32; i++) {
-			if (in[INPUT_DROP] & (1u << i))
-				set_ep_state(model_out_ctx(NULL, slot, i), 0);
-			if (in[INPUT_ADD] & (1u << i)) {
-				if (ep_state(model_out_ctx(NULL, slot, i)) && !(in[INPUT_DROP] & (1u << i)))
-					return CC_CONTEXT_STATE; /* added twice without a drop */
-				load_ep(slot, i, model_out_ctx(NULL, slot, i), in + w * (i + 1));
-			}
-		}
-		return CC_SUCCESS;
-	case TRB_RESET_ENDPOINT:
-		out = model_out_ctx(NULL, slot, dci);
-		if (ep_state(out) != EP_STATE_HALTED)
-			return CC_CONTEXT_STATE;
-		set_ep_state(out, 3);
-		return CC_SUCCESS;
-	case TRB_STOP_ENDPOINT:
-		out = model_out_ctx(NULL, slot, dci);
-		if (ep_state(out) != 1)
-			return CC_CONTEXT_STATE;
-		set_ep_state(out, 3);
-		post_event(model.ep[slot][dci].deq, CC_STOPPED, 0, TRB_TRANSFER_EVENT, slot, dci);
-		return CC_SUCCESS;
-	case TRB_SET_TR_DEQUEUE:
-		out = model_out_ctx(NULL, slot, dci);
-		if (ep_state(out) != 3 && ep_state(out) != 4)
-			return CC_CONTEXT_STATE;
-		model.ep[slot][dci].deq = t->param & ~0xFull;
-		model.ep[slot][dci].ccs = t->param & 1;
-		return CC_SUCCESS;
-	case TRB_DISABLE_SLOT:
-		if (!model.enabled[slot])
-			return CC_SLOT_NOT_ENABLED;
-		model.enabled[slot] = false;
-		model.addressed[slot] = 0;
-		return CC_SUCCESS;
-	case TRB_NOOP_CMD:
-		return CC_SUCCESS;
-	default:
-		return CC_TRB;
-	}
-}
-
-/* Doorbell 0: run the command ring until a TRB the controller does not
- * own; link TRBs are followed (toggling the cycle state with TC). */
-static void run_commands(void)
-{
-	for (;;) {
-		struct xhci_trb *t = (struct xhci_trb *)(uintptr_t)model.cmd_deq;
-		uint32_t slot, cc;
-
-		if ((t->control & TRB_CYCLE) != model.cmd_ccs)
-			return;
-		if (TRB_GET_TYPE(t->control) == TRB_LINK) {
-			if (t->control & TRB_TC)
-				model.cmd_ccs ^= 1;
-			model.cmd_deq = t->param;
-			continue;
-		}
-		if (!model.answer_commands) {
-			*model_reg(MODEL_OP + XHCI_CRCR) |= CRCR_CRR;
-			return;
-		}
-		model.commands++;
-		cc = do_command(t, &slot);
-		post_event(model.cmd_deq, cc, 0, TRB_COMMAND_COMPLETION, slot, 0);
-		model.cmd_deq += sizeof(*t);
-	}
-}
-
-/* ------------------------------------------------------- transfer rings */
-
-/* One TD from the endpoint's dequeue pointer: 0 done, or MODEL_NAK /
- * MODEL_STALL (the dequeue pointer stays at the TD). */
-static int run_td(unsigned slot, unsigned dci)
-{
-	struct model_ep *e = &model.ep[slot][dci];
-	uint64_t at = e->deq;
-	uint32_t ccs = e->ccs;
-	bool shortpkt = false, reported = false, first = true;
-
-	for (;;) {
-		struct xhci_trb *t = (struct xhci_trb *)(uintptr_t)at;
-		uint32_t ctl = t->control, len = TRB_LEN(t->status), residual = 0;
-		unsigned type = TRB_GET_TYPE(ctl);
-		int r;
-
-		if ((ctl & TRB_CYCLE) != ccs)
-			return MODEL_NAK; /* half a TD: wait for the rest */
-		if (type == TRB_LINK) {
-			if (ctl & TRB_TC)
-				ccs ^= 1;
-			at = t->param;
-			continue;
-		}
-		if (type == TRB_SETUP) {
-			struct usb_setup setup;
-			memcpy(&setup, &t->param, sizeof(setup));
-			r = model.device(slot, dci, false, NULL, 0, &setup);
-		} else if (type == TRB_DATA || type == TRB_NORMAL) {
-			bool in = type == TRB_DATA ? (ctl & TRB_DIR_IN) != 0 : (dci & 1);
-			if (len && (t->param >> 16) != ((t->param + len - 1) >> 16))
-				model.boundary_crossings++;
-			r = shortpkt ? 0 : model.device(slot, dci, in, (uint8_t *)(uintptr_t)t->param, len, NULL);
-		} else {
-			r = 0; /* status stage */
-		}
-		if (r == MODEL_NAK && first)
-			return MODEL_NAK;
-		if (r == MODEL_STALL || r == MODEL_NAK) {
-			post_event(at, CC_STALL, len, TRB_TRANSFER_EVENT, slot, dci);
-			set_ep_state(model_out_ctx(NULL, slot, dci), EP_STATE_HALTED);
-			return MODEL_STALL;
-		}
-		first = false;
-		model.trbs++;
-		if ((type == TRB_DATA || type == TRB_NORMAL) && (uint32_t)r < len) {
-			residual = len - (uint32_t)r;
-			if (!shortpkt && (ctl & TRB_ISP)) {
-				post_event(at, CC_SHORT_PACKET, residual, TRB_TRANSFER_EVENT, slot, dci);
-				reported = true;
-			}
-			shortpkt = true;
-		}
-		if (ctl & TRB_IOC) {
-			if (!reported)
-				post_event(at, shortpkt ? CC_SHORT_PACKET : CC_SUCCESS, residual, TRB_TRANSFER_EVENT, slot,
-					   dci);
-			else if (model.event_after_short)
-				post_event(at, CC_SHORT_PACKET, len, TRB_TRANSFER_EVENT, slot, dci);
-		}
-		at += sizeof(*t);
-		if (!(ctl & TRB_CH))
-			break;
-	}
-	/* the TRB after the TD; a link right there is followed next time */
-	e->deq = at;
-	e->ccs = ccs;
-	model.tds++;
-	return 0;
-}
-
-static void run_transfers(unsigned slot, unsigned dci)
-{
-	uint32_t *ctx = model_out_ctx(NULL, slot, dci);
-
-	if (ep_state(ctx) == 0 || ep_state(ctx) == EP_STATE_HALTED)
-		return;
-	set_ep_state(ctx, 1);
-	while (run_td(slot, dci) == 0)
-		;
 }
 
 /* ------------------------------------------------ register side effects */
@@ -350,11 +136,11 @@ static void write_crcr(uint32_t v)
 
 	if (v & CRCR_CA) {
 		if (*r & CRCR_CRR) { /* the command in progress is aborted */
-			post_event(model.cmd_deq, CC_COMMAND_ABORTED, 0, TRB_COMMAND_COMPLETION, 0, 0);
+			model_post_event(model.cmd_deq, CC_COMMAND_ABORTED, 0, TRB_COMMAND_COMPLETION, 0, 0);
 			model.cmd_deq += sizeof(struct xhci_trb);
 		}
 		*r &= ~CRCR_CRR;
-		post_event(model.cmd_deq, CC_COMMAND_RING_STOPPED, 0, TRB_COMMAND_COMPLETION, 0, 0);
+		model_post_event(model.cmd_deq, CC_COMMAND_RING_STOPPED, 0, TRB_COMMAND_COMPLETION, 0, 0);
 		return;
 	}
 	*r = v & ~0x3Fu;
@@ -404,9 +190,9 @@ static void model_write(unsigned off, uint32_t v)
 		if (!(*model_reg(MODEL_OP + XHCI_CRCR) & CRCR_CRR))
 			model.cmd_deq = (model.cmd_deq & 0xFFFFFFFFull) | (uint64_t)v << 32;
 	} else if (off == MODEL_DB) {
-		run_commands();
+		model_run_commands();
 	} else if (off > MODEL_DB && off < MODEL_DB + 4 * (MODEL_SLOTS + 1)) {
-		run_transfers((off - MODEL_DB) / 4, v & 0xFF);
+		model_run_transfers((off - MODEL_DB) / 4, v & 0xFF);
 	} else if (off >= MODEL_OP + 0x400 && off < MODEL_OP + 0x400 + 0x10 * MODEL_PORTS && (off & 0xF) == 0) {
 		write_portsc(off, v);
 	} else {

@@ -91,4 +91,10 @@ void model_free_pages(void);
 /* The output context the model keeps for a slot (DCBAA[slot]). */
 uint32_t *model_out_ctx(struct usb_hci *hc, unsigned slot, unsigned dci);
 
+/* Between the model's two files. */
+uint64_t model_reg64(unsigned off);
+void model_post_event(uint64_t param, uint32_t cc, uint32_t residual, uint32_t type, uint32_t slot, uint32_t ep);
+void model_run_commands(void);                          /* doorbell 0    */
+void model_run_transfers(unsigned slot, unsigned dci);  /* doorbell slot */
+
 #endif /* KPROF_TEST_XHCI_MODEL_H */
