@@ -66,6 +66,9 @@ int xhci_reset(struct usb_hci *hc)
 		return USB_ERROR;
 	}
 	xhci_op_write(hc, XHCI_USBCMD, USBCMD_HCRST);
+	/* Some Intel controllers hang, rarely, if their registers are read
+	 * right after HCRST is set: leave them 1 ms first (Linux does too). */
+	xhci_delay_us(1000);
 	if (!xhci_wait_bits(hc->op + XHCI_USBCMD, USBCMD_HCRST, 0, XHCI_RESET_MS)) {
 		kprintf("xhci: controller reset did not finish (USBCMD.HCRST still 1 after %u ms)\n", XHCI_RESET_MS);
 		return USB_TIMEOUT;
