@@ -6,7 +6,8 @@
  * the upper half of a 64-bit BAR) through the legacy mechanism, whose
  * model gives BARs their real write-all-ones semantics; and the same
  * walk through an ECAM window (plain memory, mapped by a fake
- * kva_map_phys).
+ * kva_map_phys); and the Intel port routing of the xHCI driver
+ * (kernel/usb/xhci_intel.c), which is PCI configuration only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +20,11 @@
 
 #include <arch/pci.h>
 
+#include "shadow.h"
+
 #include "kernel/mm/kva.h"
 #include "kernel/pci/pci.h"
+#include "kernel/usb/xhci.h"
 
 /* ------------------------------------------------ the modelled machine */
 
@@ -320,6 +324,62 @@ static void test_no_access(void **state)
 	assert_false(pci_present((struct pci_addr){ 0, 0, 0, 0 }));
 }
 
+/* Intel port routing (kernel/usb/xhci_intel.c): the shared ports are
+ * switched to the xHCI, as far as the mask registers allow, only on an
+ * Intel xHCI with an Intel EHCI beside it. */
+static struct model_fn *intel_xhci(void)
+{
+	struct model_fn *f = lookup(0, 1, 2);
+	uint32_t usb2_mask = 0x3FFF, ss_mask = 0x3F;
+
+	f->cfg[0] = 0x86, f->cfg[1] = 0x80; /* vendor 0x8086 */
+	memcpy(f->cfg + INTEL_XUSB2PRM, &usb2_mask, 4);
+	memcpy(f->cfg + INTEL_USB3PRM, &ss_mask, 4);
+	return f;
+}
+
+static uint32_t cfg32(const struct model_fn *f, unsigned off)
+{
+	uint32_t v;
+	memcpy(&v, f->cfg + off, 4);
+	return v;
+}
+
+static void test_intel_port_routing(void **state)
+{
+	struct usb_hci hc = { .pci = { 0, 0, 1, 2 }, .vendor = 0x8086 };
+	struct model_fn *f = intel_xhci();
+
+	pci_config_init(NULL);
+	shadow_console[0] = 0;
+	xhci_intel_route_ports(&hc);
+	assert_int_equal(cfg32(f, INTEL_USB3_PSSEN), 0x3F);
+	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0x3FFF);
+	assert_non_null(strstr(shadow_console, "Intel port routing: SuperSpeed on ports 0x3f, USB 2 ports 0x3fff"));
+}
+
+static void test_intel_routing_needs_ehci(void **state)
+{
+	struct usb_hci hc = { .pci = { 0, 0, 1, 2 }, .vendor = 0x8086 };
+	struct model_fn *f = intel_xhci();
+
+	/* Without an Intel EHCI the ports are the xHCI's already. */
+	for (unsigned i = 0; i < nfns; i++)
+		if (fns[i].cfg[0x09] == 0x20)
+			fns[i].cfg[0] = 0x33, fns[i].cfg[1] = 0x11; /* not Intel any more */
+	pci_config_init(NULL);
+	xhci_intel_route_ports(&hc);
+	assert_int_equal(cfg32(f, INTEL_USB3_PSSEN), 0);
+	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0);
+	/* Nor on another vendor's xHCI. */
+	build(state);
+	f = intel_xhci();
+	hc.vendor = 0x1b36;
+	pci_config_init(NULL);
+	xhci_intel_route_ports(&hc);
+	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +389,8 @@ int main(void)
 		cmocka_unit_test_setup(test_bar_decode, build),
 		cmocka_unit_test_setup(test_walk_ecam, build),
 		cmocka_unit_test_setup(test_no_access, build),
+		cmocka_unit_test_setup(test_intel_port_routing, build),
+		cmocka_unit_test_setup(test_intel_routing_needs_ehci, build),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
