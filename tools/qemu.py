@@ -131,6 +131,8 @@ def qemu_command(opts, workdir, accel):
     # For debugging a run by hand, e.g. a monitor socket to inspect a hang:
     # KPROF_QEMU_EXTRA="-monitor unix:/tmp/mon.sock,server,nowait"
     cmd += os.environ.get("KPROF_QEMU_EXTRA", "").split()
+    # Extra devices a caller (a boot test) attaches, e.g. USB controllers.
+    cmd += list(getattr(opts, "qemu_args", None) or [])
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", opts.cpu or "host"]
     else:

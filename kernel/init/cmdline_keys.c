@@ -132,6 +132,9 @@ const struct cmdline_key cmdline_keys[] = {
 	  .used_by = EVERY_RUN,
 	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
 		  "it smaller, else raw" },
+	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
+	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "
+		  "hubs (port, speed, device descriptor; INQUIRY for mass storage)" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -213,5 +216,6 @@ void config_defaults(struct kconfig *cfg)
 		.pmc_interval = PROFILE_PMC_DEFAULT_INTERVAL,
 		.profile_ms = 2000,
 		.mix_ms = 1000,
+		.usb_probe = 0,
 	};
 }

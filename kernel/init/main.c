@@ -35,6 +35,7 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
+#include "kernel/usb/probe.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/tracefit.h"
@@ -240,6 +241,8 @@ void kernel_main(const struct bootinfo *bi)
 	check_trace_buffers();
 	trace_out_configure(&bi->stick, ke_number_processors);
 	end_probe_checks();
+	if (kconfig.usb_probe)
+		usb_probe_run();
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
 	trace_object_rundown();

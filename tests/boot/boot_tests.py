@@ -33,8 +33,10 @@ class Failure(Exception):
 
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
-                 cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None):
+                 cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
+                 qemu_args=()):
         self.name, self.doc, self.check = name, doc, check
+        self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
         self.machine, self.cpu, self.mem, self.timeout = machine, cpu, mem, timeout
         # BOOT=usb: the controller, the hub, and a change to the run's copy
@@ -649,7 +651,76 @@ def check_uefi_bad_value(ctx):
     ctx.expect(r"^cmdline: \"cpus=x\" \(\\kprof\\cmdline.txt\)$", "the command line read from the ESP")
 
 
+# usb.probe=on: the xHCI driver (kernel/usb/xhci_*.c) takes the controller,
+# resets every root port and hub port, reads each device descriptor and,
+# for the stick, runs INQUIRY, READ CAPACITY and 1 MiB READs over
+# Bulk-Only (bulk OUT then IN), checked against LBA 1 read alone.  Under
+# direct boot the stick is the kprof image attached read-only; under
+# BOOT=usb it is the image OVMF booted from, whose controller EDK2 halted
+# and reset at ExitBootServices.
+def usb_stick_args(hc, hub=False):
+    args = ["-device", "%s,id=xhci" % hc,
+            "-drive", "if=none,id=stick,format=raw,readonly=on,file={image}"]
+    if hub:
+        return args + ["-device", "usb-hub,bus=xhci.0,port=1",
+                       "-device", "usb-storage,bus=xhci.0,port=1.1,drive=stick"]
+    return args + ["-device", "usb-storage,bus=xhci.0,drive=stick"]
+
+
+def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
+    def check(ctx):
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^usb\.probe: PCI configuration space through %s" % re.escape(access), "the PCI access method")
+        ctx.expect(r"^xhci: [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: %s, xHCI 1\.\d\d, BAR0 0x[0-9a-f]+ \(\d+ KiB\), "
+                   r"\d+ slots, 8 ports, (32|64)-byte contexts" % ids, "the controller line")
+        ctx.expect(r"^xhci: ports 1-4 speak USB 3\.00$", "the USB 3 ports (Supported Protocol capability)")
+        ctx.expect(r"^xhci: ports 5-8 speak USB 2\.00$", "the USB 2 ports (Supported Protocol capability)")
+        devices = 1 + len(more)
+        for pattern, what in more:
+            ctx.expect(pattern, what)
+        if hub_port:
+            devices += 1
+            ctx.expect(r"^usb\.probe: \S+ port %s: full-speed device 0409:55aa class 09/00/00" % hub_port,
+                       "the hub on a USB 2 root port")
+            ctx.expect(r"^usb\.probe: \S+ port %s: hub with 8 ports$" % hub_port, "the hub's ports")
+        ctx.expect(r"^usb\.probe: \S+ port %s: %s device 46f4:0001 class 00/00/00, USB [23]\.00, ep0 (8|64|512) bytes"
+                   % (re.escape(path), speed), "the stick's device descriptor")
+        ctx.expect(r"^usb\.probe: \S+ port %s: ep0 stalled on GET_DESCRIPTOR type 0x42; after recovery GET_STATUS: "
+                   r"ok, 2 bytes$" % re.escape(path), "ep0 stall recovery")
+        ctx.expect(r"^usb\.probe: \S+ port %s: mass storage \(bulk OUT 0x02, IN 0x81, (64|512|1024) bytes\): "
+                   r"INQUIRY \"QEMU    \" \"QEMU HARDDISK   \" \"[^\"]{4}\", 36 bytes, CSW status 0 residue 0$"
+                   % re.escape(path), "INQUIRY over bulk OUT and IN")
+        ctx.expect(r"^usb\.probe: \S+ port %s: READ CAPACITY \(10\): \d+ blocks of 512 bytes \(\d+ MiB\)$"
+                   % re.escape(path), "READ CAPACITY")
+        ctx.expect(r"^usb\.probe: \S+ port %s: READ \(10\) 16 x 1024 KiB, buffer 64 KiB boundary \+ 512: 16384 KiB "
+                   r"in \d+ ms \([\d.]+ MB/s\); LBA 1 read alone matches; GPT header \"EFI PART\" at LBA 1$"
+                   % re.escape(path), "1 MiB reads in chained TRBs that lap the ring, and the GPT header")
+        ctx.expect(r"^usb\.probe: 1 xHCI controller, %d devices?$" % devices, "the probe summary")
+        ctx.reject(r"^xhci: .*(no completion|did not|not ready|not enabled|not usable|failed|kept the controller)",
+                   "an xHCI timeout or failure")
+        ctx.reject(r"^usb\.probe: .*(failed|not addressed|not usable)", "a probe failure")
+        ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
+    return check
+
+
 TESTS = [
+    BootTest("usb-probe-qemu-xhci", "usb.probe=on, direct boot: qemu-xhci, stick on a root port (SuperSpeed), "
+             "INQUIRY over bulk", check_usb_probe("1b36:000d", "1", "SuperSpeed"),
+             cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("qemu-xhci")),
+    BootTest("usb-probe-nec-hub", "usb.probe=on, direct boot: nec-usb-xhci, stick behind usb-hub (full speed), "
+             "and a full-speed device whose ep0 takes 64 bytes (Evaluate Context)",
+             check_usb_probe("1033:0194", "5.1", "full-speed", hub_port="5", more=[
+                 (r"^usb\.probe: \S+ port 6: full-speed device 46f4:0002 class 00/00/00, USB 1\.00, ep0 64 bytes",
+                  "usb-audio on root port 6 with its ep0 at 64 bytes")]),
+             cmdline="scenario=boot usb.probe=on",
+             qemu_args=usb_stick_args("nec-usb-xhci", hub=True) + [
+                 "-audiodev", "none,id=a0", "-device", "usb-audio,bus=xhci.0,port=2,audiodev=a0"]),
+    BootTest("usb-probe-pc-legacy", "usb.probe=on on the pc machine (no MCFG): legacy PCI ports, nec-usb-xhci",
+             check_usb_probe("1033:0194", "1", "SuperSpeed", access="legacy configuration ports"), machine="pc",
+             cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci")),
+    BootTest("usb-probe-uefi", "usb.probe=on booted by OVMF from the USB stick (qemu-xhci halted and reset by "
+             "the firmware): the boot stick answers", check_usb_probe("1b36:000d", "1", "SuperSpeed"), boot="usb",
+             cmdline="scenario=boot usb.probe=on", timeout=120),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),

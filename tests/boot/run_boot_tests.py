@@ -68,7 +68,7 @@ def run_test(t, opts):
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
-        prepare_disk=t.prepare_disk)
+        prepare_disk=t.prepare_disk, qemu_args=[a.replace("{image}", opts.image) for a in t.qemu_args])
     said = []
 
     def say(m):
