@@ -137,7 +137,7 @@ int hub_open(struct usb_device *dev, unsigned hop, void *dma, struct usb_hub *hu
 			usb_status_name(rc));
 		return rc;
 	}
-	kprintf("usb: hub %u (slot %u): %s-speed, %u ports\n", hop, dev->slot, usb_speed_name(dev->speed),
+	kprintf("usb: hub %u (slot %u): %s, %u ports\n", hop, dev->slot, usb_speed_name(dev->speed),
 		hub->nports);
 	return USB_OK;
 }
@@ -240,7 +240,7 @@ int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_de
 	ke_stall_execution_processor(HUB_RESET_RECOVERY_MS * 1000);
 
 	hub_child_address(hub, port, hub_port_speed(hub, status), child);
-	kprintf("usb: hub %u (slot %u) port %u: %s-speed device, route 0x%05x\n", hop, slot, port,
+	kprintf("usb: hub %u (slot %u) port %u: %s device, route 0x%05x\n", hop, slot, port,
 		usb_speed_name(child->speed), child->route);
 	return USB_OK;
 }

@@ -129,14 +129,14 @@ const char *usb_speed_name(unsigned speed)
 {
 	switch (speed) {
 	case USB_SPEED_LOW:
-		return "low";
+		return "low-speed";
 	case USB_SPEED_FULL:
-		return "full";
+		return "full-speed";
 	case USB_SPEED_HIGH:
-		return "high";
+		return "high-speed";
 	case USB_SPEED_SUPER:
-		return "super";
+		return "SuperSpeed";
 	default:
-		return "unknown";
+		return "unknown-speed";
 	}
 }

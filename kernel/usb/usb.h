@@ -49,7 +49,7 @@ int usb_set_configuration(struct usb_device *dev, uint8_t value);
  * CLEAR_FEATURE(ENDPOINT_HALT), which also resets its data toggle. */
 int usb_clear_halt(struct usb_device *dev, uint8_t ep_address);
 
-/* "low", "full", "high", "super". */
+/* "low-speed", "full-speed", "high-speed", "SuperSpeed". */
 const char *usb_speed_name(unsigned speed);
 
 /* What usb_config_find_storage() found: the Bulk-Only SCSI interface. */

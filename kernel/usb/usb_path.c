@@ -53,7 +53,7 @@ static int usb_path_root(const struct usb_stick_target *t, struct usb_device *de
 	dev->speed = (uint8_t)speed;
 	dev->root_port = (uint8_t)port;
 	dev->ep0_mps = speed == USB_SPEED_SUPER ? 512 : speed == USB_SPEED_HIGH ? 64 : 8;
-	kprintf("usb: root port %u: %s-speed device\n", port, usb_speed_name(speed));
+	kprintf("usb: root port %u: %s device\n", port, usb_speed_name(speed));
 	return usb_path_add(dev, 0);
 }
 
