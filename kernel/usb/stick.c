@@ -191,17 +191,18 @@ int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
 		return USB_BADARG;
 	}
 	struct usb_stick *st = kzalloc(sizeof(*st));
-	if (!st)
-		return USB_NOMEM;
-	int rc = usb_path_open(t, &st->dev);
+	int rc = st ? usb_path_open(t, &st->dev) : USB_NOMEM;
 	if (rc == USB_OK)
 		rc = stick_bind(st);
 	if (rc == USB_OK)
 		rc = stick_identify(st, t);
 	if (rc == USB_OK)
 		rc = stick_check_gpt(st, t);
+	if (rc == USB_NOMEM && (!st || st->dev)) /* usb_path_open says it itself */
+		kprintf("stick: out of memory for transfer buffers\n");
 	if (rc != USB_OK) {
-		stick_free(st);
+		if (st)
+			stick_free(st);
 		return rc;
 	}
 	*out = st;
