@@ -7,7 +7,8 @@
  * first step that fails, with one console line saying why:
  *   the path (usb_path.c) -> device and configuration descriptors ->
  *   the class 8/6/0x50 interface -> SET_CONFIGURATION -> hci_configure()
- *   of its two bulk endpoints -> GET MAX LUN (LUN 0 is used) -> INQUIRY
+ *   of its two bulk endpoints -> GET MAX LUN -> for LUN 0 (then, on a
+ *   multi-LUN card reader, each further LUN until one passes): INQUIRY
  *   (a direct-access device) -> TEST UNIT READY -> READ CAPACITY (block
  *   size and block count equal to the loader's) -> MODE SENSE (WP) ->
  *   READ of LBA 1: the GPT header ("EFI PART", MyLBA 1, header CRC) whose
@@ -42,6 +43,7 @@ struct usb_stick {
 	uint64_t blocks;             /* likewise                           */
 	uint64_t first_usable;       /* GPT FirstUsableLBA                 */
 	uint64_t last_usable;        /* GPT LastUsableLBA                  */
+	uint8_t max_lun;             /* GET MAX LUN; bot.lun is the one used */
 	bool write_protected;        /* MODE SENSE WP, or a WRITE said so  */
 	bool verified;               /* disk GUID matched the boot disk    */
 };
@@ -95,12 +97,11 @@ static int stick_bind(struct usb_stick *st)
 		dd.idProduct, si.interface, si.bulk_in.address, si.bulk_out.address, si.bulk_in.max_packet);
 	if ((rc = bot_init(&st->bot, st->dev, si.interface, si.bulk_in.address, si.bulk_out.address)) != USB_OK)
 		return rc;
-	uint8_t max_lun = 0;
-	rc = bot_get_max_lun(&st->bot, &max_lun);
+	rc = bot_get_max_lun(&st->bot, &st->max_lun);
 	if (rc != USB_OK)
 		kprintf("stick: GET MAX LUN failed (%s): using LUN 0\n", usb_status_name(rc));
-	else if (max_lun)
-		kprintf("stick: %u LUNs: using LUN 0\n", max_lun + 1);
+	else if (st->max_lun)
+		kprintf("stick: %u LUNs (a card reader?): looking for the boot disk on each\n", st->max_lun + 1);
 	st->lun.bot = &st->bot;
 	st->lun.scratch = usb_dma_alloc(SCSI_SCRATCH_BYTES);
 	return st->lun.scratch ? USB_OK : USB_NOMEM;
@@ -176,6 +177,24 @@ static int stick_check_gpt(struct usb_stick *st, const struct usb_stick_target *
 	return USB_OK;
 }
 
+/* The boot disk on LUN 0 or, behind a multi-LUN reader, on the first LUN
+ * that passes every check. */
+static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t)
+{
+	int rc = USB_NODEV;
+	for (unsigned lun = 0; lun <= st->max_lun && !st->bot.broken; lun++) {
+		st->bot.lun = (uint8_t)lun;
+		if (st->max_lun)
+			kprintf("stick: trying LUN %u\n", lun);
+		rc = stick_identify(st, t);
+		if (rc == USB_OK)
+			rc = stick_check_gpt(st, t);
+		if (rc == USB_OK || rc == USB_NOMEM)
+			break;
+	}
+	return rc;
+}
+
 static void stick_free(struct usb_stick *st)
 {
 	usb_dma_free(st->lun.scratch, SCSI_SCRATCH_BYTES);
@@ -195,9 +214,7 @@ int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
 	if (rc == USB_OK)
 		rc = stick_bind(st);
 	if (rc == USB_OK)
-		rc = stick_identify(st, t);
-	if (rc == USB_OK)
-		rc = stick_check_gpt(st, t);
+		rc = stick_find_lun(st, t);
 	if (rc == USB_NOMEM && (!st || st->dev)) /* usb_path_open says it itself */
 		kprintf("stick: out of memory for transfer buffers\n");
 	if (rc != USB_OK) {

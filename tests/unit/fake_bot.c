@@ -185,6 +185,11 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 	k->out_ok = false;
 	k->op = cb[0];
 	memset(r, 0, sizeof(k->resp_buf));
+	if (k->lun != k->boot_lun && cb[0] != 0x12 && cb[0] != 0x03) {
+		fake_fail(k, 2, 0x3A, 0); /* an empty slot: medium not present */
+		fake_log_add("disk CBW %u lun %u %s: no medium", k->tag, k->lun, fake_op_name(cb[0]));
+		return;
+	}
 	switch (cb[0]) {
 	case 0x00:
 		if (k->unit_attentions) {
@@ -262,6 +267,9 @@ static int fake_take_cbw(struct fake_dev *d, const uint8_t *buf, uint32_t len)
 	k->tag = usb_get_le32(buf + 4);
 	k->expected = usb_get_le32(buf + 8);
 	k->dir_in = buf[12] & 0x80;
+	k->lun = buf[13] & 0x0F;
+	if (k->lun > k->max_lun)
+		fake_log_add("BAD CBW for LUN %u of a device with %u", k->lun, k->max_lun + 1);
 	k->stall_this = false;
 	fake_scsi(k, buf + 15);
 	if (k->expected && k->stall_data && !k->stall_this) {

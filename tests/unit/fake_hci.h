@@ -98,6 +98,8 @@ struct fake_disk {
 	uint64_t store_blocks;
 	uint8_t max_lun;
 	bool max_lun_stalls;
+	uint8_t boot_lun;          /* the LUN with the medium; the others
+				    * are empty card slots (2/3A/00)      */
 	bool wp_media;             /* WRITE fails 7/27/00                   */
 	bool wp_mode_sense;        /* MODE SENSE reports WP                 */
 	bool wp_stalls_data;       /* ... and stalls the OUT data doing so  */
@@ -114,6 +116,7 @@ struct fake_disk {
 	uint32_t tag, expected;
 	bool dir_in;
 	uint8_t op;                /* opcode of the current command         */
+	uint8_t lun;               /* bCBWLUN of the current command        */
 	uint8_t *resp;             /* IN data of the current command        */
 	uint32_t resp_len;
 	uint8_t resp_buf[256];

@@ -278,21 +278,50 @@ static void test_unit_attention_bound(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
-static void test_max_lun(void **state)
+static void test_max_lun_stalls(void **state)
 {
 	(void)state;
 	disk->disk->max_lun_stalls = true;
 	open_stick();
-	disk->disk->max_lun_stalls = false;
-	disk->disk->max_lun = 1;
-	fake_reset(8);
-	disk = fx_disk();
-	disk->disk->max_lun = 1;
-	fake_attach_root(1, disk);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A card reader with three slots, the boot medium in the second: LUN 0
+ * has no medium, LUN 1 passes, and the stick's commands then go there. */
+static void test_multi_lun_reader(void **state)
+{
+	(void)state;
+	disk->disk->max_lun = 2;
+	disk->disk->boot_lun = 1;
 	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
-	FX_CONSOLE_HAS("stick: 2 LUNs: using LUN 0\n");
+	FX_LOG_SEQ("disk CBW 1 INQUIRY len 36", "disk CBW 2 lun 0 TEST_UNIT_READY: no medium",
+		   "disk CBW 3 REQUEST_SENSE len 18", "disk CBW 4 INQUIRY len 36", "disk CBW 5 TEST_UNIT_READY len 0",
+		   "disk CBW 8 READ(10) lba 1 n 1 len 512");
+	FX_CONSOLE_HAS("stick: 3 LUNs (a card reader?): looking for the boot disk on each\n"
+		       "stick: trying LUN 0\n"
+		       "stick: TEST UNIT READY failed: sense 2/3a/00 (medium not present)\n"
+		       "stick: trying LUN 1\n");
+	assert_int_equal(fake_log_count("trying LUN 2"), 0);
+	assert_read_ok(st);
+	assert_int_equal(disk->disk->lun, 1);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* No LUN holds the boot disk: refused, nothing written. */
+static void test_multi_lun_none_is_boot(void **state)
+{
+	(void)state;
+	disk->disk->max_lun = 1;
+	disk->disk->boot_lun = 1;
+	memset(disk->disk->store + 512, 0, 512); /* no GPT on the medium */
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
+	FX_CONSOLE_HAS("stick: trying LUN 1\n");
+	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
+	assert_int_equal(disk->disk->writes, 0);
 	FX_NO_FAKE_ERRORS();
 }
 
@@ -324,7 +353,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_short_read_residue, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stick_stops_answering, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_attention_bound, setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_max_lun, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_max_lun_stalls, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bot_refuses_bad_commands, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
