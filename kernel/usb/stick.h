@@ -12,6 +12,23 @@
  * stick_file_write() is the only way anything is written: offsets inside
  * the trace file are mapped through its extents to LBAs, and every write
  * is bounds-checked against the extents (never outside the file).
+ *
+ * Buffers: usb_stick_read(), usb_stick_write() and stick_file_write()
+ * hand the caller's buffer to the controller as it is (no bounce copy),
+ * so it must be what hci.h asks of a bulk buffer: physically contiguous
+ * memory in the direct map, i.e. pages from pmm_alloc_pages() seen
+ * through phys_to_virt() (the trace buffers are); never a kernel stack
+ * or kva_alloc_guarded()/kva_map_phys() memory, whose pages need not be
+ * contiguous.
+ *
+ * Implementation (kernel/usb/stick.c, stick_file.c): usb_stick_open()
+ * returns USB_NODEV when the device is not the boot disk (capacity, GPT
+ * header or disk GUID differ) and USB_BADARG for an unusable target;
+ * usb_stick_write() also refuses (USB_BADARG) blocks outside the GPT's
+ * FirstUsableLBA..LastUsableLBA, and (USB_ERROR, nothing sent) any write
+ * once the stick is known to be write protected.  Reads and writes are
+ * split into commands of at most 120 KiB.  All calls come from one
+ * thread at a time, polled.
  */
 #ifndef KPROF_USB_STICK_H
 #define KPROF_USB_STICK_H

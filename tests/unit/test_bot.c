@@ -1,0 +1,362 @@
+/*
+ * test_bot.c - the Bulk-Only Transport state machine and its recovery
+ * (kernel/usb/bot.c, scsi.c, scsi_sense.c) against the fake disk: the
+ * command sequence of usb_stick_open(), stalls on the data and CSW
+ * stages, CSWs with a bad signature, tag, residue or a phase error (reset
+ * recovery must run, then the command is retried once), short residues,
+ * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION.
+ */
+#include "usbstor_fixture.h"
+
+#include "kernel/usb/bot.h"
+#include "kernel/usb/scsi.h"
+#include "kernel/usb/usb.h"
+
+static struct fake_dev *disk;
+static uint8_t *buf; /* 8 blocks, direct map */
+
+/* The stick on root port 1, opened; the log and console start empty. */
+static struct usb_stick *open_stick(void)
+{
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_NO_FAKE_ERRORS();
+	fake_log[0] = '\0';
+	shadow_console[0] = '\0';
+	return st;
+}
+
+static int setup(void **state)
+{
+	fx_setup(state);
+	disk = fx_disk();
+	fake_attach_root(1, disk);
+	for (unsigned i = 0; i < 8 * 512; i++)
+		disk->disk->store[40 * 512 + i] = (uint8_t)(i * 7 + 3);
+	if (!buf)
+		buf = usb_dma_alloc(8 * 512);
+	memset(buf, 0, 8 * 512);
+	return 0;
+}
+
+static void test_open_sequence(void **state)
+{
+	(void)state;
+	disk->disk->unit_attentions = 1;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	assert_string_equal(fake_log, "hc OPEN 0000:00:03.0\n"
+				      "hc PORT_RESET 1\n"
+				      "hc ADDRESS s1 disk rp 1 route 0x00000 depth 0 speed 3 tt 0/0\n"
+				      "s1 GET_DESCRIPTOR DEVICE 18\n"
+				      "s1 GET_DESCRIPTOR CONFIG 9\n"
+				      "s1 GET_DESCRIPTOR CONFIG 57\n"
+				      "s1 SET_CONFIGURATION 1\n"
+				      "hc CONFIGURE s1 0x81/512/0 0x02/512/0\n"
+				      "s1 GET_MAX_LUN\n"
+				      "disk CBW 1 INQUIRY len 36\n"
+				      "disk data-in 36\n"
+				      "disk CSW 1 status 0 residue 0\n"
+				      "disk CBW 2 TEST_UNIT_READY len 0\n"
+				      "disk CSW 2 status 1 residue 0\n"
+				      "disk CBW 3 REQUEST_SENSE len 18\n"
+				      "disk data-in 18\n"
+				      "disk CSW 3 status 0 residue 0\n"
+				      "disk CBW 4 TEST_UNIT_READY len 0\n"
+				      "disk CSW 4 status 0 residue 0\n"
+				      "disk CBW 5 READ_CAPACITY(10) len 8\n"
+				      "disk data-in 8\n"
+				      "disk CSW 5 status 0 residue 0\n"
+				      "disk CBW 6 MODE_SENSE(6) len 192\n"
+				      "disk data-in 4\n"
+				      "disk CSW 6 status 0 residue 188\n" /* a short answer is fine here */
+				      "disk CBW 7 READ(10) lba 1 n 1 len 512\n"
+				      "disk data-in 512\n"
+				      "disk CSW 7 status 0 residue 0\n");
+	assert_int_equal(fake_now_us, 100 * 1000); /* one TEST UNIT READY retry */
+	FX_CONSOLE_HAS("stick: device 0627:0001, interface 1, bulk IN 0x81, bulk OUT 0x02 (512 bytes)\n");
+	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK, 65536 blocks of 512 bytes\n");
+	FX_CONSOLE_HAS("stick: disk GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B is the boot disk's\n");
+	assert_false(usb_stick_write_protected(st));
+	FX_NO_FAKE_ERRORS();
+}
+
+static void assert_read_ok(struct usb_stick *st)
+{
+	memset(buf, 0, 8 * 512);
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_OK);
+	assert_memory_equal(buf, disk->disk->store + 40 * 512, 8 * 512);
+}
+
+static void test_data_stall_in(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->stall_data = 1;
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_ERROR);
+	assert_string_equal(fake_log, "disk CBW 6 READ(10) lba 40 n 8 len 4096\n"
+				      "disk STALL data-in\n"
+				      "hc CLEAR_HALT s1 0x81\n"
+				      "s1 CLEAR_FEATURE ENDPOINT_HALT 0x81\n"
+				      "disk CSW 6 status 1 residue 4096\n"
+				      "disk CBW 7 REQUEST_SENSE len 18\n"
+				      "disk data-in 18\n"
+				      "disk CSW 7 status 0 residue 0\n");
+	assert_string_equal(shadow_console, "stick: READ(10) at LBA 40 failed: sense 3/11/00 (unrecovered read error)\n");
+	struct stick_sense s = usb_stick_last_sense(st);
+	assert_int_equal(s.key, 3);
+	assert_int_equal(s.asc, 0x11);
+	assert_int_equal(s.ascq, 0);
+	assert_read_ok(st); /* the transport is in step again */
+	assert_int_equal(disk->disk->resets, 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_data_stall_out(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->stall_data = 1;
+	memset(buf, 0xAB, 8 * 512);
+	assert_int_equal(usb_stick_write(st, 40, buf, 8), USB_ERROR);
+	FX_LOG_SEQ("disk CBW 6 WRITE(10) lba 40 n 8 len 4096", "disk STALL data-out", "hc CLEAR_HALT s1 0x02",
+		   "s1 CLEAR_FEATURE ENDPOINT_HALT 0x02", "disk CSW 6 status 1 residue 4096",
+		   "disk CBW 7 REQUEST_SENSE len 18");
+	FX_CONSOLE_HAS("stick: WRITE(10) at LBA 40 failed: sense 3/0c/00 (write error)\n");
+	assert_int_equal(disk->disk->store[40 * 512], (uint8_t)3); /* unchanged */
+	assert_false(usb_stick_write_protected(st));
+	FX_NO_FAKE_ERRORS();
+}
+
+/* READ(10) of 8 blocks at LBA 40 whose CSW stalled once: the halt is
+ * cleared in the controller and in the device. */
+#define READ40_CSW_STALL_CLEARED \
+	"disk CBW 6 READ(10) lba 40 n 8 len 4096\n" \
+	"disk data-in 4096\n" \
+	"disk STALL CSW\n" \
+	"hc CLEAR_HALT s1 0x81\n" \
+	"s1 CLEAR_FEATURE ENDPOINT_HALT 0x81\n"
+
+static void test_csw_stall_once(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->stall_csw = 1;
+	assert_read_ok(st);
+	assert_string_equal(fake_log, READ40_CSW_STALL_CLEARED
+				      "disk CSW 6 status 0 residue 0\n");
+	assert_int_equal(disk->disk->resets, 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+static const char *const reset_recovery[] = {
+	"s1 BOT_RESET",
+	"hc CLEAR_HALT s1 0x81",
+	"s1 CLEAR_FEATURE ENDPOINT_HALT 0x81",
+	"hc CLEAR_HALT s1 0x02",
+	"s1 CLEAR_FEATURE ENDPOINT_HALT 0x02",
+	NULL,
+};
+
+static void test_csw_stall_twice_resets(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->stall_csw = 2;
+	assert_read_ok(st);
+	assert_string_equal(fake_log, READ40_CSW_STALL_CLEARED
+				      "disk STALL CSW\n"
+				      "s1 BOT_RESET\n"
+				      "hc CLEAR_HALT s1 0x81\n"
+				      "s1 CLEAR_FEATURE ENDPOINT_HALT 0x81\n"
+				      "hc CLEAR_HALT s1 0x02\n"
+				      "s1 CLEAR_FEATURE ENDPOINT_HALT 0x02\n"
+				      "disk CBW 7 READ(10) lba 40 n 8 len 4096\n"
+				      "disk data-in 4096\n"
+				      "disk CSW 7 status 0 residue 0\n");
+	assert_string_equal(shadow_console, "stick: Bulk-Only reset recovery (no CSW)\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_bad_csw_signature(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->bad_csw_sig = 1;
+	assert_read_ok(st);
+	FX_LOG_SEQ("disk CSW 6 status 0 residue 0 bad signature");
+	assert_true(fake_log_has_seq(reset_recovery));
+	FX_LOG_SEQ("s1 BOT_RESET", "disk CBW 7 READ(10) lba 40 n 8 len 4096", "disk CSW 7 status 0 residue 0");
+	FX_CONSOLE_HAS("stick: Bulk-Only reset recovery (CSW not valid: wrong length, signature or tag)\n");
+	assert_int_equal(disk->disk->resets, 1);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A tag that is wrong twice: both tries fail, each with reset recovery,
+ * the command fails, and the next one works with the next tag. */
+static void test_bad_csw_tag(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->bad_csw_tag = 2;
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_ERROR);
+	assert_int_equal(disk->disk->resets, 2);
+	assert_int_equal(fake_log_count("disk CBW"), 2);
+	FX_CONSOLE_HAS("stick: READ(10) at LBA 40 failed: error\n");
+	assert_read_ok(st);
+	FX_LOG_SEQ("disk CBW 8 READ(10) lba 40 n 8 len 4096", "disk CSW 8 status 0 residue 0");
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_residue_larger_than_asked(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->big_residue = 1;
+	assert_read_ok(st);
+	FX_LOG_SEQ("disk CSW 6 status 0 residue 4608", "s1 BOT_RESET", "disk CBW 7 READ(10) lba 40 n 8 len 4096");
+	FX_CONSOLE_HAS("stick: Bulk-Only reset recovery (CSW not meaningful: bad status or residue)\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_phase_error(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->phase_error = 1;
+	assert_read_ok(st);
+	FX_LOG_SEQ("disk CSW 6 status 2 residue 0", "s1 BOT_RESET", "disk CBW 7 READ(10) lba 40 n 8 len 4096");
+	assert_true(fake_log_has_seq(reset_recovery));
+	FX_CONSOLE_HAS("stick: Bulk-Only reset recovery (phase error)\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A READ that passes with data missing is a failure, without recovery. */
+static void test_short_read_residue(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->read_short = 512;
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_ERROR);
+	assert_string_equal(fake_log, "disk CBW 6 READ(10) lba 40 n 8 len 4096\n"
+				      "disk data-in 3584\n"
+				      "disk CSW 6 status 0 residue 512\n");
+	assert_string_equal(shadow_console, "stick: READ(10) at LBA 40: 512 of 4096 bytes not transferred\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* Reset recovery itself fails: the stick is given up, without traffic. */
+static void test_stick_stops_answering(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	disk->disk->stall_csw = 2;
+	disk->disk->reset_fails = true;
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_NODEV);
+	FX_CONSOLE_HAS("stick: Bulk-Only Mass Storage Reset failed: stall\n");
+	FX_CONSOLE_HAS("stick: reset recovery failed: the stick no longer answers\n");
+	FX_CONSOLE_HAS("stick: READ(10) at LBA 40 failed: no device\n");
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_write(st, 40, buf, 8), USB_NODEV);
+	assert_int_equal(usb_stick_sync(st), USB_NODEV);
+	assert_string_equal(fake_log, "");
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_unit_attention_bound(void **state)
+{
+	(void)state;
+	disk->disk->unit_attentions = 1000;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_ERROR);
+	assert_int_equal(fake_log_count("TEST_UNIT_READY"), SCSI_READY_TRIES);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY failed: sense 6/29/00 (power on, reset, or bus device reset)\n");
+	assert_int_equal(fake_log_count("READ(10)"), 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_max_lun_stalls(void **state)
+{
+	(void)state;
+	disk->disk->max_lun_stalls = true;
+	open_stick();
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A card reader with three slots, the boot medium in the second: LUN 0
+ * has no medium, LUN 1 passes, and the stick's commands then go there. */
+static void test_multi_lun_reader(void **state)
+{
+	(void)state;
+	disk->disk->max_lun = 2;
+	disk->disk->boot_lun = 1;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("disk CBW 1 INQUIRY len 36", "disk CBW 2 lun 0 TEST_UNIT_READY: no medium",
+		   "disk CBW 3 REQUEST_SENSE len 18", "disk CBW 4 INQUIRY len 36", "disk CBW 5 TEST_UNIT_READY len 0",
+		   "disk CBW 8 READ(10) lba 1 n 1 len 512");
+	FX_CONSOLE_HAS("stick: 3 LUNs (a card reader?): looking for the boot disk on each\n"
+		       "stick: trying LUN 0\n"
+		       "stick: TEST UNIT READY failed: sense 2/3a/00 (medium not present)\n"
+		       "stick: trying LUN 1\n");
+	assert_int_equal(fake_log_count("trying LUN 2"), 0);
+	assert_read_ok(st);
+	assert_int_equal(disk->disk->lun, 1);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* No LUN holds the boot disk: refused, nothing written. */
+static void test_multi_lun_none_is_boot(void **state)
+{
+	(void)state;
+	disk->disk->max_lun = 1;
+	disk->disk->boot_lun = 1;
+	memset(disk->disk->store + 512, 0, 512); /* no GPT on the medium */
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
+	FX_CONSOLE_HAS("stick: trying LUN 1\n");
+	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
+	assert_int_equal(disk->disk->writes, 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+static void test_bot_refuses_bad_commands(void **state)
+{
+	(void)state;
+	struct bot b = { 0 };
+	uint8_t cdb[16] = { 0 };
+	uint32_t residue;
+	assert_int_equal(bot_command(&b, cdb, 0, BOT_DIR_NONE, NULL, 0, &residue), USB_BADARG);
+	assert_int_equal(bot_command(&b, cdb, 17, BOT_DIR_NONE, NULL, 0, &residue), USB_BADARG);
+	assert_int_equal(bot_command(&b, cdb, 6, BOT_DIR_IN, buf, 0, &residue), USB_BADARG);
+	assert_int_equal(bot_command(&b, cdb, 6, BOT_DIR_NONE, buf, 512, &residue), USB_BADARG);
+	assert_string_equal(fake_log, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_sequence, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_data_stall_in, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_data_stall_out, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_csw_stall_once, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_csw_stall_twice_resets, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_csw_signature, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_csw_tag, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_residue_larger_than_asked, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_phase_error, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_short_read_residue, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_stick_stops_answering, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_attention_bound, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_max_lun_stalls, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bot_refuses_bad_commands, setup, fx_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,84 @@
+/*
+ * usbstor_fixture.h - what the USB stick tests (test_usb_enum.c,
+ * test_bot.c, test_stick.c) share: the boot disk's GUID, targets built
+ * like the output engineer builds them from bootinfo, a disk with a GPT
+ * on the fake bus, and checks of the fake's log and the console.
+ * Static helpers: each test program includes it once.
+ */
+#ifndef KPROF_TESTS_USBSTOR_FIXTURE_H
+#define KPROF_TESTS_USBSTOR_FIXTURE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_hci.h"
+#include "shadow.h"
+
+#define FX_BLOCKS 65536 /* a 32 MiB disk of 512-byte blocks */
+
+static const uint8_t fx_guid[16] = { 0x28, 0x73, 0x2A, 0xC1, 0x1F, 0xF8, 0xD2, 0x11,
+				     0xBA, 0x4B, 0x00, 0xA0, 0xC9, 0x3E, 0xC9, 0x3B };
+
+static inline struct usb_stick_target fx_target(unsigned depth, const uint8_t *ports, uint32_t block_size,
+						uint64_t blocks)
+{
+	struct usb_stick_target t = { .pci_segment = 0, .pci_bus = 0, .pci_dev = 3, .pci_fn = 0 };
+	t.depth = (uint8_t)depth;
+	memcpy(t.ports, ports, depth);
+	memcpy(t.disk_guid, fx_guid, 16);
+	t.block_size = block_size;
+	t.blocks = blocks;
+	return t;
+}
+
+/* A high-speed disk of FX_BLOCKS x 512 bytes with the boot GPT, not attached. */
+static inline struct fake_dev *fx_disk(void)
+{
+	struct fake_dev *d = fake_disk_new("disk", USB_SPEED_HIGH, 512, FX_BLOCKS, 4096);
+	fake_disk_write_gpt(d->disk, fx_guid);
+	return d;
+}
+
+static inline int fx_setup(void **state)
+{
+	(void)state;
+	fake_reset(8);
+	shadow_console[0] = '\0';
+	return 0;
+}
+
+static inline int fx_teardown(void **state)
+{
+	(void)state;
+	fake_reset(8); /* frees the fake devices */
+	return 0;
+}
+
+/* The fake saw nothing a real controller or device would refuse. */
+#define FX_NO_FAKE_ERRORS()                                                          \
+	do {                                                                         \
+		if (fake_errors)                                                     \
+			fprintf(stderr, "fake log:\n%s", fake_log);                  \
+		assert_int_equal(fake_errors, 0);                                    \
+	} while (0)
+
+#define FX_CONSOLE_HAS(s)                                                            \
+	do {                                                                         \
+		if (!strstr(shadow_console, (s)))                                    \
+			fprintf(stderr, "console lacks \"%s\"; it has:\n%s", (s),   \
+				shadow_console);                                     \
+		assert_non_null(strstr(shadow_console, (s)));                        \
+	} while (0)
+
+#define FX_LOG_SEQ(...)                                                              \
+	do {                                                                         \
+		const char *const want_[] = { __VA_ARGS__, NULL };                   \
+		assert_true(fake_log_has_seq(want_));                                \
+	} while (0)
+
+#endif /* KPROF_TESTS_USBSTOR_FIXTURE_H */
