@@ -62,12 +62,6 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-
 NASMFLAGS := -f elf64 -g -F dwarf
 
 KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*/*.c)
-# MERGE: remove this filter-out when the USB stack (branches usbstor, xhci:
-# kernel/usb/*.c) is merged.  kernel/trace/out_stick.c is the trace's stick
-# sink and calls kernel/usb/stick.h, whose implementation is not on this
-# branch; without it out.c finds no stick sink (a weak reference) and
-# trace.out=usb|both is refused with that reason.
-KERNEL_C := $(filter-out kernel/trace/out_stick.c,$(KERNEL_C))
 # trampoline.asm is a flat binary (the AP start-up page), embedded as data.
 KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \

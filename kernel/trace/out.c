@@ -60,8 +60,6 @@ static const char *stick_unusable(const struct bootinfo_stick *bs, uint32_t ncpu
 	}
 	if (bs->status != BOOTINFO_STICK_OK)
 		return stick_status_why[bs->status];
-	if (!out_stick_open)
-		return "this kernel was built without the USB stick output (kernel/trace/out_stick.c)";
 	if (bs->block_size < 512 || bs->block_size > 65536 || (bs->block_size & (bs->block_size - 1))) {
 		ksnprintf(buf, size, "the loader gave a block size of %u bytes; accepted: a power of two from 512 to 65536",
 			  bs->block_size);
@@ -119,7 +117,7 @@ void trace_out_start(uint32_t ncpu)
 	out.nsinks = 0;
 	out.serial = out.serial_late = out.finished = false;
 	if (kconfig.trace_out == TRACE_OUT_USB || kconfig.trace_out == TRACE_OUT_BOTH) {
-		stick = out.stick && out_stick_open ? out_stick_open(out.stick, ncpu) : NULL;
+		stick = out.stick ? out_stick_open(out.stick, ncpu) : NULL;
 		if (!stick)
 			kprintf("trace: the USB stick is not written; the trace goes to serial\n");
 	}

@@ -3,11 +3,8 @@
  * whole frame, and at the end write what is held and say what was kept.
  *
  * Two sinks exist: the serial port (out_serial.c, always built) and the
- * trace file on the USB stick (out_stick.c).  out.c reaches the stick only
- * through out_stick_open(), a weak reference: a kernel built without
- * out_stick.c (the USB stack not merged yet) has no stick sink and
- * refuses trace.out=usb|both with that reason, and everything else links
- * and runs the same.
+ * trace file on the USB stick (out_stick.c, on the USB stack in
+ * kernel/usb/).  out.c reaches the stick only through out_stick_open().
  *
  * Invariants: a sink gets every frame in the order sent, or stops for
  * good (stopped = true, having printed why); a stopped sink is not called
@@ -47,8 +44,7 @@ extern struct trace_sink out_serial_sink;
 
 /* The stick sink (out_stick.c): open the stick described by bootinfo and
  * its trace file, for a run of ncpu CPUs.  NULL when it cannot be used,
- * after one console line with the reason (and the sense data).  Weak: its
- * address is NULL in a kernel built without out_stick.c. */
-struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu) __attribute__((weak));
+ * after one console line with the reason (and the sense data). */
+struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu);
 
 #endif /* KPROF_TRACE_OUT_SINK_H */
