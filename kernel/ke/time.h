@@ -24,14 +24,19 @@ struct refclock {
 struct clock_sample {
 	uint64_t tsc;            /* midpoint of the bracketing TSC reads */
 	uint64_t ref;            /* the reference count between them     */
+	uint64_t gap;            /* TSC counts between the bracketing reads */
 };
 
 /* Read ref bracketed by two TSC reads, retrying until the bracket is at
  * most max_gap cycles wide (best of `tries` otherwise). */
 struct clock_sample clock_sample(const struct refclock *ref, uint64_t (*tsc)(void), uint64_t max_gap, int tries);
 
-/* Rate of the TSC (counts/s) measured against ref over about window_us;
- * 0 if ref never advanced. */
+/* Rate of the TSC (counts/s) measured against ref over about window_us,
+ * or longer: while the brackets' widths (what a read of ref that waited,
+ * e.g. on a host lock, leaves uncertain) exceed CLOCK_MEASURE_MAX_PPM of
+ * the window, the window is doubled, up to 16 times window_us; 0 if ref
+ * never advanced. */
+#define CLOCK_MEASURE_MAX_PPM 500
 uint64_t clock_measure_tsc(const struct refclock *ref, uint64_t (*tsc)(void), uint64_t window_us);
 
 /* Signed difference of two rates in parts per million of `expected`. */

@@ -4,7 +4,8 @@
  *
  *   - every CPU runs a DPC targeted at it, at DISPATCH_LEVEL, in DPC
  *     context (queued from the boot CPU: exercises the DPC interrupt);
- *   - every CPU's clock ticks at about tick_hz= over 200 ms;
+ *   - every CPU's clock ticks over 200 ms, at about tick_hz= (ticks plus
+ *     the periods they came late) on bare metal;
  *   - a one-shot timer-queue entry fires, and how late it was;
  *   - the cost of an empty interrupt round trip (a self-IPI).
  * Any check that fails makes the run end with KPROF_EXIT_FAILURE.
@@ -73,28 +74,44 @@ static bool check_dpcs(void)
 	return good == n;
 }
 
+/* Every CPU's clock ticks at about tick_hz.  A tick the CPU could not
+ * take in time (a vCPU the host did not run, interrupts masked) is not
+ * lost from the count: the clock interrupt that finally comes measures
+ * how late it is (ClockLateCycles, kernel/ke/clock.c), so ticks taken +
+ * periods late = the periods that passed, whatever the host's load.  The
+ * check is on that sum; the ticks alone are printed too. */
 static bool check_ticks(void)
 {
 	uint32_t n = ke_number_processors;
-	uint64_t before[KPROF_MAX_CPUS], lo = UINT64_MAX, hi = 0;
+	uint64_t before[KPROF_MAX_CPUS], late_before[KPROF_MAX_CPUS];
+	uint64_t lo = UINT64_MAX, hi = 0, alo = UINT64_MAX, ahi = 0, period = ke_clock_tick_cycles();
 
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		before[i] = KiProcessorBlock[i]->ClockTicks;
+		late_before[i] = KiProcessorBlock[i]->ClockLateCycles;
+	}
 	ke_stall_execution_processor(TICK_WINDOW_US);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t d = KiProcessorBlock[i]->ClockTicks - before[i];
+		uint64_t a = d + (KiProcessorBlock[i]->ClockLateCycles - late_before[i]) / (period ? period : 1);
 		lo = d < lo ? d : lo;
 		hi = d > hi ? d : hi;
+		alo = a < alo ? a : alo;
+		ahi = a > ahi ? a : ahi;
 	}
 	uint64_t expect = (uint64_t)kconfig.tick_hz * TICK_WINDOW_US / 1000000;
-	kprintf("check: clock ticks in %u ms: %llu to %llu per CPU over %u CPUs (expected %llu)\n",
-		TICK_WINDOW_US / 1000, (unsigned long long)lo, (unsigned long long)hi, n, (unsigned long long)expect);
-	/* Generous: a vCPU may be descheduled by the host for a while, and
-	 * with many more vCPUs than host cores (64 on 2 under emulation) for
-	 * most of the window: there an eighth is required, which still shows
-	 * every CPU's clock running. */
-	uint64_t floor = arch_cpu_virtualized() && n > 8 ? (expect + 7) / 8 : (expect + 1) / 2;
-	return lo >= floor && hi <= expect * 2 + 2;
+	kprintf("check: clock ticks in %u ms: %llu to %llu per CPU over %u CPUs, %llu to %llu with the periods they "
+		"came late (expected %llu)\n",
+		TICK_WINDOW_US / 1000, (unsigned long long)lo, (unsigned long long)hi, n, (unsigned long long)alo,
+		(unsigned long long)ahi, (unsigned long long)expect);
+	/* Every CPU took a tick, and none more than twice the rate.  On bare
+	 * metal also half the periods accounted for (the window's edges and
+	 * lateness under CLOCK_LATE_US are not counted); in a VM the host
+	 * decides when a vCPU runs, and an overcommitted one (64 vCPUs on 2
+	 * host cores) was seen at 6 of 20 with no lateness measured, so there
+	 * the rate is printed, not judged. */
+	bool rate_ok = arch_cpu_virtualized() || alo >= (expect + 1) / 2;
+	return lo >= 1 && rate_ok && hi <= expect * 2 + 2;
 }
 
 static volatile uint64_t oneshot_fired_tsc;

@@ -99,14 +99,14 @@ def check_cpus(ctx, online, listed=None, extra=""):
                "the SMP summary")
     ctx.expect(r"^check: DPCs: %d of %d CPUs ran the DPC targeted at them, at IRQL 2 in DPC context$"
                % (online, online), "a DPC on every CPU")
-    m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs \(expected (\d+)\)$"
-                   % online, "clock ticks on every CPU")
-    lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    # As the kernel judges it (scenario_boot.c): half the rate, or an eighth
-    # with more than 8 virtual CPUs (64 on this 2-core host get little time).
-    floor = (want + 7) // 8 if online > 8 else (want + 1) // 2
-    if lo < floor or hi > want * 2 + 2:
-        raise_failure("clock ticks %d..%d, expected about %d (at least %d)" % (lo, hi, want, floor))
+    m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs, (\d+) to (\d+) with the "
+                   r"periods they came late \(expected (\d+)\)$" % online, "clock ticks on every CPU")
+    lo, hi, alo, want = int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(5))
+    # As the kernel judges it in a VM (workloads/boot.c): every CPU took a
+    # tick and none ran faster than twice the rate; how many ticks a vCPU
+    # gets is the host's choice (printed, not judged).
+    if lo < 1 or hi > want * 2 + 2:
+        raise_failure("clock ticks %d..%d, %d.. with late periods, expected about %d" % (lo, hi, alo, want))
     ctx.expect(r"^check: a 20 ms one-shot timer fired \d+ us late$", "the one-shot timer")
     ctx.expect(r"^check: empty interrupt round trip \(self-IPI at IRQL 14\): \d+ cycles median, \d+ average", "the IPI cost")
     ctx.expect(r"^scenario boot: machine is up, every check passed$", "the scenario verdict")

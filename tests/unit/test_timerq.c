@@ -133,6 +133,38 @@ static void test_measure_against_fake_clock(void **state)
 	assert_int_equal(clock_error_ppm(990, 1000), -10000);
 }
 
+/* A reference whose reads wait 100 us (a device behind a busy host lock)
+ * and are sampled at the start of the wait early on, at its end later:
+ * each bracket is 100 us wide and the midpoints are off by 50 us the
+ * opposite ways.  Over one 20 ms window that is 5000 ppm; the measurement
+ * must widen its window until the brackets allow at most
+ * CLOCK_MEASURE_MAX_PPM. */
+static uint64_t slow_start;
+static uint64_t read_ref_slow(void)
+{
+	const uint64_t wait = 240000; /* 100 us at 2.4 GHz */
+	uint64_t at = fake_tsc - slow_start < 10000000 ? fake_tsc : fake_tsc + wait;
+	fake_tsc += wait;
+	return mul_div_u64(at, fake_ref_hz, fake_tsc_hz) & fake_mask;
+}
+
+static void test_measure_widens_window_when_reads_wait(void **state)
+{
+	(void)state;
+	struct refclock ref = { .name = "slow", .read = read_ref_slow };
+	slow_start = fake_tsc = 1ULL << 40;
+	fake_ref_hz = ref.hz = 100000000;
+	fake_mask = ref.mask = ~0ULL;
+	fake_tsc_hz = 2400000000ULL;
+	uint64_t start = fake_tsc;
+	uint64_t hz = clock_measure_tsc(&ref, read_tsc, 20000);
+	int64_t ppm = clock_error_ppm(hz, fake_tsc_hz);
+	assert_true(ppm < CLOCK_MEASURE_MAX_PPM && ppm > -CLOCK_MEASURE_MAX_PPM);
+	/* It took more than one 20 ms window, and at most 16 + 8 + 4 + 2 + 1. */
+	assert_true(fake_tsc - start > 2 * 48000000ULL);
+	assert_true(fake_tsc - start < 32 * 48000000ULL);
+}
+
 static uint64_t frozen(void)
 {
 	return 42;
@@ -153,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_reinsert_moves),
 		cmocka_unit_test(test_muldiv),
 		cmocka_unit_test(test_measure_against_fake_clock),
+		cmocka_unit_test(test_measure_widens_window_when_reads_wait),
 		cmocka_unit_test(test_dead_reference_clock),
 	};
 	return cmocka_run_group_tests_name("timerq_time", tests, NULL, NULL);
