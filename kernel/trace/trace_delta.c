@@ -18,6 +18,14 @@
  * heavy ones least (0.480 -> 0.471).  It costs about 12% of the
  * compression time, a microsecond or two per chunk.
  *
+ * kprof's tracetest pattern records (hook 0xFE01) count a Sequence per
+ * CPU and writer: as a difference from the previous such record's of the
+ * same writer (thread or interrupt: Writer bit 0) it is 1 in almost every
+ * record, where the value itself put 1-2 fresh bytes in each.  On a 4-CPU
+ * tracetest run (tests/bench/wire_bytes.py) that takes the wire from 0.526
+ * to 0.475-0.478 bytes per record byte.  Logs compressed before this rule decode with wrong
+ * tracetest Sequence values (no other record changes).
+ *
  * Exactness: all arithmetic is modulo 2^64, applied in record order by the
  * encoder with the original values and undone in the same order by the
  * decoder, which recovers each TimeStamp before the payload fields that
@@ -76,6 +84,24 @@ static inline uint64_t td_field(uint64_t ts, uint64_t v)
 	return v == 0 || v == ts + 1 ? v : ts + 1 - v;
 }
 
+/* A tracetest record's Sequence (u32 at offset 24) as the difference from
+ * the previous one of the same writer (Writer, offset 20, bit 0), modulo
+ * 2^32; prev holds the original values, for both directions. */
+static inline void td_sequence(uint8_t *r, size_t size, uint32_t prev[2], int encode)
+{
+	uint32_t writer, seq;
+
+	if (size < TD_HEADER + 12)
+		return;
+	__builtin_memcpy(&writer, r + TD_HEADER + 4, 4);
+	__builtin_memcpy(&seq, r + TD_HEADER + 8, 4);
+	uint32_t *p = &prev[writer & 1];
+	uint32_t orig = encode ? seq : seq + *p;
+	seq = encode ? seq - *p : orig;
+	*p = orig;
+	__builtin_memcpy(r + TD_HEADER + 8, &seq, 4);
+}
+
 /* Size of the valid record at p, with limit bytes left, else 0. */
 static size_t td_record(const uint8_t *p, size_t limit)
 {
@@ -109,6 +135,7 @@ static void td_copy(uint8_t *dst, const uint8_t *src, size_t n)
 static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode)
 {
 	uint64_t prev = 0;
+	uint32_t seq_prev[2] = { 0, 0 };
 	size_t off = 0, records = 0;
 
 	while (off < n) {
@@ -132,6 +159,8 @@ static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode)
 		unsigned f[2], need, nf = td_fields(hook, f, &need);
 		for (unsigned i = 0; nf && size >= need && i < nf; i++)
 			td_put(r + f[i], td_field(ts, td_get(r + f[i])));
+		if (hook == KPROF_LOG_TYPE_TRACETEST)
+			td_sequence(r, size, seq_prev, encode);
 		records++;
 		off += span;
 	}

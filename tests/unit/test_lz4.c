@@ -390,6 +390,45 @@ static void test_delta_fields(void **state)
 	assert_memory_equal(b, orig, sizeof(b));
 }
 
+/* Tracetest records: Sequence becomes the difference from the previous
+ * one of the same writer (Writer bit 0); a record too short to hold it is
+ * left alone; all of it undone exactly. */
+static void test_delta_tracetest_sequence(void **state)
+{
+	(void)state;
+	enum { R = 32 };
+	static const uint32_t writer[5] = { 0, 0, 1, 2, 3 }, seq[5] = { 7, 8, 3, 9, 4 };
+	uint8_t b[5 * R + 24], orig[sizeof(b)];
+	uint32_t marker = 0xC0110002u;
+	uint16_t size = R, hook = 0xFE01, short_size = 24;
+	uint64_t ts = 100;
+
+	memset(b, 0x22, sizeof(b));
+	for (int r = 0; r < 5; r++) {
+		memcpy(b + r * R, &marker, 4);
+		memcpy(b + r * R + 4, &size, 2);
+		memcpy(b + r * R + 6, &hook, 2);
+		memcpy(b + r * R + 8, &ts, 8);
+		memcpy(b + r * R + 20, &writer[r], 4);
+		memcpy(b + r * R + 24, &seq[r], 4);
+	}
+	memcpy(b + 5 * R, &marker, 4); /* a 24-byte tracetest record: no Sequence */
+	memcpy(b + 5 * R + 4, &short_size, 2);
+	memcpy(b + 5 * R + 6, &hook, 2);
+	memcpy(orig, b, sizeof(b));
+	assert_int_equal(trace_delta_encode(b, sizeof(b)), 6);
+	static const uint32_t want[5] = { 7, 1, 3, 1, 1 }; /* writers 0,0 | 1 | 2 (= 0) | 3 (= 1) */
+	for (int r = 0; r < 5; r++) {
+		uint32_t v;
+		memcpy(&v, b + r * R + 24, 4);
+		assert_int_equal(v, want[r]);
+	}
+	assert_memory_equal(b + 5 * R + 16, orig + 5 * R + 16, 8);
+	check_delta_copy(orig, sizeof(orig));
+	assert_int_equal(trace_delta_decode(b, sizeof(b)), 6);
+	assert_memory_equal(b, orig, sizeof(b));
+}
+
 /* As roundtrip(), with a dictionary, decoded by LZ4_decompress_safe_usingDict. */
 static size_t roundtrip_dict(const uint8_t *src, size_t n, const uint8_t *dict, size_t dlen, size_t cap)
 {
@@ -504,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_golden_blocks),
 		cmocka_unit_test(test_delta_stops),
 		cmocka_unit_test(test_delta_fields),
+		cmocka_unit_test(test_delta_tracetest_sequence),
 		cmocka_unit_test(test_dict),
 		cmocka_unit_test(test_dict_golden),
 	};
