@@ -78,12 +78,15 @@ static struct {
 	struct send_policy policy;    /* the logger's priority (send_policy.c) */
 } trace;
 
-/* Compression scratch (trace.compress=on, chunk.c), one per CPU and used
- * only by the sender running on that CPU: the logger thread, then
- * trace_finish() after it has ended, or the bug check path, which may run
- * on another CPU while the logger is halted mid-chunk (the NMI stops it;
- * it never resumes), hence one per CPU rather than one per session.  The
- * sub-buffer itself is never changed: the delta transform works on a copy. */
+/* Compression scratch (trace.compress=on, chunk.c), one per CPU: a chunk
+ * is encoded in the scratch of the CPU it starts on.  Only one sender
+ * runs at a time: the logger thread, then trace_finish() after it has
+ * ended, or the bug check path, which may run while the logger is halted
+ * or preempted mid-chunk (it never resumes), hence one per CPU rather than
+ * one per session.  The idle-priority logger may be preempted and moved to
+ * another CPU mid-chunk; it keeps using the scratch it started with, which
+ * no other sender touches meanwhile.  The sub-buffer itself is never
+ * changed: the delta transform writes a copy. */
 static struct trace_chunk_scratch *senders[KPROF_MAX_CPUS];
 
 static const uint32_t item_group[TRACE_ITEM_NONE] = {
