@@ -4,8 +4,17 @@
  * Output waits for LSR.THRE (transmit holding register empty; with FIFOs
  * enabled: the whole transmit FIFO empty) and then writes up to fifo_depth
  * bytes, so a real UART at 115200 baud never drops a byte however fast we
- * produce them.  Registers are reached by port I/O or MMIO with a stride,
- * as the ACPI SPCR table describes the firmware's console.
+ * produce them.  On port I/O the burst is one "rep outsb": the same
+ * back-to-back writes to THR as a loop of outb, without the per-byte call
+ * and branch.  Under QEMU 7.2 (TCG) every byte written costs 1.3 to 2 us of
+ * host time whatever the guest does (the emulated UART writes each byte
+ * to its character device with a writev of its own); medians of 9
+ * interleaved 32 KiB runs: 5525 cycles per byte through the loop of
+ * uart_out, 5146 with rep outsb, 5126 for bare outb without the LSR
+ * polls, and 106 for one LSR read.  The rest is the emulator's.
+ *
+ * Registers are reached by port I/O or MMIO with a stride, as the ACPI
+ * SPCR table describes the firmware's console.
  */
 #include "arch/x86_64/uart16550.h"
 
@@ -92,8 +101,12 @@ void uart_write(struct uart16550 *u, const void *data, size_t n)
 		while (!(uart_in(u, UART_LSR) & LSR_THRE))
 			__asm__ volatile("pause");
 		size_t burst = n < u->fifo_depth ? n : u->fifo_depth;
-		for (size_t i = 0; i < burst; i++)
-			uart_out(u, UART_THR, p[i]);
+		if (u->space == UART_SPACE_PIO) {
+			outsb((uint16_t)(u->base + UART_THR), p, burst);
+		} else {
+			for (size_t i = 0; i < burst; i++)
+				uart_out(u, UART_THR, p[i]);
+		}
 		p += burst;
 		n -= burst;
 	}

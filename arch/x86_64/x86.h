@@ -13,6 +13,12 @@ static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %
 static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
 
+/* n bytes from p to one port, back to back ("rep outsb"). */
+static inline void outsb(uint16_t port, const void *p, unsigned long n)
+{
+	__asm__ volatile("rep outsb" : "+S"(p), "+c"(n) : "d"(port) : "memory");
+}
+
 static inline uint8_t inb(uint16_t port)
 {
 	uint8_t v;

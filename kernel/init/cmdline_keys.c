@@ -194,7 +194,7 @@ void config_defaults(struct kconfig *cfg)
 		.tick_hz = 100,
 		.trace = 1u << TRACE_ITEM_ALL,
 		.trace_mode = KPROF_TRACE_STREAM,
-		.trace_buffer_kb = 256,
+		.trace_buffer_kb = 4096,
 		.trace_subbuf_kb = 64,
 		.trace_buffer_fit = TRACE_FIT_AUTO,
 		.trace_compress = 1,

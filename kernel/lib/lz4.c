@@ -29,8 +29,8 @@
  *     the input raw.  Nothing is written at or beyond dst + cap.
  *
  * Method.  A hash of the 5 bytes at each position indexes a table of the
- * last position with that hash (u16, so window and input are at most 64
- * KiB together).  When the 4 bytes at the remembered position are equal,
+ * last position with that hash (16 bits of it, so window and input are at
+ * most 64 KiB together).  When the 4 bytes at the remembered position are equal,
  * the match is extended backwards over pending literals and forwards 8
  * bytes at a time, and emitted at once (greedy, no lazy matching).
  * Hashing 5 bytes rather than the 4 a match needs skips candidates that
@@ -47,9 +47,15 @@
  * Cost.  One pass; per input byte a hash, a table load and store, and a
  * 4-byte compare, fewer on matched bytes; with a dictionary, one hash per
  * dictionary byte too.  The table has as many entries as the smallest
- * power of two >= dictionary window + n (256 to 4096) and is cleared per
- * call: 1 KiB for a 512-byte chunk, 8 KiB at most.  No allocation, no
- * locks, no floating point; st is the only state, so it runs at any IRQL.
+ * power of two >= dictionary window + n (256 to 4096).  It is not cleared
+ * per call: each entry carries the epoch of the call that wrote it (a u16
+ * beside the u16 position), an entry from another epoch reads as position
+ * 0, exactly what a cleared table holds, and the whole table is cleared
+ * only when the epoch wraps, once every 65535 calls.  Clearing up to 8 KiB
+ * for every 2 KiB trace chunk had cost more than compressing it (in a
+ * stream-mode run under QEMU, whose "rep stosb" goes a byte at a time:
+ * 158 profile samples clearing against 43 compressing).  No allocation, no locks, no floating point; st is the only
+ * state, so it runs at any IRQL.
  * On the host, over the golden logs' records, about 450 MB/s (liblz4's
  * LZ4_compress_default: 650); with a 4.5 KiB dictionary 110 MB/s for 512-
  * byte chunks, 350 for 16 KiB (tests/bench/bench_lz4.c).
@@ -209,11 +215,16 @@ size_t lz4_compress_block_dict(const void *src, size_t n, const void *dict, size
 		unsigned hlog = LZ4_HASH_LOG_MAX;
 		while (hlog > LZ_HASH_LOG_MIN && (1u << (hlog - 1)) >= dn + n)
 			hlog--;
-		uint16_t *table = st->table;
-		/* Every entry starts as position 0, whose 4 bytes exist. */
-		memset(table, 0, sizeof(table[0]) << hlog);
+		uint32_t *table = st->table;
+		/* Every entry of another epoch is position 0, whose 4 bytes
+		 * exist: what a cleared table would say. */
+		if (++st->epoch > 0xFFFF) {
+			memset(st->table, 0, sizeof(st->table));
+			st->epoch = 1;
+		}
+		const uint32_t tag = st->epoch << 16;
 		for (size_t v = 0; v + 5 <= dn; v++)
-			table[lz_hash(lz_read40(in.d + v), hlog)] = (uint16_t)v;
+			table[lz_hash(lz_read40(in.d + v), hlog)] = tag | (uint32_t)v;
 
 		const size_t mflimit = n - LZ_MFLIMIT;          /* last match start  */
 		const size_t mlimit = n - LZ_LAST_LITERALS;     /* matches end by here */
@@ -231,8 +242,9 @@ size_t lz4_compress_block_dict(const void *src, size_t n, const void *dict, size
 					goto last_literals;
 				uint32_t seq = lz_read32(s + ip);
 				uint32_t h = lz_hash(lz_read40(s + ip), hlog);
-				ref = table[h];
-				table[h] = (uint16_t)(dn + ip);
+				uint32_t e = table[h];
+				ref = (e & 0xFFFF0000u) == tag ? (e & 0xFFFFu) : 0;
+				table[h] = tag | (uint32_t)(dn + ip);
 				if (lz_read32(lz_at(&in, ref)) == seq)
 					break;
 				ip += attempts++ >> LZ_SKIP_SHIFT;
@@ -253,7 +265,7 @@ size_t lz4_compress_block_dict(const void *src, size_t n, const void *dict, size
 				break;
 			/* Remember a position inside the match, as later data
 			 * often repeats its tail. */
-			table[lz_hash(lz_read40(s + ip - 2), hlog)] = (uint16_t)(dn + ip - 2);
+			table[lz_hash(lz_read40(s + ip - 2), hlog)] = tag | (uint32_t)(dn + ip - 2);
 		}
 	}
 last_literals:

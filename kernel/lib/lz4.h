@@ -12,14 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LZ4_HASH_LOG_MAX 12                  /* 4096 entries, 8 KiB            */
+#define LZ4_HASH_LOG_MAX 12                  /* 4096 entries of 4 bytes, 16 KiB */
 #define LZ4_BLOCK_MAX    65536u              /* largest input: positions are u16 */
 
-/* Scratch for one compression: the hash table of recent positions.  The
- * caller owns it (one per CPU, say); lz4_compress_block() clears the part
- * it uses, so it needs no initialisation and holds nothing between calls. */
+/* Scratch for compression: the hash table of recent positions.  The
+ * caller owns it (one per CPU, say) and zeroes it once before its first
+ * use (static or kzalloc'd storage is zero).  Each call tags the entries it
+ * writes with its own epoch, and an entry with another epoch reads as
+ * empty, so no call clears the table (lz4.c: "Cost") and no call's output
+ * depends on an earlier one's: the same input always gives the same
+ * block. */
 struct lz4_state {
-	uint16_t table[1u << LZ4_HASH_LOG_MAX];  /* hash of 5 bytes -> last position */
+	uint32_t table[1u << LZ4_HASH_LOG_MAX];  /* hash of 5 bytes -> epoch << 16 | last position */
+	uint32_t epoch;                          /* the last call's tag, 0..65535; 0: none yet */
 };
 
 /*

@@ -9,8 +9,9 @@
  * committed, or the final one after the settle wait).
  *
  * trace_chunk_encode() then picks a chunk's payload: the records as they
- * are, or a copy of them TSC-delta transformed (trace_delta.c) and LZ4
- * compressed (lz4.c) when that is smaller: encoding 1 on the wire.
+ * are, or a copy of them TSC-delta transformed as they are copied
+ * (trace_delta.c) and LZ4 compressed (lz4.c) when that is smaller:
+ * encoding 1 on the wire.
  */
 #include "kernel/trace/chunk.h"
 
@@ -53,8 +54,7 @@ const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *r
 	*len = n;
 	if (!s || n > KPROF_CHUNK_BYTES || n < 16)
 		return rec;
-	memcpy(s->raw, rec, n);
-	trace_delta_encode(s->raw, n);
+	trace_delta_encode_copy(s->raw, rec, n); /* one pass: no copy first */
 	size_t packed = lz4_compress_block(s->raw, n, s->packed, n - 1, &s->lz4);
 	if (!packed || packed >= n)
 		return rec;

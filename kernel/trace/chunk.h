@@ -22,10 +22,11 @@ uint32_t trace_chunk_next(const uint8_t *data, uint32_t used, uint32_t off, uint
 
 /*
  * Compression scratch for trace_chunk_encode(): private to one sender at
- * a time (trace.c keeps one per CPU).  About 12 KiB.
+ * a time (trace.c keeps one per CPU).  About 20 KiB; zeroed before its
+ * first use (struct lz4_state).
  */
 struct trace_chunk_scratch {
-	struct lz4_state lz4;                   /* 8 KiB hash table          */
+	struct lz4_state lz4;                   /* 16 KiB hash table         */
 	uint8_t raw[KPROF_CHUNK_BYTES];         /* delta-transformed copy    */
 	uint8_t packed[KPROF_CHUNK_BYTES];      /* the LZ4 block             */
 };
@@ -34,7 +35,7 @@ struct trace_chunk_scratch {
  * The payload of the chunk of records rec[0..n): sets c->encoding and
  * c->raw_bytes, returns the payload and its length in *len.  With scratch
  * s (may be NULL: raw) and n at most KPROF_CHUNK_BYTES, the records are
- * copied into s, TSC-delta transformed there (trace_delta_encode) and
+ * copied into s TSC-delta transformed (trace_delta_encode_copy) and
  * compressed as one LZ4 block of at most n - 1 bytes: encoding
  * KPROF_CHUNK_DELTA_LZ4 when that fits, else the records go raw.  rec is
  * only read.

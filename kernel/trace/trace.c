@@ -5,10 +5,11 @@
  * Start (boot CPU, after every CPU is online): allocate each CPU's buffer,
  * send the run header frame, then switch the configured groups on.
  *
- * Getting records out: in stream mode a logger thread (priority 31, like
- * ETW's logger thread) sends every full sub-buffer, at
- * PASSIVE_LEVEL so that DPCs, timers and preemption go on around it, and
- * at most about half of its CPU (logger_thread).  A writer
+ * Getting records out: in stream mode a logger thread sends every full
+ * sub-buffer, at PASSIVE_LEVEL so that DPCs, timers and preemption go on
+ * around it, fullest ring first, at idle priority while the rings have
+ * room and at priority 31 (like ETW's logger thread) for bounded turns
+ * when one fills (send_policy.c).  A writer
  * that fills a sub-buffer, or CPU 0's clock tick (trace_poll) when it sees
  * one, queues a DPC that wakes the logger; writers never wait for it: when
  * the port cannot keep up the ring fills and records are dropped, counted.
@@ -54,6 +55,7 @@
 #include "kernel/trace/out.h"
 #include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
+#include "kernel/trace/send_policy.h"
 #include "kernel/lib/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */
@@ -62,6 +64,7 @@ static struct {
 	bool started;                 /* buffers exist                        */
 	bool finished;                /* end frames sent                      */
 	uint32_t ncpu;                /* CPUs with buffers                    */
+	uint32_t nsub;                /* sub-buffers in each CPU's ring       */
 	uint32_t run_seq;             /* sequence of run-level frames         */
 	PERFINFO_GROUPMASK groups;    /* what trace_start() switched on       */
 	KDPC flush_dpc;               /* wakes the logger thread              */
@@ -73,14 +76,18 @@ static struct {
 	uint64_t boot_unix_s;         /* RTC when tracing started             */
 	uint32_t run_id;              /* in every v2 frame                     */
 	uint32_t chunks_sent;         /* run info goes out every 64 chunks     */
+	struct send_policy policy;    /* the logger's priority (send_policy.c) */
 } trace;
 
-/* Compression scratch (trace.compress=on, chunk.c), one per CPU and used
- * only by the sender running on that CPU: the logger thread, then
- * trace_finish() after it has ended, or the bug check path, which may run
- * on another CPU while the logger is halted mid-chunk (the NMI stops it;
- * it never resumes), hence one per CPU rather than one per session.  The
- * sub-buffer itself is never changed: the delta transform works on a copy. */
+/* Compression scratch (trace.compress=on, chunk.c), one per CPU: a chunk
+ * is encoded in the scratch of the CPU it starts on.  Only one sender
+ * runs at a time: the logger thread, then trace_finish() after it has
+ * ended, or the bug check path, which may run while the logger is halted
+ * or preempted mid-chunk (it never resumes), hence one per CPU rather than
+ * one per session.  The idle-priority logger may be preempted and moved to
+ * another CPU mid-chunk; it keeps using the scratch it started with, which
+ * no other sender touches meanwhile.  The sub-buffer itself is never
+ * changed: the delta transform writes a copy. */
 static struct trace_chunk_scratch *senders[KPROF_MAX_CPUS];
 
 static const uint32_t item_group[TRACE_ITEM_NONE] = {
@@ -186,29 +193,68 @@ void trace_hold_stream(bool hold)
 	}
 }
 
+/* The CPU with the most full sub-buffers waiting (ties: the next one after
+ * the last CPU served), so that no ring waits behind another that keeps
+ * filling; NULL when none waits. */
+static struct trace_cpu *fullest_cpu(uint32_t *cursor, uint64_t *most)
+{
+	struct trace_cpu *best = NULL;
+
+	*most = 0;
+	for (uint32_t k = 1; k <= trace.ncpu; k++) {
+		struct trace_cpu *tc = KiProcessorBlock[(*cursor + k) % trace.ncpu]->TraceCpu;
+		uint64_t w = tc ? send_policy_waiting(tc) : 0;
+		if (w > *most) {
+			*most = w;
+			best = tc;
+		}
+	}
+	if (best)
+		*cursor = best->cpu;
+	return best;
+}
+
 static void flush_dpc_routine(KDPC *dpc, void *context, void *a1, void *a2)
 {
+	/* An idle-priority logger that workload threads keep from running
+	 * cannot see for itself that a ring fills (send_policy.c). */
+	uint32_t cursor = 0;
+	uint64_t most;
+	fullest_cpu(&cursor, &most);
+	if (trace.logger && send_policy_wants_urgent(&trace.policy, most, trace.nsub, arch_rdtsc()))
+		ke_set_priority_thread(trace.logger, SEND_PRIORITY_URGENT);
 	ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);
 }
 
-/* The logger runs at priority 31 but takes at most about half of its
- * CPU: when records come faster than the port sends them (a profile
- * interrupt every 250 us on every CPU, with stacks, is more than a
- * 115200-baud or emulated port carries), a logger that never waited would
- * starve every thread that may only run on its CPU.  After a pass that
- * took longer than a clock tick it sleeps as long as the pass took; the
- * buffers fill meanwhile and the losses are counted. */
+static void logger_set_priority(int8_t priority)
+{
+	KTHREAD *self = ke_get_current_thread();
+
+	if (__atomic_load_n(&self->Priority, __ATOMIC_RELAXED) != priority)
+		ke_set_priority_thread(self, priority);
+}
+
+/* The logger sends one sub-buffer at a time, always from the CPU with the
+ * largest backlog, at the priority send_policy.c chooses after each one:
+ * idle priority while the rings have room (it then runs only on CPUs with
+ * nothing else to do), 31 for bounded turns when one fills. */
 static void logger_thread(void *context)
 {
+	uint32_t cursor = 0;
+
 	while (!trace.stopping) {
 		ke_wait_for_single_object(&trace.flush_event, WrExecutive, KernelMode, KE_WAIT_FOREVER);
-		uint64_t t0 = arch_rdtsc();
-		for (uint32_t i = 0; i < trace.ncpu && !trace.stopping; i++)
-			if (KiProcessorBlock[i]->TraceCpu)
-				flush_full(KiProcessorBlock[i]->TraceCpu);
-		uint64_t spent = arch_rdtsc() - t0;
-		if (!trace.stopping && spent > ke_clock_tick_cycles())
-			ke_delay_execution_thread(ke_tsc_to_us(spent));
+		while (!trace.stopping && !trace.hold) {
+			uint64_t most;
+			struct trace_cpu *tc = fullest_cpu(&cursor, &most);
+			logger_set_priority(send_policy_update(&trace.policy, most, trace.nsub, arch_rdtsc(),
+							       ke_clock_tick_cycles()));
+			struct trace_view v;
+			if (!tc || !tracebuf_peek_full(tc, &v))
+				break; /* nothing, or its writer is still committing: the next tick looks again */
+			send_view(tc, &v, 0);
+			tracebuf_release(tc);
+		}
 	}
 }
 
@@ -303,6 +349,7 @@ void trace_start(const char *cmdline)
 		perfinfo_group_set(&trace.groups, PERF_KPROF_THREAD);
 
 	trace.ncpu = ke_number_processors;
+	trace.nsub = nsub;
 	for (uint32_t i = 0; kconfig.trace_compress && i < trace.ncpu && i < KPROF_MAX_CPUS; i++)
 		senders[i] = kzalloc(sizeof(*senders[i])); /* none: that CPU sends raw */
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);
@@ -327,7 +374,8 @@ void trace_start(const char *cmdline)
 	trace.started = true;
 	send_run_header(cmdline);
 	if (kconfig.trace_mode == KPROF_TRACE_STREAM)
-		trace.logger = ps_create_system_thread(NULL, logger_thread, NULL, HIGH_PRIORITY, NULL, "TraceLogger");
+		trace.logger = ps_create_system_thread(NULL, logger_thread, NULL, SEND_PRIORITY_IDLE, NULL,
+							"TraceLogger");
 	kprintf("trace: %u CPUs x %u KiB (%u sub-buffers of %u KiB), %s mode, groups %08x %08x\n", trace.ncpu,
 		kconfig.trace_buffer_kb, nsub, kconfig.trace_subbuf_kb,
 		kconfig.trace_mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],

@@ -20,6 +20,13 @@
  */
 size_t trace_delta_encode(void *buf, size_t n);
 
+/*
+ * The same transform from src into dst (n bytes each, not overlapping):
+ * dst ends up as src transformed in place would, in one pass, and src is
+ * only read.  Returns the number of records done.
+ */
+size_t trace_delta_encode_copy(void *dst, const void *src, size_t n);
+
 /* The exact inverse of trace_delta_encode(). */
 size_t trace_delta_decode(void *buf, size_t n);
 

@@ -5,6 +5,7 @@
 # not fail the build: these machines are noisy; they report.
 
 BENCH_SCHED_ROUNDS ?= 3
+BENCH_SENDER_ROUNDS ?= 3
 
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
@@ -67,3 +68,4 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log --chunk 1024 --chunk 512 --rates 16
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)
+	@$(PYTHON) tests/bench/sender.py $(KPROF_TOOL) $(KERNEL) --rounds $(BENCH_SENDER_ROUNDS)

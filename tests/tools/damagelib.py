@@ -94,7 +94,7 @@ TSC_FIELDS = {0x0529: ((32, 40), 48), 0x052B: ((16,), 24), 0x1820: ((16,), 24), 
 M64 = (1 << 64) - 1
 
 def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
-    b, off, prev = bytearray(recs), 0, 0
+    b, off, prev, seq_prev = bytearray(recs), 0, 0, [0, 0]
     while off + 16 <= len(b):
         marker, size, hook, d = struct.unpack_from("<IHHQ", b, off)
         if marker >> 16 != 0xC011 or size < 16 or off + size > len(b):
@@ -107,6 +107,10 @@ def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
             v = struct.unpack_from("<Q", b, off + at)[0]
             if v not in (0, (ts + 1) & M64):
                 struct.pack_into("<Q", b, off + at, (ts + 1 - v) & M64)
+        if hook == 0xFE01 and size >= 28:  # tracetest Sequence, per writer
+            writer, d = struct.unpack_from("<II", b, off + 20)
+            seq_prev[writer & 1] = (d + seq_prev[writer & 1]) & 0xFFFFFFFF
+            struct.pack_into("<I", b, off + 24, seq_prev[writer & 1])
         off += (size + 7) & ~7
     return bytes(b)
 

@@ -89,9 +89,10 @@ static void test_trace_buffer_holds_two_subbuffers(void **state)
 	assert_string_equal(msgs.text[0], "cmdline: trace.buffer_kb=64: holds fewer than 2 sub-buffers of "
 					  "trace.subbuf_kb=64; accepted: at least 128 (2 x trace.subbuf_kb), or a "
 					  "smaller trace.subbuf_kb");
-	/* the buffer left at its default says so */
-	assert_int_equal(parse("trace.subbuf_kb=256"), 1);
-	assert_non_null(strstr(msgs.text[0], "trace.buffer_kb=256 (the default): holds fewer than 2"));
+	/* the default buffer (4 MiB) holds even the largest sub-buffers */
+	assert_int_equal(parse("trace.subbuf_kb=1024"), 0);
+	assert_int_equal(parse("trace.subbuf_kb=1024 trace.buffer_kb=1024"), 1);
+	assert_non_null(strstr(msgs.text[0], "trace.buffer_kb=1024: holds fewer than 2"));
 	/* a sub-buffer size already refused is not used against the buffer */
 	assert_int_equal(parse("trace.subbuf_kb=48 trace.buffer_kb=8"), 1);
 	assert_non_null(strstr(msgs.text[0], "not a power of two"));

@@ -232,20 +232,52 @@ static void test_length_boundaries(void **state)
 	}
 }
 
-/* The state holds nothing between calls: a dirty table gives the same bytes. */
+/* The state carries nothing from one call into the next one's output:
+ * after blocks of other sizes (other table sizes), with and without a
+ * dictionary, and across the epoch's wrap (the one full clear), the same
+ * input gives the same bytes as with a freshly zeroed state. */
 static void test_stateless(void **state)
 {
 	(void)state;
-	static uint8_t buf[8192], a[9000], b[9000];
+	static uint8_t buf[8192], other[LZ4_BLOCK_MAX], a[9000], b[9000], junk[LZ4_BLOCK_MAX + 300];
+	static struct lz4_state fresh;
 
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(rnd() % 8);
-	size_t ra = lz4_compress_block(buf, sizeof(buf), a, sizeof(a), &st);
-	memset(&st, 0xAB, sizeof(st));
-	size_t rb = lz4_compress_block(buf, sizeof(buf), b, sizeof(b), &st);
+	for (size_t i = 0; i < sizeof(other); i++)
+		other[i] = (uint8_t)(rnd() % 5);
+	size_t ra = lz4_compress_block(buf, sizeof(buf), a, sizeof(a), &fresh);
 	assert_true(ra > 0);
-	assert_int_equal(ra, rb);
-	assert_memory_equal(a, b, ra);
+	static const size_t sizes[] = { 13, 300, 2048, 8192, 40000, 65536 };
+	for (int round = 0; round < 3; round++) {
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			lz4_compress_block(other + k, sizes[k] - k, junk, sizeof(junk), &st);
+			lz4_compress_block_dict(other, 1000 + k, buf, 4000, junk, sizeof(junk), &st);
+		}
+		if (round == 1)
+			st.epoch = 0xFFFE; /* the next two calls cross the wrap */
+		memset(b, 0, sizeof(b));
+		size_t rb = lz4_compress_block(buf, sizeof(buf), b, sizeof(b), &st);
+		assert_int_equal(ra, rb);
+		assert_memory_equal(a, b, ra);
+	}
+	assert_true(st.epoch >= 1 && st.epoch < 100); /* it wrapped */
+}
+
+/* The copying transform writes what the in-place one leaves, one record
+ * or a whole buffer, with a tail that is not a record copied unchanged. */
+static void check_delta_copy(const uint8_t *src, size_t n)
+{
+	uint8_t *in_place = malloc(n + 1), *copy = malloc(n + 1);
+
+	memcpy(in_place, src, n);
+	memset(copy, 0x5C, n + 1);
+	size_t recs = trace_delta_encode(in_place, n);
+	assert_int_equal(trace_delta_encode_copy(copy, src, n), recs);
+	assert_memory_equal(copy, in_place, n);
+	assert_int_equal(copy[n], 0x5C); /* nothing past n */
+	free(in_place);
+	free(copy);
 }
 
 static const char *const golden_logs[] = {
@@ -275,6 +307,8 @@ static void test_golden_blocks(void **state)
 					memcpy(t, blk, len);
 					size_t recs = trace_delta_encode(t, len);
 					assert_true(recs > 0);
+					if (k == 2)
+						check_delta_copy(blk, len);
 					compressed += roundtrip_full(t, len) != 0;
 					assert_int_equal(trace_delta_decode(t, len), recs);
 					assert_memory_equal(t, blk, len);
@@ -308,6 +342,8 @@ static void test_delta_stops(void **state)
 	}
 	memset(b + 48, 0xEE, 16); /* not a record */
 	memcpy(orig, b, sizeof(b));
+	for (size_t n = 0; n <= sizeof(b); n++)
+		check_delta_copy(b, n); /* records cut anywhere, and the tail */
 	assert_int_equal(trace_delta_encode(b, sizeof(b)), 2);
 	uint64_t d;
 	memcpy(&d, b + 24 + 8, 8);
@@ -351,6 +387,45 @@ static void test_delta_fields(void **state)
 	memcpy(&v, b + 72 + 0x28, 8);
 	assert_int_equal(v, 2);
 	assert_int_equal(trace_delta_decode(b, sizeof(b)), 2);
+	assert_memory_equal(b, orig, sizeof(b));
+}
+
+/* Tracetest records: Sequence becomes the difference from the previous
+ * one of the same writer (Writer bit 0); a record too short to hold it is
+ * left alone; all of it undone exactly. */
+static void test_delta_tracetest_sequence(void **state)
+{
+	(void)state;
+	enum { R = 32 };
+	static const uint32_t writer[5] = { 0, 0, 1, 2, 3 }, seq[5] = { 7, 8, 3, 9, 4 };
+	uint8_t b[5 * R + 24], orig[sizeof(b)];
+	uint32_t marker = 0xC0110002u;
+	uint16_t size = R, hook = 0xFE01, short_size = 24;
+	uint64_t ts = 100;
+
+	memset(b, 0x22, sizeof(b));
+	for (int r = 0; r < 5; r++) {
+		memcpy(b + r * R, &marker, 4);
+		memcpy(b + r * R + 4, &size, 2);
+		memcpy(b + r * R + 6, &hook, 2);
+		memcpy(b + r * R + 8, &ts, 8);
+		memcpy(b + r * R + 20, &writer[r], 4);
+		memcpy(b + r * R + 24, &seq[r], 4);
+	}
+	memcpy(b + 5 * R, &marker, 4); /* a 24-byte tracetest record: no Sequence */
+	memcpy(b + 5 * R + 4, &short_size, 2);
+	memcpy(b + 5 * R + 6, &hook, 2);
+	memcpy(orig, b, sizeof(b));
+	assert_int_equal(trace_delta_encode(b, sizeof(b)), 6);
+	static const uint32_t want[5] = { 7, 1, 3, 1, 1 }; /* writers 0,0 | 1 | 2 (= 0) | 3 (= 1) */
+	for (int r = 0; r < 5; r++) {
+		uint32_t v;
+		memcpy(&v, b + r * R + 24, 4);
+		assert_int_equal(v, want[r]);
+	}
+	assert_memory_equal(b + 5 * R + 16, orig + 5 * R + 16, 8);
+	check_delta_copy(orig, sizeof(orig));
+	assert_int_equal(trace_delta_decode(b, sizeof(b)), 6);
 	assert_memory_equal(b, orig, sizeof(b));
 }
 
@@ -468,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_golden_blocks),
 		cmocka_unit_test(test_delta_stops),
 		cmocka_unit_test(test_delta_fields),
+		cmocka_unit_test(test_delta_tracetest_sequence),
 		cmocka_unit_test(test_dict),
 		cmocka_unit_test(test_dict_golden),
 	};
