@@ -110,15 +110,20 @@ _Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
  * raw_bytes is the exact size it decodes to (a different size is a damaged
  * chunk).  The kernel sends a chunk raw when LZ4 does not make it smaller
  * or with trace.compress=off.
+ *
+ * Encoding 2 (KPROF_CHUNK_DELTA2_LZ4): the same with the delta transform's
+ * second set of rules (TD_RULES_2: also kprof's tracetest Sequence as a
+ * difference per writer).  What kernels write since; encoding 1 still
+ * decodes with the first rules, so older captures stay exact.
  */
 struct kprof_chunk_header {
 	uint32_t run_id;             /* the run's id (run header, run info)       */
 	uint32_t buffer_seq;         /* sub-buffer it was cut from, per CPU       */
 	uint16_t records;            /* whole records in it                        */
 	uint16_t flags;              /* KPROF_CHUNK_*                              */
-	uint8_t encoding;            /* KPROF_CHUNK_RAW or KPROF_CHUNK_DELTA_LZ4   */
+	uint8_t encoding;            /* KPROF_CHUNK_RAW, _DELTA_LZ4, _DELTA2_LZ4    */
 	uint8_t reserved;            /* 0                                          */
-	uint16_t raw_bytes;          /* encoding 1: record bytes once decoded;
+	uint16_t raw_bytes;          /* encoding 1, 2: record bytes once decoded;
 	                                raw: the payload's record bytes, or 0 (old) */
 };
 _Static_assert(sizeof(struct kprof_chunk_header) == 16, "chunk header size");
@@ -127,8 +132,11 @@ _Static_assert(sizeof(struct kprof_chunk_header) % 8 == 0, "records after it sta
 #define KPROF_CHUNK_FINAL   0x2u  /* ... and that sub-buffer is the CPU's last   */
 #define KPROF_CHUNK_LOSSES  0x4u  /* retired: old logs only (drops: KPROF_RECORDS_LOST) */
 #define KPROF_CHUNK_RAW       0   /* encoding: records as written               */
-#define KPROF_CHUNK_DELTA_LZ4 1   /* encoding: trace_delta_encode() then one LZ4
-                                     block; decodes to raw_bytes of records     */
+#define KPROF_CHUNK_DELTA_LZ4 1   /* encoding: the delta transform's first rules
+                                     (TD_RULES_1), then one LZ4 block; decodes
+                                     to raw_bytes of records (older kernels)    */
+#define KPROF_CHUNK_DELTA2_LZ4 2  /* encoding: the same with TD_RULES_2          */
+#define KPROF_CHUNK_COMPRESSED(e) ((e) == KPROF_CHUNK_DELTA_LZ4 || (e) == KPROF_CHUNK_DELTA2_LZ4)
 #define KPROF_CHUNK_BYTES   2048  /* record bytes per chunk (tests/bench)       */
 
 /* Run info frame payload (v2): enough to decode a capture that started

@@ -58,7 +58,7 @@ const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *r
 	size_t packed = lz4_compress_block(s->raw, n, s->packed, n - 1, &s->lz4);
 	if (!packed || packed >= n)
 		return rec;
-	c->encoding = KPROF_CHUNK_DELTA_LZ4;
+	c->encoding = KPROF_CHUNK_DELTA2_LZ4;
 	*len = (uint32_t)packed;
 	return s->packed;
 }

@@ -37,7 +37,7 @@ struct trace_chunk_scratch {
  * s (may be NULL: raw) and n at most KPROF_CHUNK_BYTES, the records are
  * copied into s TSC-delta transformed (trace_delta_encode_copy) and
  * compressed as one LZ4 block of at most n - 1 bytes: encoding
- * KPROF_CHUNK_DELTA_LZ4 when that fits, else the records go raw.  rec is
+ * KPROF_CHUNK_DELTA2_LZ4 when that fits, else the records go raw.  rec is
  * only read.
  */
 const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *rec, uint32_t n,

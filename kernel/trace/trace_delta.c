@@ -23,8 +23,9 @@
  * same writer (thread or interrupt: Writer bit 0) it is 1 in almost every
  * record, where the value itself put 1-2 fresh bytes in each.  On a 4-CPU
  * tracetest run (tests/bench/wire_bytes.py) that takes the wire from 0.526
- * to 0.475-0.478 bytes per record byte.  Logs compressed before this rule decode with wrong
- * tracetest Sequence values (no other record changes).
+ * to 0.475-0.478 bytes per record byte.  That rule is TD_RULES_2 (wire
+ * encoding 2); logs compressed before it say encoding 1 and decode with
+ * TD_RULES_1, so they stay exact.
  *
  * Exactness: all arithmetic is modulo 2^64, applied in record order by the
  * encoder with the original values and undone in the same order by the
@@ -132,7 +133,7 @@ static void td_copy(uint8_t *dst, const uint8_t *src, size_t n)
 /* The records of src[0..n) transformed into dst (which may be src: in
  * place); the bytes from the first invalid record on are copied as they
  * are.  One pass: each record is copied, then its fields changed in dst. */
-static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode)
+static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode, enum td_rules rules)
 {
 	uint64_t prev = 0;
 	uint32_t seq_prev[2] = { 0, 0 };
@@ -159,7 +160,7 @@ static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode)
 		unsigned f[2], need, nf = td_fields(hook, f, &need);
 		for (unsigned i = 0; nf && size >= need && i < nf; i++)
 			td_put(r + f[i], td_field(ts, td_get(r + f[i])));
-		if (hook == KPROF_LOG_TYPE_TRACETEST)
+		if (hook == KPROF_LOG_TYPE_TRACETEST && rules >= TD_RULES_2)
 			td_sequence(r, size, seq_prev, encode);
 		records++;
 		off += span;
@@ -171,15 +172,20 @@ static size_t td_walk(uint8_t *dst, const uint8_t *src, size_t n, int encode)
 
 size_t trace_delta_encode(void *buf, size_t n)
 {
-	return td_walk(buf, buf, n, 1);
+	return td_walk(buf, buf, n, 1, TD_RULES_2);
 }
 
 size_t trace_delta_encode_copy(void *dst, const void *src, size_t n)
 {
-	return td_walk(dst, src, n, 1);
+	return td_walk(dst, src, n, 1, TD_RULES_2);
 }
 
 size_t trace_delta_decode(void *buf, size_t n)
 {
-	return td_walk(buf, buf, n, 0);
+	return td_walk(buf, buf, n, 0, TD_RULES_2);
+}
+
+size_t trace_delta_decode_rules(void *buf, size_t n, enum td_rules rules)
+{
+	return td_walk(buf, buf, n, 0, rules);
 }

@@ -20,6 +20,11 @@
  */
 size_t trace_delta_encode(void *buf, size_t n);
 
+/* Which rules: TD_RULES_1 (wire encoding 1) or TD_RULES_2, which also
+ * turns each tracetest record's Sequence into the difference from its
+ * writer's previous one (encoding 2, what the encoders here write). */
+enum td_rules { TD_RULES_1 = 1, TD_RULES_2 = 2 };
+
 /*
  * The same transform from src into dst (n bytes each, not overlapping):
  * dst ends up as src transformed in place would, in one pass, and src is
@@ -29,5 +34,9 @@ size_t trace_delta_encode_copy(void *dst, const void *src, size_t n);
 
 /* The exact inverse of trace_delta_encode(). */
 size_t trace_delta_decode(void *buf, size_t n);
+
+/* The inverse of the transform under the given rules (a chunk's encoding
+ * says which: 1 -> TD_RULES_1, 2 -> TD_RULES_2). */
+size_t trace_delta_decode_rules(void *buf, size_t n, enum td_rules rules);
 
 #endif

@@ -755,10 +755,10 @@ static void check_issue(const struct kp_issue *is, const struct frame *g, size_t
 		fail("%s issue at offset %zu, past the end", kp_issue_kind_name(is->kind), q);
 	switch (is->kind) {
 	case KP_ISSUE_CORRUPT:
-		/* Also: an intact chunk frame of encoding 1 (delta + LZ4) whose
-		 * block does not decode to its raw_bytes. */
+		/* Also: an intact chunk frame of encoding 1 or 2 (delta + LZ4)
+		 * whose block does not decode to its raw_bytes. */
 		if (f && f->type == KPROF_FRAME_CHUNK && f->len >= HDR + sizeof(struct kprof_chunk_header) &&
-		    b[q + HDR + offsetof(struct kprof_chunk_header, encoding)] == KPROF_CHUNK_DELTA_LZ4)
+		    KPROF_CHUNK_COMPRESSED(b[q + HDR + offsetof(struct kprof_chunk_header, encoding)]))
 			f = NULL;
 		else if (!header_ok(b, size, q) || f || size - q - HDR < rd32(b + q + 12))
 			fail("corrupt issue at %zu, but no intact header with a bad payload there", q);
@@ -905,8 +905,8 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 			size_t hs = f->type == KPROF_FRAME_BUFFER ? sizeof(struct kprof_buffer_header)
 								  : sizeof(struct kprof_chunk_header);
 			if (kb->decoded ? (f->type != KPROF_FRAME_CHUNK || kb->wire_bytes != f->len - HDR - hs ||
-					   b[kb->offset + HDR + offsetof(struct kprof_chunk_header, encoding)] !=
-						   KPROF_CHUNK_DELTA_LZ4)
+					   !KPROF_CHUNK_COMPRESSED(
+						   b[kb->offset + HDR + offsetof(struct kprof_chunk_header, encoding)]))
 					: (kb->data != b + kb->offset + HDR + hs || kb->hdr.used > f->len - HDR - hs))
 				fail("buffer at %llu: records outside its frame", (unsigned long long)kb->offset);
 			if (i && kb->frame_seq <= log->cpus[c].buffers[i - 1].frame_seq)

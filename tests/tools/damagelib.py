@@ -93,7 +93,7 @@ def lz4_block(src, raw_bytes):  # one LZ4 block -> exactly raw_bytes bytes, else
 TSC_FIELDS = {0x0529: ((32, 40), 48), 0x052B: ((16,), 24), 0x1820: ((16,), 24), 0xFE02: ((16,), 24)}
 M64 = (1 << 64) - 1
 
-def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
+def delta_decode(recs, encoding=2):  # undoes the delta transform of encoding 1 or 2
     b, off, prev, seq_prev = bytearray(recs), 0, 0, [0, 0]
     while off + 16 <= len(b):
         marker, size, hook, d = struct.unpack_from("<IHHQ", b, off)
@@ -107,7 +107,7 @@ def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
             v = struct.unpack_from("<Q", b, off + at)[0]
             if v not in (0, (ts + 1) & M64):
                 struct.pack_into("<Q", b, off + at, (ts + 1 - v) & M64)
-        if hook == 0xFE01 and size >= 28:  # tracetest Sequence, per writer
+        if encoding == 2 and hook == 0xFE01 and size >= 28:  # tracetest Sequence, per writer
             writer, d = struct.unpack_from("<II", b, off + 20)
             seq_prev[writer & 1] = (d + seq_prev[writer & 1]) & 0xFFFFFFFF
             struct.pack_into("<I", b, off + 24, seq_prev[writer & 1])
@@ -117,19 +117,19 @@ def delta_decode(recs):         # undoes the TSC delta transform of encoding 1
 
 def chunk_records_raw(payload):
     """The records of a chunk payload (header included), decoded if it is
-    an encoding-1 chunk; None if that does not decode."""
-    if len(payload) >= CHUNK_HDR and payload[12] == 1:
+    an encoding-1 or -2 chunk; None if that does not decode."""
+    if len(payload) >= CHUNK_HDR and payload[12] in (1, 2):
         recs = lz4_block(payload[CHUNK_HDR:], struct.unpack_from("<H", payload, 14)[0])
-        return None if recs is None else delta_decode(recs)
+        return None if recs is None else delta_decode(recs, payload[12])
     return payload[CHUNK_HDR:]
 
 
 def record_spans(raw):
     """Byte ranges [start, end) of every record of every buffer or chunk;
-    a compressed chunk (encoding 1) is one span, its whole LZ4 block."""
+    a compressed chunk (encoding 1 or 2) is one span, its whole LZ4 block."""
     spans = []
     for pos, ver, typ, cpu, seq, payload in frames(raw):
-        if typ == CHUNK and len(payload) > CHUNK_HDR and payload[12] == 1:
+        if typ == CHUNK and len(payload) > CHUNK_HDR and payload[12] in (1, 2):
             spans.append((pos + HDR + CHUNK_HDR, pos + HDR + len(payload)))
             continue
         if typ == CHUNK:

@@ -160,7 +160,7 @@ static uint32_t decode_payload(const struct kprof_chunk_header *c, const uint8_t
 		memcpy(out, p, len);
 		return len;
 	}
-	assert_int_equal(c->encoding, KPROF_CHUNK_DELTA_LZ4);
+	assert_int_equal(c->encoding, KPROF_CHUNK_DELTA2_LZ4);
 	int got = LZ4_decompress_safe((const char *)p, (char *)out, (int)len, c->raw_bytes);
 	assert_int_equal(got, c->raw_bytes);
 	trace_delta_decode(out, (size_t)got);
@@ -197,7 +197,7 @@ static void test_encode_round_trip(void **state)
 					const uint8_t *p = trace_chunk_encode(&h, sub + off, n, &scratch, &len);
 					assert_memory_equal(copy, sub + off, n); /* the records are only read */
 					assert_int_equal(h.raw_bytes, n);
-					if (h.encoding == KPROF_CHUNK_DELTA_LZ4) {
+					if (h.encoding == KPROF_CHUNK_DELTA2_LZ4) {
 						assert_true(len < n);
 						packed_chunks++;
 					} else {

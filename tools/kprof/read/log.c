@@ -15,7 +15,7 @@
  * time once the whole log is read), a number seen again a duplicate that
  * is dropped.  Buffer (v1) and chunk (v2) frames are kept per CPU in
  * sequence order; records are read from them later (records.c).  A chunk
- * of encoding 1 (delta + LZ4) is decoded as it is taken: LZ4_decompress_safe
+ * of encoding 1 or 2 (delta + LZ4) is decoded as it is taken: LZ4_decompress_safe
  * into exactly its raw_bytes, then trace_delta_decode(), the kernel's own
  * inverse; one that does not decode is dropped like a corrupt frame (its
  * sequence number becomes a gap, its records lost on the link), and one of
@@ -294,7 +294,7 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 			struct kprof_chunk_header ch;
 			memcpy(&ch, payload, sizeof(ch));
 			uint32_t used = (uint32_t)(h->length - hsize);
-			if (ch.encoding == KPROF_CHUNK_DELTA_LZ4) {
+			if (KPROF_CHUNK_COMPRESSED(ch.encoding)) {
 				if (back) {
 					/* A duplicate or a late frame: decode it only if it is not stored. */
 					struct kp_cpu *c = cpu_slot(log, h->cpu);
@@ -319,7 +319,8 @@ static void take_frame(struct kp_log *log, const struct kprof_frame_header *h, c
 						add_gap(log, h->cpu, h->seq, h->seq, offset); /* its records: lost on the link */
 					return;
 				}
-				trace_delta_decode(raw, ch.raw_bytes);
+				trace_delta_decode_rules(raw, ch.raw_bytes,
+							 ch.encoding == KPROF_CHUNK_DELTA_LZ4 ? TD_RULES_1 : TD_RULES_2);
 				log->decoded = kp_grow(log->decoded, &log->decoded_cap, log->ndecoded + 1,
 						       sizeof(*log->decoded));
 				log->decoded[log->ndecoded++] = raw;
