@@ -58,7 +58,9 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 {
 	struct pf p = { .f = f, .m = m, .syms = syms, .first = true };
 
-	pf_stalls_build(&p.stalls, (struct kp_log *)log, m); /* read only: a cursor over its records */
+	/* read only: cursors over its records */
+	pf_stalls_build(&p.stalls, (struct kp_log *)log, m);
+	pf_stacks_build(&p, (struct kp_log *)log);
 	pf_cpu_events(&p);
 	pf_thread_events(&p);
 	pf_flow_events(&p);
@@ -68,10 +70,12 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	for (size_t i = 0; i < p.nitems; i++)
 		p.items[i].write(&p, &p.items[i]);
 	fputs("\n]", f);
+	pf_write_stack_frames(&p);
 	pf_write_sched(&p);
 	write_other_data(&p, log);
 	free(p.items);
 	pf_thread_events_free(&p);
+	pf_stacks_free(&p);
 	pf_stalls_free(&p.stalls, m->ncpus);
 }
 

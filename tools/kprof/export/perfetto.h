@@ -63,6 +63,7 @@ struct pf_lanes {
 };
 
 struct pf;
+struct pf_stacks;
 
 /* One event to write, at ts; the events are written sorted by (ts, seq). */
 struct pf_item {
@@ -81,6 +82,7 @@ struct pf {
 	struct pf_stalls stalls;
 	struct pf_wake **wake;  /* per CPU, per ReadyThread record            */
 	struct pf_lanes *lanes; /* per thread                                 */
+	struct pf_stacks *stacks; /* perfetto_stacks.c                         */
 	void *thread_segs;      /* perfetto_threads.c's slices                */
 	struct pf_item *items;
 	size_t nitems, capitems;
@@ -126,6 +128,15 @@ void pf_wait_body(struct pf *p, const struct kp_wait *w);
 /* perfetto_cpu.c: the CPU's run at ts (the last to start at or before
  * it), or NULL. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts);
+
+/* perfetto_stacks.c: the samples' stacks from the StackWalk records;
+ * the id of a sample's innermost frame (0: no stack); ',"Stack":[..]'
+ * (outermost first); ',"stackFrames":{..}'. */
+void pf_stacks_build(struct pf *p, struct kp_log *log);
+size_t pf_stack_of(const struct pf *p, uint32_t cpu, uint64_t ts);
+void pf_stack_args(struct pf *p, size_t leaf);
+void pf_write_stack_frames(struct pf *p);
+void pf_stacks_free(struct pf *p);
 
 /* perfetto_stalls.c: the CPUs' stalls from the log's KprofClockLate
  * records, clipped to the trace's span. */

@@ -84,9 +84,13 @@ static void write_sample(struct pf *p, const struct pf_item *it)
 	const struct kp_sample *k = it->obj;
 	char src[32], fn[256];
 
+	size_t stack = pf_stack_of(p, it->cpu, k->ts);
+
 	pf_begin(p, "i", PF_CPUS_PID, CPU_TID + it->cpu);
 	fputs(",\"s\":\"t\"", p->f);
 	pf_time(p, "ts", k->ts);
+	if (stack)
+		fprintf(p->f, ",\"sf\":\"%zu\"", stack);
 	pf_str_arg(p, "name", p->syms ? kp_symbols_format(p->syms, k->ip, fn, sizeof(fn))
 				      : k->pmc ? "PmcInterrupt" : "SampledProfile");
 	fprintf(p->f, ",\"cat\":\"%s\",\"args\":{\"Event\":\"%s\"", k->pmc ? "pmc" : "profile",
@@ -99,6 +103,8 @@ static void write_sample(struct pf *p, const struct pf_item *it)
 		pf_str_arg(p, "ProfileSource", kp_source_name(k->source, src, sizeof(src)));
 	else
 		fprintf(p->f, ",\"Count\":%u", k->count);
+	if (stack)
+		pf_stack_args(p, stack);
 	fputs("}}", p->f);
 }
 
