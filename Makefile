@@ -191,7 +191,7 @@ TOOL_TEST_DEPS += $(NODE_DEPS)
 node-deps: $(NODE_DEPS)
 $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
 	@if ! command -v npm >/dev/null 2>&1; then echo "node-deps: skipped: no npm (make deps installs it)"; \
-	elif ! (cd tests/node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then \
+	elif ! (cd tests/node && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error); then \
 		echo "node-deps: skipped: npm ci failed (offline without a cache?)"; fi
 
 tool-tests: $(KPROF_TOOL) $(TOOL_TEST_DEPS)
