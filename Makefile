@@ -72,7 +72,7 @@ FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
 KERNEL   := $(BUILD)/kernel.elf
 VERSION_H := $(BUILD)/include/generated/version.h
 
-.PHONY: all image run check unit-tests boot-tests tool-tests deps clean
+.PHONY: all image run check unit-tests boot-tests tool-tests node-deps deps clean
 .DEFAULT_GOAL := all
 
 all: $(KERNEL) $(BUILD)/boot/BOOTX64.EFI host-tools
@@ -190,6 +190,18 @@ check:
 	@$(MAKE) --no-print-directory tool-tests
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory boot-tests
+
+# Test-only trace importers from the npm registry (tests/node/package.json,
+# pinned by its package-lock.json), which tests/tools/test_perfetto_import
+# loads trace.json with.  Without npm, or offline with an empty npm cache,
+# this says so and those tests print "skipped".
+NODE_DEPS := tests/node/node_modules/.package-lock.json
+TOOL_TEST_DEPS += $(NODE_DEPS)
+node-deps: $(NODE_DEPS)
+$(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then echo "node-deps: skipped: no npm (make deps installs it)"; \
+	elif ! (cd tests/node && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error); then \
+		echo "node-deps: skipped: npm ci failed (offline without a cache?)"; fi
 
 tool-tests: $(KPROF_TOOL) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)

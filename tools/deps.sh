@@ -17,6 +17,8 @@ CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclan
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
+# Node runs the trace importers (tests/node, from npm) on trace.json
+CHECK_PKGS="$CHECK_PKGS nodejs npm"
 
 case "$profile" in
 run) pkgs="$RUN_PKGS" ;;

@@ -527,6 +527,25 @@ def check_mix(ctx):
                      proc.stdout.decode(errors="replace")):
         raise_failure("no rundown record names ExpResourceListLock, the lock named before the trace started")
     check_names(ctx)
+    check_trace_json(ctx, kernel)
+
+
+def check_trace_json(ctx, kernel):
+    """make run's trace.json loaded in Chrome DevTools' trace engine keeps
+    every slice and flow (tests/tools/test_perfetto_import; it skips
+    without node or the package)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        js = os.path.join(tmp, "trace.json")
+        proc = subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "--kernel", kernel, "-o", js, "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise_failure("kprof perfetto failed: %s" % proc.stderr.decode(errors="replace").strip())
+        test = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "test_perfetto_import")
+        proc = subprocess.run([sys.executable, test, ctx.build, js, ctx.log_path],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if proc.returncode not in (0, 77):
+            fails = [l for l in proc.stdout.decode(errors="replace").splitlines() if "FAIL" in l]
+            raise_failure("trace.json in DevTools' trace engine: %s" % fails[:3])
 
 
 def check_drops(ctx):

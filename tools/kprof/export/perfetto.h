@@ -1,0 +1,146 @@
+/*
+ * perfetto.h - what the parts of `kprof perfetto` share: the writer's
+ * state, the tracks' ids, and the JSON helpers (perfetto_json.c) that put
+ * every time on one integer-nanosecond grid.
+ *
+ * The trace's tracks (Chrome JSON "processes" and "threads"):
+ *   pid 1 "CPUs": per CPU n, tid CPU_TID+n "CPU n" (runs, samples,
+ *     ReadyThread marks, losses), WAIT_TID+n "CPU n lock waits", STALL_TID+n
+ *     "CPU n stalled" (KprofClockLate), HOLE_TID+n "CPU n no trace";
+ *   pid PF_THREAD_PID(tid) "name (tid)" per thread: its runs and ready
+ *     time ("running"), its lock and resource waits ("waits"), each in more
+ *     lanes ("running 2", ...) only where the records overlap.
+ */
+#ifndef KPROF_TOOL_PERFETTO_H
+#define KPROF_TOOL_PERFETTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/kprof/model/model.h"
+#include "tools/kprof/read/log.h"
+#include "tools/kprof/read/symbols.h"
+
+#define PF_CPUS_PID 1
+#define CPU_TID    100000u  /* CPU n's track: CPU_TID + n (never 0)       */
+#define WAIT_TID   200000u  /* its lock waits: WAIT_TID + n               */
+#define HOLE_TID   300000u  /* its holes (no trace): HOLE_TID + n         */
+#define STALL_TID  400000u  /* its stalls (late clock): STALL_TID + n     */
+
+/* A thread's own process, and its tracks: lane k of its runs (k from 0)
+ * and of its waits. */
+#define PF_LANES           8u
+#define PF_THREAD_PID(tid) (1000000u + (tid))
+#define PF_RUN_TID(tid, k)  (2000000u + (tid) * 2u * PF_LANES + (k))
+#define PF_WAIT_TID(tid, k) (2000000u + (tid) * 2u * PF_LANES + PF_LANES + (k))
+
+/* A stall: the CPU could not run from `start` (the clock interrupt's due
+ * time) to `end` (its handler done), from KprofClockLate records. */
+struct pf_stall {
+	uint64_t start, end;
+	uint32_t records;      /* late interrupts merged into it             */
+};
+
+struct pf_stalls {
+	struct pf_stall **cpu; /* per CPU, by start, disjoint                */
+	size_t *n;
+};
+
+/* A ReadyThread record's wake-up: the run of the readied thread that
+ * follows it (perfetto_threads.c finds it, perfetto_flows.c draws it). */
+struct pf_wake {
+	bool found;
+	uint64_t run_start;    /* TSC                                        */
+	uint32_t lane;         /* the lane of the thread's runs holding it   */
+	uint32_t cpu;          /* where it runs                              */
+	int8_t priority;       /* it runs at                                 */
+};
+
+/* Per thread (as m->threads): lanes its runs and its waits take. */
+struct pf_lanes {
+	uint8_t runs, waits;
+};
+
+struct pf;
+struct pf_stacks;
+
+/* One event to write, at ts; the events are written sorted by (ts, seq). */
+struct pf_item {
+	uint64_t ts;
+	size_t seq;
+	void (*write)(struct pf *p, const struct pf_item *it);
+	const void *obj;       /* the run, wait, ... it writes               */
+	uint32_t cpu, tid, lane;
+	uint64_t a, b;         /* what else its writer needs                 */
+};
+
+struct pf {
+	FILE *f;
+	const struct kp_model *m;
+	const struct kp_symbols *syms;
+	struct pf_stalls stalls;
+	struct pf_wake **wake;  /* per CPU, per ReadyThread record            */
+	struct pf_lanes *lanes; /* per thread                                 */
+	struct pf_stacks *stacks; /* perfetto_stacks.c                         */
+	void *thread_segs;      /* perfetto_threads.c's slices                */
+	struct pf_item *items;
+	size_t nitems, capitems;
+	bool first;             /* no event written yet                       */
+};
+
+/* perfetto.c: queue an event (its seq is set here). */
+void pf_add(struct pf *p, struct pf_item it);
+
+/* perfetto_cpu.c: the CPUs' tracks' events; perfetto_threads.c: the
+ * threads' (and p->wake, p->lanes); perfetto_flows.c: the wake-up flows
+ * (after the threads'); perfetto_tracks.c: the metadata naming and
+ * ordering the tracks (after all the others). */
+void pf_cpu_events(struct pf *p);
+void pf_thread_events(struct pf *p);
+void pf_thread_events_free(struct pf *p);
+void pf_flow_events(struct pf *p);
+void pf_write_metadata(struct pf *p);
+/* perfetto_sched.c: ',"systemTraceEvents":"..."': the schedule as ftrace
+ * text (sched_switch, sched_wakeup). */
+void pf_write_sched(struct pf *p);
+/* NT priority as a Linux kernel prio; NT state and wait reason as a
+ * Linux task state letter (R, S, D, X). */
+int pf_linux_prio(int nt, uint32_t tid);
+char pf_linux_state(uint8_t state, uint8_t reason);
+
+/* perfetto_json.c: '{"ph":"X","pid":..,"tid":..' after the separator. */
+void pf_begin(struct pf *p, const char *ph, uint32_t pid, uint32_t tid);
+/* Nanoseconds since the trace's origin, rounded to the nearest; 0 before. */
+uint64_t pf_ns(const struct kp_model *m, uint64_t tsc);
+/* ',"key":<us>' with exact nanoseconds ("12.345"). */
+void pf_time(struct pf *p, const char *key, uint64_t tsc);
+/* ',"ts":..,"dur":..': both ends on the nanosecond grid, dur = end - start
+ * in nanoseconds, written so that ts + dur in IEEE doubles (how JavaScript
+ * importers add them) is exactly the double of the end. */
+void pf_span(struct pf *p, uint64_t start, uint64_t end);
+void pf_str_arg(struct pf *p, const char *key, const char *v);
+void pf_addr_arg(struct pf *p, const char *key, uint64_t a);
+void pf_function_arg(struct pf *p, const char *key, uint64_t a);
+void pf_thread_arg(struct pf *p, const char *key, uint32_t tid);
+/* perfetto_cpu.c: a spin-lock wait's span, name and args, after pf_begin. */
+void pf_wait_body(struct pf *p, const struct kp_wait *w);
+/* perfetto_cpu.c: the CPU's run at ts (the last to start at or before
+ * it), or NULL. */
+const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts);
+
+/* perfetto_stacks.c: the samples' stacks from the StackWalk records;
+ * the id of a sample's innermost frame (0: no stack); ',"Stack":[..]'
+ * (outermost first); ',"stackFrames":{..}'. */
+void pf_stacks_build(struct pf *p, struct kp_log *log);
+size_t pf_stack_of(const struct pf *p, uint32_t cpu, uint64_t ts);
+void pf_stack_args(struct pf *p, size_t leaf);
+void pf_write_stack_frames(struct pf *p);
+void pf_stacks_free(struct pf *p);
+
+/* perfetto_stalls.c: the CPUs' stalls from the log's KprofClockLate
+ * records, clipped to the trace's span. */
+void pf_stalls_build(struct pf_stalls *s, struct kp_log *log, const struct kp_model *m);
+void pf_stalls_free(struct pf_stalls *s, uint32_t ncpus);
+
+#endif

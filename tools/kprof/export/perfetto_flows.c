@@ -1,0 +1,59 @@
+/*
+ * perfetto_flows.c - who readied whom: a flow arrow per ReadyThread
+ * record that a run of the readied thread follows, from the readier's
+ * run on the CPU that wrote the record ("s" on "CPU n") to the readied
+ * thread's run ("f" with "bp":"e" on its "running" track).  Both sit at
+ * the start of their run, with its category: Perfetto binds a flow event
+ * to the slice open at its time, Chrome DevTools to the slice with the
+ * same ts, pid, tid and cat, so this is the one place both agree on.  The
+ * time of the record itself is the "ReadyThread" instant on "CPU n" (and
+ * the sched_wakeup line).  Flow ids count from 1 in the records' order.
+ */
+#include <inttypes.h>
+
+#include "tools/kprof/export/perfetto.h"
+#include "tools/kprof/read/fields.h"
+
+/* it->a: the flow's id; it->b: 0 for its start, 1 for its end. */
+static void write_flow(struct pf *p, const struct pf_item *it)
+{
+	const struct kp_ready *r = it->obj;
+
+	if (it->b) {
+		pf_begin(p, "f", PF_THREAD_PID(r->tid), PF_RUN_TID(r->tid, it->lane));
+		fputs(",\"bp\":\"e\"", p->f);
+	} else {
+		pf_begin(p, "s", PF_CPUS_PID, CPU_TID + it->cpu);
+	}
+	pf_time(p, "ts", it->ts);
+	fprintf(p->f, ",\"id\":%" PRIu64 ",\"name\":\"wakeup\",\"cat\":\"thread\"", it->a);
+	if (!it->b) {
+		fprintf(p->f, ",\"args\":{\"TThreadId\":%" PRIu32, r->tid);
+		pf_str_arg(p, "AdjustReason", kp_adjust_reason_name((uint8_t)r->reason));
+		pf_time(p, "ReadiedAt", r->ts);
+		fputs("}", p->f);
+	}
+	fputs("}", p->f);
+}
+
+void pf_flow_events(struct pf *p)
+{
+	uint64_t id = 0;
+
+	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
+		const struct kp_model_cpu *c = &p->m->cpu[cpu];
+		for (size_t i = 0; i < c->nreadies; i++) {
+			const struct pf_wake *w = &p->wake[cpu][i];
+			if (!w->found)
+				continue;
+			const struct kp_run *by = pf_running_at(c, c->readies[i].ts);
+			if (!by)
+				continue;
+			id++;
+			pf_add(p, (struct pf_item){ .ts = by->start, .write = write_flow, .obj = &c->readies[i], .cpu = cpu,
+						    .tid = by->tid, .a = id, .b = 0 });
+			pf_add(p, (struct pf_item){ .ts = w->run_start, .write = write_flow, .obj = &c->readies[i],
+						    .cpu = cpu, .lane = w->lane, .a = id, .b = 1 });
+		}
+	}
+}

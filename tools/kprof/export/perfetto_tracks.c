@@ -1,0 +1,96 @@
+/*
+ * perfetto_tracks.c - the metadata events ("M") that name the trace's
+ * processes and tracks and order them: process "CPUs" first (sort index
+ * 0) with, per CPU in order, "CPU n", "CPU n lock waits", "CPU n stalled"
+ * and "CPU n no trace" (the last three only where they hold events); then
+ * one process per thread, by thread id, named "name (tid)" from its
+ * KprofThread record, with its "running" and "waits" tracks (and more
+ * lanes, "running 2", ..., where its slices overlap).
+ */
+#include <inttypes.h>
+
+#include "tools/kprof/export/perfetto.h"
+#include "tools/kprof/util/json.h"
+
+static void meta_name(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	pf_begin(p, "M", pid, tid);
+	fprintf(p->f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	kp_json_string(p->f, name);
+	fputs("}}", p->f);
+}
+
+static void meta_sort(struct pf *p, const char *what, uint32_t pid, uint32_t tid, long sort)
+{
+	pf_begin(p, "M", pid, tid);
+	fprintf(p->f, ",\"name\":\"%s\",\"args\":{\"sort_index\":%ld}}", what, sort);
+}
+
+static void track(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort)
+{
+	meta_name(p, "thread_name", pid, tid, name);
+	meta_sort(p, "thread_sort_index", pid, tid, sort);
+}
+
+static void cpu_tracks(struct pf *p)
+{
+	char name[64];
+
+	meta_name(p, "process_name", PF_CPUS_PID, CPU_TID, "CPUs");
+	meta_sort(p, "process_sort_index", PF_CPUS_PID, CPU_TID, 0);
+	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
+		const struct kp_model_cpu *c = &p->m->cpu[cpu];
+		snprintf(name, sizeof(name), "CPU %u", cpu);
+		track(p, PF_CPUS_PID, CPU_TID + cpu, name, 4L * cpu);
+		if (c->nwaits) {
+			snprintf(name, sizeof(name), "CPU %u lock waits", cpu);
+			track(p, PF_CPUS_PID, WAIT_TID + cpu, name, 4L * cpu + 1);
+		}
+		if (p->stalls.n[cpu]) {
+			snprintf(name, sizeof(name), "CPU %u stalled", cpu);
+			track(p, PF_CPUS_PID, STALL_TID + cpu, name, 4L * cpu + 2);
+		}
+		if (c->nholes) {
+			snprintf(name, sizeof(name), "CPU %u no trace", cpu);
+			track(p, PF_CPUS_PID, HOLE_TID + cpu, name, 4L * cpu + 3);
+		}
+	}
+}
+
+/* "running", "running 2", ... */
+static void lanes(struct pf *p, uint32_t tid, const char *what, uint32_t n, bool waits)
+{
+	char name[32];
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			snprintf(name, sizeof(name), "%s %u", what, k + 1);
+		else
+			snprintf(name, sizeof(name), "%s", what);
+		track(p, PF_THREAD_PID(tid), waits ? PF_WAIT_TID(tid, k) : PF_RUN_TID(tid, k), name,
+		      (waits ? PF_LANES : 0) + k);
+	}
+}
+
+static void thread_tracks(struct pf *p)
+{
+	char label[64];
+
+	for (size_t i = 0; i < p->m->nthreads; i++) {
+		const struct kp_model_thread *t = &p->m->threads[i];
+		const struct pf_lanes *l = &p->lanes[i];
+		if (!t->tid || (!l->runs && !l->waits))
+			continue;
+		meta_name(p, "process_name", PF_THREAD_PID(t->tid), PF_RUN_TID(t->tid, 0),
+			  kp_model_thread_label(p->m, t->tid, label, sizeof(label)));
+		meta_sort(p, "process_sort_index", PF_THREAD_PID(t->tid), PF_RUN_TID(t->tid, 0), 1 + (long)i);
+		lanes(p, t->tid, "running", l->runs, false);
+		lanes(p, t->tid, "waits", l->waits, true);
+	}
+}
+
+void pf_write_metadata(struct pf *p)
+{
+	cpu_tracks(p);
+	thread_tracks(p);
+}
