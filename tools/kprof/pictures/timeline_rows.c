@@ -151,7 +151,7 @@ static void merged_title(const struct tl *t, const struct seg *g, uint64_t start
 }
 
 /* The thread's name in its run, cut to what fits the run's width (".."
- * marks a cut); nothing when not even three characters fit.  Dark text on
+ * marks a cut, and keeps two characters at least); nothing when neither fits.  Dark text on
  * light colours, white on dark. */
 static void run_name(const struct tl *t, uint32_t tid, double x, double w, double y)
 {
@@ -164,7 +164,7 @@ static void run_name(const struct tl *t, uint32_t tid, double x, double w, doubl
 	else
 		snprintf(name, sizeof(name), "%" PRIu32, tid);
 	len = strlen(name);
-	if (fit < 3)
+	if (!fit || (fit < len && fit < 4))
 		return;
 	if (fit < len) {
 		name[fit - 2] = name[fit - 1] = '.';
