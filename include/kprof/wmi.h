@@ -357,8 +357,9 @@ typedef struct _KPROF_RECORDS_LOST {
 	uint64_t NotStarted;                 /* KPROF_LOSS_NOT_STARTED             */
 } KPROF_RECORDS_LOST;
 
-/* kprof's phase (hook 0xFE07): not a Windows event, and in no group:
- * written whenever the trace runs (kernel/workloads/phase.c).  A workload
+/* kprof's phase (hook 0xFE07): not a Windows event.  Written under
+ * PERF_KPROF_THREAD, on whenever records that carry thread ids are traced
+ * (kernel/workloads/phase.c).  A workload
  * starts (Flags 0) or ends (KPROF_PHASE_END) at the record's TimeStamp.
  * Index 0 is the whole scenario (its name, scenario.c); under
  * scenario=mix, index i >= 1 is the mix's i-th workload ("profile",
