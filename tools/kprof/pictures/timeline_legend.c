@@ -19,7 +19,7 @@
 #include "tools/kprof/util/format.h"
 #include "tools/kprof/util/sort.h"
 
-#define LEGEND_MAX 48      /* threads with a key of their own             */
+#define LEGEND_MAX 64      /* threads with a key of their own             */
 #define LEGEND_COL 330.0
 #define LEGEND_PITCH 18.0
 #define KINDS 5            /* keys after the threads'                     */
