@@ -83,7 +83,7 @@ static void draw_header(const struct tl *t, double height)
 	fputs("<style>.title{font-size:17px;text-anchor:middle} .subtitle{fill:#444;text-anchor:middle}\n"
 	      ".runname{font-size:10px;pointer-events:none} .phaselabel{text-anchor:middle;font-weight:bold;fill:#234}\n"
 	      ".phasestart,.phaseend{stroke:#234;stroke-dasharray:4 3;stroke-width:1;pointer-events:none}\n"
-	      "a .phaselabel{fill:#1a4fb0;text-decoration:underline}\n"
+	      "a .phaselabel,.wholelink{fill:#1a4fb0;text-decoration:underline}\n"
 	      ".cpulabel{text-anchor:end;font-weight:bold} .cpubusy{text-anchor:end;fill:#555;font-size:10px}\n"
 	      ".tick{text-anchor:middle;font-size:10px} .axistitle{text-anchor:middle}\n"
 	      ".grid{stroke:#000;stroke-opacity:0.18;pointer-events:none} .legendtitle{font-weight:bold}\n"
@@ -97,7 +97,13 @@ static void draw_header(const struct tl *t, double height)
 		kp_xml_text(t->f, t->view->name);
 		fprintf(t->f, " (+%.3f ms to +%.3f ms)", kp_model_ms(m, t->t0), kp_model_ms(m, t->t1));
 	}
-	fprintf(t->f, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"48\">%u CPU%s over %s ms: %" PRIu64
+	fputs("</text>\n", t->f);
+	if (t->view) {
+		fputs("<a href=\"", t->f);
+		kp_xml_text(t->f, t->whole);
+		fputs("\"><text class=\"wholelink\" x=\"10\" y=\"26\">&lt; the whole trace</text></a>\n", t->f);
+	}
+	fprintf(t->f, "<text class=\"subtitle\" x=\"%.0f\" y=\"48\">%u CPU%s over %s ms: %" PRIu64
 		      " context switches, %" PRIu64 " samples, %" PRIu64 " spin-lock waits in the whole trace; %s</text>\n",
 		TL_WIDTH / 2, m->ncpus, m->ncpus == 1 ? "" : "s", kp_ms_text(ms, sizeof(ms), m->end - m->begin, (uint64_t)m->hz),
 		m->switches, m->samples, m->waits,
@@ -187,6 +193,7 @@ static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_mo
 			continue;
 		struct tl v = t;
 		v.view = &p->v[i];
+		v.whole = base_name(run.output);
 		v.t0 = p->v[i].start;
 		v.t1 = p->v[i].end;
 		v.span = (double)(v.t1 - v.t0);

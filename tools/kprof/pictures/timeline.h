@@ -68,6 +68,8 @@ struct tl {
 	const struct tl_phases *phases;
 	const struct tl_phase *view;   /* the phase this picture shows, or   */
 	                               /* NULL: the whole trace              */
+	const char *whole;             /* a view: the whole trace's picture  */
+	                               /* (a file name), to link back to     */
 	uint64_t t0, t1;               /* TSC across the plot                */
 	double span;                   /* t1 - t0 (> 0)                      */
 };
