@@ -142,10 +142,13 @@ static struct {
 	int rc;                        /* 3 when a phase view failed         */
 } run;
 
-/* FILE.svg -> FILE-<name>.svg (the name's letters, digits, - and _). */
-static void view_path(char *buf, size_t size, const char *output, const struct tl_phase *ph)
+/* FILE.svg -> FILE-<name>.svg (the name's letters, digits, - and _),
+ * FILE-<name>-<n>.svg for the n-th phase of a name seen before. */
+static void view_path(char *buf, size_t size, const char *output, const struct tl_phases *p, size_t i)
 {
-	size_t len = strlen(output), k;
+	const struct tl_phase *ph = &p->v[i];
+	size_t len = strlen(output), k, nth = 1;
+	char suffix[24] = "";
 	char name[sizeof(ph->name)];
 
 	for (k = 0; ph->name[k]; k++)
@@ -156,8 +159,11 @@ static void view_path(char *buf, size_t size, const char *output, const struct t
 	name[k] = 0;
 	if (len > 4 && !strcmp(output + len - 4, ".svg"))
 		len -= 4;
-	snprintf(buf, size, "%.*s-%s%s.svg", (int)len, output, name[0] ? name : "phase",
-		 ph->index ? "" : "-scenario");
+	for (k = 0; k < i; k++)
+		nth += p->v[k].index && !strcmp(p->v[k].name, ph->name);
+	if (nth > 1)
+		snprintf(suffix, sizeof(suffix), "-%zu", nth);
+	snprintf(buf, size, "%.*s-%s%s.svg", (int)len, output, name[0] ? name : "phase", suffix);
 }
 
 static const char *base_name(const char *path)
@@ -181,7 +187,7 @@ static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_mo
 			p->v[i].end = m->end;
 		p->v[i].file[0] = 0;
 		if (run.output && p->v[i].index && p->v[i].end > p->v[i].start) {
-			view_path(path, sizeof(path), run.output, &p->v[i]);
+			view_path(path, sizeof(path), run.output, p, i);
 			if (strlen(base_name(path)) < sizeof(p->v[i].file)) /* a file name fits */
 				memcpy(p->v[i].file, base_name(path), strlen(base_name(path)) + 1);
 		}
@@ -197,7 +203,7 @@ static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_mo
 		v.t0 = p->v[i].start;
 		v.t1 = p->v[i].end;
 		v.span = (double)(v.t1 - v.t0);
-		view_path(path, sizeof(path), run.output, &p->v[i]);
+		view_path(path, sizeof(path), run.output, p, i);
 		if (!(v.f = kp_out_open(path))) {
 			run.rc = 3;
 			continue;
