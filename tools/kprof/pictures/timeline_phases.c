@@ -40,8 +40,8 @@ void tl_phases_read(struct tl_phases *p, struct kp_log *log, uint64_t end)
 			continue;
 		}
 		for (size_t i = p->n; i-- > 0;) /* the latest start of its index */
-			if (p->v[i].index == k.Index) {
-				p->v[i].end = r.h.TimeStamp;
+			if (p->v[i].index == k.Index) { /* never before its start (CPUs' clocks) */
+				p->v[i].end = r.h.TimeStamp > p->v[i].start ? r.h.TimeStamp : p->v[i].start;
 				break;
 			}
 	}
