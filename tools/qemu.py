@@ -530,7 +530,7 @@ def convert_trace(kprof, log, out, kernel, source=None):
         (["flamegraph", log, "--kernel", kernel, "-o", os.path.join(out, "flamegraph.svg")], "flamegraph.svg",
          "flame graph of the sampled stacks (any web browser)"),
         (["timeline", log, "--kernel", kernel, "-o", os.path.join(out, "timeline.svg")], "timeline.svg",
-         "per-CPU timeline: threads, lock waits, samples (any web browser)"),
+         "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase (any web browser)"),
         (["perfetto", log, "--kernel", kernel, "-o", os.path.join(out, "trace.json")], "trace.json",
          "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)"),
         (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),

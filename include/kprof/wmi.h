@@ -62,6 +62,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_THREAD             0xFE04u /* a thread: ids and names    */
 #define KPROF_LOG_TYPE_SPINLOCK_CONFIG    0xFE05u /* spin-lock sampling in force */
 #define KPROF_LOG_TYPE_RECORDS_LOST       0xFE06u /* records dropped before it  */
+#define KPROF_LOG_TYPE_PHASE              0xFE07u /* a workload starts or ends  */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -78,6 +79,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define SPINLOCK_CONFIG_VERSION 1
 #define CLOCK_LATE_VERSION      1
 #define RECORDS_LOST_VERSION    1
+#define PHASE_VERSION           1
 #define OBJECT_NAME_VERSION     1
 
 /* ---------------------------------------------------------------- groups */
@@ -355,6 +357,25 @@ typedef struct _KPROF_RECORDS_LOST {
 	uint64_t NotStarted;                 /* KPROF_LOSS_NOT_STARTED             */
 } KPROF_RECORDS_LOST;
 
+/* kprof's phase (hook 0xFE07): not a Windows event.  Written under
+ * PERF_KPROF_THREAD, on whenever records that carry thread ids are traced
+ * (kernel/workloads/phase.c).  A workload
+ * starts (Flags 0) or ends (KPROF_PHASE_END) at the record's TimeStamp.
+ * Index 0 is the whole scenario (its name, scenario.c); under
+ * scenario=mix, index i >= 1 is the mix's i-th workload ("profile",
+ * "locks", ...), each started and ended inside the scenario's phase, one
+ * after another.  Readers draw and count the phases between a start and
+ * the end of the same Index; a start without an end (a run that stopped
+ * early) lasts to the end of the trace. */
+typedef struct _KPROF_PHASE {
+	uint32_t Index;                      /* 0 the scenario, i the i-th workload   */
+	uint8_t Flags;                       /* KPROF_PHASE_*                         */
+	uint8_t Reserved[3];
+	char Name[24];                       /* NUL-padded, NUL-terminated unless 24 */
+} KPROF_PHASE;
+
+#define KPROF_PHASE_END 0x01u            /* the phase ends, else it starts        */
+
 static inline uint8_t kprof_tracetest_byte(uint32_t seq, uint32_t writer, uint32_t i)
 {
 	return (uint8_t)(seq * 31u + i + writer * 7u);
@@ -492,6 +513,9 @@ WMI_ASSERT_OFFSET(KPROF_THREAD_V1, ProcessName, 0x20);
 _Static_assert(sizeof(KPROF_SPINLOCK_CONFIG) == 0x10, "spin-lock config record is 16 bytes");
 _Static_assert(sizeof(KPROF_RECORDS_LOST) == 0x20, "records-lost record is 32 bytes");
 _Static_assert(sizeof(KPROF_OBJECT_NAME) == 0x30, "object name record is 48 bytes");
+_Static_assert(sizeof(KPROF_PHASE) == 0x20, "phase record is 32 bytes");
+WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
+WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);
 WMI_ASSERT_OFFSET(KPROF_OBJECT_NAME, Kind, 0x08);
 WMI_ASSERT_OFFSET(KPROF_OBJECT_NAME, Name, 0x10);
 

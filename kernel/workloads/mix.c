@@ -9,9 +9,11 @@
  * (so locks.ms and friends do not apply under mix) and the ERESOURCE
  * excessive-wait interval to a tenth of it, so that time-outs happen
  * within the run.  The run fails if any workload's checks fail, and says
- * which.
+ * which.  Each workload is a phase (phase.h): KprofPhase records with
+ * index i + 1 mark its start and end in the trace.
  */
 #include "kernel/console/console.h"
+#include "kernel/workloads/phase.h"
 #include "kernel/workloads/scenario.h"
 
 #include "kernel/init/config.h"
@@ -37,7 +39,10 @@ enum kprof_exit_status scenario_mix(void)
 	kprintf("scenario mix: %u workloads, %u ms each: profile, locks, resources, sched\n", n, kconfig.mix_ms);
 	for (unsigned i = 0; i < n; i++) {
 		kprintf("mix: [%u/%u] %s\n", i + 1, n, workloads[i].name);
-		if (workloads[i].run() != KPROF_EXIT_SUCCESS) {
+		workload_phase(i + 1, workloads[i].name, false);
+		enum kprof_exit_status status = workloads[i].run();
+		workload_phase(i + 1, workloads[i].name, true);
+		if (status != KPROF_EXIT_SUCCESS) {
 			kprintf("mix: %s: SOME CHECKS FAILED\n", workloads[i].name);
 			failed++;
 		}

@@ -5,11 +5,13 @@
  * The workloads live in this folder, one file each, and reach the kernel
  * only through its public headers (tools/check-layering.sh enforces it);
  * they run on the boot processor's first thread after every CPU is up and
- * tracing has started, and return how the run should end.
+ * tracing has started, and return how the run should end.  The scenario
+ * is phase 0 (phase.h): a KprofPhase record at its start and its end.
  */
 #include "kernel/workloads/scenario.h"
 
 #include "kernel/console/console.h"
+#include "kernel/workloads/phase.h"
 
 typedef enum kprof_exit_status (*scenario_fn)(void);
 
@@ -25,8 +27,12 @@ static const scenario_fn scenarios[SCENARIO_COUNT] = {
 
 enum kprof_exit_status scenario_run(enum kprof_scenario which)
 {
-	if (which < SCENARIO_COUNT && scenarios[which])
-		return scenarios[which]();
+	if (which < SCENARIO_COUNT && scenarios[which]) {
+		workload_phase(0, kprof_scenario_name(which), false);
+		enum kprof_exit_status status = scenarios[which]();
+		workload_phase(0, kprof_scenario_name(which), true);
+		return status;
+	}
 	kprintf("scenario: %u is not implemented\n", (unsigned)which);
 	return KPROF_EXIT_FAILURE;
 }

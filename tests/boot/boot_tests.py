@@ -528,6 +528,7 @@ def check_mix(ctx):
         raise_failure("no rundown record names ExpResourceListLock, the lock named before the trace started")
     check_names(ctx)
     check_trace_json(ctx, kernel)
+    check_mix_phases(ctx)
 
 
 def check_trace_json(ctx, kernel):
@@ -546,6 +547,38 @@ def check_trace_json(ctx, kernel):
         if proc.returncode not in (0, 77):
             fails = [l for l in proc.stdout.decode(errors="replace").splitlines() if "FAIL" in l]
             raise_failure("trace.json in DevTools' trace engine: %s" % fails[:3])
+
+
+MIX_PHASES = ("profile", "locks", "resources", "sched")
+
+
+def check_mix_phases(ctx):
+    """The mix's KprofPhase records: the scenario (index 0) around its four
+    workloads (1..4), each started and ended once, one after another, and
+    each phase as long as the console says ("phase: [i] NAME ends after N
+    us", timed by the kernel just before each record) within 1 ms (a write
+    can be interrupted between the two)."""
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    recs = [json.loads(line) for line in proc.stdout.splitlines()]
+    phases = sorted((r for r in recs if r.get("event") == "KprofPhase"), key=lambda r: r["TimeStamp"])
+    got = [(r["Index"], r["Name"], r["End"]) for r in phases]
+    want = [(0, "mix", 0)] + [(i + 1, n, e) for i, n in enumerate(MIX_PHASES) for e in (0, 1)] + [(0, "mix", 1)]
+    if got != want:
+        raise_failure("the KprofPhase records are not the mix's phases in order: %s" % got)
+    console = {(int(i), n): int(us) for i, n, us in
+               re.findall(r"^phase: \[(\d+)\] (\S+) ends after (\d+) us$", ctx.text, re.M)}
+    starts = {(r["Index"], r["Name"]): r for r in phases if not r["End"]}
+    for r in phases:
+        if not r["End"]:
+            continue
+        key = (r["Index"], r["Name"])
+        if key not in console:
+            raise_failure("no console line says how long phase %s lasted" % (key,))
+        s = starts[key]
+        # the records' own clock: t is seconds since the trace started
+        us = (r["t"] - s["t"]) * 1e6
+        if abs(us - console[key]) > 1000:
+            raise_failure("phase %s: %.1f us between its records, %d us on the console" % (key, us, console[key]))
 
 
 def check_drops(ctx):

@@ -89,25 +89,12 @@ static double hue_part(double p, double q, double t)
 	return p;
 }
 
-static struct kp_rgb hsl(double h, double s, double l)
+struct kp_rgb kp_colour_hsl(double h, double s, double l)
 {
 	double q = l < 0.5 ? l * (1 + s) : l + s - l * s, p = 2 * l - q;
 	return (struct kp_rgb){ (uint8_t)(255 * hue_part(p, q, h + 1.0 / 3) + 0.5),
 				(uint8_t)(255 * hue_part(p, q, h) + 0.5),
 				(uint8_t)(255 * hue_part(p, q, h - 1.0 / 3) + 0.5) };
-}
-
-struct kp_rgb kp_colour_thread(uint32_t tid)
-{
-	if (tid == 0)
-		return (struct kp_rgb){ 0xC8, 0xC8, 0xC8 };
-	/* kprof's thread ids are multiples of 4: step the golden angle per
-	 * id, so threads created one after the other differ clearly. */
-	uint32_t n = tid % 4 ? tid : tid / 4;
-	double h = n * 0.381966;
-	h -= (double)(uint64_t)h; /* the fraction: no libm */
-	double l = n % 3 == 0 ? 0.48 : n % 3 == 1 ? 0.58 : 0.68;
-	return hsl(h, 0.62, l);
 }
 
 const char *kp_colour_hex(struct kp_rgb c, char *buf)

@@ -32,8 +32,8 @@ struct kp_rgb {
 /* Flame-graph "hot" palette (reds, oranges, yellows) from a hash of name:
  * the same name always gets the same colour. */
 struct kp_rgb kp_colour_warm(const char *name);
-/* A thread's colour: hues spread by thread id; the idle thread (0) grey. */
-struct kp_rgb kp_colour_thread(uint32_t tid);
+/* The colour of hue h, saturation s and lightness l (each 0..1). */
+struct kp_rgb kp_colour_hsl(double h, double s, double l);
 /* "#rrggbb" into buf (8 bytes); returns buf. */
 const char *kp_colour_hex(struct kp_rgb c, char *buf);
 

@@ -1,10 +1,13 @@
 /*
  * timeline_rows.c - a CPU's row of `kprof timeline` (timeline.h): which
- * thread ran when (the model's runs, from the CSwitch records), spin-lock
- * waits (first try to acquisition, a thin red band under the row) and
- * samples (tick marks above the row), and holes (no trace: records its
- * kernel dropped or frames lost on the link, shaded dark over the runs and
- * labelled "lost N").  Every rectangle has a <title> tooltip.
+ * thread ran when (the model's runs, from the CSwitch records, in the
+ * thread's colour, timeline_colours.c, and named in the run when it is
+ * wide enough), spin-lock waits (first try to acquisition, a thin red band
+ * under the row, timeline_bands.c) and samples (tick marks above the row),
+ * and holes (no trace: records its kernel dropped or frames lost on the
+ * link, shaded dark over the runs and labelled "lost N").  Every rectangle
+ * has a <title> tooltip.  Only what is inside the view (timeline.h) is
+ * drawn, cut at its edges.
  *
  * Size: a long run has far more switches than the picture has pixels, and
  * an SVG with millions of elements takes a browser minutes to open.  So a
@@ -14,30 +17,40 @@
  * TL_MIN_PX wide; every rectangle drawn is then at least TL_MIN_PX wide or
  * followed by one that is, so a row holds at most 2 * TL_PLOT_W / TL_MIN_PX
  * + 1 of them (about 2500), however long the run.  Lock waits closer than
- * TL_MIN_PX are merged the same way, and samples become at most one tick
- * per pixel column, all of a row's ticks in one <path>.
+ * TL_MIN_PX are merged too (timeline_bands.c), and samples become at most
+ * one tick per pixel column, all of a row's ticks in one <path>.
  */
 #include "tools/kprof/pictures/timeline.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "tools/kprof/pictures/picture.h"
 #include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/format.h"
 
 #define TOP_SHARES 6       /* threads named in a merged rectangle's title */
 
-static double px(const struct tl *t, uint64_t ts)
+double tl_px(const struct tl *t, uint64_t ts)
 {
-	double d = ts >= t->m->begin ? (double)(ts - t->m->begin) : -(double)(t->m->begin - ts);
-	return TL_LEFT + d / t->span * TL_PLOT_W;
+	if (ts <= t->t0)
+		return TL_LEFT;
+	if (ts >= t->t1)
+		return TL_LEFT + TL_PLOT_W;
+	return TL_LEFT + (double)(ts - t->t0) / t->span * TL_PLOT_W;
 }
 
-/* "12.345 us" or "1.234 ms". */
-static const char *duration(const struct kp_model *m, uint64_t cycles, char *buf, size_t size)
+double tl_px_cycles(const struct tl *t)
 {
-	uint64_t hz = (uint64_t)m->hz;
+	return t->span / TL_PLOT_W;
+}
+
+const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t size)
+{
+	uint64_t hz = (uint64_t)t->m->hz;
 	char v[32];
 
 	if ((unsigned __int128)cycles * 1000u < hz)
@@ -45,6 +58,18 @@ static const char *duration(const struct kp_model *m, uint64_t cycles, char *buf
 	else
 		snprintf(buf, size, "%s ms", kp_ms_text(v, sizeof(v), cycles, hz));
 	return buf;
+}
+
+uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run)
+{
+	const struct kp_run *r = &c->runs[run];
+	uint64_t s = r->start > t->t0 ? r->start : t->t0, e = r->end < t->t1 ? r->end : t->t1;
+
+	if (e <= s)
+		return 0;
+	if (s == r->start && e == r->end)
+		return r->end - r->start - r->no_trace;
+	return e - s - kp_hole_overlap(c, s, e);
 }
 
 /* ---------------------------------------------------------------- runs */
@@ -98,7 +123,7 @@ static void run_title(const struct tl *t, const struct kp_run *r, uint32_t cpu)
 		fprintf(t->f, " (%" PRIu32 ")", th->pid);
 	}
 	fprintf(t->f, "\nCPU %u from +%.6f ms for %s, priority %d", cpu, kp_model_ms(t->m, r->start),
-		duration(t->m, r->end - r->start, d, sizeof(d)), r->priority);
+		tl_duration(t, r->end - r->start, d, sizeof(d)), r->priority);
 	if (r->from_start)
 		fputs("\nrunning when the trace started", t->f);
 	if (r->to_end)
@@ -115,7 +140,7 @@ static void merged_title(const struct tl *t, const struct seg *g, uint64_t start
 	uint64_t total = end - start;
 
 	fprintf(t->f, "%zu runs, each narrower than a pixel\nCPU %u from +%.6f ms for %s\n", g->n, cpu,
-		kp_model_ms(t->m, start), duration(t->m, end - start, d, sizeof(d)));
+		kp_model_ms(t->m, start), tl_duration(t, end - start, d, sizeof(d)));
 	for (unsigned i = 0; i < g->ntop; i++) {
 		fputs(i ? ", " : "", t->f);
 		kp_xml_text(t->f, kp_model_thread_label(t->m, g->top[i].tid, label, sizeof(label)));
@@ -125,20 +150,51 @@ static void merged_title(const struct tl *t, const struct seg *g, uint64_t start
 		fprintf(t->f, ", others %s", kp_pct(pct, sizeof(pct), g->other, total, 0));
 }
 
+/* The thread's name in its run, cut to what fits the run's width (".."
+ * marks a cut, and keeps two characters at least); nothing when neither fits.  Dark text on
+ * light colours, white on dark. */
+static void run_name(const struct tl *t, uint32_t tid, double x, double w, double y)
+{
+	const struct kp_model_thread *th = kp_model_thread(t->m, tid);
+	char name[40];
+	size_t fit = w > 6 ? (size_t)((w - 6) / TL_NAME_PX) : 0, len;
+
+	if (th && th->named && th->name[0])
+		snprintf(name, sizeof(name), "%s", th->name);
+	else
+		snprintf(name, sizeof(name), "%" PRIu32, tid);
+	len = strlen(name);
+	if (!fit || (fit < len && fit < 4))
+		return;
+	if (fit < len) {
+		name[fit - 2] = name[fit - 1] = '.';
+		name[fit] = 0;
+	}
+	struct kp_rgb c = tl_colour(t, tid);
+	bool dark = c.r * 299 + c.g * 587 + c.b * 114 < 140000;
+	fprintf(t->f, "<text class=\"runname\" x=\"%.2f\" y=\"%.1f\" fill=\"%s\" data-w=\"%.3f\">", x + 3, y + 14,
+		dark ? "#ffffff" : "#000000", w);
+	kp_xml_text(t->f, name);
+	fputs("</text>\n", t->f);
+}
+
 static void emit_seg(const struct tl *t, const struct seg *g, const struct kp_model_cpu *c, uint32_t cpu)
 {
 	const struct kp_run *r = &c->runs[g->first], *last = &c->runs[g->first + g->n - 1];
 	uint32_t tid = g->n == 1 ? r->tid : seg_main_thread(g);
 	char hex[8];
 
-	fprintf(t->f, "<rect class=\"run%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" fill=\"%s\"><title>",
+	fprintf(t->f, "<rect class=\"run%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" fill=\"%s\" "
+		      "data-tid=\"%" PRIu32 "\"><title>",
 		g->n > 1 ? " merged" : "", g->x0, tl_row_y(cpu) + TL_RUN_Y, g->x1 - g->x0, TL_RUN_H,
-		kp_colour_hex(kp_colour_thread(tid), hex));
+		tl_colour_hex(t, tid, hex), tid);
 	if (g->n == 1)
 		run_title(t, r, cpu);
 	else
 		merged_title(t, g, r->start, last->end, cpu);
 	fputs("</title></rect>\n", t->f);
+	if (g->n == 1 && tid)
+		run_name(t, tid, g->x0, g->x1 - g->x0, tl_row_y(cpu) + TL_RUN_Y);
 }
 
 static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
@@ -147,7 +203,9 @@ static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t
 
 	for (size_t i = 0; i < c->nruns; i++) {
 		const struct kp_run *r = &c->runs[i];
-		double x0 = px(t, r->start), x1 = px(t, r->end);
+		if (r->end <= t->t0 || r->start >= t->t1)
+			continue;
+		double x0 = tl_px(t, r->start), x1 = tl_px(t, r->end);
 		if (!(g.n && g.x1 - g.x0 < TL_MIN_PX && x1 - x0 < TL_MIN_PX)) {
 			if (g.n)
 				emit_seg(t, &g, c, cpu);
@@ -162,15 +220,8 @@ static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t
 
 /* ---------------------------------------------------------------- lock waits */
 
-struct band {
-	size_t first, n;
-	double x0, x1;
-	uint64_t start, end, waited, longest;
-	size_t longest_i;
-};
-
 /* The lock's name (KprofObjectName) and address, or the address alone. */
-static void lock_label(const struct tl *t, uint64_t lock, uint64_t ts)
+void tl_object_label(const struct tl *t, uint64_t lock, uint64_t ts)
 {
 	char name[40];
 
@@ -189,9 +240,9 @@ static void wait_title(const struct tl *t, const struct kp_wait *w)
 		kp_symbols_format(t->syms, w->caller, caller, sizeof(caller));
 	else
 		snprintf(caller, sizeof(caller), "0x%016" PRIx64, w->caller);
-	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock ", duration(t->m, w->end - w->start, d, sizeof(d)),
+	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock ", tl_duration(t, w->end - w->start, d, sizeof(d)),
 		kp_model_ms(t->m, w->start));
-	lock_label(t, w->lock, w->start);
+	tl_object_label(t, w->lock, w->start);
 	fprintf(t->f, " (%s), %" PRIu32 " spins\n", kp_acquire_mode_name(w->mode), w->spins);
 	fputs("thread ", t->f);
 	kp_xml_text(t->f, kp_model_thread_label(t->m, w->tid, label, sizeof(label)));
@@ -199,52 +250,28 @@ static void wait_title(const struct tl *t, const struct kp_wait *w)
 	kp_xml_text(t->f, caller);
 }
 
-static void emit_band(const struct tl *t, const struct band *b, const struct kp_model_cpu *c, uint32_t cpu)
+static void spin_title(const struct tl *t, size_t i, const void *ctx)
 {
-	char d[32], d2[32];
-	double w = b->x1 - b->x0 < 0.5 ? 0.5 : b->x1 - b->x0; /* a short wait still shows */
-
-	fprintf(t->f, "<rect class=\"wait\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
-		      "fill=\"#d01010\"><title>",
-		b->x0, tl_row_y(cpu) + TL_WAIT_Y, w, TL_WAIT_H);
-	if (b->n == 1) {
-		wait_title(t, &c->waits[b->first]);
-	} else {
-		fprintf(t->f, "%zu spin-lock waits, %s of waiting between +%.6f ms and +%.6f ms\n"
-			      "longest %s, lock ",
-			b->n, duration(t->m, b->waited, d, sizeof(d)), kp_model_ms(t->m, b->start),
-			kp_model_ms(t->m, b->end), duration(t->m, b->longest, d2, sizeof(d2)));
-		lock_label(t, c->waits[b->longest_i].lock, c->waits[b->longest_i].start);
-	}
-	fputs("</title></rect>\n", t->f);
+	wait_title(t, &((const struct kp_model_cpu *)ctx)->waits[i]);
 }
+
+static uint64_t spin_lock(size_t i, const void *ctx, uint64_t *ts)
+{
+	const struct kp_wait *w = &((const struct kp_model_cpu *)ctx)->waits[i];
+	*ts = w->start;
+	return w->lock;
+}
+
+static const struct tl_wait_kind spin = { "spin-lock", "lock", TL_SPIN_COLOUR, "wait", spin_title, spin_lock };
 
 static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
 {
-	struct band b = { 0 };
+	struct tl_interval *v = kp_xcalloc(c->nwaits + 1, sizeof(*v));
 
-	for (size_t i = 0; i < c->nwaits; i++) {
-		const struct kp_wait *w = &c->waits[i];
-		double x0 = px(t, w->start), x1 = px(t, w->end);
-		if (b.n && x0 > b.x1 + TL_MIN_PX) {
-			emit_band(t, &b, c, cpu);
-			b.n = 0;
-		}
-		if (!b.n)
-			b = (struct band){ .first = i, .x0 = x0, .x1 = x1, .start = w->start, .end = w->end };
-		b.n++;
-		if (x1 > b.x1)
-			b.x1 = x1;
-		if (w->end > b.end)
-			b.end = w->end;
-		b.waited += w->end - w->start;
-		if (w->end - w->start > b.longest) {
-			b.longest = w->end - w->start;
-			b.longest_i = i;
-		}
-	}
-	if (b.n)
-		emit_band(t, &b, c, cpu);
+	for (size_t i = 0; i < c->nwaits; i++)
+		v[i] = (struct tl_interval){ c->waits[i].start, c->waits[i].end, i };
+	tl_draw_bands(t, v, c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, c);
+	free(v);
 }
 
 /* ---------------------------------------------------------------- samples */
@@ -257,9 +284,9 @@ static void draw_ticks(const struct tl *t, const struct kp_model_cpu *c, uint32_
 
 	for (size_t i = 0; i < c->nsamples; i++) {
 		const struct kp_sample *s = &c->samples[i];
-		if (s->pmc != pmc)
+		if (s->pmc != pmc || s->ts < t->t0 || s->ts > t->t1)
 			continue;
-		long col = (long)(px(t, s->ts) - TL_LEFT);
+		long col = (long)(tl_px(t, s->ts) - TL_LEFT);
 		if (!n)
 			fprintf(t->f, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\" d=\"",
 				pmc ? "pmc-samples" : "samples", pmc ? "#1050c0" : "#505050");
@@ -291,7 +318,9 @@ static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_
 
 	for (size_t i = 0; i < c->nholes; i++) {
 		const struct kp_hole *h = &c->holes[i];
-		double x0 = px(t, h->start), x1 = px(t, h->end);
+		if (h->end < t->t0 || h->start > t->t1)
+			continue;
+		double x0 = tl_px(t, h->start), x1 = tl_px(t, h->end);
 		if (x1 - x0 < TL_MIN_PX)
 			x1 = x0 + TL_MIN_PX;
 		if (h->kernel || h->lost)
@@ -302,7 +331,7 @@ static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_
 			      "fill=\"#202020\" fill-opacity=\"0.55\" stroke=\"#c00000\" stroke-width=\"1\"><title>"
 			      "CPU %u: no trace from +%.6f ms for %s\n",
 			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, h->start),
-			duration(t->m, h->end - h->start, d, sizeof(d)));
+			tl_duration(t, h->end - h->start, d, sizeof(d)));
 		if (h->kernel) {
 			fprintf(t->f, "%s records dropped by the kernel (", n);
 			for (int k = 0, first = 1; k < KPROF_LOSS_CAUSES; k++)
@@ -325,6 +354,19 @@ static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_
 
 /* ---------------------------------------------------------------- rows */
 
+/* The CPU's busy cycles in the view: the model's for the whole trace. */
+static uint64_t view_busy(const struct tl *t, const struct kp_model_cpu *c)
+{
+	uint64_t busy = 0;
+
+	if (!t->view)
+		return c->busy;
+	for (size_t i = 0; i < c->nruns; i++)
+		if (c->runs[i].tid)
+			busy += tl_run_cycles(t, c, i);
+	return busy;
+}
+
 void tl_draw_row(const struct tl *t, uint32_t cpu)
 {
 	const struct kp_model_cpu *c = &t->m->cpu[cpu];
@@ -334,7 +376,7 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	fprintf(t->f, "<g class=\"cpu\" id=\"cpu%u\">\n", cpu);
 	fprintf(t->f, "<text class=\"cpulabel\" x=\"%.0f\" y=\"%.1f\">CPU %u</text>\n", TL_LEFT - 10, y + TL_RUN_Y + 14, cpu);
 	fprintf(t->f, "<text class=\"cpubusy\" x=\"%.0f\" y=\"%.1f\">busy %s</text>\n", TL_LEFT - 10,
-		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), c->busy, t->m->end - t->m->begin, 1));
+		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), view_busy(t, c), t->t1 - t->t0, 1));
 	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
 	draw_runs(t, c, cpu);

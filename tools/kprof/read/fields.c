@@ -195,6 +195,12 @@ static const struct kp_field object_name_fields[] = {
 	C(KPROF_OBJECT_NAME, Name),
 };
 
+static const struct kp_field phase_fields[] = {
+	U(KPROF_PHASE, Index),
+	B("End", KPROF_PHASE, Flags, 0, 1),
+	C(KPROF_PHASE, Name),
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -234,6 +240,8 @@ const struct kp_event kp_events[] = {
 	  sizeof(KPROF_RECORDS_LOST), KP_TAIL_NONE, NULL, records_lost_fields, N(records_lost_fields) },
 	{ KPROF_LOG_TYPE_OBJECT_NAME, OBJECT_NAME_VERSION, "KprofObjectName", "KPROF_OBJECT_NAME",
 	  sizeof(KPROF_OBJECT_NAME), KP_TAIL_NONE, NULL, object_name_fields, N(object_name_fields) },
+	{ KPROF_LOG_TYPE_PHASE, PHASE_VERSION, "KprofPhase", "KPROF_PHASE", sizeof(KPROF_PHASE), KP_TAIL_NONE, NULL,
+	  phase_fields, N(phase_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 
