@@ -7,7 +7,10 @@
  *   buffer 0          HEADER buffer: WMI_BUFFER_HEADER, then one event,
  *                     SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the
  *                     logger name and the log file name (UTF-16LE, NUL)
- *   buffers 1..N-1    GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
+ *   (with --kernel)   a GENERIC buffer of CPU 0 with the kernel image's
+ *                     ImageID and DbgID_RSDS events, tying it to the PDB
+ *                     written next to the file (etl_image.c, pdb.h)
+ *   then              GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
  *                     then that CPU's records in order, byte for byte as
  *                     kprof wrote them (PERFINFO_TRACE_HEADER + payload),
  *                     each starting 8-byte aligned, padding bytes zero

@@ -2,7 +2,8 @@
  * pdb_build.c - kp_pdb_write() (pdb.h): the kernel's PDB, made by LLVM's
  * assembler and linker from a stand-in PE image.
  *
- * In a temporary directory:
+ * In a temporary directory, where the tools run (so that every path they
+ * record is the same relative name, whatever the directory):
  *
  *   kernel.s    one section, .text, that starts at RVA 0x1000 (lld-link
  *               puts the first section right after the header page) and
@@ -15,17 +16,20 @@
  *               equal to the kernel's image size.
  *   kernel.obj  `llvm-mc -filetype=obj -triple=x86_64-pc-windows-msvc`
  *   <ELF name>  `lld-link /dll /noentry /fixed /base:<image base> /debug
- *               /pdb:<pdb_path> /pdbaltpath:%_PDB% /Brepro`: a DLL without
- *               entry point or exports, never relocated; /Brepro makes the
- *               TimeDateStamp and the PDB GUID hashes of the contents, so
- *               the same kernel always gives the same PDB identity;
- *               /pdbaltpath:%_PDB% puts the PDB's bare file name into the
- *               RSDS record, the name WPA looks for on its symbol path.
+ *               /pdb:<name>.pdb /pdbaltpath:%_PDB% /pdbsourcepath:/kprof
+ *               /Brepro`: a DLL without entry point or exports, never
+ *               relocated; /Brepro makes the TimeDateStamp and the PDB
+ *               GUID hashes of the contents and /pdbsourcepath a fixed
+ *               directory in the PDB's records, so the same kernel always
+ *               gives the same PDB identity; /pdbaltpath:%_PDB% puts the
+ *               PDB's bare file name into the RSDS record, the name WPA
+ *               looks for on its symbol path.
  *
- * The PE's identity is then read back from the file (pe_ident.c) and the
- * directory removed.  The tools are looked up on PATH (Debian: llvm-mc in
+ * The PE's identity is then read back from the file (pe_ident.c), the PDB
+ * copied to its place and the directory removed.  The tools are looked up on PATH (Debian: llvm-mc in
  * package llvm, lld-link in package lld; tools/deps.sh installs both).
  */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc 2.29) */
 #include "tools/kprof/export/pdb.h"
 
 #include <dirent.h>
@@ -39,6 +43,7 @@
 #include <unistd.h>
 
 #include "tools/kprof/export/pdb_symbols.h"
+#include "tools/kprof/util/outfile.h"
 
 #define PE_FIRST_SECTION_RVA 0x1000u
 #define PE_PAGE 0x1000u
@@ -66,16 +71,17 @@ static bool write_assembly(const char *path, const struct kp_pdb_symbols *s)
 	return fclose(f) == 0;
 }
 
-/* Run argv[0] (from PATH) with stdout and stderr into log; 0 on exit 0,
- * else why in why[]. */
-static bool run_tool(char *const argv[], const char *log, char *why, size_t whylen)
+/* Run argv[0] (from PATH) in directory dir, with stdout and stderr
+ * appended to dir/tools.log (log); true on exit 0, else why in why[]. */
+static bool run_tool(char *const argv[], const char *dir, const char *log, char *why, size_t whylen)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status, err;
 
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addopen(&fa, 1, "tools.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -111,6 +117,34 @@ static bool path_in(char *out, size_t size, const char *dir, const char *name)
 	return n >= 0 && (size_t)n < size;
 }
 
+/* Copy the PDB out of the temporary directory. */
+static bool copy_file(const char *from, const char *to, char *why, size_t whylen)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+	bool ok = true;
+
+	if (!in) {
+		snprintf(why, whylen, "lld-link wrote no %s", from);
+		return false;
+	}
+	if (!(out = kp_out_open(to))) {
+		fclose(in);
+		snprintf(why, whylen, "cannot create %s", to);
+		return false;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)))
+		ok &= fwrite(buf, 1, n, out) == n;
+	ok &= !ferror(in);
+	fclose(in);
+	if (kp_out_close(out, to) || !ok) {
+		snprintf(why, whylen, "cannot write %s", to);
+		return false;
+	}
+	return true;
+}
+
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -130,33 +164,37 @@ static void remove_dir(const char *dir)
 static bool link_pdb(const char *tmp, const char *elf_path, const char *pdb_path, const struct kp_pdb_symbols *s,
 		     struct kp_pdb_identity *id, char *why, size_t whylen)
 {
-	char asm_path[4096], obj[4096], log[4096], out[4096], base[64], pdb[4200], outarg[4200];
+	char asm_path[4096], log[4096], out[4096], pdb[4096], base[64], pdbarg[KP_PDB_NAME_MAX + 8];
+	char outarg[KP_PDB_NAME_MAX + 8];
 	const char *name = strrchr(elf_path, '/') ? strrchr(elf_path, '/') + 1 : elf_path;
+	const char *dot = strrchr(name, '.');
+	int stem = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
 
-	if (!path_in(asm_path, sizeof(asm_path), tmp, "kernel.s") || !path_in(obj, sizeof(obj), tmp, "kernel.obj") ||
-	    !path_in(log, sizeof(log), tmp, "tools.log") || !path_in(out, sizeof(out), tmp, name) ||
-	    snprintf(pdb, sizeof(pdb), "/pdb:%s", pdb_path) >= (int)sizeof(pdb)) {
-		snprintf(why, whylen, "a path is too long (%s)", pdb_path);
+	if (strlen(name) + 5 >= KP_PDB_NAME_MAX || !path_in(asm_path, sizeof(asm_path), tmp, "kernel.s") ||
+	    !path_in(log, sizeof(log), tmp, "tools.log") || !path_in(out, sizeof(out), tmp, name)) {
+		snprintf(why, whylen, "a path is too long (%s)", elf_path);
 		return false;
 	}
+	snprintf(pdbarg, sizeof(pdbarg), "/pdb:%.*s.pdb", stem, name);
+	snprintf(pdb, sizeof(pdb), "%s/%s", tmp, pdbarg + 5);
+	snprintf(outarg, sizeof(outarg), "/out:%s", name);
 	snprintf(base, sizeof(base), "/base:0x%llx", (unsigned long long)s->image_base);
-	snprintf(outarg, sizeof(outarg), "/out:%s", out);
-	char *mc[] = { "llvm-mc", "-filetype=obj", "-triple=x86_64-pc-windows-msvc", asm_path, "-o", obj, NULL };
-	char *ld[] = { "lld-link", "/nologo", "/dll", "/noentry", "/fixed", "/machine:x64", "/nodefaultlib", base,
-		       "/debug", pdb, "/pdbaltpath:%_PDB%", "/Brepro", outarg, obj, NULL };
+	char *mc[] = { "llvm-mc", "-filetype=obj", "-triple=x86_64-pc-windows-msvc", "kernel.s", "-o", "kernel.obj",
+		       NULL };
+	char *ld[] = { "lld-link", "/nologo", "/dll", "/noentry", "/fixed", "/machine:x64", "/nodefaultlib",
+		       base, "/debug", pdbarg, "/pdbaltpath:%_PDB%", "/pdbsourcepath:/kprof", "/Brepro",
+		       outarg, "kernel.obj", NULL };
 
 	if (!write_assembly(asm_path, s)) {
 		snprintf(why, whylen, "cannot write %s: %s", asm_path, strerror(errno));
 		return false;
 	}
-	if (!run_tool(mc, log, why, whylen))
-		return false;
-	if (!run_tool(ld, log, why, whylen))
+	if (!run_tool(mc, tmp, log, why, whylen) || !run_tool(ld, tmp, log, why, whylen))
 		return false;
 	if (!kp_pe_identity(out, id, why, whylen))
 		return false;
 	snprintf(id->image_name, sizeof(id->image_name), "%s", name);
-	return true;
+	return copy_file(pdb, pdb_path, why, whylen);
 }
 
 bool kp_pdb_write(const char *elf_path, const char *pdb_path, struct kp_pdb_identity *id, char *why,
