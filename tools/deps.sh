@@ -13,6 +13,8 @@ profile=${1:-check}
 # command-or-file : package
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git libelf-dev libdw-dev"
+# kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
+RUN_PKGS="$RUN_PKGS llvm lld"
 CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)

@@ -536,7 +536,7 @@ def convert_trace(kprof, log, out, kernel, source=None):
         (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
         (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
          "JSON Lines, one object per record (jq, Python)"),
-        (["etl", log, "-o", os.path.join(out, "trace.etl")], "trace.etl",
+        (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
          "Windows ETL (Windows Performance Analyzer, tracerpt, xperf)"),
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
     ]
@@ -551,6 +551,9 @@ def convert_trace(kprof, log, out, kernel, source=None):
             continue
         summary = proc.stderr.decode().strip()
         written.append((os.path.join(out, name), what))
+        pdb = os.path.join(out, os.path.splitext(os.path.basename(kernel))[0] + ".pdb")
+        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes it (when LLVM is there)
+            written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
     report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if report.returncode == 0 and report.stdout:

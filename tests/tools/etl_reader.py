@@ -255,7 +255,9 @@ POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPo
 WMI_BUFFER_HEADER_SIZE = 0x48
 TRACE_HEADER_FLAGS = 0xC0000000       # TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE
 TYPE_SYSTEM32, TYPE_SYSTEM64, TYPE_PERFINFO32, TYPE_PERFINFO64 = 0x01, 0x02, 0x10, 0x11
-HEADER_SIZES = {TYPE_SYSTEM32: 0x18, TYPE_SYSTEM64: 0x20, TYPE_PERFINFO32: 0x0C, TYPE_PERFINFO64: 0x10}
+TYPE_FULL_HEADER64 = 0x14             # classic EVENT_TRACE_HEADER (0x30): Size u16 at 0, not at 4
+HEADER_SIZES = {TYPE_SYSTEM32: 0x18, TYPE_SYSTEM64: 0x20, TYPE_PERFINFO32: 0x0C, TYPE_PERFINFO64: 0x10,
+                TYPE_FULL_HEADER64: 0x30}
 BUFFER_TYPES = {0: "GENERIC", 1: "RUNDOWN", 2: "CTX_SWAP", 3: "REFTIME", 4: "HEADER"}
 BUFFER_TYPE_HEADER = 4
 FLAG_FLUSH_MARKER, FLAG_EVENTS_LOST, FLAG_PROC_INDEX = 0x1, 0x2, 0x20
@@ -356,11 +358,12 @@ def _flatten(container, out):
 
 
 class Buffer:
-    __slots__ = ("index", "file_offset", "header", "cpu", "records")
+    __slots__ = ("index", "file_offset", "header", "cpu", "records", "classic")
 
     def __init__(self, index, file_offset, header, cpu):
         self.index, self.file_offset, self.header, self.cpu = index, file_offset, header, cpu
         self.records = []
+        self.classic = []   # (file offset, raw bytes) of EVENT_TRACE_HEADER events
 
 
 class Etl:
@@ -472,8 +475,9 @@ class Etl:
             if off + 8 > bh.Offset:
                 self._fail("%s: %d stray bytes at buffer offset 0x%x" % (where, bh.Offset - off, off))
             marker = int.from_bytes(d[pos + off:pos + off + 4], "little")
-            size = int.from_bytes(d[pos + off + 4:pos + off + 6], "little")
             htype = (marker >> 16) & 0xFF
+            size = marker & 0xFFFF if htype == TYPE_FULL_HEADER64 else \
+                int.from_bytes(d[pos + off + 4:pos + off + 6], "little")
             if marker & TRACE_HEADER_FLAGS != TRACE_HEADER_FLAGS or htype not in HEADER_SIZES:
                 self._fail("%s: event at buffer offset 0x%x has marker 0x%08x (not a known trace header)" %
                            (where, off, marker))
@@ -486,6 +490,8 @@ class Etl:
                 pmc = (marker >> 8) & 7             # PMC counter values before the payload
                 buf.records.append(Record(buf.cpu, h.HookId, marker & 0xFF, h.TimeStamp, marker, raw,
                                           raw[0x10 + 8 * pmc:], buf.index, pos + off))
+            if htype == TYPE_FULL_HEADER64:
+                buf.classic.append((pos + off, d[pos + off:pos + off + size]))
             off = (off + size + 7) & ~7
         if off != (bh.Offset + 7) & ~7:
             self._fail("%s: events end at 0x%x, Offset says 0x%x" % (where, off, bh.Offset))

@@ -7,7 +7,10 @@
  *   buffer 0          HEADER buffer: WMI_BUFFER_HEADER, then one event,
  *                     SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the
  *                     logger name and the log file name (UTF-16LE, NUL)
- *   buffers 1..N-1    GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
+ *   (with --kernel)   a GENERIC buffer of CPU 0 with the kernel image's
+ *                     ImageID and DbgID_RSDS events, tying it to the PDB
+ *                     written next to the file (etl_image.c, pdb.h)
+ *   then              GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
  *                     then that CPU's records in order, byte for byte as
  *                     kprof wrote them (PERFINFO_TRACE_HEADER + payload),
  *                     each starting 8-byte aligned, padding bytes zero
@@ -77,6 +80,7 @@
  *   warning), so the records are not lost.
  */
 #include "tools/kprof/export/etl.h"
+#include "tools/kprof/export/etl_image.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -232,19 +236,30 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 	struct etl_clock clock;
 	struct etl_plan plan;
 	struct etl_writer w = { .path = o->output, .clock = &clock };
+	struct kp_pdb_identity image;
+	int have_image = 0;
+
 	if (log->ncpus > 256) {
 		fprintf(stderr, "kprof: %u CPUs: an ETL buffer names at most 256 (ProcessorNumber is a byte)\n",
 			log->ncpus);
 		return 3;
 	}
+	if (o->kernel && (have_image = etl_image_prepare(o, &image)) < 0)
+		return 3;
 	etl_clock_init(&clock, log);
 	plan_etl(log, &plan);
+	plan.buffers += have_image == 1;
 	w.buf = kp_xrealloc(NULL, ETL_BUFFER_SIZE, 1);
 	if (!(w.f = kp_out_open(o->output))) {
 		free(w.buf);
 		return 3;
 	}
 	etl_write_header_buffer(&w, log, &plan);
+	/* The image's ImageID + DbgID_RSDS (etl_image.c) at the run's start.
+	 * TODO(merge with etlrundown): pass the Image DCStart's time stamp and
+	 * write them in its buffer, right after it. */
+	if (have_image == 1)
+		etl_image_write_buffer(&w, &image, clock.start_tsc);
 	write_data_buffers(&w, log);
 	free(w.buf);
 	if (w.failed) { /* the first write error, as kp_out_close() says it */

@@ -54,6 +54,10 @@ bool etl_buffer_has_room(const struct etl_writer *w, uint32_t size);
 void etl_buffer_put(struct etl_writer *w, const void *bytes, uint32_t size);
 void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16_t flags, uint64_t ts);
 
+/* UTF-8 to UTF-16LE units, at most max - 1 of them plus a NUL; bytes that
+ * are not UTF-8 become U+FFFD.  Returns the units written, NUL included. */
+size_t etl_utf8_to_utf16(const char *s, uint16_t *out, size_t max);
+
 /* Buffer 0: the logfile header event. */
 void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, const struct etl_plan *plan);
 

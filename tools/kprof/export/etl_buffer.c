@@ -99,9 +99,7 @@ void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16
 
 /* ---------------------------------------------------------------- header */
 
-/* UTF-8 to UTF-16LE units, at most max - 1 of them plus a NUL; bytes that
- * are not UTF-8 become U+FFFD.  Returns the units written, NUL included. */
-static size_t utf8_to_utf16(const char *s, uint16_t *out, size_t max)
+size_t etl_utf8_to_utf16(const char *s, uint16_t *out, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t left = strlen(s), n = 0;
@@ -193,9 +191,9 @@ static void fill_logfile_header(struct trace_logfile_header *lh, const struct kp
 void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, const struct etl_plan *plan)
 {
 	static uint16_t names[sizeof(ETL_LOGGER_NAME) + ETL_MAX_FILE_NAME];
-	size_t n = utf8_to_utf16(ETL_LOGGER_NAME, names, sizeof(ETL_LOGGER_NAME));
+	size_t n = etl_utf8_to_utf16(ETL_LOGGER_NAME, names, sizeof(ETL_LOGGER_NAME));
 
-	n += utf8_to_utf16(w->path, names + n, ETL_MAX_FILE_NAME);
+	n += etl_utf8_to_utf16(w->path, names + n, ETL_MAX_FILE_NAME);
 
 	struct system_trace_header sh = {
 		.Marker = SYSTEM_TRACE_MARKER_64_V2,
