@@ -17,6 +17,7 @@
 
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
+#include "kernel/ke/time.h"
 #include "kernel/lib/stats.h"
 
 static volatile uint32_t ipi_seen;
@@ -49,7 +50,9 @@ struct irq_cost measure_handler_round_trip(void (*work)(KTRAP_FRAME *tf), uint32
 	arch_interrupt_connect(ARCH_INT_IPI, ipi_handler);
 	/* Stay on this CPU: a thread moved mid-measurement would wait forever. */
 	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
-	for (uint32_t i = 0; i < rounds; i++) {
+	uint64_t start = arch_rdtsc(), budget = ke_us_to_tsc(MEASURE_BUDGET_US);
+	uint32_t i;
+	for (i = 0; i < rounds && arch_rdtsc() - start < budget; i++) {
 		uint32_t want = ipi_seen + 1;
 		uint64_t t0 = arch_rdtsc();
 		arch_send_ipi(ke_get_current_processor_number(), ARCH_INT_IPI);
@@ -66,6 +69,8 @@ struct irq_cost measure_handler_round_trip(void (*work)(KTRAP_FRAME *tf), uint32
 	}
 	ke_lower_irql(old);
 	ipi_work = NULL;
+	rounds = i;
+	c.rounds = rounds;
 	c.average = rounds ? total / rounds : 0;
 	c.median = median_u64(samples, rounds);
 	if (part && part_cost) {
