@@ -13,7 +13,8 @@ profile=${1:-check}
 # command-or-file : package
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git libelf-dev libdw-dev"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+# python3-bt2: babeltrace2's Python bindings read the CTF traces (test_ctf_lttng)
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"

@@ -70,10 +70,18 @@
  * A CPU without records gets an empty packet (and the losses packet after
  * it).
  *
+ * --lttng.  The same streams and losses in LTTng's kernel conventions
+ * (ctf_lttng.c: sched_switch, sched_wakeup, the state dump, forks): the
+ * environment, clock name ("monotonic"), packet header and context
+ * (stream_instance_id, packet_seq_num) and event header
+ * (event_header_large, ctf.h) of lttng-modules' metadata; the table's
+ * classes for the records it does not translate.
+ *
  * DIR is created as by mkdir -p.  It may hold an earlier kprof trace (its
- * metadata says tracer_name "kprof"), whose stream files are removed first
- * (the CPU count may differ), and hidden files, which CTF readers skip;
- * anything else is refused, since a CTF reader would take it for a stream.
+ * metadata says tracer_name "kprof", or written_by "kprof ctf --lttng"),
+ * whose stream files are removed first (the CPU count may differ), and
+ * hidden files, which CTF readers skip; anything else is refused, since a
+ * CTF reader would take it for a stream.
  */
 #include "tools/kprof/export/ctf.h"
 
