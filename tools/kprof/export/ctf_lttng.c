@@ -8,11 +8,17 @@
  *   CSwitch      -> sched_switch (prev_comm, prev_tid, prev_prio,
  *                   prev_state, next_comm, next_tid, next_prio)
  *   ReadyThread  -> sched_wakeup (comm, tid, prio, target_cpu)
- *   KprofThread  -> lttng_statedump_process_state when it is part of the
+ *   KprofThread  -> lttng_statedump_process_state (tid, pid, ppid, name,
+ *                   type, mode, submode, status, cpu, file_table_address)
+ *                   when it is part of the
  *                   rundown (written by a CPU before its first CSwitch),
  *                   between lttng_statedump_start and _end on that CPU;
- *                   sched_process_fork for a thread created later, its
- *                   parent the thread running on the CPU that wrote it
+ *                   sched_process_fork (parent_comm, parent_tid,
+ *                   parent_pid, parent_ns_inum, child_comm, child_tid,
+ *                   vtids, child_pid, child_ns_inum) for a thread created
+ *                   later, its parent the thread running on the CPU that
+ *                   wrote it; no namespaces: vtids is [child_tid], the
+ *                   inums and the file table 0
  *   the others   -> their own table events (SpinLock, Resource, ...)
  *
  * comm is the thread's name (KprofThread.ThreadName cut to LTTng's 16
@@ -48,19 +54,25 @@ enum {                                  /* Linux task states (prev_state)   */
 	TASK_DEAD = 64,
 };
 
-enum {                                  /* lttng-modules' statedump enums   */
+/* lttng-modules' statedump enums, with the values its state dump writes
+ * (lttng-statedump-impl.c): mode unknown, submode none; status WAIT_CPU
+ * for every TASK_RUNNING task ("the viewer will sort out if the task was
+ * really running"), WAIT for a waiting one. */
+enum {
 	LTTNG_KERNEL_THREAD = 1,        /* lttng_thread_type                */
 	LTTNG_MODE_UNKNOWN = 5,         /* lttng_execution_mode             */
-	LTTNG_SUBMODE_UNKNOWN = 1,      /* lttng_execution_submode          */
-	LTTNG_WAIT = 5,                 /* lttng_process_status             */
-	LTTNG_RUN = 6,
+	LTTNG_SUBMODE_NONE = 0,         /* lttng_execution_submode          */
+	LTTNG_WAIT_CPU = 2,             /* lttng_process_status             */
+	LTTNG_WAIT = 5,
 };
 
 enum { KERNEL_MODE_WAIT = 0, NT_TERMINATED = 4, NT_WAITING = 5, NT_TRANSITION = 6, NT_OUT_SWAP = 9 };
 
 /* ------------------------------------------------------------ classes */
 
-enum lfield_kind { L_COMM, L_S32, L_S64 };
+/* comm (char[16], UTF-8), pid_t/int, long, unsigned int, a pointer in
+ * hex, and fork's vtids (a u8 length, then pid_t: one namespace level). */
+enum lfield_kind { L_COMM, L_S32, L_S64, L_U32, L_X64, L_VTIDS };
 
 struct lfield {
 	const char *name;
@@ -81,12 +93,14 @@ static const struct lfield wakeup_fields[] = {
 	{ "comm", L_COMM }, { "tid", L_S32 }, { "prio", L_S32 }, { "target_cpu", L_S32 },
 };
 static const struct lfield fork_fields[] = {
-	{ "parent_comm", L_COMM }, { "parent_tid", L_S32 }, { "parent_pid", L_S32 },
-	{ "child_comm", L_COMM },  { "child_tid", L_S32 },  { "child_pid", L_S32 },
+	{ "parent_comm", L_COMM }, { "parent_tid", L_S32 }, { "parent_pid", L_S32 }, { "parent_ns_inum", L_U32 },
+	{ "child_comm", L_COMM },  { "child_tid", L_S32 },  { "vtids", L_VTIDS },     { "child_pid", L_S32 },
+	{ "child_ns_inum", L_U32 },
 };
 static const struct lfield process_state_fields[] = {
-	{ "tid", L_S32 },  { "pid", L_S32 },     { "ppid", L_S32 },   { "name", L_COMM }, { "type", L_S32 },
-	{ "mode", L_S32 }, { "submode", L_S32 }, { "status", L_S32 }, { "cpu", L_S32 },
+	{ "tid", L_S32 },    { "pid", L_S32 },     { "ppid", L_S32 },   { "name", L_COMM },
+	{ "type", L_S32 },   { "mode", L_S32 },    { "submode", L_S32 }, { "status", L_S32 },
+	{ "cpu", L_U32 },    { "file_table_address", L_X64 },
 };
 
 enum { C_SWITCH, C_WAKEUP, C_FORK, C_DUMP_START, C_DUMP_END, C_PROCESS_STATE, NCLASSES };
@@ -107,20 +121,36 @@ static uint32_t class_id(unsigned c)
 	return unknown_id() + 1 + c;
 }
 
+/* A field as lttng-modules declares it. */
+static void put_lfield(FILE *f, const struct lfield *l)
+{
+	static const char *const fmt = "\t\tinteger { size = %d; align = 8; signed = %d; encoding = %s; base = %d; } ";
+
+	switch (l->kind) {
+	case L_COMM:
+		fprintf(f, fmt, 8, 1, "UTF8", 10);
+		fprintf(f, "_%s[%d];\n", l->name, COMM_LEN);
+		break;
+	case L_VTIDS:
+		fprintf(f, fmt, 8, 0, "none", 10);
+		fprintf(f, "__%s_length;\n", l->name);
+		fprintf(f, fmt, 32, 1, "none", 10);
+		fprintf(f, "_%s[ __%s_length ];\n", l->name, l->name);
+		break;
+	default:
+		fprintf(f, fmt, l->kind == L_S64 || l->kind == L_X64 ? 64 : 32, l->kind == L_S32 || l->kind == L_S64,
+			"none", l->kind == L_X64 ? 16 : 10);
+		fprintf(f, "_%s;\n", l->name);
+	}
+}
+
 void ctf_lttng_classes(FILE *f)
 {
 	for (unsigned c = 0; c < NCLASSES; c++) {
 		fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n",
 			classes[c].name, class_id(c));
-		for (unsigned i = 0; i < classes[c].nfields; i++) {
-			const struct lfield *l = &classes[c].fields[i];
-			if (l->kind == L_COMM)
-				fprintf(f, "\t\tinteger { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } "
-					   "_%s[%d];\n", l->name, COMM_LEN);
-			else
-				fprintf(f, "\t\tinteger { size = %d; align = 8; signed = 1; encoding = none; base = 10; } "
-					   "_%s;\n", l->kind == L_S64 ? 64 : 32, l->name);
-		}
+		for (unsigned i = 0; i < classes[c].nfields; i++)
+			put_lfield(f, &classes[c].fields[i]);
 		fputs("\t};\n};\n", f);
 	}
 }
@@ -135,8 +165,11 @@ static uint32_t encode(struct bitbuf *b, unsigned c, const int64_t *vals, const 
 			uint8_t comm[COMM_LEN] = { 0 };
 			memcpy(comm, comms[i], strnlen(comms[i], COMM_LEN - 1));
 			bb_bytes(b, comm, COMM_LEN);
+		} else if (l->kind == L_VTIDS) {
+			bb_put(b, 1, 8);
+			bb_put(b, (uint64_t)vals[i], 32);
 		} else {
-			bb_put(b, (uint64_t)vals[i], l->kind == L_S64 ? 64 : 32);
+			bb_put(b, (uint64_t)vals[i], l->kind == L_S64 || l->kind == L_X64 ? 64 : 32);
 		}
 	}
 	return class_id(c);
@@ -345,13 +378,13 @@ bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *v, size_t
 		struct lthread t = thread_of(r);
 		if (c->have_rundown && i >= c->rundown_first && i <= c->rundown_last) {
 			const int64_t vals[] = { t.tid, t.pid, 0, 0, LTTNG_KERNEL_THREAD, LTTNG_MODE_UNKNOWN,
-						 LTTNG_SUBMODE_UNKNOWN, t.tid == c->running ? LTTNG_RUN : LTTNG_WAIT,
-						 c->cpu };
+						 LTTNG_SUBMODE_NONE, t.tid == c->running ? LTTNG_WAIT_CPU : LTTNG_WAIT,
+						 c->cpu, 0 };
 			const char *comms[] = { 0, 0, 0, t.comm };
 			*id = encode(b, C_PROCESS_STATE, vals, comms);
 		} else {
-			const int64_t vals[] = { 0, c->current, pid_of(l, c->current), 0, t.tid, t.pid };
-			const char *comms[] = { comm_of(l, c->current, b1), 0, 0, t.comm };
+			const int64_t vals[] = { 0, c->current, pid_of(l, c->current), 0, 0, t.tid, t.tid, t.pid, 0 };
+			const char *comms[] = { comm_of(l, c->current, b1), 0, 0, 0, t.comm };
 			*id = encode(b, C_FORK, vals, comms);
 		}
 		return true;

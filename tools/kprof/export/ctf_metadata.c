@@ -143,7 +143,7 @@ static void put_lttng_env(FILE *f, const struct kp_log *log)
 	put_string(f, log->build_id[0] ? log->build_id : "unknown");
 	fputs(";\n\tkernel_version = ", f);
 	put_string(f, log->build_id[0] ? log->build_id : "unknown");
-	fputs(";\n\ttracer_name = \"lttng-modules\";\n\ttracer_major = 2;\n\ttracer_minor = 10;\n"
+	fputs(";\n\ttracer_name = \"lttng-modules\";\n\ttracer_major = 2;\n\ttracer_minor = 13;\n"
 	      "\ttracer_patchlevel = 0;\n\ttrace_buffering_scheme = \"global\";\n\ttrace_name = \"kprof\";\n"
 	      "\twritten_by = \"kprof ctf --lttng\";\n", f);
 	put_kprof_env(f, log);
