@@ -33,8 +33,10 @@
  * WaitingForProcessOutSwap -> TASK_INTERRUPTIBLE (1) for a UserMode wait,
  * TASK_UNINTERRUPTIBLE (2) for a KernelMode one; Terminated -> TASK_DEAD
  * (64); anything else 0.  sched_wakeup's prio is the thread's
- * BasePriority (ReadyThread carries none) and target_cpu the CPU that
- * wrote the record (NT does not record the CPU it will run on).
+ * BasePriority (ReadyThread carries none) and target_cpu, the run queue
+ * Trace Compass puts the thread on, the CPU of the thread's next switch-in
+ * at or after the record (NT does not record the CPU it will run on), or
+ * the CPU that wrote the record if it never runs again.
  */
 #include "tools/kprof/export/ctf.h"
 
@@ -189,14 +191,51 @@ struct lthread {
 	char comm[COMM_LEN];
 };
 
+/* A CSwitch's new thread: tid switched in on cpu at ts. */
+struct lrun {
+	uint32_t tid, cpu;
+	uint64_t ts;
+};
+
 struct ctf_lttng {
 	struct lthread *t;              /* by tid                           */
 	size_t n;
+	struct lrun *runs;              /* by tid, then time                */
+	size_t nruns;
 };
 
 static bool is_thread(const struct kp_record *r)
 {
 	return r->h.HookId == KPROF_LOG_TYPE_THREAD && record_event(r);
+}
+
+static bool is_switch(const struct kp_record *r)
+{
+	return r->h.HookId == PERFINFO_LOG_TYPE_CONTEXTSWAP && record_event(r);
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct lrun *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The CPU tid is next switched in on at or after ts; `otherwise` if none. */
+static uint32_t next_cpu(const struct ctf_lttng *l, uint32_t tid, uint64_t ts, uint32_t otherwise)
+{
+	const struct lrun key = { .tid = tid, .ts = ts };
+	size_t lo = 0, hi = l->nruns;
+
+	while (lo < hi) { /* the first run not before key */
+		size_t mid = (lo + hi) / 2;
+		if (run_cmp(&l->runs[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->nruns && l->runs[lo].tid == tid ? l->runs[lo].cpu : otherwise;
 }
 
 /* A KprofThread record (either version) as a thread. */
@@ -228,26 +267,34 @@ static int by_tid(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* Every thread the log names; a ThreadId named twice keeps its latest name. */
+/* Every thread the log names (a ThreadId named twice keeps its latest
+ * name) and every switch-in. */
 struct ctf_lttng *ctf_lttng_new(struct kp_log *log)
 {
 	struct ctf_lttng *l = kp_xrealloc(NULL, 1, sizeof(*l));
-	size_t cap = 0, out = 0;
+	size_t cap = 0, rcap = 0, out = 0;
 
-	l->t = NULL;
-	l->n = 0;
+	*l = (struct ctf_lttng){ 0 };
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
 		struct kp_cpu_cursor c;
 		struct kp_record r;
 		kp_cursor_init(&c, log, cpu);
-		while (kp_cursor_next(&c, &r))
+		while (kp_cursor_next(&c, &r)) {
 			if (is_thread(&r)) {
 				l->t = kp_grow(l->t, &cap, l->n + 1, sizeof(*l->t));
 				l->t[l->n++] = thread_of(&r);
+			} else if (is_switch(&r)) {
+				WMI_CONTEXTSWAP w;
+				memcpy(&w, r.payload, sizeof(w));
+				l->runs = kp_grow(l->runs, &rcap, l->nruns + 1, sizeof(*l->runs));
+				l->runs[l->nruns++] = (struct lrun){ w.NewThreadId, cpu, r.h.TimeStamp };
 			}
+		}
 	}
 	if (l->n)
 		qsort(l->t, l->n, sizeof(*l->t), by_tid);
+	if (l->nruns)
+		qsort(l->runs, l->nruns, sizeof(*l->runs), run_cmp);
 	for (size_t i = 0; i < l->n; i++) {
 		if (out && l->t[out - 1].tid == l->t[i].tid)
 			out--;
@@ -259,8 +306,10 @@ struct ctf_lttng *ctf_lttng_new(struct kp_log *log)
 
 void ctf_lttng_free(struct ctf_lttng *l)
 {
-	if (l)
+	if (l) {
 		free(l->t);
+		free(l->runs);
+	}
 	free(l);
 }
 
@@ -316,11 +365,6 @@ static int64_t lttng_state(uint8_t nt_state, uint8_t flags)
 	}
 }
 
-static bool is_switch(const struct kp_record *r)
-{
-	return r->h.HookId == PERFINFO_LOG_TYPE_CONTEXTSWAP && record_event(r);
-}
-
 bool ctf_lttng_replaces(const struct kp_event *e)
 {
 	return e->hook == PERFINFO_LOG_TYPE_CONTEXTSWAP || e->hook == PERFINFO_LOG_TYPE_READY_THREAD ||
@@ -369,7 +413,8 @@ bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *v, size_t
 		WMI_READY_THREAD w;
 		memcpy(&w, r->payload, sizeof(w));
 		const struct lthread *t = find(l, w.TThreadId);
-		const int64_t vals[] = { 0, w.TThreadId, lttng_prio(t ? t->base : 0), c->cpu };
+		const int64_t vals[] = { 0, w.TThreadId, lttng_prio(t ? t->base : 0),
+					 next_cpu(l, w.TThreadId, r->h.TimeStamp, c->cpu) };
 		const char *comms[] = { comm_of(l, w.TThreadId, b1) };
 		*id = encode(b, C_WAKEUP, vals, comms);
 		return true;
