@@ -15,7 +15,8 @@ RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfs
 console-setup-linux python3 git libelf-dev libdw-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
 RUN_PKGS="$RUN_PKGS llvm lld"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+# python3-bt2: babeltrace2's Python bindings read the CTF traces (test_ctf_lttng)
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"

@@ -538,7 +538,10 @@ def convert_trace(kprof, log, out, kernel, source=None):
          "JSON Lines, one object per record (jq, Python)"),
         (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
          "Windows ETL (Windows Performance Analyzer, tracerpt, xperf)"),
-        (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
+        (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/",
+         "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)"),
+        (["ctf", "--lttng", log, "-o", os.path.join(out, "ctf-lttng")], "ctf-lttng/",
+         "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)"),
     ]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]

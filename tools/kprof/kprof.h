@@ -31,6 +31,7 @@ struct kp_options {
 	bool quiet;               /* no summary on stderr                        */
 	bool summary;             /* report --summary: the short form            */
 	bool force_kernel;        /* --force-kernel: another build's ELF, warned */
+	bool lttng;               /* ctf --lttng: LTTng's kernel conventions     */
 };
 
 /* Options a command takes besides the common ones (--strict, --quiet,
@@ -40,6 +41,7 @@ enum {
 	KP_OPT_OUTPUT = 1u << 1,  /* -o FILE                                     */
 	KP_OPT_KERNEL = 1u << 2,  /* --kernel ELF                                */
 	KP_OPT_SUMMARY = 1u << 3, /* --summary                                   */
+	KP_OPT_LTTNG = 1u << 4,   /* --lttng                                     */
 };
 
 struct kp_command {

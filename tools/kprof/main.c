@@ -7,7 +7,8 @@
  *
  *   kprof decode [--json] [-o FILE] LOG    one line per record
  *   kprof etl LOG [--kernel ELF] -o FILE.etl   Windows ETL file (+ the kernel's PDB)
- *   kprof ctf LOG -o DIR                   CTF 1.8 trace for babeltrace2
+ *   kprof ctf [--lttng] LOG -o DIR         CTF 1.8 trace for babeltrace2
+ *                                          (--lttng: LTTng's kernel events)
  *   kprof check LOG                        only the summary
  *   kprof report LOG --kernel ELF [--summary]  the report people read
  *   kprof flamegraph LOG --kernel ELF -o F.svg   flame graph of the stacks
@@ -33,7 +34,7 @@ enum { OUT = KP_OPT_OUTPUT, KERNEL = KP_OPT_KERNEL };
 static const struct kp_command commands[] = {
 	{ "decode", kp_cmd_decode, KP_OPT_JSON | OUT, false, "decode [--json] [-o FILE] LOG" },
 	{ "etl", kp_cmd_etl, KERNEL | OUT, true, "etl LOG [--kernel ELF] -o FILE.etl" },
-	{ "ctf", kp_cmd_ctf, OUT, true, "ctf LOG -o DIR" },
+	{ "ctf", kp_cmd_ctf, KP_OPT_LTTNG | OUT, true, "ctf [--lttng] LOG -o DIR" },
 	{ "check", kp_cmd_check, 0, false, "check LOG" },
 	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
 	{ "flamegraph", kp_cmd_flamegraph, KERNEL | OUT, true, "flamegraph LOG --kernel ELF -o FILE.svg" },

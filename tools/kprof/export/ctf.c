@@ -70,10 +70,18 @@
  * A CPU without records gets an empty packet (and the losses packet after
  * it).
  *
+ * --lttng.  The same streams and losses in LTTng's kernel conventions
+ * (ctf_lttng.c: sched_switch, sched_wakeup, the state dump, forks): the
+ * environment, clock name ("monotonic"), packet header and context
+ * (stream_instance_id, packet_seq_num) and event header
+ * (event_header_large, ctf.h) of lttng-modules' metadata; the table's
+ * classes for the records it does not translate.
+ *
  * DIR is created as by mkdir -p.  It may hold an earlier kprof trace (its
- * metadata says tracer_name "kprof"), whose stream files are removed first
- * (the CPU count may differ), and hidden files, which CTF readers skip;
- * anything else is refused, since a CTF reader would take it for a stream.
+ * metadata says tracer_name "kprof", or written_by "kprof ctf --lttng"),
+ * whose stream files are removed first (the CPU count may differ), and
+ * hidden files, which CTF readers skip; anything else is refused, since a
+ * CTF reader would take it for a stream.
  */
 #include "tools/kprof/export/ctf.h"
 
@@ -166,7 +174,8 @@ static bool is_kprof_metadata(const char *dir)
 	n = fread(head, 1, sizeof(head) - 1, f);
 	fclose(f);
 	head[n] = '\0';
-	return !strncmp(head, "/* CTF 1.8 */", 13) && strstr(head, "tracer_name = \"kprof\";");
+	return !strncmp(head, "/* CTF 1.8 */", 13) &&
+	       (strstr(head, "tracer_name = \"kprof\";") || strstr(head, "written_by = \"kprof ctf --lttng\";"));
 }
 
 /* DIR may hold nothing but an earlier kprof trace (hidden files, which CTF
@@ -219,7 +228,8 @@ int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o)
 	char path[4096];
 	uint8_t uuid[16];
 	struct bitbuf ev = { 0 };
-	int err;
+	struct ctf_lttng *lt = NULL;
+	int err = 0;
 
 	if (strlen(dir) > sizeof(path) - 32) {
 		fprintf(stderr, "kprof: %s: path too long\n", dir);
@@ -229,20 +239,20 @@ int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o)
 		return 3;
 	trace_uuid(log, uuid);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	if (ctf_write_metadata(path, log, uuid)) {
+	if (ctf_write_metadata(path, log, uuid, o->lttng)) {
 		fprintf(stderr, "kprof: cannot write %s: %s\n", path, strerror(errno));
 		return 3;
 	}
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
+	if (o->lttng)
+		lt = ctf_lttng_new(log);
+	for (uint32_t cpu = 0; cpu < log->ncpus && !err; cpu++) {
 		snprintf(path, sizeof(path), "%s/stream_%u", dir, cpu);
-		err = ctf_write_stream(path, log, cpu, uuid, &ev, o->quiet);
-		if (err) {
+		err = ctf_write_stream(path, log, cpu, uuid, &ev, o->quiet, lt);
+		if (err)
 			fprintf(stderr, "kprof: cannot write %s: %s\n", path, strerror(err));
-			free(ev.p);
-			return 3;
-		}
 	}
+	ctf_lttng_free(lt);
 	free(ev.p);
-	return kp_summary(log, o, dir);
+	return err ? 3 : kp_summary(log, o, dir);
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/read/log.h"
@@ -20,6 +21,14 @@
 #define PACKET_HEADER      (4 + 16 + 4)          /* magic, uuid, stream_id     */
 #define PACKET_CONTEXT     (5 * 8 + 4)           /* 5 x u64, cpu_id            */
 #define PACKET_PREAMBLE    (PACKET_HEADER + PACKET_CONTEXT)
+/* --lttng: the header adds stream_instance_id, the context packet_seq_num */
+#define LTTNG_PREAMBLE     (PACKET_PREAMBLE + 8 + 8)
+#define EVENT_HEADER       (2 + 8)               /* id, timestamp              */
+/* --lttng: LTTng's event_header_large, compact (id < 65535, 32-bit time
+ * since the previous event) or extended (65535, u32 id, u64 time) */
+#define LTTNG_HEADER_COMPACT  (2 + 4)
+#define LTTNG_HEADER_EXTENDED (2 + 4 + 8)
+#define LTTNG_EXTENDED_ID     65535u
 #define NO_HZ_FREQ         1000000000ull         /* no run header: 1 tick = 1 ns */
 
 /* Bits appended LSB-first, as a little-endian CTF reader takes them. */
@@ -28,6 +37,11 @@ struct bitbuf {
 	size_t bits;
 	size_t cap;        /* bytes, all zero beyond bits                  */
 };
+
+void bb_reset(struct bitbuf *b);
+void bb_align(struct bitbuf *b, unsigned align);
+void bb_put(struct bitbuf *b, uint64_t v, unsigned nbits);
+void bb_bytes(struct bitbuf *b, const uint8_t *p, size_t n);
 
 /* How a table field is stored: the metadata and the writer both ask here. */
 static inline unsigned field_bits(const struct kp_field *f)
@@ -73,11 +87,40 @@ static inline const struct kp_event *record_event(const struct kp_record *r)
 	return e && r->payload_size >= e->fixed_size ? e : NULL;
 }
 
-/* DIR/metadata (ctf_metadata.c): 0, or -1 with errno set. */
-int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t uuid[16]);
+/* LTTng's kernel conventions (ctf_lttng.c): the threads of the log, and
+ * per CPU where its rundown is and which thread runs. */
+struct ctf_lttng;
+struct ctf_lttng_cpu {
+	const struct ctf_lttng *l;
+	uint32_t cpu;
+	uint32_t current;      /* the thread running (last NewThreadId)        */
+	uint32_t running;      /* the one running at the rundown               */
+	bool have_rundown;     /* KprofThread records before its first CSwitch */
+	size_t rundown_first, rundown_last; /* their indexes in the CPU's records */
+};
+
+struct ctf_lttng *ctf_lttng_new(struct kp_log *log);
+void ctf_lttng_free(struct ctf_lttng *l);
+/* The classes of the events below, and whether a table class is replaced
+ * by one of them (and left out of the metadata). */
+void ctf_lttng_classes(FILE *f);
+bool ctf_lttng_replaces(const struct kp_event *e);
+void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint32_t cpu,
+			const struct kp_record *v, size_t n);
+/* Record v[i] as an LTTng event, its payload into b and its class id into
+ * *id; false when it keeps its table class. */
+bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *v, size_t i, struct bitbuf *b,
+		      uint32_t *id);
+/* lttng_statedump_start (or _end): no payload. */
+uint32_t ctf_lttng_statedump_mark(struct bitbuf *b, bool end);
+
+/* DIR/metadata (ctf_metadata.c): 0, or -1 with errno set.  lttng: in
+ * LTTng's kernel conventions. */
+int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t uuid[16], bool lttng);
 /* DIR/stream_N of one CPU (ctf_stream.c), events encoded in ev: 0 or an
- * errno.  Unless quiet, says so when the CPU's records had to be sorted. */
+ * errno.  Unless quiet, says so when the CPU's records had to be sorted.
+ * lt: LTTng's conventions (NULL: the table's events). */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
-		     struct bitbuf *ev, bool quiet);
+		     struct bitbuf *ev, bool quiet, const struct ctf_lttng *lt);
 
 #endif

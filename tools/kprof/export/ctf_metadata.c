@@ -120,17 +120,48 @@ static uint64_t clock_freq(const struct kp_log *log)
 	return log->have_header && log->header.tsc_hz ? log->header.tsc_hz : NO_HZ_FREQ;
 }
 
-static void put_prelude(FILE *f, const struct kp_log *log, const uint8_t uuid[16])
+/* kprof's own environment entries, in both styles. */
+static void put_kprof_env(FILE *f, const struct kp_log *log)
+{
+	fputs("\tkernel_build = ", f);
+	put_string(f, log->build_id);
+	fputs(";\n\tcmdline = ", f);
+	put_string(f, log->cmdline);
+	fprintf(f, ";\n\tcpu_count = %" PRIu32 ";\n", log->have_header ? log->header.cpu_count : log->ncpus);
+	if (log->have_header)
+		fprintf(f, "\ttsc_hz = %" PRIu64 ";\n\tstart_tsc = %" PRIu64 ";\n\tboot_unix_s = %" PRIu64 ";\n",
+			log->header.tsc_hz, log->header.start_tsc, log->header.boot_unix_s);
+}
+
+/* LTTng's kernel environment (lttng-modules' metadata; Trace Compass
+ * takes a trace for a kernel one by domain "kernel", picks its event
+ * layout by tracer_name and tracer_major/minor). */
+static void put_lttng_env(FILE *f, const struct kp_log *log)
+{
+	fputs("env {\n\thostname = \"kprof\";\n\tdomain = \"kernel\";\n\tsysname = \"kprof\";\n"
+	      "\tkernel_release = ", f);
+	put_string(f, log->build_id[0] ? log->build_id : "unknown");
+	fputs(";\n\tkernel_version = ", f);
+	put_string(f, log->build_id[0] ? log->build_id : "unknown");
+	fputs(";\n\ttracer_name = \"lttng-modules\";\n\ttracer_major = 2;\n\ttracer_minor = 13;\n"
+	      "\ttracer_patchlevel = 0;\n\ttrace_buffering_scheme = \"global\";\n\ttrace_name = \"kprof\";\n"
+	      "\twritten_by = \"kprof ctf --lttng\";\n", f);
+	put_kprof_env(f, log);
+	fputs("};\n\n", f);
+}
+
+static void put_prelude(FILE *f, const struct kp_log *log, const uint8_t uuid[16], bool lttng)
 {
 	int64_t off_s;
 	uint64_t off_cycles;
 	static const unsigned sizes[] = { 8, 16, 32, 64 };
+	const char *clk = lttng ? "monotonic" : "tsc";
 
-	fputs("/* CTF 1.8 */\n\n"
-	      "/*\n"
-	      " * Written by `kprof ctf` from a kprof serial log: one stream per CPU,\n"
-	      " * event classes from the tool's event table (tools/kprof/read/fields.c).\n"
-	      " */\n\n", f);
+	fprintf(f, "/* CTF 1.8 */\n\n"
+		   "/*\n"
+		   " * Written by `kprof ctf` from a kprof serial log: one stream per CPU,\n"
+		   " * event classes from the tool's event table (tools/kprof/read/fields.c)%s.\n"
+		   " */\n\n", lttng ? ",\n * in LTTng's kernel conventions (tools/kprof/export/ctf_lttng.c)" : "");
 	for (unsigned i = 0; i < 4; i++) {
 		fprintf(f, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n", sizes[i],
 			sizes[i]);
@@ -139,46 +170,66 @@ static void put_prelude(FILE *f, const struct kp_log *log, const uint8_t uuid[16
 	}
 	fputs("\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = ", f);
 	put_uuid(f, uuid);
-	fputs(";\n\tbyte_order = le;\n\tpacket.header := struct {\n"
-	      "\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n\t};\n};\n\n", f);
+	fprintf(f, ";\n\tbyte_order = le;\n\tpacket.header := struct {\n"
+		   "\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n%s\t};\n};\n\n",
+		lttng ? "\t\tuint64_t stream_instance_id;\n" : "");
 
-	fputs("env {\n\thostname = \"kprof\";\n\tdomain = \"kernel\";\n\ttracer_name = \"kprof\";\n"
-	      "\tkernel_build = ", f);
-	put_string(f, log->build_id);
-	fputs(";\n\tcmdline = ", f);
-	put_string(f, log->cmdline);
-	fprintf(f, ";\n\tcpu_count = %" PRIu32 ";\n", log->have_header ? log->header.cpu_count : log->ncpus);
-	if (log->have_header)
-		fprintf(f, "\ttsc_hz = %" PRIu64 ";\n\tstart_tsc = %" PRIu64 ";\n\tboot_unix_s = %" PRIu64 ";\n",
-			log->header.tsc_hz, log->header.start_tsc, log->header.boot_unix_s);
-	fputs("};\n\n", f);
+	if (lttng) {
+		put_lttng_env(f, log);
+	} else {
+		fputs("env {\n\thostname = \"kprof\";\n\tdomain = \"kernel\";\n\ttracer_name = \"kprof\";\n", f);
+		put_kprof_env(f, log);
+		fputs("};\n\n", f);
+	}
 
 	clock_offset(log, &off_s, &off_cycles);
-	fprintf(f, "clock {\n\tname = \"tsc\";\n\tdescription = \"%s\";\n\tfreq = %" PRIu64 ";\n"
+	fprintf(f, "clock {\n\tname = \"%s\";\n\tdescription = \"%s\";\n\tfreq = %" PRIu64 ";\n"
 		   "\tprecision = 1;\n\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = false;\n};\n\n",
-		log->have_header && log->header.tsc_hz ? "TSC of the traced machine"
-						       : "TSC of the traced machine (frequency unknown: 1 tick = 1 ns)",
+		clk, log->have_header && log->header.tsc_hz ? "TSC of the traced machine"
+							    : "TSC of the traced machine (frequency unknown: 1 tick = 1 ns)",
 		clock_freq(log), off_s, off_cycles);
-	fputs("typealias integer { size = 64; align = 8; signed = false; map = clock.tsc.value; } "
-	      ":= uint64_clock_tsc_t;\n\n", f);
+	for (unsigned bits = 32; bits <= 64; bits += 32)
+		if (lttng || bits == 64)
+			fprintf(f, "typealias integer { size = %u; align = 8; signed = false; map = clock.%s.value; } "
+				   ":= uint%u_clock_%s_t;\n", bits, clk, bits, clk);
+	fputs("\n", f);
 
-	fputs("stream {\n\tid = 0;\n\tpacket.context := struct {\n"
-	      "\t\tuint64_clock_tsc_t timestamp_begin;\n\t\tuint64_clock_tsc_t timestamp_end;\n"
-	      "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n\t\tuint64_t events_discarded;\n"
-	      "\t\tuint32_t cpu_id;\n\t};\n"
-	      "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_tsc_t timestamp;\n\t};\n};\n", f);
+	if (!lttng) {
+		fputs("stream {\n\tid = 0;\n\tpacket.context := struct {\n"
+		      "\t\tuint64_clock_tsc_t timestamp_begin;\n\t\tuint64_clock_tsc_t timestamp_end;\n"
+		      "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n\t\tuint64_t events_discarded;\n"
+		      "\t\tuint32_t cpu_id;\n\t};\n"
+		      "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_tsc_t timestamp;\n\t};\n};\n", f);
+		return;
+	}
+	/* lttng-modules' packet context and large event header (ctf.h) */
+	fputs("struct packet_context {\n"
+	      "\tuint64_clock_monotonic_t timestamp_begin;\n\tuint64_clock_monotonic_t timestamp_end;\n"
+	      "\tuint64_t content_size;\n\tuint64_t packet_size;\n\tuint64_t packet_seq_num;\n"
+	      "\tuint64_t events_discarded;\n\tuint32_t cpu_id;\n};\n\n"
+	      "struct event_header_large {\n"
+	      "\tenum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;\n"
+	      "\tvariant <id> {\n"
+	      "\t\tstruct {\n\t\t\tuint32_clock_monotonic_t timestamp;\n\t\t} compact;\n"
+	      "\t\tstruct {\n\t\t\tuint32_t id;\n\t\t\tuint64_clock_monotonic_t timestamp;\n\t\t} extended;\n"
+	      "\t} v;\n} align(8);\n\n"
+	      "stream {\n\tid = 0;\n\tevent.header := struct event_header_large;\n"
+	      "\tpacket.context := struct packet_context;\n};\n", f);
 }
 
-int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t uuid[16])
+int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t uuid[16], bool lttng)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return -1;
-	put_prelude(f, log, uuid);
+	put_prelude(f, log, uuid, lttng);
 	for (size_t i = 0; i < kp_nevents; i++)
-		put_event_class(f, &kp_events[i]);
+		if (!lttng || !ctf_lttng_replaces(&kp_events[i]))
+			put_event_class(f, &kp_events[i]);
 	put_unknown_class(f);
+	if (lttng)
+		ctf_lttng_classes(f);
 	if (ferror(f)) {
 		fclose(f);
 		errno = EIO;
@@ -186,4 +237,3 @@ int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t
 	}
 	return fclose(f);
 }
-

@@ -13,60 +13,6 @@
 
 #include "tools/kprof/util/alloc.h"
 
-/* ------------------------------------------------------------ bit buffer */
-
-static void bb_reserve(struct bitbuf *b, size_t more_bits)
-{
-	size_t need = (b->bits + more_bits + 7) / 8;
-	if (need <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap * 2 : 256;
-	while (cap < need)
-		cap *= 2;
-	uint8_t *p = kp_xrealloc(b->p, cap, 1);
-	memset(p + b->cap, 0, cap - b->cap);
-	b->p = p;
-	b->cap = cap;
-}
-
-static void bb_reset(struct bitbuf *b)
-{
-	if (b->bits)
-		memset(b->p, 0, (b->bits + 7) / 8);
-	b->bits = 0;
-}
-
-static void bb_align(struct bitbuf *b, unsigned align)
-{
-	size_t bits = (b->bits + align - 1) / align * align;
-	bb_reserve(b, bits - b->bits);
-	b->bits = bits;
-}
-
-static void bb_put(struct bitbuf *b, uint64_t v, unsigned nbits)
-{
-	bb_reserve(b, nbits);
-	if (nbits < 64)
-		v &= (1ull << nbits) - 1;
-	while (nbits) {
-		unsigned bit = b->bits % 8, n = 8 - bit;
-		if (n > nbits)
-			n = nbits;
-		b->p[b->bits / 8] |= (uint8_t)((v & ((1u << n) - 1)) << bit);
-		v >>= n;
-		b->bits += n;
-		nbits -= n;
-	}
-}
-
-static void bb_bytes(struct bitbuf *b, const uint8_t *p, size_t n)
-{
-	bb_align(b, 8);
-	bb_reserve(b, n * 8);
-	memcpy(b->p + b->bits / 8, p, n);
-	b->bits += n * 8;
-}
-
 /* ------------------------------------------------------------ events */
 
 static void encode_tail(struct bitbuf *b, const struct kp_event *e, const struct kp_record *r)
@@ -87,20 +33,18 @@ static void encode_tail(struct bitbuf *b, const struct kp_event *e, const struct
 	}
 }
 
-/* One event (header and payload) into b, from its start; byte-sized. */
-static void encode_event(struct bitbuf *b, const struct kp_record *r)
+/* One record's payload into b, from its start (byte-sized); its class id. */
+static uint32_t encode_payload(struct bitbuf *b, const struct kp_record *r)
 {
 	const struct kp_event *e = record_event(r);
 
 	bb_reset(b);
-	bb_put(b, e ? event_id(e) : unknown_id(), 16);
-	bb_put(b, r->h.TimeStamp, 64);
 	if (!e) {
 		bb_put(b, r->h.HookId, 16);
 		bb_put(b, r->version, 8);
 		bb_put(b, r->payload_size, 32);
 		bb_bytes(b, r->payload, r->payload_size);
-		return;
+		return unknown_id();
 	}
 	for (unsigned i = 0; i < e->nfields; i++) {
 		const struct kp_field *f = &e->fields[i];
@@ -112,6 +56,7 @@ static void encode_event(struct bitbuf *b, const struct kp_record *r)
 	}
 	encode_tail(b, e, r);
 	bb_align(b, 8);
+	return event_id(e);
 }
 
 /* ------------------------------------------------------------ packets */
@@ -127,6 +72,11 @@ struct stream {
 	uint32_t events;       /* in this packet                           */
 	uint64_t discarded;    /* running count written in packets         */
 	int err;               /* errno of the first write error           */
+	bool lttng;            /* LTTng's packet and event headers         */
+	size_t preamble;       /* packet header + context bytes            */
+	size_t header_max;     /* the largest event header                 */
+	uint64_t seq;          /* --lttng: packet_seq_num of the next one  */
+	uint64_t last_ts;      /* the previous event's time (this packet)  */
 };
 
 static void packet_open(struct stream *s, size_t need)
@@ -139,7 +89,7 @@ static void packet_open(struct stream *s, size_t need)
 		s->cap = cap;
 	}
 	memset(s->buf, 0, s->cap);
-	s->used = PACKET_PREAMBLE;
+	s->used = s->preamble;
 	s->events = 0;
 }
 
@@ -160,32 +110,63 @@ static void packet_close(struct stream *s, bool last)
 	memcpy(p, s->uuid, 16);
 	p += 16;
 	put_le(&p, 0, 4);                       /* stream_id       */
+	if (s->lttng)
+		put_le(&p, s->cpu, 8);          /* stream_instance_id */
 	put_le(&p, s->ts_begin, 8);
 	put_le(&p, s->ts_end, 8);
 	put_le(&p, (uint64_t)s->used * 8, 8);   /* content_size    */
 	put_le(&p, (uint64_t)size * 8, 8);      /* packet_size     */
+	if (s->lttng)
+		put_le(&p, s->seq++, 8);        /* packet_seq_num  */
 	put_le(&p, s->discarded, 8);
 	put_le(&p, s->cpu, 4);
 	if (!s->err && fwrite(s->buf, 1, size, s->f) != size)
 		s->err = errno ? errno : EIO;
 }
 
-static void stream_event(struct stream *s, const struct bitbuf *ev, uint64_t ts)
+/* The event header: the table's (id, 64-bit time) or, --lttng, LTTng's
+ * event_header_large, compact when the time is less than 2^32 cycles
+ * after the previous event of the packet (a reader adds the 32 bits to
+ * the clock as CTF says: a wrap counts once), extended for the first
+ * event of a packet and after longer gaps. */
+static size_t event_header(const struct stream *s, uint32_t id, uint64_t ts, uint8_t *h)
 {
-	size_t n = ev->bits / 8;
+	uint8_t *p = h;
 
-	if (s->events && s->used + n > s->cap) {
-		packet_close(s, false);
-		packet_open(s, PACKET_PREAMBLE + n);
-	} else if (s->used + n > s->cap) {
-		/* an empty packet too small for this event: grow it */
-		packet_open(s, PACKET_PREAMBLE + n);
+	if (!s->lttng) {
+		put_le(&p, id, 2);
+		put_le(&p, ts, 8);
+	} else if (s->events && ts >= s->last_ts && ts - s->last_ts < (1ull << 32) && id < LTTNG_EXTENDED_ID) {
+		put_le(&p, id, 2);
+		put_le(&p, ts, 4);
+	} else {
+		put_le(&p, LTTNG_EXTENDED_ID, 2);
+		put_le(&p, id, 4);
+		put_le(&p, ts, 8);
 	}
+	return (size_t)(p - h);
+}
+
+static void stream_event(struct stream *s, uint32_t id, const struct bitbuf *ev, uint64_t ts)
+{
+	size_t n = ev->bits / 8, hn;
+	uint8_t h[LTTNG_HEADER_EXTENDED];
+
+	if (s->events && s->used + s->header_max + n > s->cap) {
+		packet_close(s, false);
+		packet_open(s, s->preamble + s->header_max + n);
+	} else if (s->used + s->header_max + n > s->cap) {
+		/* an empty packet too small for this event: grow it */
+		packet_open(s, s->preamble + s->header_max + n);
+	}
+	hn = event_header(s, id, ts, h);
 	if (!s->events)
 		s->ts_begin = ts;
 	s->ts_end = ts;
-	memcpy(s->buf + s->used, ev->p, n);
-	s->used += n;
+	s->last_ts = ts;
+	memcpy(s->buf + s->used, h, hn);
+	memcpy(s->buf + s->used + hn, ev->p, n);
+	s->used += hn + n;
 	s->events++;
 }
 
@@ -243,31 +224,57 @@ static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
 static void stream_drops(struct stream *s, uint64_t n, uint64_t ts)
 {
 	packet_close(s, true); /* cut at its content too: drops can be many */
-	packet_open(s, PACKET_PREAMBLE);
+	packet_open(s, s->preamble);
 	s->ts_begin = s->ts_end;
 	s->ts_end = ts > s->ts_end ? ts : s->ts_end;
 	s->discarded += n;
 	packet_close(s, true); /* cut at its content: an empty packet */
-	packet_open(s, PACKET_PREAMBLE);
+	packet_open(s, s->preamble);
 	s->ts_begin = s->ts_end;
+}
+
+/* Record v[i]'s event (with, --lttng, the state dump's start before the
+ * rundown and its end after it). */
+static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *v, size_t i,
+			  struct bitbuf *ev)
+{
+	uint64_t ts = v[i].h.TimeStamp;
+	uint32_t id;
+
+	if (lc && lc->have_rundown && i == lc->rundown_first) {
+		id = ctf_lttng_statedump_mark(ev, false);
+		stream_event(s, id, ev, ts);
+	}
+	if (!lc || !ctf_lttng_encode(lc, v, i, ev, &id))
+		id = encode_payload(ev, &v[i]);
+	stream_event(s, id, ev, ts);
+	if (lc && lc->have_rundown && i == lc->rundown_last) {
+		id = ctf_lttng_statedump_mark(ev, true);
+		stream_event(s, id, ev, ts);
+	}
 }
 
 /* Write stream_N for one CPU; 0 or an errno. */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
-		     struct bitbuf *ev, bool quiet)
+		     struct bitbuf *ev, bool quiet, const struct ctf_lttng *lt)
 {
-	struct stream s = { .uuid = uuid, .cpu = cpu };
+	struct stream s = { .uuid = uuid, .cpu = cpu, .lttng = lt != NULL };
+	struct ctf_lttng_cpu lc;
 	uint64_t lost = cpu_discarded(log, cpu);
 	size_t n;
 	struct kp_record *v = cpu_records(log, cpu, &n, quiet);
 	uint64_t t0 = log->have_header ? log->header.start_tsc : 0;
 
+	s.preamble = lt ? LTTNG_PREAMBLE : PACKET_PREAMBLE;
+	s.header_max = lt ? LTTNG_HEADER_EXTENDED : EVENT_HEADER;
+	if (lt)
+		ctf_lttng_cpu_init(&lc, lt, cpu, v, n);
 	s.f = fopen(path, "wb");
 	if (!s.f) {
 		free(v);
 		return errno;
 	}
-	packet_open(&s, PACKET_PREAMBLE);
+	packet_open(&s, s.preamble);
 	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : t0;
 	for (size_t i = 0; i < n; i++) {
 		const struct kp_drop *d = kp_drop_at(log, &v[i]);
@@ -276,13 +283,12 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 			stream_drops(&s, dropped, v[i].h.TimeStamp);
 			lost = lost > dropped ? lost - dropped : 0; /* the rest: the tail, below */
 		}
-		encode_event(ev, &v[i]);
-		stream_event(&s, ev, v[i].h.TimeStamp);
+		stream_record(&s, lt ? &lc : NULL, v, i, ev);
 	}
 	if (lost) {
 		/* the losses go in a packet of their own (see top) */
 		packet_close(&s, false);
-		packet_open(&s, PACKET_PREAMBLE);
+		packet_open(&s, s.preamble);
 		s.ts_begin = s.ts_end;
 		if (log->have_run_end && log->run_end.end_tsc > s.ts_end)
 			s.ts_end = log->run_end.end_tsc;
@@ -295,4 +301,3 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 	free(v);
 	return s.err;
 }
-
