@@ -29,6 +29,12 @@
  * Sites are printed whole, function+0xoff and, from the kernel's DWARF,
  * file:line: a name too long for its column gets a line of its own.
  * The records are the model's (model/model.h), in time order.
+ *
+ * A wait's stretch of time on a stalled CPU (model/stall.c: the CPU could
+ * not run, steal time on a VM) is not spin-wait time: it is taken out of
+ * the record's wait (WaitTimeInCycles less the stall cycles within
+ * [AcquireTime - WaitTimeInCycles, AcquireTime) on its CPU) and shown
+ * apart as "stalled".
  */
 #include "tools/kprof/report/report.h"
 
@@ -55,7 +61,9 @@ static const char *mode_name(int i)
 /* One traced release. */
 struct sl_rec {
 	uint64_t lock, caller;
-	uint64_t wait, hold;          /* WaitTimeInCycles; ReleaseTime - AcquireTime */
+	uint64_t wait, hold;          /* WaitTimeInCycles less stalled; ReleaseTime */
+	                              /* - AcquireTime                               */
+	uint64_t stalled;             /* of WaitTimeInCycles, on a stalled CPU       */
 	uint64_t weight;              /* acquisitions it stands for                 */
 	uint32_t spins;
 	int config;                   /* setting in force (index), -1: none yet     */
@@ -66,7 +74,7 @@ struct sl_rec {
 /* A lock, or a call site of one. */
 struct sl_group {
 	uint64_t addr;
-	uint64_t traced, contended, spins, wait_total;
+	uint64_t traced, contended, spins, wait_total, stalled;
 	uint64_t est_acq, est_cont, est_wait;
 	uint64_t modes[MODES];
 	struct kp_stats wait, hold;
@@ -82,10 +90,15 @@ static struct sl_rec *collect(const struct kp_model *m)
 	for (size_t i = 0; i < m->nspinlocks; i++) {
 		const WMI_SPINLOCK *w = &m->spinlocks[i].r;
 		unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
+		uint32_t cpu = m->spinlocks[i].cpu;
+		uint64_t stalled = cpu < m->ncpus && w->WaitTimeInCycles <= w->AcquireTime
+					   ? kp_stall_overlap(&m->cpu[cpu], w->AcquireTime - w->WaitTimeInCycles, w->AcquireTime)
+					   : 0;
 		recs[i] = (struct sl_rec){
 			.lock = w->SpinLockAddress,
 			.caller = w->CallerAddress,
-			.wait = w->WaitTimeInCycles,
+			.wait = w->WaitTimeInCycles - stalled,
+			.stalled = stalled,
 			.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
 			.spins = w->SpinCount,
 			.config = m->spinlocks[i].config,
@@ -146,6 +159,7 @@ static void summarise(struct sl_group *g, const struct sl_rec *recs, size_t n, u
 		g->contended += r->contended;
 		g->spins += r->spins;
 		g->wait_total += r->wait;
+		g->stalled += r->stalled;
 		g->est_acq += r->weight;
 		g->est_cont += r->contended ? r->weight : 0;
 		g->est_wait += r->weight * r->wait;
@@ -213,12 +227,23 @@ static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbol
 		mode_list(c->modes, modes, SITE_MODE_COLS), c->hold.median, c->hold.p99, c->hold.max);
 }
 
+/* "\tstalled 1.234 ms (left out)" when any of the waits was stalled, else "". */
+static const char *stalled_text(const struct kp_log *log, uint64_t stalled, char *buf, size_t size)
+{
+	char t[32];
+
+	buf[0] = 0;
+	if (stalled)
+		snprintf(buf, size, "\tstalled %s (left out)", kp_report_time(log, stalled, t, sizeof(t)));
+	return buf;
+}
+
 static void print_lock(FILE *f, const struct kp_report *rp, int rank, const struct sl_group *g,
 		       const struct sl_group *sites)
 {
 	const struct kp_symbols *syms = rp->syms;
 	struct kp_log *log = rp->log;
-	char head[400], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[300];
+	char head[400], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[300], st[64];
 	uint64_t rest = 0;
 	int len;
 
@@ -228,14 +253,14 @@ static void print_lock(FILE *f, const struct kp_report *rp, int rank, const stru
 	else
 		fprintf(f, "\n%s%s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - len)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
-		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s us",
+		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s%s",
 		 g->traced, g->contended, kp_pct(p, sizeof(p), g->contended, g->traced, 1), g->spins, g->wait_total,
-		 kp_report_us(log, g->wait_total, us, sizeof(us)));
+		 kp_report_time(log, g->wait_total, us, sizeof(us)), stalled_text(log, g->stalled, st, sizeof(st)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
-		 " cycles = %s us",
+		 " cycles = %s",
 		 g->est_acq, g->est_cont, kp_pct(p, sizeof(p), g->est_cont, g->est_acq, 1), g->est_wait,
-		 kp_report_us(log, g->est_wait, us, sizeof(us)));
+		 kp_report_time(log, g->est_wait, us, sizeof(us)));
 	kp_stats_header(f, "     ");
 	kp_stats_row(f, log, "     wait", &g->wait);
 	kp_stats_row(f, log, "     hold", &g->hold);
@@ -300,9 +325,9 @@ static void print_leaders(FILE *f, const struct kp_report *rp, const struct sl_g
 		fprintf(f, "most waited for: none (no traced acquisition waited)\n");
 		return;
 	}
-	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " cycles = %s us in all",
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " cycles = %s in all",
 		 kp_report_object(rp, waited->addr, name, sizeof(name)), waited->wait_total,
-		 kp_report_us(rp->log, waited->wait_total, us, sizeof(us)));
+		 kp_report_time(rp->log, waited->wait_total, us, sizeof(us)));
 }
 
 void kp_report_locks(FILE *f, const struct kp_report *rp)
@@ -314,7 +339,7 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 	struct kp_weighted *vw;
 	struct sl_rec *recs;
 	uint64_t *v;
-	char p[16], us[32];
+	char p[16], us[32], st[64];
 
 	kp_report_section(f, "Spin locks");
 	if (!n) {
@@ -354,16 +379,17 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		   "threshold)\n");
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu release site%s\t%" PRIu64
-		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s us",
+		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s%s",
 		 all.traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all.contended,
 		 kp_pct(p, sizeof(p), all.contended, all.traced, 1), all.spins, all.wait_total,
-		 kp_report_us(log, all.wait_total, us, sizeof(us)));
+		 kp_report_time(log, all.wait_total, us, sizeof(us)), stalled_text(log, all.stalled, st, sizeof(st)));
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
-		 " cycles = %s us",
+		 " cycles = %s",
 		 all.est_acq, all.est_cont, kp_pct(p, sizeof(p), all.est_cont, all.est_acq, 1), all.est_wait,
-		 kp_report_us(log, all.est_wait, us, sizeof(us)));
-	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited;\n"
+		 kp_report_time(log, all.est_wait, us, sizeof(us)));
+	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited,\n"
+		   "less its time on a stalled CPU (stalled: KprofClockLate intervals, shown apart);\n"
 		   "hold: ReleaseTime - AcquireTime; median, p99 (nearest rank), max of the traced records;\n"
 		   "hold est: the same weighted by the estimate (long holds are always traced, others not)\n");
 	kp_report_lost_note(f, log);

@@ -50,7 +50,17 @@ void kp_report_locks(FILE *f, const struct kp_report *r);           /* locks.c  
 void kp_report_resources(FILE *f, const struct kp_report *r);       /* resources.c */
 void kp_report_threads(FILE *f, const struct kp_report *r);         /* threads.c   */
 void kp_report_busiest(FILE *f, const struct kp_report *r);         /* threads.c   */
-void kp_report_cpus(FILE *f, const struct kp_report *r);            /* threads.c   */
+void kp_report_cpus(FILE *f, const struct kp_report *r);            /* cpus.c      */
+void kp_report_latency(FILE *f, const struct kp_report *r);         /* latency.c   */
+void kp_report_blocked(FILE *f, const struct kp_report *r);         /* latency.c   */
+
+/* threads.c: "name", "(no name)", "thread 12" or, for thread 0 without a
+ * record (and when idle_name), "Idle"; bytes outside printable ASCII as
+ * '?'.  Returns buf. */
+const char *kp_report_thread_name(const struct kp_model_thread *th, bool idle_name, char *buf, size_t size);
+/* threads.c: the id and name that lead a row, "    12 name             ";
+ * a name longer than its 16 columns goes whole on a line of its own. */
+void kp_report_row_lead(FILE *f, uint32_t tid, const char *name);
 
 /* ---- a table of functions (hot.c; objects.c uses it too) ---- */
 
@@ -75,6 +85,22 @@ void kp_report_section(FILE *f, const char *title);
  * header's TSC rate; "?" when it is unknown.  Returns buf. */
 const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
 const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+/* ---- units of time (units.c) ---- */
+
+struct kp_unit {
+	const char *name;             /* "s", "ms", "us", "ns"                      */
+	uint64_t per_s;               /* units in a second                          */
+};
+/* The unit of a column whose largest value is max_cycles: the largest in
+ * which that is at least 1 (ns below a microsecond). */
+struct kp_unit kp_unit_for(const struct kp_log *log, uint64_t max_cycles);
+/* cycles in unit u: three decimals, rounded down (ns: whole); "?" without
+ * the TSC rate.  Returns buf. */
+const char *kp_unit_text(const struct kp_log *log, struct kp_unit u, uint64_t cycles, char *buf, size_t size);
+/* A figure in text: cycles in the unit its own size picks, with the
+ * unit's name ("2.967 s", "812.004 us").  Returns buf. */
+const char *kp_report_time(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+
 /* Code: "function+0xoff", or the address in hex. */
 const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size);
 /* Data (a lock, a resource): "name+0xoff" only inside a symbol of known

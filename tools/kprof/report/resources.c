@@ -145,9 +145,9 @@ static void print_most_waited(FILE *f, const struct kp_report *rp, const struct 
 		fprintf(f, "most waited for: none (no release had waited)\n");
 		return;
 	}
-	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " of %" PRIu64 " releases waited, %s us in all",
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " of %" PRIu64 " releases waited, %s in all",
 		 kp_report_object(rp, best->addr, name, sizeof(name)), best->waited,
-		 best->count[A_REL_X] + best->count[A_REL_S], kp_report_us(rp->log, best->wait_total, us, sizeof(us)));
+		 best->count[A_REL_X] + best->count[A_REL_S], kp_report_time(rp->log, best->wait_total, us, sizeof(us)));
 }
 
 static void print_actions(FILE *f, const struct rs_totals *t)
