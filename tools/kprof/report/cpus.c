@@ -10,13 +10,20 @@
 
 #include <inttypes.h>
 
-/* "busy idle stalled no-trace" shares of span, and the switches. */
-static void cpu_shares(FILE *f, const struct kp_model_cpu *cpu, uint64_t span)
+/* Were stalls recorded: trace=clock on (or KprofClockLate records)? */
+static bool stalls_known(const struct kp_report *r)
+{
+	return r->m->stall_records || (r->log->have_header && kp_report_group_on(r->log, PERF_KPROF_CLOCK));
+}
+
+/* "busy idle stalled no-trace" shares of span, and the switches; stalled
+ * "-" when not known (busy and idle then hold it). */
+static void cpu_shares(FILE *f, const struct kp_model_cpu *cpu, uint64_t span, bool known)
 {
 	char b[16], i[16], s[16], n[16];
 
 	fprintf(f, "%8s %8s %8s %8s %10" PRIu64, kp_pct(b, sizeof(b), cpu->busy, span, 2),
-		kp_pct(i, sizeof(i), cpu->idle, span, 2), kp_pct(s, sizeof(s), cpu->stalled, span, 2),
+		kp_pct(i, sizeof(i), cpu->idle, span, 2), known ? kp_pct(s, sizeof(s), cpu->stalled, span, 2) : "-",
 		kp_pct(n, sizeof(n), cpu->no_trace, span, 2), cpu->switches);
 }
 
@@ -26,9 +33,9 @@ static void stall_lines(FILE *f, const struct kp_report *r)
 	const struct kp_model *m = r->m;
 	char t[48], l[48], at[32];
 
-	if (!m->stall_records) {
-		fprintf(f, "\nstalled: no KprofClockLate records (trace=clock records them; without it stalls are\n"
-			   "not known and count as busy or idle)\n");
+	if (!stalls_known(r)) {
+		fprintf(f, "\nstalled: not known: the run did not trace=clock (KprofClockLate records), so time the\n"
+			   "CPUs could not run counts as busy or idle\n");
 		return;
 	}
 	fprintf(f, "\nstalled: the CPU could not run (its clock interrupt came more than 200 us late: the\n"
@@ -60,11 +67,13 @@ void kp_report_cpus(FILE *f, const struct kp_report *r)
 	struct kp_unit u;
 
 	kp_report_section(f, "CPUs");
-	fprintf(f, "Each CPU's records from its first to its last (traced); busy, idle, stalled and no trace:\n"
-		   "shares of the whole trace (%s, from its start to the last record of any CPU) in a thread,\n"
-		   "in the idle thread (ThreadId 0, from the CSwitch records), when the CPU could not run,\n"
-		   "and without trace: the four add up to 100%%.\n\n",
-		kp_report_time(r->log, span, a, sizeof(a)));
+	kp_wrapf(f, "", 0, 0, " ",
+		 "Each CPU's records from its first to its last (traced); busy, idle, stalled and no trace: "
+		 "shares of the whole trace (%s, from its start to the last record of any CPU) in a thread, "
+		 "in the idle thread (ThreadId 0, from the CSwitch records), when the CPU could not run, "
+		 "and without trace: the four add up to 100%%.",
+		 kp_report_time(r->log, span, a, sizeof(a)));
+	fputc('\n', f);
 	if (!m->ncpus) {
 		fprintf(f, "No CPU sent any frame.\n");
 		return;
@@ -91,7 +100,7 @@ void kp_report_cpus(FILE *f, const struct kp_report *r)
 			fprintf(f, "%8s %8s %8s %8s %10s  (no CSwitch records: busy and idle unknown)", "?", "?", "?", "?",
 				"0");
 		else
-			cpu_shares(f, cpu, span);
+			cpu_shares(f, cpu, span, stalls_known(r));
 		fputc('\n', f);
 	}
 	const char *sep = "\ndropped (records the CPU's trace buffer could not store):";

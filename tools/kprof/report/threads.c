@@ -28,6 +28,7 @@
 /* The units of the table's two time columns. */
 struct th_units {
 	struct kp_unit cpu, stalled;
+	bool stalls_known;            /* KprofClockLate records: else "-"           */
 };
 
 static int cmp_busiest(const void *a, const void *b)
@@ -107,13 +108,14 @@ static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model
 	kp_report_row_lead(f, th->tid, name);
 	fprintf(f, "%-16s %11s %7s %11s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5s\n", proc,
 		kp_unit_text(log, u->cpu, th->cycles, t, sizeof(t)), kp_pct(p, sizeof(p), th->cycles, total, 2),
-		kp_unit_text(log, u->stalled, th->stalled, st, sizeof(st)), th->in, th->out - th->out_ready, th->out_ready,
+		u->stalls_known ? kp_unit_text(log, u->stalled, th->stalled, st, sizeof(st)) : "-", th->in, th->out - th->out_ready, th->out_ready,
 		prio);
 }
 
 /* The units of the first n rows' time columns, and the table's header. */
-static struct th_units table_head(FILE *f, const struct kp_log *log, const struct kp_model_thread **v, size_t n)
+static struct th_units table_head(FILE *f, const struct kp_report *r, const struct kp_model_thread **v, size_t n)
 {
+	const struct kp_log *log = r->log;
 	uint64_t cpu = 0, stalled = 0;
 	struct th_units u;
 	char a[16], b[16];
@@ -123,7 +125,8 @@ static struct th_units table_head(FILE *f, const struct kp_log *log, const struc
 		stalled = v[i]->stalled > stalled ? v[i]->stalled : stalled;
 	}
 	u.cpu = kp_unit_for(log, cpu);
-	u.stalled = kp_unit_for(log, stalled);
+	u.stalled = kp_unit_for(log, stalled ? stalled : cpu);
+	u.stalls_known = r->m->stall_records != 0;
 	snprintf(a, sizeof(a), "cpu %s", u.cpu.name);
 	snprintf(b, sizeof(b), "stalled %s", u.stalled.name);
 	fprintf(f, THREAD_HEADER, "thread", "name", "process", a, "%", b, "in", "vol", "invol", "prio");
@@ -193,15 +196,17 @@ void kp_report_threads(FILE *f, const struct kp_report *r)
 							      : ": the run's trace= did not include cswitch");
 		return;
 	}
-	fprintf(f, "From %" PRIu64 " CSwitch records.  cpu: time on a CPU, from the switch in to the switch out\n"
-		   "(a CPU's first thread from the start of the trace, its last one up to the last record of\n"
-		   "any CPU), less the time its CPU was stalled (KprofClockLate) or without trace; %%: of the %u\n"
-		   "CPUs' time over the trace; stalled: time it was on a stalled CPU; in: times switched in;\n"
-		   "vol: switched out to wait (or end); invol: switched out still ready (preempted, quantum\n"
-		   "end, yield); prio: priorities seen.  How long threads waited to run: Scheduling latency.\n\n",
-		m->switches, m->switching_cpus);
+	kp_wrapf(f, "", 0, 0, " ",
+		 "From %" PRIu64 " CSwitch records.  cpu: time on a CPU, from the switch in to the switch out (a "
+		 "CPU's first thread from the start of the trace, its last one up to the last record of any CPU), "
+		 "less the time its CPU was stalled (KprofClockLate) or without trace; %%: of the %u CPUs' time "
+		 "over the trace; stalled: time it was on a stalled CPU (- without trace=clock); in: times "
+		 "switched in; vol: switched out to wait (or end); invol: switched out still ready (preempted, "
+		 "quantum end, yield); prio: priorities seen.  How long threads waited to run: Scheduling latency.",
+		 m->switches, m->switching_cpus);
+	fputc('\n', f);
 	const struct kp_model_thread **v = busiest(m, &n);
-	struct th_units u = table_head(f, r->log, v, n);
+	struct th_units u = table_head(f, r, v, n);
 	for (size_t i = 0; i < n; i++)
 		thread_line(f, r->log, v[i], traced_total(m), &u);
 	fprintf(f, "\nWhy they left the CPU (OldThreadWaitReason, times; the %d most frequent):\n\n", TOP_REASONS);
@@ -224,7 +229,7 @@ void kp_report_busiest(FILE *f, const struct kp_report *r)
 		return;
 	const struct kp_model_thread **v = busiest(r->m, &n);
 	fprintf(f, "\nbusiest threads:\n");
-	struct th_units u = table_head(f, r->log, v, n < TOP_SUMMARY ? n : TOP_SUMMARY);
+	struct th_units u = table_head(f, r, v, n < TOP_SUMMARY ? n : TOP_SUMMARY);
 	for (size_t i = 0; i < n && i < TOP_SUMMARY; i++)
 		thread_line(f, r->log, v[i], traced_total(r->m), &u);
 	free(v);
