@@ -20,7 +20,7 @@ struct pass {
 	size_t *nsw, *capsw;
 	KPROF_THREAD *names;         /* in time order                         */
 	size_t nnames, capnames;
-	size_t capspin, capconf, capres, capnamed;
+	size_t capspin, capconf, capres, capres_ts, capnamed;
 };
 
 /* The hook of a record of a kind the model reads whose payload is long
@@ -76,7 +76,9 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case PERFINFO_LOG_TYPE_RESOURCE: {
 		WMI_RESOURCE w;
 		memcpy(&w, r->payload, sizeof(w));
+		size_t at = m->nresources;
 		KP_PUSH(m->resources, m->nresources, p->capres, w);
+		KP_PUSH(m->resource_ts, at, p->capres_ts, r->h.TimeStamp);
 		break;
 	}
 	case KPROF_LOG_TYPE_THREAD: {
@@ -228,6 +230,7 @@ void kp_model_free(struct kp_model *m)
 	free(m->spinlocks);
 	free(m->spinlock_configs);
 	free(m->resources);
+	free(m->resource_ts);
 	free(m->object_names);
 	*m = (struct kp_model){ 0 };
 }

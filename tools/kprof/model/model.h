@@ -193,6 +193,7 @@ struct kp_model {
 	KPROF_SPINLOCK_CONFIG *spinlock_configs; /* in time order            */
 	size_t nspinlock_configs;
 	WMI_RESOURCE *resources;         /* in time order                    */
+	uint64_t *resource_ts;           /* their TimeStamps                 */
 	size_t nresources;
 	struct kp_object_name *object_names; /* in time order                */
 	size_t nobject_names;

@@ -137,6 +137,19 @@ const KPROF_SPINLOCK_CONFIG *kp_lock_sampling_at(const struct kp_lock_sampling *
 /* "sampling: spin threshold ..., acquire rate ..." and where it came from. */
 void kp_lock_sampling_print(FILE *f, const struct kp_lock_sampling *s);
 
+/* ---- a resource's waits, each counted once (resource_waits.c) ---- */
+
+struct kp_res_waits {
+	uint64_t slices;              /* excessive waits: slices the wait went on   */
+	                              /* after (the owners boosted)                 */
+	uint64_t went_on;             /* waits with slices that got the resource    */
+	uint64_t timeouts, timeouts_x;/* waits that ended without it (exclusive)    */
+	uint64_t timeout_total;       /* their final WaitTime, each once            */
+	uint64_t timeout_max;
+};
+/* The waits on `resource` from the model's Resource records. */
+void kp_resource_waits(const struct kp_model *m, uint64_t resource, struct kp_res_waits *w);
+
 /* ---- order statistics (stats.c) ---- */
 
 struct kp_stats {
