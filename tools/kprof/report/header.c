@@ -212,6 +212,7 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 		      const struct kp_totals *t, const uint64_t *per_cpu)
 {
 	header_run(f, r->log, input, kernel, r->syms);
+	kp_report_clock(f, r);
 	header_trace(f, r, t);
 	header_losses(f, r, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);

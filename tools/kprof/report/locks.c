@@ -39,6 +39,7 @@
 #include "tools/kprof/report/report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,7 @@ struct sl_group {
 	uint64_t addr;
 	uint64_t traced, contended, spins, wait_total, stalled;
 	uint64_t est_acq, est_cont, est_wait;
+	double var_acq, var_cont, var_wait; /* their variance estimates, sum w(w-1)x^2 */
 	uint64_t modes[MODES];
 	struct kp_stats wait, hold;
 	struct kp_stats hold_est;  /* weighted by what each record stands for    */
@@ -163,6 +165,10 @@ static void summarise(struct sl_group *g, const struct sl_rec *recs, size_t n, u
 		g->est_acq += r->weight;
 		g->est_cont += r->contended ? r->weight : 0;
 		g->est_wait += r->weight * r->wait;
+		double ww = (double)r->weight * (double)(r->weight - 1);
+		g->var_acq += ww;
+		g->var_cont += r->contended ? ww : 0;
+		g->var_wait += ww * (double)r->wait * (double)r->wait;
 		g->modes[r->mode]++;
 		if (r->wait)
 			v[nw++] = r->wait;
@@ -227,6 +233,24 @@ static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbol
 		mode_list(c->modes, modes, SITE_MODE_COLS), c->hold.median, c->hold.p99, c->hold.max);
 }
 
+/* The estimates' 95% intervals (interval.c), when any record stood for
+ * more than itself. */
+static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const struct sl_group *g)
+{
+	char a[48], c[48], w[80], lo[32], hi[32];
+	double half = 1.959963984540054 * sqrt(g->var_wait);
+
+	if (g->var_acq <= 0)
+		return;
+	kp_report_time(log, half < (double)g->est_wait - (double)g->wait_total ? g->est_wait - (uint64_t)half : g->wait_total,
+		       lo, sizeof(lo));
+	kp_report_time(log, g->est_wait + (uint64_t)half, hi, sizeof(hi));
+	snprintf(w, sizeof(w), "%s to %s", lo, hi);
+	kp_wrapf(f, lead, 0, (int)strlen(lead) + 2, ", ", "95%% CI: acquisitions %s\tcontended %s\twait total %s",
+		 kp_ht_text(g->est_acq, g->var_acq, g->traced, a, sizeof(a)),
+		 kp_ht_text(g->est_cont, g->var_cont, g->contended, c, sizeof(c)), w);
+}
+
 /* "\tstalled 1.234 ms (left out)" when any of the waits was stalled, else "". */
 static const char *stalled_text(const struct kp_log *log, uint64_t stalled, char *buf, size_t size)
 {
@@ -261,6 +285,7 @@ static void print_lock(FILE *f, const struct kp_report *rp, int rank, const stru
 		 " cycles = %s",
 		 g->est_acq, g->est_cont, kp_pct(p, sizeof(p), g->est_cont, g->est_acq, 1), g->est_wait,
 		 kp_report_time(log, g->est_wait, us, sizeof(us)));
+	print_ci(f, log, "     ", g);
 	kp_stats_header(f, "     ");
 	kp_stats_row(f, log, "     wait", &g->wait);
 	kp_stats_row(f, log, "     hold", &g->hold);
@@ -388,10 +413,12 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		 " cycles = %s",
 		 all.est_acq, all.est_cont, kp_pct(p, sizeof(p), all.est_cont, all.est_acq, 1), all.est_wait,
 		 kp_report_time(log, all.est_wait, us, sizeof(us)));
+	print_ci(f, log, "", &all);
 	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited,\n"
 		   "less its time on a stalled CPU (stalled: KprofClockLate intervals, shown apart);\n"
 		   "hold: ReleaseTime - AcquireTime; median, p99 (nearest rank), max of the traced records;\n"
-		   "hold est: the same weighted by the estimate (long holds are always traced, others not)\n");
+		   "hold est: the same weighted by the estimate (long holds are always traced, others not);\n"
+		   "95%% CI: of the estimates, normal, from the Horvitz-Thompson variance sum w(w-1)\n");
 	kp_report_lost_note(f, log);
 
 	kp_sort(locks, nlocks, sizeof(*locks), lock_order);

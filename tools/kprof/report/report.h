@@ -41,6 +41,9 @@ struct kp_report {
  * frames (t and per_cpu from kp_totals). */
 void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
 		      const struct kp_totals *t, const uint64_t *per_cpu);
+/* clock.c: the clock tick and profile interval of the run, and the
+ * interval seen between samples ("clock" in the header). */
+void kp_report_clock(FILE *f, const struct kp_report *r);
 /* header.c: the trace line and the losses, for --summary. */
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t);
 void kp_report_hot_spots(FILE *f, const struct kp_report *r);       /* hot.c       */
@@ -68,14 +71,18 @@ struct kp_hot_row {
 	bool known;                   /* in a function (func its start)             */
 	uint64_t func;
 	uint64_t weight, count;       /* periods (or hits) and samples (or buckets) */
+	double w2;                    /* the samples' weights squared, summed       */
 };
 /* Heaviest first; ties: more samples, then the lower address. */
 int kp_hot_row_cmp(const void *a, const void *b);
 /* Rows [0, top) by name, then one line for the rest. */
 void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
-		 uint64_t total, bool weighted);
-/* One row: weight, share of total, count, and the name cut to the width. */
-void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted, const char *name);
+		 uint64_t total, bool weighted, const struct kp_hot_row *all);
+/* One row: weight, share of total, count, with `all` (the table's totals)
+ * the 95% interval of the row's share (NULL: none), and the name cut to
+ * the width. */
+void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted,
+		     const struct kp_hot_row *all, const char *name);
 
 /* ---- helpers (format.c) ---- */
 
@@ -85,6 +92,17 @@ void kp_report_section(FILE *f, const char *title);
  * header's TSC rate; "?" when it is unknown.  Returns buf. */
 const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
 const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+/* ---- 95% confidence intervals (interval.c) ---- */
+
+/* Wilson score interval of the proportion p from n samples. */
+void kp_wilson(double p, double n, double *lo, double *hi);
+/* The share w / all_w of weighted samples whose weights' squares add up
+ * to all_w2: Wilson with Kish's effective n; as "12.3-15.9%". */
+const char *kp_share_ci_text(uint64_t w, uint64_t all_w, double all_w2, char *buf, size_t size);
+/* A Horvitz-Thompson estimate with its variance estimate sum(w (w - 1)):
+ * "lo-hi", normal, lo never below the traced count. */
+const char *kp_ht_text(uint64_t estimate, double variance, uint64_t traced, char *buf, size_t size);
+
 /* ---- units of time (units.c) ---- */
 
 struct kp_unit {
