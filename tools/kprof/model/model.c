@@ -41,6 +41,7 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, sizeof(KPROF_SPINLOCK_CONFIG) },
 		{ KPROF_LOG_TYPE_OBJECT_NAME, sizeof(KPROF_OBJECT_NAME) },
 		{ KPROF_LOG_TYPE_CLOCK_LATE, sizeof(KPROF_CLOCK_LATE) },
+		{ KPROF_LOG_TYPE_MEASURE, sizeof(KPROF_MEASURE) },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (r->h.HookId == kinds[i].hook)
@@ -100,6 +101,9 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		break;
 	case KPROF_LOG_TYPE_CLOCK_LATE:
 		kp_stall_add(c, r);
+		break;
+	case KPROF_LOG_TYPE_MEASURE:
+		kp_measure_add(c, r);
 		break;
 	default:
 		break;
@@ -177,6 +181,7 @@ static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
 	m->samples += c->nsamples;
 	m->readies += c->nreadies;
 	m->stall_records += c->stall_records;
+	m->measure_samples += c->measure_samples;
 	for (size_t i = 0; i < c->nsamples; i++)
 		m->sample_periods += c->samples[i].count;
 }
@@ -203,6 +208,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 		kp_stall_finish(m, &m->cpu[i]);
 		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
 		kp_events_finish(m, &m->cpu[i]);
+		kp_measure_finish(&m->cpu[i]);
 		count_cpu(m, &m->cpu[i]);
 	}
 	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
@@ -224,6 +230,7 @@ void kp_model_free(struct kp_model *m)
 		free(m->cpu[i].readies);
 		free(m->cpu[i].holes);
 		free(m->cpu[i].stalls);
+		free(m->cpu[i].measures);
 	}
 	free(m->cpu);
 	free(m->threads);

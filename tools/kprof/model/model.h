@@ -73,6 +73,15 @@ struct kp_sample {
 	uint16_t count;        /* SampledProfile Count; 1 for a PMC sample   */
 	bool pmc;
 	uint16_t source;       /* PMC: ProfileSource                         */
+	bool measuring;        /* in a KprofMeasure span of its CPU: kprof's */
+	                       /* own measurement's, not the workload's      */
+};
+
+/* A KprofMeasure record: kprof measured itself on this CPU from start to
+ * end (TSC), with interrupts that wrote real samples (measure.c). */
+struct kp_measure {
+	uint64_t start, end;
+	uint32_t rounds, what;
 };
 
 struct kp_ready {
@@ -159,6 +168,9 @@ struct kp_model_cpu {
 	size_t nstalls, capstalls;
 	uint64_t stall_records;    /* KprofClockLate records                 */
 	uint64_t stalled;          /* cycles in stalls, outside holes        */
+	struct kp_measure *measures; /* by start (measure.c)                 */
+	size_t nmeasures, capmeasures;
+	uint64_t measure_samples;  /* its samples in them                    */
 	size_t capwaits, capsamples, capreadies; /* room, while building     */
 };
 
@@ -205,6 +217,7 @@ struct kp_model {
 	uint64_t switches, waits, samples, sample_periods, readies;
 	uint64_t thread_records;   /* KprofThread records                    */
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
+	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 };
 
 /* Build the model of the whole log (never fails: a log without a run
@@ -269,6 +282,10 @@ void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c);
  * schedule is built: it reads them). */
 void kp_stall_add(struct kp_model_cpu *c, const struct kp_record *r);
 void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c);
+/* measure.c: a KprofMeasure record onto its CPU; then (its samples
+ * sorted) the samples in its spans marked and counted. */
+void kp_measure_add(struct kp_model_cpu *c, const struct kp_record *r);
+void kp_measure_finish(struct kp_model_cpu *c);
 /* latency.c: every thread's latency and blocked time, from the runs and
  * ReadyThread records of all CPUs (after kp_threads_build). */
 void kp_latency_build(struct kp_model *m);

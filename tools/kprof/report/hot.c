@@ -37,6 +37,8 @@ static void collect_samples(const struct kp_report *rp, struct samples *s)
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
 		for (size_t i = 0; i < m->cpu[cpu].nsamples; i++) {
 			const struct kp_sample *k = &m->cpu[cpu].samples[i];
+			if (k->measuring)
+				continue; /* kprof's own measurement (model/measure.c) */
 			struct sample x = { .cpu = cpu, .weight = k->pmc ? 1 : k->count,
 					    .group = k->pmc ? 1u + k->source : 0 };
 			x.known = kp_symbols_lookup(rp->syms, k->ip, NULL, &x.func, NULL);
@@ -210,6 +212,10 @@ void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
 
 	kp_report_section(f, "Hot spots");
 	collect_samples(rp, &s);
+	if (rp->m->measure_samples)
+		fprintf(f, "Left out: %" PRIu64 " samples of kprof's own measurement (KprofMeasure: scenario=profile's\n"
+			   "interrupt cost, whose self-IPIs write real samples, at arch_send_ipi).\n\n",
+			rp->m->measure_samples);
 	if (!s.n) {
 		free(s.v);
 		fprintf(f, "No SampledProfile or PmcInterrupt records%s.\n",
@@ -240,6 +246,9 @@ void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 		fprintf(f, "hot spots: no samples in the trace\n");
 		return;
 	}
+	if (rp->m->measure_samples)
+		fprintf(f, "hot spots: %" PRIu64 " samples of kprof's own measurement left out (KprofMeasure)\n",
+			rp->m->measure_samples);
 	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
 	for (size_t i = 0; i < s.n;) {
 		size_t j = i;
