@@ -286,10 +286,12 @@ static void print_lock(FILE *f, const struct kp_report *rp, int rank, const stru
 		 g->est_acq, g->est_cont, kp_pct(p, sizeof(p), g->est_cont, g->est_acq, 1), g->est_wait,
 		 kp_report_time(log, g->est_wait, us, sizeof(us)));
 	print_ci(f, log, "     ", g);
-	kp_stats_header(f, "     ");
-	kp_stats_row(f, log, "     wait", &g->wait);
-	kp_stats_row(f, log, "     hold", &g->hold);
-	kp_stats_row(f, log, "     hold est", &g->hold_est);
+	const struct kp_stats *rows[] = { &g->wait, &g->hold, &g->hold_est };
+	struct kp_stats_units u = kp_stats_units(log, rows, 3);
+	kp_stats_header(f, "     ", &u);
+	kp_stats_row(f, log, "     wait", &g->wait, &u);
+	kp_stats_row(f, log, "     hold", &g->hold, &u);
+	kp_stats_row(f, log, "     hold est", &g->hold_est, &u);
 	fprintf(f, "    %-*s %7s %6s %9s  %-4s %10s %10s %10s\n", NAME_COLS,
 		g->nsites > TOP_SITES ? "release sites (top 5)" : "release sites", "traced", "cont%", "spins", "", "median",
 		"p99", "max");

@@ -182,9 +182,16 @@ void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s);
 /* The same weighted: the value at which the running weight first reaches
  * the rank (sorts a). */
 void kp_stats_weighted(struct kp_weighted *a, size_t n, struct kp_stats *s);
-/* A table of them: the header, and a row in cycles and microseconds. */
-void kp_stats_header(FILE *f, const char *indent);
-void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s);
+/* A table of them: the units of its three time columns (each from its
+ * largest value over the rows with values), the header naming them, and
+ * a row in cycles and in those units. */
+struct kp_stats_units {
+	struct kp_unit median, p99, max;
+};
+struct kp_stats_units kp_stats_units(const struct kp_log *log, const struct kp_stats *const *rows, size_t n);
+void kp_stats_header(FILE *f, const char *indent, const struct kp_stats_units *u);
+void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s,
+		  const struct kp_stats_units *u);
 /* v in decimal, or "-" when there is no value. */
 const char *kp_stats_num(char *buf, size_t size, uint64_t v, bool have);
 

@@ -134,9 +134,11 @@ static void print_group(FILE *f, const struct kp_report *rp, int rank, const str
 		 "max recursion depth %u\tcontention delta sum %" PRIu64 "\tinitialized %" PRIu64
 		 "\treinitialized %" PRIu64,
 		 g->max_depth, g->contention, g->count[A_INIT], g->count[A_REINIT]);
-	kp_stats_header(f, "     ");
-	kp_stats_row(f, log, "     hold", &g->hold);
-	kp_stats_row(f, log, "     wait", &g->wait);
+	const struct kp_stats *rows[] = { &g->hold, &g->wait };
+	struct kp_stats_units u = kp_stats_units(log, rows, 2);
+	kp_stats_header(f, "     ", &u);
+	kp_stats_row(f, log, "     hold", &g->hold, &u);
+	kp_stats_row(f, log, "     wait", &g->wait, &u);
 }
 
 /* By total wait; ties by address.  groups[] is in address order. */
