@@ -88,10 +88,6 @@ void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool w
 
 /* A section title: a blank line, "== title ==", underlined to the width. */
 void kp_report_section(FILE *f, const char *title);
-/* TSC cycles as microseconds or milliseconds ("12.345"), from the run
- * header's TSC rate; "?" when it is unknown.  Returns buf. */
-const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
-const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
 /* ---- 95% confidence intervals (interval.c) ---- */
 
 /* Wilson score interval of the proportion p from n samples. */
