@@ -59,6 +59,23 @@ static void stall_lines(FILE *f, const struct kp_report *r)
 	}
 }
 
+void kp_report_stalled_line(FILE *f, const struct kp_report *r)
+{
+	const struct kp_model *m = r->m;
+	char line[400], p[16];
+	size_t len = 0;
+
+	if (!m->stall_records || m->end <= m->begin)
+		return;
+	for (uint32_t i = 0; i < m->ncpus && len < sizeof(line); i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%scpu %u %s", i ? ", " : "", i,
+					kp_pct(p, sizeof(p), m->cpu[i].stalled, m->end - m->begin, 1));
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, " of the trace: the CPUs could not run (steal time on a VM, or "
+							 "interrupts masked; KprofClockLate), not counted as busy");
+	kp_wrap(f, "stalled", 10, 10, " ", line);
+}
+
 void kp_report_cpus(FILE *f, const struct kp_report *r)
 {
 	const struct kp_model *m = r->m;

@@ -214,6 +214,7 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 	header_run(f, r->log, input, kernel, r->syms);
 	kp_report_clock(f, r);
 	header_trace(f, r, t);
+	kp_report_stalled_line(f, r);
 	header_losses(f, r, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);
 }
@@ -221,5 +222,6 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
 {
 	header_trace(f, r, t);
+	kp_report_stalled_line(f, r);
 	header_losses(f, r, t, NULL);
 }
