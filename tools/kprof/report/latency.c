@@ -23,7 +23,8 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
-#define LAT_HEADER "%6s %-16s %7s %11s %10s %10s %11s %-9s %s\n"
+#define LAT_HEADER "%6s %-16s %6s %10s %9s %9s %10s %-9s %s\n"
+#define BY_COL 83 /* where "by" starts; a longer one goes right-aligned on a line of its own */
 
 static const char *why_name(int why)
 {
@@ -53,9 +54,14 @@ static void latency_row(FILE *f, const struct kp_report *r, const struct kp_mode
 		snprintf(by, sizeof(by), "-");
 	else
 		kp_model_thread_label(r->m, l->max_by, by, sizeof(by));
-	fprintf(f, "%7" PRIu64 " %11s %10s %10s %11s %-9s %s\n", l->n, kp_unit_text(r->log, u[0], l->total, tot, sizeof(tot)),
+	bool own_line = BY_COL + strlen(by) > KP_TEXT_WIDTH;
+	fprintf(f, "%6" PRIu64 " %10s %9s %9s %10s %-*s", l->n, kp_unit_text(r->log, u[0], l->total, tot, sizeof(tot)),
 		kp_unit_text(r->log, u[1], l->total / l->n, avg, sizeof(avg)),
-		kp_unit_text(r->log, u[2], l->max, max, sizeof(max)), at, why_name(l->max_why), by);
+		kp_unit_text(r->log, u[2], l->max, max, sizeof(max)), at, own_line ? 0 : 9, why_name(l->max_why));
+	if (own_line)
+		fprintf(f, "\n%*s\n", KP_TEXT_WIDTH, by);
+	else
+		fprintf(f, " %s\n", by);
 }
 
 void kp_report_latency(FILE *f, const struct kp_report *r)
