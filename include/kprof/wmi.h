@@ -63,6 +63,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_SPINLOCK_CONFIG    0xFE05u /* spin-lock sampling in force */
 #define KPROF_LOG_TYPE_RECORDS_LOST       0xFE06u /* records dropped before it  */
 #define KPROF_LOG_TYPE_PHASE              0xFE07u /* a workload starts or ends  */
+#define KPROF_LOG_TYPE_MEASURE            0xFE08u /* a self-measurement's span  */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -81,6 +82,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define RECORDS_LOST_VERSION    1
 #define PHASE_VERSION           1
 #define OBJECT_NAME_VERSION     1
+#define MEASURE_VERSION         1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -342,6 +344,19 @@ typedef struct _KPROF_CLOCK_LATE {
 	                                     /* after an interrupt-enable if masked   */
 } KPROF_CLOCK_LATE;
 
+/* kprof's self-measurement (hook 0xFE08, PERF_PROFILE): not a Windows
+ * event.  Written on the CPU that measured, at the end of a measurement
+ * whose own interrupts wrote real records (scenario=profile's interrupt
+ * cost: 2000 profile interrupts, each a SampledProfile): from TimeStamp -
+ * DurationCycles to TimeStamp that CPU's samples are the measurement's,
+ * not the workload's, and the report leaves them out of its hot spots. */
+typedef struct _KPROF_MEASURE {
+	uint64_t DurationCycles;             /* the measurement's span, to TimeStamp  */
+	uint32_t Rounds;                     /* interrupts it sent                    */
+	uint32_t What;                       /* KPROF_MEASURE_...                     */
+} KPROF_MEASURE;
+#define KPROF_MEASURE_PROFILE_INTERRUPT 1 /* the cost of a profile interrupt   */
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -501,6 +516,7 @@ WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, Stack, 0x10);
 
 _Static_assert(sizeof(KPROF_TRACETEST) == 0x10, "tracetest header is 16 bytes");
 _Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes");
+_Static_assert(sizeof(KPROF_MEASURE) == 0x10, "measurement record is 16 bytes");
 _Static_assert(sizeof(KPROF_PROFILE_OBJECT) == 0x48, "profile-object header is 72 bytes");
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Affinity, 0x28);
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Buckets, 0x48);

@@ -179,7 +179,9 @@ def check_pictures(kprof, log, summary, drops, tmp, problems):
     for c in summary["per_cpu"]:
         if not c["lost"]:
             continue
-        if not re.search(r"^\s*%d .*  no trace \d+\.\d+%% \(" % c["cpu"], text, re.M):
+        # the CPUs table: cpu, cycles, traced, busy, idle, stalled, no trace, switches
+        row = re.search(r"^\s*%d +\d+ +\S+ +\S+ +\S+ +\S+ +(\d+\.\d+)%% +\d+$" % c["cpu"], text, re.M)
+        if not row or float(row.group(1)) <= 0:
             problems.append("report: cpu %d has drops but no 'no trace' time" % c["cpu"])
         if not re.search(r"^dropped \(.*\bcpu %d: %d\b" % (c["cpu"], c["lost"]), text, re.M):
             problems.append("report: cpu %d's %d dropped records are not listed" % (c["cpu"], c["lost"]))

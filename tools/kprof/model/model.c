@@ -20,7 +20,7 @@ struct pass {
 	size_t *nsw, *capsw;
 	KPROF_THREAD *names;         /* in time order                         */
 	size_t nnames, capnames;
-	size_t capspin, capconf, capres, capnamed;
+	size_t capspin, capconf, capres, capres_ts, capnamed;
 };
 
 /* The hook of a record of a kind the model reads whose payload is long
@@ -40,6 +40,8 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ KPROF_LOG_TYPE_THREAD, sizeof(KPROF_THREAD_V1) }, /* either version */
 		{ KPROF_LOG_TYPE_SPINLOCK_CONFIG, sizeof(KPROF_SPINLOCK_CONFIG) },
 		{ KPROF_LOG_TYPE_OBJECT_NAME, sizeof(KPROF_OBJECT_NAME) },
+		{ KPROF_LOG_TYPE_CLOCK_LATE, sizeof(KPROF_CLOCK_LATE) },
+		{ KPROF_LOG_TYPE_MEASURE, sizeof(KPROF_MEASURE) },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (r->h.HookId == kinds[i].hook)
@@ -75,7 +77,9 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case PERFINFO_LOG_TYPE_RESOURCE: {
 		WMI_RESOURCE w;
 		memcpy(&w, r->payload, sizeof(w));
+		size_t at = m->nresources;
 		KP_PUSH(m->resources, m->nresources, p->capres, w);
+		KP_PUSH(m->resource_ts, at, p->capres_ts, r->h.TimeStamp);
 		break;
 	}
 	case KPROF_LOG_TYPE_THREAD: {
@@ -94,6 +98,12 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	}
 	case KPROF_LOG_TYPE_OBJECT_NAME:
 		kp_object_name_take(m, &p->capnamed, r);
+		break;
+	case KPROF_LOG_TYPE_CLOCK_LATE:
+		kp_stall_add(c, r);
+		break;
+	case KPROF_LOG_TYPE_MEASURE:
+		kp_measure_add(c, r);
 		break;
 	default:
 		break;
@@ -170,6 +180,8 @@ static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
 	m->waits += c->nwaits;
 	m->samples += c->nsamples;
 	m->readies += c->nreadies;
+	m->stall_records += c->stall_records;
+	m->measure_samples += c->measure_samples;
 	for (size_t i = 0; i < c->nsamples; i++)
 		m->sample_periods += c->samples[i].count;
 }
@@ -193,11 +205,14 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	trace_span(m, log);
 	make_holes(m, log);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
+		kp_stall_finish(m, &m->cpu[i]);
 		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
 		kp_events_finish(m, &m->cpu[i]);
+		kp_measure_finish(&m->cpu[i]);
 		count_cpu(m, &m->cpu[i]);
 	}
 	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
+	kp_latency_build(m);
 	for (uint32_t i = 0; i < m->ncpus; i++)
 		free(p.sw[i]);
 	free(p.sw);
@@ -214,12 +229,15 @@ void kp_model_free(struct kp_model *m)
 		free(m->cpu[i].samples);
 		free(m->cpu[i].readies);
 		free(m->cpu[i].holes);
+		free(m->cpu[i].stalls);
+		free(m->cpu[i].measures);
 	}
 	free(m->cpu);
 	free(m->threads);
 	free(m->spinlocks);
 	free(m->spinlock_configs);
 	free(m->resources);
+	free(m->resource_ts);
 	free(m->object_names);
 	*m = (struct kp_model){ 0 };
 }

@@ -14,13 +14,18 @@
  *   - every SpinLock record with the sampling setting in force when it was
  *     written, and every Resource record, in time order (model.c);
  *   - the names of locks and resources from KprofObjectName records
- *     (objnames.c).
+ *     (objnames.c);
+ *   - per CPU, stall intervals from KprofClockLate records (stall.c): time
+ *     the CPU could not run (steal time on a VM), taken out of busy, idle
+ *     and thread CPU time;
+ *   - per thread, scheduling latency (ready to running) and time blocked
+ *     per wait reason (latency.c).
  *
  * The trace runs from `begin` (the run header's start_tsc, when tracing
  * started on every CPU, or an earlier record) to `end` (the last record of
  * any CPU).  Every CPU with CSwitch records is accounted for over exactly
- * that span: its busy and idle cycles, and its threads' runs, add up to
- * end - begin.
+ * that span: its busy, idle, stalled and no-trace cycles add up to
+ * end - begin, and so do its threads' runs.
  */
 #ifndef KPROF_TOOL_MODEL_H
 #define KPROF_TOOL_MODEL_H
@@ -46,6 +51,8 @@ struct kp_run {
 	                       /* thread: switches were lost in between      */
 	uint64_t no_trace;     /* cycles of it inside the CPU's holes: not   */
 	                       /* the thread's CPU time, nor busy nor idle   */
+	uint64_t stalled;      /* cycles of it in the CPU's stalls (outside  */
+	                       /* holes): not its CPU time either            */
 	uint8_t end_state;     /* OldThreadState of the switch that ended it */
 	uint8_t end_reason;    /* OldThreadWaitReason of that switch         */
 };
@@ -66,6 +73,15 @@ struct kp_sample {
 	uint16_t count;        /* SampledProfile Count; 1 for a PMC sample   */
 	bool pmc;
 	uint16_t source;       /* PMC: ProfileSource                         */
+	bool measuring;        /* in a KprofMeasure span of its CPU: kprof's */
+	                       /* own measurement's, not the workload's      */
+};
+
+/* A KprofMeasure record: kprof measured itself on this CPU from start to
+ * end (TSC), with interrupts that wrote real samples (measure.c). */
+struct kp_measure {
+	uint64_t start, end;
+	uint32_t rounds, what;
 };
 
 struct kp_ready {
@@ -96,6 +112,31 @@ struct kp_hole {
 	uint32_t seq_first, seq_last; /* link: the frames (v2: chunks) missing */
 };
 
+/* A stall: the CPU could not run from start to end (TSC), from
+ * KprofClockLate records (DueTime to TimeStamp; stall.c), cut to the trace
+ * and merged where they overlap. */
+struct kp_stall {
+	uint64_t start, end;
+	uint64_t ip;           /* InstructionPointer of the (first) record   */
+	uint32_t records;      /* KprofClockLate records merged into it      */
+};
+
+/* A thread's scheduling latency: from ready (a ReadyThread record, or a
+ * switch out in state Ready) to its next switch in (latency.c). */
+#define KP_READY_PREEMPTED 3   /* why: switched out ready (preempted,    */
+#define KP_READY_WHYS 4        /* quantum end, yield); 0..2 AdjustReason */
+struct kp_latency {
+	uint64_t n, total, max;    /* delays (cycles): count, sum, longest   */
+	uint64_t max_at;           /* TSC the longest ended (switched in)    */
+	uint32_t max_by;           /* the thread running where it was made   */
+	                           /* ready (itself when preempted)          */
+	int8_t max_why;            /* 0 new, 1 unwait, 2 boost, 3 preempted  */
+	uint8_t max_cpu;           /* where it was made ready                */
+	uint64_t why[KP_READY_WHYS]; /* delays by why                        */
+	uint64_t unreadied;        /* switched in after a wait with no       */
+	                           /* ReadyThread seen (records lost?)       */
+};
+
 /* A KprofObjectName record: the object at `object` is called `name`. */
 struct kp_object_name {
 	uint64_t ts, object;
@@ -123,6 +164,13 @@ struct kp_model_cpu {
 	uint64_t no_trace;         /* cycles in holes (their union, within   */
 	                           /* the trace): neither busy nor idle      */
 	uint64_t lost_kernel;      /* records its kernel dropped (end frame) */
+	struct kp_stall *stalls;   /* disjoint, by start (stall.c)           */
+	size_t nstalls, capstalls;
+	uint64_t stall_records;    /* KprofClockLate records                 */
+	uint64_t stalled;          /* cycles in stalls, outside holes        */
+	struct kp_measure *measures; /* by start (measure.c)                 */
+	size_t nmeasures, capmeasures;
+	uint64_t measure_samples;  /* its samples in them                    */
 	size_t capwaits, capsamples, capreadies; /* room, while building     */
 };
 
@@ -131,12 +179,20 @@ struct kp_model_thread {
 	int8_t base_priority;
 	bool named;                /* from a KprofThread record              */
 	char name[33], process[17];/* as recorded (any bytes), NUL-ended     */
-	uint64_t cycles;           /* its runs on all CPUs                   */
+	uint64_t cycles;           /* its runs on all CPUs, less no trace    */
+	                           /* and stalls                             */
+	uint64_t stalled;          /* its runs' cycles in stalls             */
 	uint64_t in, out;          /* times switched in and out              */
+	uint64_t out_ready;        /* of the outs, in state Ready (preempted,*/
+	                           /* quantum end, yield): involuntary       */
 	bool have_prio;            /* pmin, pmax: priorities seen in its     */
 	int pmin, pmax;            /* switches                               */
 	uint32_t max_wait;         /* longest NewThreadWaitTime, clock ticks */
 	uint32_t reasons[KP_WAIT_REASONS]; /* OldThreadWaitReason when it left */
+	struct kp_latency lat;     /* ready to running (latency.c)           */
+	uint64_t blocked[KP_WAIT_REASONS]; /* cycles from a switch out in    */
+	uint32_t nblocked[KP_WAIT_REASONS]; /* state Waiting to its ready,   */
+	                           /* by OldThreadWaitReason (latency.c)     */
 };
 
 struct kp_model {
@@ -149,6 +205,7 @@ struct kp_model {
 	KPROF_SPINLOCK_CONFIG *spinlock_configs; /* in time order            */
 	size_t nspinlock_configs;
 	WMI_RESOURCE *resources;         /* in time order                    */
+	uint64_t *resource_ts;           /* their TimeStamps                 */
 	size_t nresources;
 	struct kp_object_name *object_names; /* in time order                */
 	size_t nobject_names;
@@ -159,6 +216,8 @@ struct kp_model {
 	uint32_t switching_cpus;   /* CPUs with CSwitch records              */
 	uint64_t switches, waits, samples, sample_periods, readies;
 	uint64_t thread_records;   /* KprofThread records                    */
+	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
+	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 };
 
 /* Build the model of the whole log (never fails: a log without a run
@@ -183,6 +242,9 @@ const struct kp_object_name *kp_model_object_name(const struct kp_model *m, uint
 /* Its name as text (bytes outside printable ASCII as '?'), else
  * "0x<address>"; returns buf. */
 const char *kp_model_object_label(const struct kp_model *m, uint64_t object, uint64_t ts, char *buf, size_t size);
+
+/* Cycles of [s, e) on CPU c in its stalls (outside its holes). */
+uint64_t kp_stall_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 
 /* Microseconds and milliseconds since the origin; cycles as microseconds
  * (the clock must be known). */
@@ -215,6 +277,18 @@ bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out);
  * the waits nested and everything sorted by time. */
 void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r);
 void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c);
+/* stall.c: a KprofClockLate record onto its CPU; then the CPU's stalls
+ * cut to the trace, sorted and merged, and its stalled cycles (before the
+ * schedule is built: it reads them). */
+void kp_stall_add(struct kp_model_cpu *c, const struct kp_record *r);
+void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c);
+/* measure.c: a KprofMeasure record onto its CPU; then (its samples
+ * sorted) the samples in its spans marked and counted. */
+void kp_measure_add(struct kp_model_cpu *c, const struct kp_record *r);
+void kp_measure_finish(struct kp_model_cpu *c);
+/* latency.c: every thread's latency and blocked time, from the runs and
+ * ReadyThread records of all CPUs (after kp_threads_build). */
+void kp_latency_build(struct kp_model *m);
 /* objnames.c: a KprofObjectName record into m->object_names. */
 void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
 

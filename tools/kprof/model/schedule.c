@@ -35,7 +35,9 @@
  * kernel dropped, model.h) is counted as neither busy nor idle, nor as the
  * running thread's CPU time, but as no trace: switches in it may be the
  * ones lost.  The runs themselves still span it (the timeline draws them
- * under the hole); each run says how much of it is no trace.
+ * under the hole); each run says how much of it is no trace.  Time in a
+ * stall (stall.c: the CPU could not run) is likewise neither busy nor
+ * idle nor the thread's CPU time but stalled; each run says how much.
  */
 #include "tools/kprof/model/model.h"
 
@@ -84,10 +86,11 @@ void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_swi
 	for (size_t i = 0; i < c->nruns; i++) {
 		struct kp_run *r = &c->runs[i];
 		r->no_trace = kp_hole_overlap(c, r->start, r->end);
+		r->stalled = kp_stall_overlap(c, r->start, r->end);
 		if (r->tid)
-			c->busy += r->end - r->start - r->no_trace;
+			c->busy += r->end - r->start - r->no_trace - r->stalled;
 		else
-			c->idle += r->end - r->start - r->no_trace;
+			c->idle += r->end - r->start - r->no_trace - r->stalled;
 	}
 }
 

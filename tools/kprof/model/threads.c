@@ -8,8 +8,10 @@
  *     same id can only be the idle threads, which all share id 0;
  *   - CPU time: the sum of the thread's runs on every CPU (schedule.c),
  *     less their time in holes (no trace: lost on the link or dropped by
- *     the kernel), so it is what the timeline draws, to the cycle;
- *   - in and out: CSwitch records with it as NewThreadId and OldThreadId;
+ *     the kernel) and in stalls (stall.c: the CPU could not run);
+ *   - in and out: CSwitch records with it as NewThreadId and OldThreadId,
+ *     and of the outs those in state Ready (involuntary: preempted,
+ *     quantum end, yield; the others waited or ended);
  *     the priorities those switches give it; the longest NewThreadWaitTime
  *     it was switched in with; the OldThreadWaitReason of every switch
  *     out.
@@ -100,6 +102,7 @@ static void count_switch(struct kp_model *m, const WMI_CONTEXTSWAP *c)
 	if (c->NewThreadWaitTime > in->max_wait)
 		in->max_wait = c->NewThreadWaitTime;
 	out->out++;
+	out->out_ready += c->OldThreadState == Ready;
 	KP_RANGE_ADD(out->have_prio, out->pmin, out->pmax, (int)c->OldThreadPriority);
 	out->reasons[c->OldThreadWaitReason]++;
 }
@@ -115,7 +118,9 @@ void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnam
 			count_switch(m, &sw[cpu][i].c);
 		for (size_t i = 0; i < m->cpu[cpu].nruns; i++) {
 			const struct kp_run *r = &m->cpu[cpu].runs[i];
-			thread_of(m, r->tid)->cycles += r->end - r->start - r->no_trace;
+			struct kp_model_thread *t = thread_of(m, r->tid);
+			t->cycles += r->end - r->start - r->no_trace - r->stalled;
+			t->stalled += r->stalled;
 		}
 	}
 }

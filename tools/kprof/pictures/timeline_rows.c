@@ -352,6 +352,30 @@ static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_
 	}
 }
 
+/* ---------------------------------------------------------------- stalls */
+
+/* The CPU's stalls (model/stall.c: it could not run, KprofClockLate; steal
+ * time on a VM) hatched over the run band, with a tooltip: what ran there
+ * did not run. */
+static void draw_stalls(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	double y = tl_row_y(cpu) + TL_RUN_Y;
+	char d[32];
+
+	for (size_t i = 0; i < c->nstalls; i++) {
+		const struct kp_stall *st = &c->stalls[i];
+		double x0 = px(t, st->start), x1 = px(t, st->end);
+		if (x1 - x0 < TL_MIN_PX)
+			x1 = x0 + TL_MIN_PX;
+		fprintf(t->f, "<rect class=\"stall\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
+			      "fill=\"#ffffff\" fill-opacity=\"0.6\"><title>CPU %u stalled from +%.6f ms for %s: it could "
+			      "not run (KprofClockLate: the virtual CPU was not running, or interrupts were masked)"
+			      "</title></rect>\n",
+			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, st->start),
+			duration(t->m, st->end - st->start, d, sizeof(d)));
+	}
+}
+
 /* ---------------------------------------------------------------- rows */
 
 /* The CPU's busy cycles in the view: the model's for the whole trace. */
@@ -380,6 +404,7 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
 	draw_runs(t, c, cpu);
+	draw_stalls(t, c, cpu);
 	draw_holes(t, c, cpu);
 	draw_waits(t, c, cpu);
 	draw_ticks(t, c, cpu, false);

@@ -137,6 +137,12 @@ static const struct kp_field clock_late_fields[] = {
 	P(KPROF_CLOCK_LATE, InstructionPointer),
 };
 
+static const struct kp_field measure_fields[] = {
+	U(KPROF_MEASURE, DurationCycles),
+	U(KPROF_MEASURE, Rounds),
+	U(KPROF_MEASURE, What),
+};
+
 static const struct kp_field profile_object_fields[] = {
 	P(KPROF_PROFILE_OBJECT, RangeBase),
 	P(KPROF_PROFILE_OBJECT, RangeLimit),
@@ -228,6 +234,8 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_BYTES, "Pattern", tracetest_fields, N(tracetest_fields) },
 	{ KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, "KprofClockLate", "KPROF_CLOCK_LATE", sizeof(KPROF_CLOCK_LATE),
 	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
+	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
+	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_PROFILE_OBJECT, PROFILE_OBJECT_VERSION, "KprofProfileObject", "KPROF_PROFILE_OBJECT",
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,

@@ -1,6 +1,6 @@
 /*
  * format.c - what the sections of `kprof report` share (report.h):
- * section titles, cycles as time, names of code and data addresses, the
+ * section titles, names of code and data addresses, the
  * note on lost records, and which event groups the run traced.
  */
 #include "tools/kprof/report/report.h"
@@ -16,21 +16,6 @@ void kp_report_section(FILE *f, const char *title)
 	for (; n < KP_TEXT_WIDTH; n++)
 		fputc('=', f);
 	fputs("\n\n", f);
-}
-
-static uint64_t tsc_hz(const struct kp_log *log)
-{
-	return log->have_header ? log->header.tsc_hz : 0;
-}
-
-const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size)
-{
-	return kp_us_text(buf, size, cycles, tsc_hz(log));
-}
-
-const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size)
-{
-	return kp_ms_text(buf, size, cycles, tsc_hz(log));
 }
 
 const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size)

@@ -74,9 +74,9 @@ static void header_trace(FILE *f, const struct kp_report *r, const struct kp_tot
 		KP_RANGE_ADD(any, first, last, c->first);
 		KP_RANGE_ADD(any, first, last, c->last);
 	}
-	snprintf(line, sizeof(line), "%" PRIu64 " records from %u CPU%s, %zu frames, %s ms from the first record to the last",
+	snprintf(line, sizeof(line), "%" PRIu64 " records from %u CPU%s, %zu frames, %s from the first record to the last",
 		 t->records, t->cpus_with_records, t->cpus_with_records == 1 ? "" : "s", log->frames,
-		 kp_report_ms(log, last - first, buf, sizeof(buf)));
+		 kp_report_time(log, last - first, buf, sizeof(buf)));
 	wrap_label(f, "trace", 10, line);
 }
 
@@ -108,8 +108,8 @@ static void where_dropped(const struct kp_report *r, uint32_t cpu, char *buf, si
 		places += log->drops[i].cpu == cpu;
 	buf[0] = 0;
 	if (places && cpu < r->m->ncpus && r->m->hz > 0)
-		snprintf(buf, size, " at %zu place%s in time (%s ms with no trace)", places, places == 1 ? "" : "s",
-			 kp_report_ms(log, r->m->cpu[cpu].no_trace, ms, sizeof(ms)));
+		snprintf(buf, size, " at %zu place%s in time (%s with no trace)", places, places == 1 ? "" : "s",
+			 kp_report_time(log, r->m->cpu[cpu].no_trace, ms, sizeof(ms)));
 }
 
 static void loss_counts(FILE *f, const struct kp_report *r, const struct kp_totals *t)
@@ -212,7 +212,9 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 		      const struct kp_totals *t, const uint64_t *per_cpu)
 {
 	header_run(f, r->log, input, kernel, r->syms);
+	kp_report_clock(f, r);
 	header_trace(f, r, t);
+	kp_report_stalled_line(f, r);
 	header_losses(f, r, t, per_cpu);
 	header_cpus(f, r->log, per_cpu);
 }
@@ -220,5 +222,6 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
 {
 	header_trace(f, r, t);
+	kp_report_stalled_line(f, r);
 	header_losses(f, r, t, NULL);
 }

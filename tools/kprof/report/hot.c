@@ -37,6 +37,8 @@ static void collect_samples(const struct kp_report *rp, struct samples *s)
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
 		for (size_t i = 0; i < m->cpu[cpu].nsamples; i++) {
 			const struct kp_sample *k = &m->cpu[cpu].samples[i];
+			if (k->measuring)
+				continue; /* kprof's own measurement (model/measure.c) */
 			struct sample x = { .cpu = cpu, .weight = k->pmc ? 1 : k->count,
 					    .group = k->pmc ? 1u + k->source : 0 };
 			x.known = kp_symbols_lookup(rp->syms, k->ip, NULL, &x.func, NULL);
@@ -87,6 +89,7 @@ static size_t make_rows(const struct sample *v, size_t n, long cpu, struct kp_ho
 			r = &rows[nr - 1];
 		}
 		r->weight += x->weight;
+		r->w2 += (double)x->weight * (double)x->weight;
 		r->count++;
 	}
 	kp_sort(rows, nr, sizeof(*rows), kp_hot_row_cmp);
@@ -112,9 +115,10 @@ static const char *row_name(const struct kp_symbols *syms, const struct kp_hot_r
 	return name;
 }
 
-void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted, const char *name)
+void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted,
+		     const struct kp_hot_row *all, const char *name)
 {
-	char p[32], cut[256];
+	char p[32], cut[256], ci[32];
 	int col;
 
 	if (weighted)
@@ -122,24 +126,29 @@ void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool w
 			      kp_pct(p, sizeof(p), r->weight, total, 2), r->count);
 	else
 		col = fprintf(f, "  %10" PRIu64 " %8s  ", r->count, kp_pct(p, sizeof(p), r->count, total, 2));
+	if (all)
+		col += fprintf(f, "%13s  ", weighted ? kp_share_ci_text(r->weight, all->weight, all->w2, ci, sizeof(ci))
+						     : kp_share_ci_text(r->count, all->count, (double)all->count, ci,
+									sizeof(ci)));
 	fprintf(f, "%s\n", kp_cut(cut, sizeof(cut), name, (size_t)(KP_TEXT_WIDTH - col), "..."));
 }
 
 void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
-		     uint64_t total, bool weighted)
+		     uint64_t total, bool weighted, const struct kp_hot_row *all)
 {
 	struct kp_hot_row rest = { 0 };
 	char buf[160];
 
 	for (size_t i = 0; i < nr && i < top; i++)
-		kp_hot_row_line(f, &rows[i], total, weighted, row_name(syms, &rows[i], rows, nr, buf, sizeof(buf)));
+		kp_hot_row_line(f, &rows[i], total, weighted, all, row_name(syms, &rows[i], rows, nr, buf, sizeof(buf)));
 	for (size_t i = top; i < nr; i++) {
 		rest.weight += rows[i].weight;
 		rest.count += rows[i].count;
+		rest.w2 += rows[i].w2;
 	}
 	if (nr > top) {
 		snprintf(buf, sizeof(buf), "(%zu other function%s)", nr - top, nr - top == 1 ? "" : "s");
-		kp_hot_row_line(f, &rest, total, weighted, buf);
+		kp_hot_row_line(f, &rest, total, weighted, all, buf);
 	}
 }
 
@@ -148,17 +157,21 @@ void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row
 static void hot_table(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr,
 		      const struct kp_hot_row *outside, bool weighted, size_t top, bool always_outside)
 {
-	uint64_t total = weighted ? outside->weight : outside->count;
+	struct kp_hot_row all = *outside;
 
-	for (size_t i = 0; i < nr; i++)
-		total += weighted ? rows[i].weight : rows[i].count;
+	for (size_t i = 0; i < nr; i++) {
+		all.weight += rows[i].weight;
+		all.count += rows[i].count;
+		all.w2 += rows[i].w2;
+	}
+	uint64_t total = weighted ? all.weight : all.count;
 	if (weighted)
-		fprintf(f, "  %10s %8s %10s  %s\n", "periods", "%", "samples", "function");
+		fprintf(f, "  %10s %8s %10s  %13s  %s\n", "periods", "%", "samples", "95% CI", "function");
 	else
-		fprintf(f, "  %10s %8s  %s\n", "samples", "%", "function");
-	kp_hot_rows(f, syms, rows, nr, top, total, weighted);
+		fprintf(f, "  %10s %8s  %13s  %s\n", "samples", "%", "95% CI", "function");
+	kp_hot_rows(f, syms, rows, nr, top, total, weighted, &all);
 	if (always_outside || outside->count)
-		kp_hot_row_line(f, outside, total, weighted, "(outside any function)");
+		kp_hot_row_line(f, outside, total, weighted, &all, "(outside any function)");
 }
 
 static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *v, size_t n)
@@ -173,10 +186,12 @@ static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *
 		weight += v[i].weight;
 	if (weighted)
 		fprintf(f, "SampledProfile (ProfileTime): %zu samples standing for %" PRIu64 " profile periods\n"
-			   "(a sample's weight is its Count: the periods it stands for; %% of all periods)\n\n", n, weight);
+			   "(a sample's weight is its Count: the periods it stands for; %% of all periods; 95%% CI:\n"
+			   "the share's Wilson interval, n being Kish's effective sample size for the weights)\n\n",
+			n, weight);
 	else
-		fprintf(f, "PmcInterrupt %s: %zu samples (one per counter overflow)\n\n",
-			kp_source_name(v[0].group - 1, sbuf, sizeof(sbuf)), n);
+		fprintf(f, "PmcInterrupt %s: %zu samples (one per counter overflow; 95%% CI: the share's Wilson\n"
+			   "interval)\n\n", kp_source_name(v[0].group - 1, sbuf, sizeof(sbuf)), n);
 	nr = make_rows(v, n, -1, rows, &outside);
 	fprintf(f, "All CPUs, top %d functions:\n", TOP_FUNCTIONS);
 	hot_table(f, rp->syms, rows, nr, &outside, weighted, TOP_FUNCTIONS, true);
@@ -197,6 +212,10 @@ void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
 
 	kp_report_section(f, "Hot spots");
 	collect_samples(rp, &s);
+	if (rp->m->measure_samples)
+		fprintf(f, "Left out: %" PRIu64 " samples of kprof's own measurement (KprofMeasure: scenario=profile's\n"
+			   "interrupt cost, whose self-IPIs write real samples, at arch_send_ipi).\n\n",
+			rp->m->measure_samples);
 	if (!s.n) {
 		free(s.v);
 		fprintf(f, "No SampledProfile or PmcInterrupt records%s.\n",
@@ -227,6 +246,9 @@ void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 		fprintf(f, "hot spots: no samples in the trace\n");
 		return;
 	}
+	if (rp->m->measure_samples)
+		fprintf(f, "hot spots: %" PRIu64 " samples of kprof's own measurement left out (KprofMeasure)\n",
+			rp->m->measure_samples);
 	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
 	for (size_t i = 0; i < s.n;) {
 		size_t j = i;

@@ -29,10 +29,17 @@
  * Sites are printed whole, function+0xoff and, from the kernel's DWARF,
  * file:line: a name too long for its column gets a line of its own.
  * The records are the model's (model/model.h), in time order.
+ *
+ * A wait's stretch of time on a stalled CPU (model/stall.c: the CPU could
+ * not run, steal time on a VM) is not spin-wait time: it is taken out of
+ * the record's wait (WaitTimeInCycles less the stall cycles within
+ * [AcquireTime - WaitTimeInCycles, AcquireTime) on its CPU) and shown
+ * apart as "stalled".
  */
 #include "tools/kprof/report/report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +62,9 @@ static const char *mode_name(int i)
 /* One traced release. */
 struct sl_rec {
 	uint64_t lock, caller;
-	uint64_t wait, hold;          /* WaitTimeInCycles; ReleaseTime - AcquireTime */
+	uint64_t wait, hold;          /* WaitTimeInCycles less stalled; ReleaseTime */
+	                              /* - AcquireTime                               */
+	uint64_t stalled;             /* of WaitTimeInCycles, on a stalled CPU       */
 	uint64_t weight;              /* acquisitions it stands for                 */
 	uint32_t spins;
 	int config;                   /* setting in force (index), -1: none yet     */
@@ -66,8 +75,9 @@ struct sl_rec {
 /* A lock, or a call site of one. */
 struct sl_group {
 	uint64_t addr;
-	uint64_t traced, contended, spins, wait_total;
+	uint64_t traced, contended, spins, wait_total, stalled;
 	uint64_t est_acq, est_cont, est_wait;
+	double var_acq, var_cont, var_wait; /* their variance estimates, sum w(w-1)x^2 */
 	uint64_t modes[MODES];
 	struct kp_stats wait, hold;
 	struct kp_stats hold_est;  /* weighted by what each record stands for    */
@@ -82,10 +92,15 @@ static struct sl_rec *collect(const struct kp_model *m)
 	for (size_t i = 0; i < m->nspinlocks; i++) {
 		const WMI_SPINLOCK *w = &m->spinlocks[i].r;
 		unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
+		uint32_t cpu = m->spinlocks[i].cpu;
+		uint64_t stalled = cpu < m->ncpus && w->WaitTimeInCycles <= w->AcquireTime
+					   ? kp_stall_overlap(&m->cpu[cpu], w->AcquireTime - w->WaitTimeInCycles, w->AcquireTime)
+					   : 0;
 		recs[i] = (struct sl_rec){
 			.lock = w->SpinLockAddress,
 			.caller = w->CallerAddress,
-			.wait = w->WaitTimeInCycles,
+			.wait = w->WaitTimeInCycles - stalled,
+			.stalled = stalled,
 			.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
 			.spins = w->SpinCount,
 			.config = m->spinlocks[i].config,
@@ -146,9 +161,14 @@ static void summarise(struct sl_group *g, const struct sl_rec *recs, size_t n, u
 		g->contended += r->contended;
 		g->spins += r->spins;
 		g->wait_total += r->wait;
+		g->stalled += r->stalled;
 		g->est_acq += r->weight;
 		g->est_cont += r->contended ? r->weight : 0;
 		g->est_wait += r->weight * r->wait;
+		double ww = (double)r->weight * (double)(r->weight - 1);
+		g->var_acq += ww;
+		g->var_cont += r->contended ? ww : 0;
+		g->var_wait += ww * (double)r->wait * (double)r->wait;
 		g->modes[r->mode]++;
 		if (r->wait)
 			v[nw++] = r->wait;
@@ -213,12 +233,41 @@ static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbol
 		mode_list(c->modes, modes, SITE_MODE_COLS), c->hold.median, c->hold.p99, c->hold.max);
 }
 
+/* The estimates' 95% intervals (interval.c), when any record stood for
+ * more than itself. */
+static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const struct sl_group *g)
+{
+	char a[48], c[48], w[80], lo[32], hi[32];
+	double half = 1.959963984540054 * sqrt(g->var_wait);
+
+	if (g->var_acq <= 0)
+		return;
+	kp_report_time(log, half < (double)g->est_wait - (double)g->wait_total ? g->est_wait - (uint64_t)half : g->wait_total,
+		       lo, sizeof(lo));
+	kp_report_time(log, g->est_wait + (uint64_t)half, hi, sizeof(hi));
+	snprintf(w, sizeof(w), "%s to %s", lo, hi);
+	kp_wrapf(f, lead, 0, (int)strlen(lead) + 2, ", ", "95%% CI: acquisitions %s\tcontended %s\twait total %s",
+		 kp_ht_text(g->est_acq, g->var_acq, g->traced, a, sizeof(a)),
+		 kp_ht_text(g->est_cont, g->var_cont, g->contended, c, sizeof(c)), w);
+}
+
+/* "\tstalled 1.234 ms (left out)" when any of the waits was stalled, else "". */
+static const char *stalled_text(const struct kp_log *log, uint64_t stalled, char *buf, size_t size)
+{
+	char t[32];
+
+	buf[0] = 0;
+	if (stalled)
+		snprintf(buf, size, "\tstalled %s (left out)", kp_report_time(log, stalled, t, sizeof(t)));
+	return buf;
+}
+
 static void print_lock(FILE *f, const struct kp_report *rp, int rank, const struct sl_group *g,
 		       const struct sl_group *sites)
 {
 	const struct kp_symbols *syms = rp->syms;
 	struct kp_log *log = rp->log;
-	char head[400], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[300];
+	char head[400], modes[KP_TEXT_WIDTH + 1], p[16], us[32], name[300], st[64];
 	uint64_t rest = 0;
 	int len;
 
@@ -228,18 +277,21 @@ static void print_lock(FILE *f, const struct kp_report *rp, int rank, const stru
 	else
 		fprintf(f, "\n%s%s\n", head, mode_list(g->modes, modes, (size_t)(KP_TEXT_WIDTH - len)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
-		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s us",
+		 "traced %" PRIu64 "\tcontended %" PRIu64 " (%s)\tspins %" PRIu64 "\twait total %" PRIu64 " cycles = %s%s",
 		 g->traced, g->contended, kp_pct(p, sizeof(p), g->contended, g->traced, 1), g->spins, g->wait_total,
-		 kp_report_us(log, g->wait_total, us, sizeof(us)));
+		 kp_report_time(log, g->wait_total, us, sizeof(us)), stalled_text(log, g->stalled, st, sizeof(st)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
-		 " cycles = %s us",
+		 " cycles = %s",
 		 g->est_acq, g->est_cont, kp_pct(p, sizeof(p), g->est_cont, g->est_acq, 1), g->est_wait,
-		 kp_report_us(log, g->est_wait, us, sizeof(us)));
-	kp_stats_header(f, "     ");
-	kp_stats_row(f, log, "     wait", &g->wait);
-	kp_stats_row(f, log, "     hold", &g->hold);
-	kp_stats_row(f, log, "     hold est", &g->hold_est);
+		 kp_report_time(log, g->est_wait, us, sizeof(us)));
+	print_ci(f, log, "     ", g);
+	const struct kp_stats *rows[] = { &g->wait, &g->hold, &g->hold_est };
+	struct kp_stats_units u = kp_stats_units(log, rows, 3);
+	kp_stats_header(f, "     ", &u);
+	kp_stats_row(f, log, "     wait", &g->wait, &u);
+	kp_stats_row(f, log, "     hold", &g->hold, &u);
+	kp_stats_row(f, log, "     hold est", &g->hold_est, &u);
 	fprintf(f, "    %-*s %7s %6s %9s  %-4s %10s %10s %10s\n", NAME_COLS,
 		g->nsites > TOP_SITES ? "release sites (top 5)" : "release sites", "traced", "cont%", "spins", "", "median",
 		"p99", "max");
@@ -300,9 +352,9 @@ static void print_leaders(FILE *f, const struct kp_report *rp, const struct sl_g
 		fprintf(f, "most waited for: none (no traced acquisition waited)\n");
 		return;
 	}
-	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " cycles = %s us in all",
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " cycles = %s in all",
 		 kp_report_object(rp, waited->addr, name, sizeof(name)), waited->wait_total,
-		 kp_report_us(rp->log, waited->wait_total, us, sizeof(us)));
+		 kp_report_time(rp->log, waited->wait_total, us, sizeof(us)));
 }
 
 void kp_report_locks(FILE *f, const struct kp_report *rp)
@@ -314,7 +366,7 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 	struct kp_weighted *vw;
 	struct sl_rec *recs;
 	uint64_t *v;
-	char p[16], us[32];
+	char p[16], us[32], st[64];
 
 	kp_report_section(f, "Spin locks");
 	if (!n) {
@@ -354,18 +406,21 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		   "threshold)\n");
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu release site%s\t%" PRIu64
-		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s us",
+		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s%s",
 		 all.traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all.contended,
 		 kp_pct(p, sizeof(p), all.contended, all.traced, 1), all.spins, all.wait_total,
-		 kp_report_us(log, all.wait_total, us, sizeof(us)));
+		 kp_report_time(log, all.wait_total, us, sizeof(us)), stalled_text(log, all.stalled, st, sizeof(st)));
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
-		 " cycles = %s us",
+		 " cycles = %s",
 		 all.est_acq, all.est_cont, kp_pct(p, sizeof(p), all.est_cont, all.est_acq, 1), all.est_wait,
-		 kp_report_us(log, all.est_wait, us, sizeof(us)));
-	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited;\n"
+		 kp_report_time(log, all.est_wait, us, sizeof(us)));
+	print_ci(f, log, "", &all);
+	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited,\n"
+		   "less its time on a stalled CPU (stalled: KprofClockLate intervals, shown apart);\n"
 		   "hold: ReleaseTime - AcquireTime; median, p99 (nearest rank), max of the traced records;\n"
-		   "hold est: the same weighted by the estimate (long holds are always traced, others not)\n");
+		   "hold est: the same weighted by the estimate (long holds are always traced, others not);\n"
+		   "95%% CI: of the estimates, normal, from the Horvitz-Thompson variance sum w(w-1)\n");
 	kp_report_lost_note(f, log);
 
 	kp_sort(locks, nlocks, sizeof(*locks), lock_order);

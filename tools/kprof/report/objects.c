@@ -127,9 +127,9 @@ static void report_object(FILE *f, const struct kp_symbols *syms, const struct k
 		sum == po.Hits ? "" : (nb < po.BucketCount ? " (truncated)" : " (DIFFERENT from Hits)"));
 	if (sum) {
 		fprintf(f, "  %10s %8s %10s  %s\n", "hits", "%", "buckets", "function (the bucket's start address in it)");
-		kp_hot_rows(f, syms, rows, nr, TOP_BUCKET_FUNCS, sum, true);
+		kp_hot_rows(f, syms, rows, nr, TOP_BUCKET_FUNCS, sum, true, NULL);
 		if (outside.count)
-			kp_hot_row_line(f, &outside, sum, true, "(outside any function)");
+			kp_hot_row_line(f, &outside, sum, true, NULL, "(outside any function)");
 	}
 	fputc('\n', f);
 	free(rows);

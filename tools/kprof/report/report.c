@@ -7,7 +7,8 @@
  *   3. profile objects: each KprofProfileObject's buckets by function (objects.c)
  *   4. spin locks (locks.c), 5. executive resources (resources.c)
  *   6. threads: CPU time, switches and why they left the CPU (threads.c)
- *   7. CPUs: busy and idle shares (threads.c)
+ *   7. scheduling latency, 8. waits per reason (latency.c)
+ *   9. CPUs: busy, idle, stalled and no-trace shares (cpus.c)
  *
  * This file builds the run's model once, hands it to every section, and
  * writes either the whole report or the --summary form `make run` prints.
@@ -94,6 +95,8 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
 	kp_report_locks(f, r);
 	kp_report_resources(f, r);
 	kp_report_threads(f, r);
+	kp_report_latency(f, r);
+	kp_report_blocked(f, r);
 	kp_report_cpus(f, r);
 	free(per_cpu);
 }

@@ -41,6 +41,9 @@ struct kp_report {
  * frames (t and per_cpu from kp_totals). */
 void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
 		      const struct kp_totals *t, const uint64_t *per_cpu);
+/* clock.c: the clock tick and profile interval of the run, and the
+ * interval seen between samples ("clock" in the header). */
+void kp_report_clock(FILE *f, const struct kp_report *r);
 /* header.c: the trace line and the losses, for --summary. */
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t);
 void kp_report_hot_spots(FILE *f, const struct kp_report *r);       /* hot.c       */
@@ -50,7 +53,20 @@ void kp_report_locks(FILE *f, const struct kp_report *r);           /* locks.c  
 void kp_report_resources(FILE *f, const struct kp_report *r);       /* resources.c */
 void kp_report_threads(FILE *f, const struct kp_report *r);         /* threads.c   */
 void kp_report_busiest(FILE *f, const struct kp_report *r);         /* threads.c   */
-void kp_report_cpus(FILE *f, const struct kp_report *r);            /* threads.c   */
+void kp_report_cpus(FILE *f, const struct kp_report *r);            /* cpus.c      */
+/* cpus.c: "stalled   cpu 0 67.2%, ..." for the header and --summary
+ * (nothing without KprofClockLate records). */
+void kp_report_stalled_line(FILE *f, const struct kp_report *r);
+void kp_report_latency(FILE *f, const struct kp_report *r);         /* latency.c   */
+void kp_report_blocked(FILE *f, const struct kp_report *r);         /* latency.c   */
+
+/* threads.c: "name", "(no name)", "thread 12" or, for thread 0 without a
+ * record (and when idle_name), "Idle"; bytes outside printable ASCII as
+ * '?'.  Returns buf. */
+const char *kp_report_thread_name(const struct kp_model_thread *th, bool idle_name, char *buf, size_t size);
+/* threads.c: the id and name that lead a row, "    12 name             ";
+ * a name longer than its 16 columns goes whole on a line of its own. */
+void kp_report_row_lead(FILE *f, uint32_t tid, const char *name);
 
 /* ---- a table of functions (hot.c; objects.c uses it too) ---- */
 
@@ -58,23 +74,50 @@ struct kp_hot_row {
 	bool known;                   /* in a function (func its start)             */
 	uint64_t func;
 	uint64_t weight, count;       /* periods (or hits) and samples (or buckets) */
+	double w2;                    /* the samples' weights squared, summed       */
 };
 /* Heaviest first; ties: more samples, then the lower address. */
 int kp_hot_row_cmp(const void *a, const void *b);
 /* Rows [0, top) by name, then one line for the rest. */
 void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
-		 uint64_t total, bool weighted);
-/* One row: weight, share of total, count, and the name cut to the width. */
-void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted, const char *name);
+		 uint64_t total, bool weighted, const struct kp_hot_row *all);
+/* One row: weight, share of total, count, with `all` (the table's totals)
+ * the 95% interval of the row's share (NULL: none), and the name cut to
+ * the width. */
+void kp_hot_row_line(FILE *f, const struct kp_hot_row *r, uint64_t total, bool weighted,
+		     const struct kp_hot_row *all, const char *name);
 
 /* ---- helpers (format.c) ---- */
 
 /* A section title: a blank line, "== title ==", underlined to the width. */
 void kp_report_section(FILE *f, const char *title);
-/* TSC cycles as microseconds or milliseconds ("12.345"), from the run
- * header's TSC rate; "?" when it is unknown.  Returns buf. */
-const char *kp_report_us(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
-const char *kp_report_ms(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+/* ---- 95% confidence intervals (interval.c) ---- */
+
+/* Wilson score interval of the proportion p from n samples. */
+void kp_wilson(double p, double n, double *lo, double *hi);
+/* The share w / all_w of weighted samples whose weights' squares add up
+ * to all_w2: Wilson with Kish's effective n; as "12.3-15.9%". */
+const char *kp_share_ci_text(uint64_t w, uint64_t all_w, double all_w2, char *buf, size_t size);
+/* A Horvitz-Thompson estimate with its variance estimate sum(w (w - 1)):
+ * "lo-hi", normal, lo never below the traced count. */
+const char *kp_ht_text(uint64_t estimate, double variance, uint64_t traced, char *buf, size_t size);
+
+/* ---- units of time (units.c) ---- */
+
+struct kp_unit {
+	const char *name;             /* "s", "ms", "us", "ns"                      */
+	uint64_t per_s;               /* units in a second                          */
+};
+/* The unit of a column whose largest value is max_cycles: the largest in
+ * which that is at least 1 (ns below a microsecond). */
+struct kp_unit kp_unit_for(const struct kp_log *log, uint64_t max_cycles);
+/* cycles in unit u: three decimals, rounded down (ns: whole); "?" without
+ * the TSC rate.  Returns buf. */
+const char *kp_unit_text(const struct kp_log *log, struct kp_unit u, uint64_t cycles, char *buf, size_t size);
+/* A figure in text: cycles in the unit its own size picks, with the
+ * unit's name ("2.967 s", "812.004 us").  Returns buf. */
+const char *kp_report_time(const struct kp_log *log, uint64_t cycles, char *buf, size_t size);
+
 /* Code: "function+0xoff", or the address in hex. */
 const char *kp_report_code_name(const struct kp_symbols *syms, uint64_t addr, char *buf, size_t size);
 /* Data (a lock, a resource): "name+0xoff" only inside a symbol of known
@@ -111,6 +154,19 @@ const KPROF_SPINLOCK_CONFIG *kp_lock_sampling_at(const struct kp_lock_sampling *
 /* "sampling: spin threshold ..., acquire rate ..." and where it came from. */
 void kp_lock_sampling_print(FILE *f, const struct kp_lock_sampling *s);
 
+/* ---- a resource's waits, each counted once (resource_waits.c) ---- */
+
+struct kp_res_waits {
+	uint64_t slices;              /* excessive waits: slices the wait went on   */
+	                              /* after (the owners boosted)                 */
+	uint64_t went_on;             /* waits with slices that got the resource    */
+	uint64_t timeouts, timeouts_x;/* waits that ended without it (exclusive)    */
+	uint64_t timeout_total;       /* their final WaitTime, each once            */
+	uint64_t timeout_max;
+};
+/* The waits on `resource` from the model's Resource records. */
+void kp_resource_waits(const struct kp_model *m, uint64_t resource, struct kp_res_waits *w);
+
 /* ---- order statistics (stats.c) ---- */
 
 struct kp_stats {
@@ -125,9 +181,16 @@ void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s);
 /* The same weighted: the value at which the running weight first reaches
  * the rank (sorts a). */
 void kp_stats_weighted(struct kp_weighted *a, size_t n, struct kp_stats *s);
-/* A table of them: the header, and a row in cycles and microseconds. */
-void kp_stats_header(FILE *f, const char *indent);
-void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s);
+/* A table of them: the units of its three time columns (each from its
+ * largest value over the rows with values), the header naming them, and
+ * a row in cycles and in those units. */
+struct kp_stats_units {
+	struct kp_unit median, p99, max;
+};
+struct kp_stats_units kp_stats_units(const struct kp_log *log, const struct kp_stats *const *rows, size_t n);
+void kp_stats_header(FILE *f, const char *indent, const struct kp_stats_units *u);
+void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s,
+		  const struct kp_stats_units *u);
 /* v in decimal, or "-" when there is no value. */
 const char *kp_stats_num(char *buf, size_t size, uint64_t v, bool have);
 

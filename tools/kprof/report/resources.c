@@ -12,7 +12,9 @@
  * entries provided for, owners at that moment): only releases count.
  * Total wait, the order of the table, is that of the releases: a slice
  * that ended in an excessive wait and then got the resource is part of
- * its release's WaitTime already, so time-outs are kept apart.
+ * its release's WaitTime already.  The WaitExcessive records are put
+ * back into waits (resource_waits.c): excessive waits, after which the
+ * wait went on, apart from time-outs, each wait counted once.
  * Resources are ordered by total wait descending, then address; every
  * record type is also totalled per Action.
  */
@@ -52,7 +54,6 @@ struct rs_group {
 	uint64_t addr;
 	uint64_t count[NACTIONS];     /* records by action                          */
 	uint64_t waited, wait_total;  /* releases that waited, and their WaitTime   */
-	uint64_t timeout_max;         /* longest WaitTime of a time-out             */
 	uint64_t contention;          /* ContentionDelta over the releases          */
 	uint32_t max_depth;           /* deepest MaxRecursionDepth of a release     */
 	struct kp_stats hold, wait;
@@ -89,8 +90,6 @@ static void summarise(struct rs_group *g, const WMI_RESOURCE *recs, size_t n, ui
 		const WMI_RESOURCE *r = &recs[i];
 		unsigned a = action_index(r->Action);
 		g->count[a]++;
-		if (a == A_TO_X || a == A_TO_S)
-			g->timeout_max = r->WaitTime > g->timeout_max ? r->WaitTime : g->timeout_max;
 		if (a != A_REL_X && a != A_REL_S)
 			continue;
 		holds[nh++] = r->HoldTime;
@@ -108,28 +107,38 @@ static void print_group(FILE *f, const struct kp_report *rp, int rank, const str
 	const struct kp_log *log = rp->log;
 	char name[300], us[32], us2[32];
 	uint64_t timeouts = g->count[A_TO_X] + g->count[A_TO_S];
+	struct kp_res_waits w;
 
 	fprintf(f, "\n%2d resource %s\n", rank, kp_report_object(rp, g->addr, name, sizeof(name)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "releases: exclusive %" PRIu64 "\tshared %" PRIu64 "\t%" PRIu64 " waited\twait total %" PRIu64
-		 " cycles = %s us",
+		 " cycles = %s",
 		 g->count[A_REL_X], g->count[A_REL_S], g->waited, g->wait_total,
-		 kp_report_us(log, g->wait_total, us, sizeof(us)));
+		 kp_report_time(log, g->wait_total, us, sizeof(us)));
+	kp_resource_waits(rp->m, g->addr, &w);
 	if (timeouts)
 		kp_wrapf(f, "     ", 0, 7, ", ",
-			 "time-outs: %" PRIu64 " (exclusive %" PRIu64 ", shared %" PRIu64 ")\tlongest wait %" PRIu64
-			 " cycles = %s us",
-			 timeouts, g->count[A_TO_X], g->count[A_TO_S], g->timeout_max,
-			 kp_report_us(log, g->timeout_max, us2, sizeof(us2)));
+			 "excessive waits: %" PRIu64 " slices the wait went on after\t%" PRIu64
+			 " waits with them got the resource",
+			 w.slices, w.went_on);
+	if (w.timeouts)
+		kp_wrapf(f, "     ", 0, 7, ", ",
+			 "time-outs: %" PRIu64 " waits gave up (exclusive %" PRIu64 ", shared %" PRIu64 ")\twaited %s in all"
+			 "\tlongest %" PRIu64 " cycles = %s",
+			 w.timeouts, w.timeouts_x, w.timeouts - w.timeouts_x,
+			 kp_report_time(log, w.timeout_total, us, sizeof(us)), w.timeout_max,
+			 kp_report_time(log, w.timeout_max, us2, sizeof(us2)));
 	else
 		fprintf(f, "     time-outs: 0\n");
 	kp_wrapf(f, "     ", 0, 7, ", ",
 		 "max recursion depth %u\tcontention delta sum %" PRIu64 "\tinitialized %" PRIu64
 		 "\treinitialized %" PRIu64,
 		 g->max_depth, g->contention, g->count[A_INIT], g->count[A_REINIT]);
-	kp_stats_header(f, "     ");
-	kp_stats_row(f, log, "     hold", &g->hold);
-	kp_stats_row(f, log, "     wait", &g->wait);
+	const struct kp_stats *rows[] = { &g->hold, &g->wait };
+	struct kp_stats_units u = kp_stats_units(log, rows, 2);
+	kp_stats_header(f, "     ", &u);
+	kp_stats_row(f, log, "     hold", &g->hold, &u);
+	kp_stats_row(f, log, "     wait", &g->wait, &u);
 }
 
 /* By total wait; ties by address.  groups[] is in address order. */
@@ -145,9 +154,9 @@ static void print_most_waited(FILE *f, const struct kp_report *rp, const struct 
 		fprintf(f, "most waited for: none (no release had waited)\n");
 		return;
 	}
-	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " of %" PRIu64 " releases waited, %s us in all",
+	kp_wrapf(f, "", 0, 2, " ", "most waited for: %s: %" PRIu64 " of %" PRIu64 " releases waited, %s in all",
 		 kp_report_object(rp, best->addr, name, sizeof(name)), best->waited,
-		 best->count[A_REL_X] + best->count[A_REL_S], kp_report_us(rp->log, best->wait_total, us, sizeof(us)));
+		 best->count[A_REL_X] + best->count[A_REL_S], kp_report_time(rp->log, best->wait_total, us, sizeof(us)));
 }
 
 static void print_actions(FILE *f, const struct rs_totals *t)
@@ -162,8 +171,13 @@ static void print_actions(FILE *f, const struct rs_totals *t)
 			snprintf(label, sizeof(label), "other values");
 		else
 			snprintf(label, sizeof(label), "0x%08x %s", actions[i].action, actions[i].name);
-		fprintf(f, "%-36s %8" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64 "\n", label,
-			t[i].records, t[i].waited, t[i].wait_total, t[i].wait_max, t[i].hold_total);
+		char wait[24];
+		if (i == A_TO_X || i == A_TO_S) /* waited so far: a sum would count a wait again per slice */
+			snprintf(wait, sizeof(wait), "-");
+		else
+			snprintf(wait, sizeof(wait), "%" PRIu64, t[i].wait_total);
+		fprintf(f, "%-36s %8" PRIu64 " %8" PRIu64 " %14s %12" PRIu64 " %14" PRIu64 "\n", label, t[i].records,
+			t[i].waited, wait, t[i].wait_max, t[i].hold_total);
 	}
 }
 
@@ -205,8 +219,11 @@ void kp_report_resources(FILE *f, const struct kp_report *rp)
 	print_most_waited(f, rp, groups, ngroups);
 	fprintf(f, "%zu Resource records for %zu resource addresses\n", n, ngroups);
 	print_actions(f, totals);
-	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases;\n"
-		   "time-outs: WaitExcessiveFor... records; median, p99 (nearest rank), max\n");
+	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases; median, p99\n"
+		   "(nearest rank), max.  WaitExcessiveFor... records: a wait slice ended without the resource,\n"
+		   "WaitTime the time waited so far (so not summed: \"-\"; longest: the longest so far).  Per\n"
+		   "resource they are put back into waits: excessive waits (the wait went on) apart from\n"
+		   "time-outs (the caller gave up; waited: each wait's final WaitTime, once)\n");
 	kp_report_lost_note(f, log);
 	kp_sort(groups, ngroups, sizeof(*groups), group_order);
 	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", ngroups < TOP_RESOURCES ? ngroups : TOP_RESOURCES,

@@ -1,7 +1,8 @@
 /*
  * stats.c - order statistics of the report's lock and resource sections
  * (report.h): nearest-rank median, 99th percentile and maximum, plain and
- * weighted, and the table rows that show them in cycles and microseconds.
+ * weighted, and the table rows that show them in cycles and in time, each
+ * time column in one unit chosen from its values over the table (units.c).
  *
  * Nearest rank: the p-th percentile of n sorted values is the one at rank
  * ceil(p * n / 100), counting from 1.
@@ -64,22 +65,42 @@ void kp_stats_weighted(struct kp_weighted *a, size_t n, struct kp_stats *s)
 	s->max = a[n - 1].v;
 }
 
-void kp_stats_header(FILE *f, const char *indent)
+struct kp_stats_units kp_stats_units(const struct kp_log *log, const struct kp_stats *const *rows, size_t n)
 {
-	fprintf(f, "%s%-*s %9s %10s %10s %10s %10s %10s %10s\n", indent, LABEL_COLS - (int)strlen(indent), "cycles",
-		"n", "median", "p99", "max", "median us", "p99 us", "max us");
+	uint64_t med = 0, p99 = 0, max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i]->n)
+			continue;
+		med = rows[i]->median > med ? rows[i]->median : med;
+		p99 = rows[i]->p99 > p99 ? rows[i]->p99 : p99;
+		max = rows[i]->max > max ? rows[i]->max : max;
+	}
+	return (struct kp_stats_units){ kp_unit_for(log, med), kp_unit_for(log, p99), kp_unit_for(log, max) };
 }
 
-void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s)
+void kp_stats_header(FILE *f, const char *indent, const struct kp_stats_units *u)
+{
+	char h[3][16];
+
+	snprintf(h[0], sizeof(h[0]), "median %s", u->median.name);
+	snprintf(h[1], sizeof(h[1]), "p99 %s", u->p99.name);
+	snprintf(h[2], sizeof(h[2]), "max %s", u->max.name);
+	fprintf(f, "%s%-*s %9s %10s %10s %10s %10s %10s %10s\n", indent, LABEL_COLS - (int)strlen(indent), "cycles",
+		"n", "median", "p99", "max", h[0], h[1], h[2]);
+}
+
+void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const struct kp_stats *s,
+		  const struct kp_stats_units *u)
 {
 	char v[6][32];
 
 	kp_stats_num(v[0], sizeof(v[0]), s->median, s->n);
 	kp_stats_num(v[1], sizeof(v[1]), s->p99, s->n);
 	kp_stats_num(v[2], sizeof(v[2]), s->max, s->n);
-	kp_report_us(log, s->median, v[3], sizeof(v[3]));
-	kp_report_us(log, s->p99, v[4], sizeof(v[4]));
-	kp_report_us(log, s->max, v[5], sizeof(v[5]));
+	kp_unit_text(log, u->median, s->median, v[3], sizeof(v[3]));
+	kp_unit_text(log, u->p99, s->p99, v[4], sizeof(v[4]));
+	kp_unit_text(log, u->max, s->max, v[5], sizeof(v[5]));
 	if (!s->n)
 		strcpy(v[3], "-"), strcpy(v[4], "-"), strcpy(v[5], "-");
 	fprintf(f, "%-*s %9zu %10s %10s %10s %10s %10s %10s\n", LABEL_COLS, label, s->n, v[0], v[1], v[2], v[3], v[4],

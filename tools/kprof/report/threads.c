@@ -1,10 +1,12 @@
 /*
- * threads.c - the Threads and CPUs sections of `kprof report` (and the
- * busiest threads of --summary), read from the model's schedule and
- * thread table (model/schedule.c, model/threads.c): each thread's CPU
- * time, switches, priorities and reasons for leaving the CPU; each CPU's
- * busy and idle shares.  The times are the model's, the very runs the
- * timeline draws, and "cpu ms" is formatted as its legend formats it.
+ * threads.c - the Threads section of `kprof report` (and the busiest
+ * threads of --summary), read from the model's schedule and thread table
+ * (model/schedule.c, model/threads.c): each thread's CPU time (less no
+ * trace and stalls), its time stalled, switches in, switches out
+ * voluntary (it waited or ended) and involuntary (it was still ready:
+ * preempted, quantum end, yield), priorities and reasons for leaving the
+ * CPU.  The times are the model's, the very runs the timeline draws; each
+ * time column has one unit, chosen from its largest value (units.c).
  */
 #include "tools/kprof/report/report.h"
 
@@ -18,10 +20,16 @@
 
 #define TOP_REASONS 3
 
-/* The header of the thread table: id, name, process, cpu ms, %, in, prio,
- * out, wait. */
-#define THREAD_HEADER "%6s %-16s %-16s %10s %7s %6s %5s %6s %4s\n"
+/* The header of the thread table: id, name, process, cpu, %, stalled, in,
+ * vol, invol, prio. */
+#define THREAD_HEADER "%6s %-16s %-16s %11s %7s %11s %6s %6s %6s %5s\n"
 #define NAME_COLS 16 /* names are never cut: a longer one gets a line of its own */
+
+/* The units of the table's two time columns. */
+struct th_units {
+	struct kp_unit cpu, stalled;
+	bool stalls_known;            /* KprofClockLate records: else "-"           */
+};
 
 static int cmp_busiest(const void *a, const void *b)
 {
@@ -56,7 +64,7 @@ static void printable(char *dst, size_t size, const char *src)
 
 /* "name", "(no name)", "thread 12" or, for thread 0 without a record
  * (and when idle_name), "Idle". */
-static const char *thread_name(const struct kp_model_thread *th, bool idle_name, char *buf, size_t size)
+const char *kp_report_thread_name(const struct kp_model_thread *th, bool idle_name, char *buf, size_t size)
 {
 	if (th->named && th->name[0])
 		printable(buf, size, th->name);
@@ -72,7 +80,7 @@ static const char *thread_name(const struct kp_model_thread *th, bool idle_name,
 /* The id and name that lead a row: "    12 name             "; a name too
  * long for its column goes on a line of its own (id and name), the row
  * then leads with the id only. */
-static void row_lead(FILE *f, uint32_t tid, const char *name)
+void kp_report_row_lead(FILE *f, uint32_t tid, const char *name)
 {
 	if (strlen(name) > NAME_COLS) {
 		fprintf(f, "%6u %s\n", tid, name);
@@ -81,11 +89,12 @@ static void row_lead(FILE *f, uint32_t tid, const char *name)
 	fprintf(f, "%6u %-*s ", tid, NAME_COLS, name);
 }
 
-static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model_thread *th, uint64_t total)
+static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model_thread *th, uint64_t total,
+			const struct th_units *u)
 {
-	char name[40], proc[24], t[32], p[32], prio[32];
+	char name[40], proc[24], t[32], p[32], st[32], prio[32];
 
-	thread_name(th, true, name, sizeof(name));
+	kp_report_thread_name(th, true, name, sizeof(name));
 	if (th->named)
 		printable(proc, sizeof(proc), th->process);
 	else
@@ -96,9 +105,32 @@ static void thread_line(FILE *f, const struct kp_log *log, const struct kp_model
 		snprintf(prio, sizeof(prio), "%d", th->pmin);
 	else
 		snprintf(prio, sizeof(prio), "-");
-	row_lead(f, th->tid, name);
-	fprintf(f, "%-16s %10s %7s %6" PRIu64 " %5s %6" PRIu64 " %4u\n", proc, kp_report_ms(log, th->cycles, t, sizeof(t)),
-		kp_pct(p, sizeof(p), th->cycles, total, 2), th->in, prio, th->out, th->max_wait);
+	kp_report_row_lead(f, th->tid, name);
+	fprintf(f, "%-16s %11s %7s %11s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5s\n", proc,
+		kp_unit_text(log, u->cpu, th->cycles, t, sizeof(t)), kp_pct(p, sizeof(p), th->cycles, total, 2),
+		u->stalls_known ? kp_unit_text(log, u->stalled, th->stalled, st, sizeof(st)) : "-", th->in, th->out - th->out_ready, th->out_ready,
+		prio);
+}
+
+/* The units of the first n rows' time columns, and the table's header. */
+static struct th_units table_head(FILE *f, const struct kp_report *r, const struct kp_model_thread **v, size_t n)
+{
+	const struct kp_log *log = r->log;
+	uint64_t cpu = 0, stalled = 0;
+	struct th_units u;
+	char a[16], b[16];
+
+	for (size_t i = 0; i < n; i++) {
+		cpu = v[i]->cycles > cpu ? v[i]->cycles : cpu;
+		stalled = v[i]->stalled > stalled ? v[i]->stalled : stalled;
+	}
+	u.cpu = kp_unit_for(log, cpu);
+	u.stalled = kp_unit_for(log, stalled ? stalled : cpu);
+	u.stalls_known = r->m->stall_records != 0;
+	snprintf(a, sizeof(a), "cpu %s", u.cpu.name);
+	snprintf(b, sizeof(b), "stalled %s", u.stalled.name);
+	fprintf(f, THREAD_HEADER, "thread", "name", "process", a, "%", b, "in", "vol", "invol", "prio");
+	return u;
 }
 
 /* The traced time of all CPUs with switches: each is accounted for over
@@ -127,7 +159,7 @@ static void thread_reasons(FILE *f, const struct kp_model_thread *th)
 	size_t len = 0;
 	int shown = 0, more = 0, k;
 
-	thread_name(th, false, name, sizeof(name));
+	kp_report_thread_name(th, false, name, sizeof(name));
 	if (strlen(name) > NAME_COLS) { /* whole, on its own line */
 		fprintf(f, "%6u %s\n", th->tid, name);
 		name[0] = 0;
@@ -164,15 +196,19 @@ void kp_report_threads(FILE *f, const struct kp_report *r)
 							      : ": the run's trace= did not include cswitch");
 		return;
 	}
-	fprintf(f, "From %" PRIu64 " CSwitch records.  cpu ms: time on a CPU, from the switch in to the switch\n"
-		   "out (a CPU's first thread from the start of the trace, its last one up to the last record of\n"
-		   "any CPU); %%: of the %u CPUs' time over the trace; in, out: times switched in and out; prio:\n"
-		   "priorities seen; wait: longest NewThreadWaitTime (clock ticks since it last left a CPU).\n\n",
-		m->switches, m->switching_cpus);
+	kp_wrapf(f, "", 0, 0, " ",
+		 "From %" PRIu64 " CSwitch records.  cpu: time on a CPU, from the switch in to the switch out (a "
+		 "CPU's first thread from the start of the trace, its last one up to the last record of any CPU), "
+		 "less the time its CPU was stalled (KprofClockLate) or without trace; %%: of the %u CPUs' time "
+		 "over the trace; stalled: time it was on a stalled CPU (- without trace=clock); in: times "
+		 "switched in; vol: switched out to wait (or end); invol: switched out still ready (preempted, "
+		 "quantum end, yield); prio: priorities seen.  How long threads waited to run: Scheduling latency.",
+		 m->switches, m->switching_cpus);
+	fputc('\n', f);
 	const struct kp_model_thread **v = busiest(m, &n);
-	fprintf(f, THREAD_HEADER, "thread", "name", "process", "cpu ms", "%", "in", "prio", "out", "wait");
+	struct th_units u = table_head(f, r, v, n);
 	for (size_t i = 0; i < n; i++)
-		thread_line(f, r->log, v[i], traced_total(m));
+		thread_line(f, r->log, v[i], traced_total(m), &u);
 	fprintf(f, "\nWhy they left the CPU (OldThreadWaitReason, times; the %d most frequent):\n\n", TOP_REASONS);
 	fprintf(f, "%6s %-16s %s\n", "thread", "name", "reasons");
 	for (size_t i = 0; i < n; i++)
@@ -193,59 +229,8 @@ void kp_report_busiest(FILE *f, const struct kp_report *r)
 		return;
 	const struct kp_model_thread **v = busiest(r->m, &n);
 	fprintf(f, "\nbusiest threads:\n");
-	fprintf(f, THREAD_HEADER, "thread", "name", "process", "cpu ms", "%", "in", "prio", "out", "wait");
+	struct th_units u = table_head(f, r, v, n < TOP_SUMMARY ? n : TOP_SUMMARY);
 	for (size_t i = 0; i < n && i < TOP_SUMMARY; i++)
-		thread_line(f, r->log, v[i], traced_total(r->m));
+		thread_line(f, r->log, v[i], traced_total(r->m), &u);
 	free(v);
-}
-
-void kp_report_cpus(FILE *f, const struct kp_report *r)
-{
-	const struct kp_model *m = r->m;
-	char a[32], b[32], c[32];
-	uint64_t span = m->end - m->begin;
-
-	kp_report_section(f, "CPUs");
-	fprintf(f, "Each CPU's records from its first to its last (traced); busy and idle: shares of the whole\n"
-		   "trace (%s us, from its start to the last record of any CPU) outside and in the idle\n"
-		   "thread (ThreadId 0), from the CSwitch records.\n\n",
-		kp_report_us(r->log, span, a, sizeof(a)));
-	if (!m->ncpus) {
-		fprintf(f, "No CPU sent any frame.\n");
-		return;
-	}
-	fprintf(f, "%5s %16s %14s %8s %8s %10s\n", "cpu", "traced cycles", "traced us", "busy", "idle", "switches");
-	bool holes = false;
-	for (uint32_t i = 0; i < m->ncpus; i++) {
-		const struct kp_model_cpu *cpu = &m->cpu[i];
-		uint64_t len = cpu->last - cpu->first;
-		holes |= cpu->no_trace || cpu->lost_kernel;
-		if (!cpu->any) {
-			fprintf(f, "%5u  no records", i);
-		} else {
-			fprintf(f, "%5u %16" PRIu64 " %14s ", i, len, kp_report_us(r->log, len, a, sizeof(a)));
-			if (!cpu->switches)
-				fprintf(f, "%8s %8s %10s  (no CSwitch records: busy and idle unknown)", "?", "?", "0");
-			else
-				fprintf(f, "%8s %8s %10" PRIu64, kp_pct(b, sizeof(b), cpu->busy, span, 2),
-					kp_pct(c, sizeof(c), cpu->idle, span, 2), cpu->switches);
-		}
-		if (cpu->no_trace)
-			fprintf(f, "  no trace %s (%s us)", kp_pct(b, sizeof(b), cpu->no_trace, span, 2),
-				kp_report_us(r->log, cpu->no_trace, c, sizeof(c)));
-		fputc('\n', f);
-	}
-	const char *sep = "\ndropped (records the CPU's trace buffer could not store):";
-	for (uint32_t i = 0; i < m->ncpus; i++)
-		if (m->cpu[i].lost_kernel) {
-			fprintf(f, "%s cpu %u: %" PRIu64, sep, i, m->cpu[i].lost_kernel);
-			sep = ",";
-		}
-	if (sep[0] != '\n')
-		fputc('\n', f);
-	if (holes)
-		fprintf(f, "\nno trace: time around frames lost on the link (between the records either side) and\n"
-			   "around records the kernel dropped (from the first drop to the next record stored, or\n"
-			   "from the CPU's last record to the end of the trace), counted as neither busy nor idle\n"
-			   "nor any thread's CPU time.\n");
 }

@@ -1,0 +1,195 @@
+/*
+ * latency.c - scheduling latency and blocked time per thread, as
+ * `perf sched latency` and WPA's Ready / Waits columns give them.
+ *
+ * Every CPU's runs (schedule.c) and ReadyThread records, merged in time
+ * order, walk each thread through the states
+ *
+ *   running --switch out, OldThreadState Waiting (reason r)--> blocked
+ *   running --switch out, OldThreadState Ready--------------> ready
+ *   blocked --ReadyThread (AdjustReason)--------------------> ready
+ *   ready   --switch in-------------------------------------> running
+ *
+ * so that:
+ *   - latency (ready to running): from the ReadyThread record, or from a
+ *     switch out in state Ready (preempted, quantum end, yield: the thread
+ *     never stopped wanting the CPU), to the next switch in; its count,
+ *     total and longest, when the longest ended, why the thread was made
+ *     ready (AdjustReason 0 new, 1 unwait, 2 boost; or preempted) and by
+ *     whom: the thread running on the CPU that wrote the ReadyThread
+ *     record (the record has no readying thread of its own; WPA takes the
+ *     same);
+ *   - blocked time: from a switch out in state Waiting to the ReadyThread
+ *     that ends the wait, per OldThreadWaitReason of that switch.
+ *
+ * A ReadyThread can come before the switch out of the thread it readies
+ * (it is readied on another CPU while it is still on its way out): then
+ * the thread is ready from the switch out on, blocked for no time.  A
+ * switch in after a wait with no ReadyThread seen (records lost, or the
+ * group off) is counted (unreadied), not timed.  The idle threads (id 0)
+ * are left out; a run whose end is a lost switch leaves the thread's
+ * state unknown until its next switch in.  Stalls are not taken out:
+ * a thread ready while its CPU stalls did wait that long.
+ */
+#include "tools/kprof/model/model.h"
+
+#include <stdlib.h>
+
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+enum ev_type { EV_OUT, EV_READY, EV_IN }; /* at one time stamp, in this order */
+enum th_state { TS_UNKNOWN, TS_RUNNING, TS_BLOCKED, TS_READY, TS_EARLY };
+
+struct ev {
+	uint64_t ts;
+	size_t order;          /* ties: as collected                         */
+	uint32_t tid, by;      /* READY: the thread running where it came    */
+	uint8_t type, cpu;
+	uint8_t state, reason; /* OUT: OldThreadState and -WaitReason; 0xFF  */
+	int8_t why;            /* state: the switch is lost                  */
+};
+
+struct th {
+	uint8_t state, reason, cpu;
+	int8_t why;
+	uint32_t by;
+	uint64_t since;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	int c = kp_cmp_u64(x->ts, y->ts);
+	if (!c)
+		c = kp_cmp_u64(x->type, y->type);
+	return c ? c : kp_cmp_u64(x->order, y->order);
+}
+
+/* The thread running on c at ts (runs are end to end, in time order). */
+static uint32_t running_at(const struct kp_model_cpu *c, uint64_t ts)
+{
+	size_t lo = 0, hi = c->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->runs[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nruns && c->runs[lo].start <= ts ? c->runs[lo].tid : 0;
+}
+
+static struct ev *collect(const struct kp_model *m, size_t *n)
+{
+	struct ev *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct kp_model_cpu *c = &m->cpu[i];
+		for (size_t k = 0; k < c->nruns; k++) {
+			const struct kp_run *r = &c->runs[k];
+			if (!r->tid)
+				continue;
+			if (!r->from_start)
+				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->start, .order = *n, .tid = r->tid, .type = EV_IN,
+								  .cpu = (uint8_t)i }));
+			if (!r->to_end)
+				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->end, .order = *n, .tid = r->tid, .type = EV_OUT,
+								  .cpu = (uint8_t)i, .state = r->gap ? 0xFF : r->end_state,
+								  .reason = r->end_reason }));
+		}
+		for (size_t k = 0; k < c->nreadies; k++) {
+			const struct kp_ready *r = &c->readies[k];
+			if (r->tid)
+				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->ts, .order = *n, .tid = r->tid, .type = EV_READY,
+								  .cpu = (uint8_t)i, .by = running_at(c, r->ts),
+								  .why = r->reason >= 0 && r->reason < KP_READY_PREEMPTED
+										 ? r->reason : 0 }));
+		}
+	}
+	kp_sort(v, *n, sizeof(*v), cmp_ev);
+	return v;
+}
+
+static void make_ready(struct th *s, uint64_t since, uint32_t by, int8_t why, uint8_t cpu)
+{
+	*s = (struct th){ .state = TS_READY, .since = since, .by = by, .why = why, .cpu = cpu };
+}
+
+static void switch_out(struct kp_model_thread *t, struct th *s, const struct ev *e)
+{
+	if (e->state == Ready) {
+		make_ready(s, e->ts, t->tid, KP_READY_PREEMPTED, e->cpu);
+	} else if (e->state == Waiting && s->state == TS_EARLY) {
+		t->nblocked[e->reason]++; /* readied before it was out: no time blocked */
+		make_ready(s, e->ts, s->by, s->why, s->cpu);
+	} else if (e->state == Waiting) {
+		*s = (struct th){ .state = TS_BLOCKED, .since = e->ts, .reason = e->reason };
+	} else {
+		s->state = TS_UNKNOWN; /* terminated, or the switch was lost */
+	}
+}
+
+static void readied(struct kp_model_thread *t, struct th *s, const struct ev *e)
+{
+	switch (s->state) {
+	case TS_BLOCKED:
+		t->blocked[s->reason] += e->ts - s->since;
+		t->nblocked[s->reason]++;
+		/* fall through */
+	case TS_UNKNOWN:
+		make_ready(s, e->ts, e->by, e->why, e->cpu);
+		break;
+	case TS_RUNNING:
+		*s = (struct th){ .state = TS_EARLY, .by = e->by, .why = e->why, .cpu = e->cpu };
+		break;
+	default:
+		break; /* ready already: from the first time */
+	}
+}
+
+static void switch_in(struct kp_model_thread *t, struct th *s, const struct ev *e)
+{
+	struct kp_latency *l = &t->lat;
+
+	if (s->state == TS_READY) {
+		uint64_t d = e->ts - s->since;
+		l->n++;
+		l->total += d;
+		l->why[s->why]++;
+		if (l->n == 1 || d > l->max) {
+			l->max = d;
+			l->max_at = e->ts;
+			l->max_by = s->by;
+			l->max_why = s->why;
+			l->max_cpu = s->cpu;
+		}
+	} else if (s->state == TS_BLOCKED) {
+		l->unreadied++;
+	}
+	s->state = TS_RUNNING;
+}
+
+void kp_latency_build(struct kp_model *m)
+{
+	size_t n;
+	struct ev *v = collect(m, &n);
+	struct th *st = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*st));
+
+	for (size_t i = 0; i < n; i++) {
+		struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, v[i].tid);
+		if (!t)
+			continue; /* a ReadyThread for a thread never switched nor named */
+		struct th *s = &st[t - m->threads];
+		switch (v[i].type) {
+		case EV_OUT: switch_out(t, s, &v[i]); break;
+		case EV_READY: readied(t, s, &v[i]); break;
+		default: switch_in(t, s, &v[i]); break;
+		}
+	}
+	free(st);
+	free(v);
+}
