@@ -364,7 +364,10 @@ static void draw_stalls(const struct tl *t, const struct kp_model_cpu *c, uint32
 
 	for (size_t i = 0; i < c->nstalls; i++) {
 		const struct kp_stall *st = &c->stalls[i];
-		double x0 = px(t, st->start), x1 = px(t, st->end);
+		if (st->end <= t->t0 || st->start >= t->t1)
+			continue; /* outside this view (a phase's picture) */
+		double x0 = tl_px(t, st->start < t->t0 ? t->t0 : st->start);
+		double x1 = tl_px(t, st->end > t->t1 ? t->t1 : st->end);
 		if (x1 - x0 < TL_MIN_PX)
 			x1 = x0 + TL_MIN_PX;
 		fprintf(t->f, "<rect class=\"stall\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
@@ -372,7 +375,7 @@ static void draw_stalls(const struct tl *t, const struct kp_model_cpu *c, uint32
 			      "not run (KprofClockLate: the virtual CPU was not running, or interrupts were masked)"
 			      "</title></rect>\n",
 			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, st->start),
-			duration(t->m, st->end - st->start, d, sizeof(d)));
+			tl_duration(t, st->end - st->start, d, sizeof(d)));
 	}
 }
 
