@@ -32,7 +32,7 @@ enum { OUT = KP_OPT_OUTPUT, KERNEL = KP_OPT_KERNEL };
 
 static const struct kp_command commands[] = {
 	{ "decode", kp_cmd_decode, KP_OPT_JSON | OUT, false, "decode [--json] [-o FILE] LOG" },
-	{ "etl", kp_cmd_etl, OUT, true, "etl LOG -o FILE.etl" },
+	{ "etl", kp_cmd_etl, KERNEL | OUT, true, "etl LOG [--kernel ELF] -o FILE.etl" },
 	{ "ctf", kp_cmd_ctf, OUT, true, "ctf LOG -o DIR" },
 	{ "check", kp_cmd_check, 0, false, "check LOG" },
 	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false, "report LOG --kernel ELF [--summary] [-o FILE]" },

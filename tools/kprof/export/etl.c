@@ -84,18 +84,32 @@
 #include <string.h>
 
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/read/elf_image.h"
 #include "tools/kprof/read/records.h"
+#include "tools/kprof/read/symbols.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 
-/* One CPU's records on their way into buffers. */
+/* One CPU's events on their way into buffers: its records, turned into
+ * ETL events by etl_rundown.c, after the rundown on CPU 0. */
 struct etl_cpu {
+	uint32_t cpu;
 	struct kp_cpu_cursor cur;
-	struct kp_record head;       /* next record to place                   */
-	bool have;                   /* head is valid                          */
+	struct etl_queue q;          /* events made, not yet in a buffer      */
+	bool records_done;           /* the cursor is exhausted               */
 	size_t next_kp_buffer;       /* kprof buffers before this are checked  */
+	bool lost_pending;           /* records lost before the next event    */
 	bool loss_unplaced;          /* losses no kprof buffer points at       */
 	bool started;                /* an ETL buffer of this CPU was written  */
+	bool warn;                   /* report records too large (one pass)    */
+	uint64_t too_large;          /* records left out: too large            */
+};
+
+/* The state both passes share: the rundown and the latest time stamp. */
+struct etl_pass {
+	struct kp_log *log;
+	struct etl_rundown *rd;
+	uint64_t last_ts;            /* latest record TimeStamp (or start)     */
 };
 
 /* ---------------------------------------------------------------- records */
@@ -105,53 +119,13 @@ static bool record_fits(const struct kp_record *r)
 	return ETL_ALIGN_UP((uint32_t)r->h.Size) <= ETL_MAX_RECORD;
 }
 
-/* The next record of a CPU that can go into a buffer; records too large
- * for one are skipped (counted by the plan, reported there). */
-static void cpu_advance(struct etl_cpu *c)
-{
-	do
-		c->have = kp_cursor_next(&c->cur, &c->head);
-	while (c->have && !record_fits(&c->head));
-}
-
-/* First pass: how many buffers each CPU needs (packed as write_cpu_buffer
- * packs them), the latest TimeStamp, the records that cannot be written. */
-static void plan_etl(struct kp_log *log, struct etl_plan *p)
-{
-	*p = (struct etl_plan){ 0 };
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
-		struct kp_cpu_cursor cur;
-		struct kp_record r;
-		uint32_t used = ETL_BUFFER_SIZE; /* "full": the first record opens one */
-
-		kp_cursor_init(&cur, log, cpu);
-		while (kp_cursor_next(&cur, &r)) {
-			if (!record_fits(&r)) {
-				fprintf(stderr, "kprof: cpu %u: a %u-byte record at log offset %" PRIu64
-						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
-					cpu, r.h.Size, r.log_offset, ETL_BUFFER_SIZE);
-				p->too_large++;
-				continue;
-			}
-			if (used + ETL_ALIGN_UP((uint32_t)r.h.Size) > ETL_BUFFER_SIZE) {
-				p->buffers++;
-				used = sizeof(struct wmi_buffer_header);
-			}
-			used += ETL_ALIGN_UP((uint32_t)r.h.Size);
-			if (!p->have_records || r.h.TimeStamp > p->last_ts)
-				p->last_ts = r.h.TimeStamp;
-			p->have_records = true;
-		}
-	}
-}
-
 /* Whether records were lost between the kprof buffers already placed and
- * the one holding the head record: a buffer flagged KPROF_BUFFER_LOSSES
- * (old logs), frames missing from the CPU's sequence numbers, or the head
- * is a KprofRecordsLost record placing drops (read/drops.c). */
-static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
+ * the one holding r: a buffer flagged KPROF_BUFFER_LOSSES (old logs),
+ * frames missing from the CPU's sequence numbers, or r is a
+ * KprofRecordsLost record placing drops (read/drops.c). */
+static bool lost_before(struct etl_cpu *c, const struct kp_cpu *kc, const struct kp_record *r)
 {
-	size_t upto = (size_t)(c->head.buffer - kc->buffers);
+	size_t upto = (size_t)(r->buffer - kc->buffers);
 	bool lost = false;
 
 	for (size_t k = c->next_kp_buffer; k <= upto; k++) {
@@ -161,68 +135,194 @@ static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
 			lost = true;
 	}
 	c->next_kp_buffer = upto + 1;
-	return lost || kp_drop_at(c->cur.log, &c->head); /* it places drops just before it */
+	return lost || kp_drop_at(c->cur.log, r); /* it places drops just before it */
 }
 
-/* One ETL buffer of a CPU's records, as many as fit. */
-static void write_cpu_buffer(struct etl_writer *w, struct etl_cpu *c, const struct kp_cpu *kc)
+/* Make sure the queue holds the CPU's next event, if it has one. */
+static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 {
-	uint16_t flags = 0;
-	uint64_t first_ts = c->head.h.TimeStamp;
+	struct kp_record r;
 
-	if (!c->started && c->loss_unplaced)
-		flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
-	c->started = true;
-	etl_buffer_begin(w);
-	while (c->have && etl_buffer_has_room(w, c->head.h.Size)) {
-		if (lost_before_head(c, kc))
-			flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
-		etl_buffer_put(w, c->head.raw, c->head.h.Size);
-		cpu_advance(c);
+	while (c->q.head == c->q.len && !c->records_done) {
+		c->q.head = c->q.len = 0;
+		if (!kp_cursor_next(&c->cur, &r)) {
+			c->records_done = true;
+			if (c->cpu == 0)
+				etl_rundown_end(p->rd, &c->q, p->last_ts);
+			break;
+		}
+		if (!record_fits(&r)) {
+			if (c->warn)
+				fprintf(stderr, "kprof: cpu %u: a %u-byte record at log offset %" PRIu64
+						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
+					c->cpu, r.h.Size, r.log_offset, ETL_BUFFER_SIZE);
+			c->too_large++;
+			continue;
+		}
+		if (lost_before(c, &p->log->cpus[c->cpu], &r))
+			c->lost_pending = true;
+		etl_record_events(p->rd, &r, &c->q);
 	}
-	etl_buffer_finish(w, c->cur.cpu, ETW_BUFFER_TYPE_GENERIC, flags, first_ts);
+	return c->q.head < c->q.len;
 }
 
-static void cpu_init(struct etl_cpu *c, struct kp_log *log, uint32_t cpu)
+static const uint8_t *head_event(const struct etl_cpu *c, uint32_t *size)
 {
-	const struct kp_cpu *kc = &log->cpus[cpu];
+	const uint8_t *e = c->q.b + c->q.head;
+	uint16_t n;
+
+	memcpy(&n, e + 4, 2);
+	*size = n;
+	return e;
+}
+
+/* An event's time stamp: SYSTEM64 headers have it at 0x10, PERFINFO64 at 0x08. */
+static uint64_t event_ts(const uint8_t *e)
+{
+	uint64_t ts;
+
+	memcpy(&ts, e + (e[2] == 0x02 ? 0x10 : 0x08), 8);
+	return ts;
+}
+
+static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, bool warn)
+{
+	const struct kp_cpu *kc = &p->log->cpus[cpu];
 	bool flagged = false;
 	uint64_t lost = 0;
 
-	*c = (struct etl_cpu){ 0 };
-	kp_cursor_init(&c->cur, log, cpu);
-	cpu_advance(c);
+	*c = (struct etl_cpu){ .cpu = cpu, .warn = warn };
+	kp_cursor_init(&c->cur, p->log, cpu);
+	if (cpu == 0)
+		etl_rundown_start(p->rd, &c->q);
 	for (size_t k = 0; k < kc->nbuffers; k++)
 		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
-	for (size_t k = 0; k < log->ndrops; k++)
-		flagged |= log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
+	for (size_t k = 0; k < p->log->ndrops; k++)
+		flagged |= p->log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
 	if (kc->have_end)
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 			lost += kc->end.lost[k];
 	c->loss_unplaced = lost && !flagged;
 }
 
+/* First pass: how many buffers each CPU needs (packed as write_cpu_buffer
+ * packs them), the records that cannot be written. */
+static void plan_etl(const struct etl_pass *pass, struct etl_plan *p)
+{
+	*p = (struct etl_plan){ .last_ts = pass->last_ts };
+	for (uint32_t cpu = 0; cpu < pass->log->ncpus; cpu++) {
+		struct etl_cpu c;
+		uint32_t used = ETL_BUFFER_SIZE, size; /* "full": the first event opens one */
+
+		cpu_init(&c, pass, cpu, true);
+		while (cpu_has_event(&c, pass)) {
+			head_event(&c, &size);
+			if (used + ETL_ALIGN_UP(size) > ETL_BUFFER_SIZE) {
+				p->buffers++;
+				used = sizeof(struct wmi_buffer_header);
+			}
+			used += ETL_ALIGN_UP(size);
+			c.q.head += ETL_ALIGN_UP(size);
+			p->have_records = true;
+		}
+		p->too_large += c.too_large;
+		free(c.q.b);
+	}
+}
+
+/* One ETL buffer of a CPU's events, as many as fit.  Its TimeStamp is its
+ * last event's (a buffer's flush time, as in real files). */
+static void write_cpu_buffer(struct etl_writer *w, struct etl_cpu *c, const struct etl_pass *p, bool last)
+{
+	uint16_t flags = last ? ETW_BUFFER_FLAG_FLUSH_MARKER : 0;
+	uint64_t ts = 0;
+	uint32_t size;
+	const uint8_t *e;
+
+	if (!c->started && c->loss_unplaced)
+		flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+	c->started = true;
+	etl_buffer_begin(w);
+	while (cpu_has_event(c, p) && (e = head_event(c, &size), etl_buffer_has_room(w, size))) {
+		if (c->lost_pending)
+			flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+		c->lost_pending = false;
+		ts = event_ts(e);
+		etl_buffer_put(w, e, size);
+		c->q.head += ETL_ALIGN_UP(size);
+	}
+	etl_buffer_finish(w, c->cpu, ETW_BUFFER_TYPE_GENERIC, flags, ts);
+}
+
 /* The CPU whose next buffer starts earliest (ties: the lower CPU), or -1. */
-static int earliest_cpu(const struct etl_cpu *cpus, uint32_t n)
+static int earliest_cpu(struct etl_cpu *cpus, const struct etl_pass *p)
 {
 	int best = -1;
+	uint64_t best_ts = 0;
+	uint32_t size;
 
-	for (uint32_t i = 0; i < n; i++)
-		if (cpus[i].have && (best < 0 || cpus[i].head.h.TimeStamp < cpus[best].head.h.TimeStamp))
+	for (uint32_t i = 0; i < p->log->ncpus; i++) {
+		if (!cpu_has_event(&cpus[i], p))
+			continue;
+		uint64_t ts = event_ts(head_event(&cpus[i], &size));
+		if (best < 0 || ts < best_ts) {
 			best = (int)i;
+			best_ts = ts;
+		}
+	}
 	return best;
 }
 
-static void write_data_buffers(struct etl_writer *w, struct kp_log *log)
+static void write_data_buffers(struct etl_writer *w, const struct etl_pass *p, const struct etl_plan *plan)
 {
-	struct etl_cpu *cpus = kp_xcalloc(log->ncpus, sizeof(*cpus));
+	struct etl_cpu *cpus = kp_xcalloc(p->log->ncpus, sizeof(*cpus));
 	int cpu;
 
-	for (uint32_t i = 0; i < log->ncpus; i++)
-		cpu_init(&cpus[i], log, i);
-	while (!w->failed && (cpu = earliest_cpu(cpus, log->ncpus)) >= 0)
-		write_cpu_buffer(w, &cpus[cpu], &log->cpus[cpu]);
+	for (uint32_t i = 0; i < p->log->ncpus; i++)
+		cpu_init(&cpus[i], p, i, false);
+	while (!w->failed && (cpu = earliest_cpu(cpus, p)) >= 0)
+		write_cpu_buffer(w, &cpus[cpu], p, w->written == plan->buffers); /* the file's last */
+	for (uint32_t i = 0; i < p->log->ncpus; i++)
+		free(cpus[i].q.b);
 	free(cpus);
+}
+
+/* The latest record TimeStamp of the log (start_tsc without records). */
+static uint64_t last_record_ts(struct kp_log *log, const struct etl_clock *c)
+{
+	uint64_t last = c->start_tsc;
+
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
+		struct kp_cpu_cursor cur;
+		struct kp_record r;
+		kp_cursor_init(&cur, log, cpu);
+		while (kp_cursor_next(&cur, &r))
+			last = r.h.TimeStamp > last ? r.h.TimeStamp : last;
+	}
+	return last;
+}
+
+/* The kernel image of --kernel for the Image rundown; false on a bad ELF. */
+static bool kernel_image(struct etl_rundown *rd, const char *kernel)
+{
+	struct kp_symbols *syms;
+	const char *base;
+
+	if (!kernel)
+		return true;
+	if (!kp_symbols_for(kernel, &syms))
+		return false;
+	kp_symbols_close(syms);
+	if (!kp_elf_image(kernel, &rd->image_base, &rd->image_size)) {
+		fprintf(stderr, "kprof: --kernel %s: no loaded segment in the higher half\n", kernel);
+		return false;
+	}
+	base = strrchr(kernel, '/');
+	snprintf(rd->image_name_buf, sizeof(rd->image_name_buf), "\\SystemRoot\\system32\\%s",
+		 base ? base + 1 : kernel);
+	rd->image_name = rd->image_name_buf;
+	rd->have_image = true;
+	return true;
 }
 
 /* ---------------------------------------------------------------- command */
@@ -231,33 +331,44 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 {
 	struct etl_clock clock;
 	struct etl_plan plan;
+	struct etl_rundown rd;
+	struct etl_pass pass = { .log = log, .rd = &rd };
 	struct etl_writer w = { .path = o->output, .clock = &clock };
-	if (log->ncpus > 256) {
-		fprintf(stderr, "kprof: %u CPUs: an ETL buffer names at most 256 (ProcessorNumber is a byte)\n",
-			log->ncpus);
+	int rc = 3;
+
+	if (log->ncpus > ETL_MAX_CPUS) {
+		fprintf(stderr, "kprof: %u CPUs: an ETL buffer names at most %u (a 16-bit processor index)\n",
+			log->ncpus, ETL_MAX_CPUS);
 		return 3;
 	}
 	etl_clock_init(&clock, log);
-	plan_etl(log, &plan);
-	w.buf = kp_xrealloc(NULL, ETL_BUFFER_SIZE, 1);
-	if (!(w.f = kp_out_open(o->output))) {
-		free(w.buf);
+	etl_rundown_init(&rd, log, &clock, etl_number_of_processors(log));
+	if (!kernel_image(&rd, o->kernel)) {
+		etl_rundown_free(&rd);
 		return 3;
 	}
+	pass.last_ts = last_record_ts(log, &clock);
+	plan_etl(&pass, &plan);
+	w.buf = kp_xrealloc(NULL, ETL_BUFFER_SIZE, 1);
+	if (!(w.f = kp_out_open(o->output)))
+		goto out;
 	etl_write_header_buffer(&w, log, &plan);
-	write_data_buffers(&w, log);
-	free(w.buf);
+	write_data_buffers(&w, &pass, &plan);
 	if (w.failed) { /* the first write error, as kp_out_close() says it */
 		fclose(w.f);
 		fprintf(stderr, "kprof: cannot write %s: %s (the file is incomplete)\n", o->output, strerror(w.err));
-		return 3;
+		goto out;
 	}
 	if (kp_out_close(w.f, o->output))
-		return 3;
+		goto out;
 	if (w.written != 1 + plan.buffers) {
 		fprintf(stderr, "kprof: internal error: planned %u ETL buffers, wrote %u\n", 1 + plan.buffers,
 			w.written);
-		return 3;
+		goto out;
 	}
-	return kp_summary(log, o, o->output);
+	rc = kp_summary(log, o, o->output);
+out:
+	free(w.buf);
+	etl_rundown_free(&rd);
+	return rc;
 }
