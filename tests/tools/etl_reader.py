@@ -163,7 +163,7 @@ WMI_READY_THREAD = Struct(
     "AdjustReason" / Int8sl,
     "AdjustIncrement" / Int8sl,
     "Flag" / Int8sl,
-    "Reserved" / Int8sl,
+    "_Reserved" / Int8sl,
 )
 
 WMI_SPINLOCK = Struct(
@@ -402,12 +402,12 @@ def _flatten(container, out):
             continue
         if isinstance(v, dict):
             _flatten(v, out)
-        elif isinstance(v, list):
-            out[k] = list(v)
         elif k in POINTER_FIELDS:
             out[k] = "0x%016x" % v
         elif k == "Stack":
             out[k] = ["0x%016x" % a for a in v]
+        elif isinstance(v, list):
+            out[k] = list(v)
         elif isinstance(v, bytes):
             out[k] = v.hex()
         else:

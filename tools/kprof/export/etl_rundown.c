@@ -280,7 +280,7 @@ static void config_cpu_event(const struct etl_rundown *rd, struct etl_queue *q)
 	c.NumberOfProcessors = rd->ncpus;
 	c.PageSize = 4096;
 	c.AllocationGranularity = 65536;
-	uint16_t name[256];
+	uint16_t name[256] = { 0 }; /* the rest of the field stays zero */
 	etl_utf16("kprof", name, 256);
 	memcpy(c.ComputerName, name, sizeof(name));
 	ev_system(&e, ETL_HOOK_CONFIG_CPU, ETL_CONFIG_CPU_VERSION, rd->ts);
