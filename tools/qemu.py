@@ -536,8 +536,9 @@ def convert_trace(kprof, log, out, kernel, source=None):
         (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
         (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
          "JSON Lines, one object per record (jq, Python)"),
-        (["etl", log, "-o", os.path.join(out, "trace.etl")], "trace.etl",
-         "Windows ETL (Windows Performance Analyzer, tracerpt, xperf)"),
+        (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
+         "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
+         "TraceEvent)"),
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/", "CTF 1.8 trace (babeltrace2 build/run/ctf, Trace Compass)"),
     ]
     summary = None
