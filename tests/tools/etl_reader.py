@@ -16,17 +16,17 @@ message (exit status 1) otherwise:
   - exactly BuffersWritten buffers, each BufferSize long, none longer than
     the logfile header's BufferSize, none running past the end of the file;
   - in each buffer SavedOffset == Offset, inside the buffer, the bytes
-    after it all 0xFF; CurrentOffset either equal to them or, as in every
-    real Windows data buffer, SavedOffset + BufferSize (etw-records.md:
-    six real files checked, none has CurrentOffset == SavedOffset in a
-    data buffer); Alignment 8 unless the PROC_INDEX flag (0x20, set on
+    after it all 0xFF; CurrentOffset not below them (real data buffers
+    hold SavedOffset + BufferSize, or past BufferSize in a buffer that
+    filled up: never SavedOffset; test_etl_real); Alignment 8 unless the PROC_INDEX flag (0x20, set on
     every buffer of real Windows 8+ files) makes those two bytes one
     16-bit processor index; the processor index
     below NumberOfProcessors, 0 <= SequenceNumber <= BuffersWritten and no
     two buffers of a CPU with the same SequenceNumber;
   - the events fill each buffer exactly: every one 8-byte aligned, of a
     known header type, with a Size that covers its header and stays inside
-    Offset.  PERFINFO64 events (0x10-byte header) and SYSTEM64 events
+    Offset (Size at offset 4 of the kernel's headers, at 0 of EVENT_HEADER64
+    and FULL_HEADER64, which real files mix in).  PERFINFO64 events (0x10-byte header) and SYSTEM64 events
     (0x20-byte header: ThreadId, ProcessId, SystemTime, as the rundown's
     Process/Thread/Image events and EventTrace's have) are both records.
 
@@ -310,7 +310,12 @@ POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPo
 WMI_BUFFER_HEADER_SIZE = 0x48
 TRACE_HEADER_FLAGS = 0xC0000000       # TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE
 TYPE_SYSTEM32, TYPE_SYSTEM64, TYPE_PERFINFO32, TYPE_PERFINFO64 = 0x01, 0x02, 0x10, 0x11
-HEADER_SIZES = {TYPE_SYSTEM32: 0x18, TYPE_SYSTEM64: 0x20, TYPE_PERFINFO32: 0x0C, TYPE_PERFINFO64: 0x10}
+TYPE_COMPACT64, TYPE_EVENT_HEADER64, TYPE_FULL_HEADER64 = 0x04, 0x13, 0x14
+HEADER_SIZES = {TYPE_SYSTEM32: 0x18, TYPE_SYSTEM64: 0x20, TYPE_PERFINFO32: 0x0C, TYPE_PERFINFO64: 0x10,
+                TYPE_COMPACT64: 0x18, TYPE_EVENT_HEADER64: 0x50, TYPE_FULL_HEADER64: 0x30}
+# Header types whose Size is the first u16 (EVENT_HEADER, EVENT_TRACE_HEADER: Size, then the
+# type byte and the flags byte); the kernel's own headers keep it at offset 4.
+SIZE_FIRST = {TYPE_EVENT_HEADER64, TYPE_FULL_HEADER64}
 BUFFER_TYPES = {0: "GENERIC", 1: "RUNDOWN", 2: "CTX_SWAP", 3: "REFTIME", 4: "HEADER"}
 BUFFER_TYPE_HEADER = 4
 FLAG_FLUSH_MARKER, FLAG_EVENTS_LOST, FLAG_PROC_INDEX = 0x1, 0x2, 0x20
@@ -492,9 +497,8 @@ class Etl:
         if pos + bh.BufferSize > len(self.data):
             self._fail("%s: BufferSize 0x%x runs past the end of the file (%d bytes)" %
                        (where, bh.BufferSize, len(self.data)))
-        if bh.SavedOffset != bh.Offset or bh.CurrentOffset not in (bh.SavedOffset, bh.SavedOffset + bh.BufferSize):
-            self._fail("%s: SavedOffset 0x%x and Offset 0x%x differ, or CurrentOffset 0x%x is neither "
-                       "SavedOffset nor SavedOffset + BufferSize" %
+        if bh.SavedOffset != bh.Offset or bh.CurrentOffset < bh.SavedOffset:
+            self._fail("%s: SavedOffset 0x%x and Offset 0x%x differ, or CurrentOffset 0x%x is below them" %
                        (where, bh.SavedOffset, bh.Offset, bh.CurrentOffset))
         if bh.Offset > bh.BufferSize:
             self._fail("%s: SavedOffset/Offset 0x%x is past BufferSize 0x%x" % (where, bh.Offset, bh.BufferSize))
@@ -532,8 +536,9 @@ class Etl:
             if off + 8 > bh.Offset:
                 self._fail("%s: %d stray bytes at buffer offset 0x%x" % (where, bh.Offset - off, off))
             marker = int.from_bytes(d[pos + off:pos + off + 4], "little")
-            size = int.from_bytes(d[pos + off + 4:pos + off + 6], "little")
             htype = (marker >> 16) & 0xFF
+            at = 0 if htype in SIZE_FIRST else 4
+            size = int.from_bytes(d[pos + off + at:pos + off + at + 2], "little")
             if marker & TRACE_HEADER_FLAGS != TRACE_HEADER_FLAGS or htype not in HEADER_SIZES:
                 self._fail("%s: event at buffer offset 0x%x has marker 0x%08x (not a known trace header)" %
                            (where, off, marker))

@@ -7,16 +7,16 @@ from the writer's code):
   header's group masks), SystemConfig CPU v2 (MHz = tsc_hz/1e6 rounded,
   NumberOfProcessors, PageSize 4096, ComputerName "kprof"), PerfInfo
   CollectionStart v3 (ProfileTime, the interval of profile.interval= or
-  the kernel's 1 ms default, SourceName "Timer"), Process DCStart v4 once
-  per process of the rundown threads (the KprofThread records before any
-  Windows record of their CPU) in order, Thread DCStart v3 per rundown
-  thread with its name, Image DCStart v3 + KernelBase v2 (the ELF's
+  the kernel's 1 ms default, SourceName "Timer"), for each process of the
+  rundown threads (the KprofThread records before any Windows record of
+  their CPU) its Process DCStart v4 then its threads' Thread DCStart v3
+  with their names, Image DCStart v3 + KernelBase v2 (the ELF's
   higher-half PT_LOAD range), RDComplete, EndExtension;
   for every later KprofThread (ThreadId != 0): Thread Start at its CPU and
   TimeStamp, preceded by Process Start for the earliest record of a
   process not in the rundown; CollectionEnd last on CPU 0 at the latest
-  record's TimeStamp; the SYSTEM64 header (0xC002xxxx) on every EventTrace,
-  Process, Thread, SystemConfig and Image event, PERFINFO64 on PerfInfo's.
+  record's TimeStamp; each event's header type (PERFINFO64 or SYSTEM64) as
+  a real Windows file gives its hook.
 """
 
 import json
@@ -68,17 +68,26 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
         if t["ProcessId"] not in pids:
             pids.append(t["ProcessId"])
     head = [r for r in etl.cpu_records(0)][:7 + len(pids) + len(rundown)]
-    want = ([0x0005, 0x0B0A, 0x0F49] + [0x0303] * len(pids) + [0x0503] * len(rundown) +
-            [0x1403, 0x1421, 0x0008, 0x0020])
-    check("rundown: CPU 0 starts Extension, SystemConfig, CollectionStart, %d Process DCStart, %d Thread DCStart, "
-          "Image DCStart, KernelBase, RDComplete, EndExtension" % (len(pids), len(rundown)),
+    order = []                                      # each process, then its threads (a real file's order)
+    for pid in pids:
+        order += [(0x0303, pid)] + [(0x0503, t["ThreadId"]) for t in rundown if t["ProcessId"] == pid]
+    want = [0x0005, 0x0B0A, 0x0F49] + [h for h, _ in order] + [0x1403, 0x1421, 0x0008, 0x0020]
+    check("rundown: CPU 0 starts Extension, SystemConfig, CollectionStart, %d Process DCStart each followed by "
+          "its Thread DCStart (%d), Image DCStart, KernelBase, RDComplete, EndExtension" % (len(pids), len(rundown)),
           [r.hook for r in head] == want, ["0x%04x" % r.hook for r in head])
+    by_pid = [x for x, _ in sorted(((t, order.index((0x0503, t["ThreadId"]))) for t in rundown),
+                                   key=lambda p: p[1])]
+    proc_at = [3 + order.index((0x0303, pid)) for pid in pids]
     check("rundown: every event at start_tsc %d" % start, all(r.timestamp == start for r in head))
     versions = {0x0005: 2, 0x0008: 2, 0x0020: 2, 0x0B0A: 2, 0x0F49: 3, 0x0303: 4, 0x0503: 3, 0x1403: 3,
                 0x1421: 2}
+    # Header types as a real Windows 10 18362 kernel-logger file has them (test_etl_real):
+    # PERFINFO64 for EventTrace's, Process DCStart, KernelBase; SYSTEM64 for Thread DCStart
+    # and the kernel's Image DCStart.  SystemConfig: none in the real files seen (SYSTEM64 assumed).
+    perfinfo = {0x0005, 0x0008, 0x0020, 0x0303, 0x1421, 0x0F49}
     bad = [hex(r.hook) for r in head if r.version != versions[r.hook] or
-           (r.marker >> 16) & 0xFF != (0x11 if r.hook >> 8 == 0x0F else 0x02)]
-    check("rundown: versions and header types (SYSTEM64; PERFINFO64 for PerfInfo)", not bad, bad)
+           (r.marker >> 16) & 0xFF != (0x11 if r.hook in perfinfo else 0x02)]
+    check("rundown: versions and header types (PERFINFO64 or SYSTEM64, as a real file)", not bad, bad)
     f = [r.fields() for r in head]
     check("Extension and EndExtension: GroupMasks = the run header's", f[0]["GroupMasks"] == rh["group_masks"] ==
           f[-1]["GroupMasks"], (f[0]["GroupMasks"], rh["group_masks"]))
@@ -93,11 +102,11 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
     check("CollectionStart: ProfileTime, interval %d (100 ns), SourceName Timer" % interval,
           c["Source"] == 0 and c["NewInterval"] == c["OldInterval"] == interval and c["SourceName"] == "Timer")
     for i, pid in enumerate(pids):
-        e, t = f[3 + i], next(t for t in rundown if t["ProcessId"] == pid)
+        e, t = f[proc_at[i]], next(t for t in rundown if t["ProcessId"] == pid)
         check("Process DCStart %d %s: ids, SessionId none, ExitStatus 259, SID S-1-5-18, names" %
               (pid, e["ImageFileName"]),
               e["ProcessId"] == pid and e["ParentId"] == (0 if pid in (0, 4) else 4) and
-              e["SessionId"] == 0xFFFFFFFF and e["ExitStatus"] == 259 and e["UserSidToken"] != 0 and
+              e["SessionId"] == 0xFFFFFFFF and e["ExitStatus"] == (259 if pid else 0) and e["UserSidToken"] != 0 and
               (e["SidRevision"], e["SidSubAuthorityCount"], bytes.fromhex(e["SidAuthority"]),
                e["SidSubAuthority"]) == SID_LOCAL_SYSTEM and
               e["ImageFileName"] == t["ProcessName"] == e["CommandLine"] and e["PackageFullName"] == "", e)
@@ -108,8 +117,8 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
                 e["BasePriority"] == t["BasePriority"] & 0xFF and e["ThreadName"] == t["ThreadName"] and
                 e["Affinity"] == affinity and e["PagePriority"] == 5 and e["IoPriority"] == 2 and
                 e["StackBase"] == e["TebBase"] == e["Win32StartAddr"] == 0)
-    for i, t in enumerate(rundown):
-        e = f[3 + len(pids) + i]
+    for t in by_pid:
+        e = f[3 + order.index((0x0503, t["ThreadId"]))]
         check("Thread DCStart %d %s: ids, priority, name, affinity" % (t["ThreadId"], t["ThreadName"]),
               thread_ok(e, t), e)
     base, size = _elf_image(kernel)

@@ -2,45 +2,57 @@
  * etl.c - `kprof etl LOG -o FILE.etl`: the records as a Windows ETL file,
  * as the NT Kernel Logger would have written them.
  *
- * Layout (docs: ../shared/reference/etw-records.md, section "ETL files"):
+ * Layout (docs: ../shared/reference/etw-records.md, section "ETL files";
+ * tests/tools/test_etl_real writes down what real Windows files hold):
  *
  *   buffer 0          HEADER buffer: WMI_BUFFER_HEADER, then one event,
  *                     SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the
  *                     logger name and the log file name (UTF-16LE, NUL)
  *   buffers 1..N-1    GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
- *                     then that CPU's records in order, byte for byte as
- *                     kprof wrote them (PERFINFO_TRACE_HEADER + payload),
- *                     each starting 8-byte aligned, padding bytes zero
+ *                     then that CPU's events in order, each starting
+ *                     8-byte aligned, padding bytes zero.  CPU 0's start
+ *                     with the rundown and end with CollectionEnd
+ *                     (etl_rundown.c); kprof's Windows records are copied
+ *                     byte for byte (PERFINFO_TRACE_HEADER + payload);
+ *                     its own records (group 0xFE) are left out, but a
+ *                     KprofThread of a later thread becomes Thread Start
  *
  * Every buffer is ETL_BUFFER_SIZE (64 KiB) long; after the used part
- * (SavedOffset = CurrentOffset = Offset, WMI_BUFFER_HEADER included,
- * always a multiple of 8) it is filled with 0xFF, as Windows does.
+ * (SavedOffset = Offset, WMI_BUFFER_HEADER included, always a multiple of
+ * 8) it is filled with 0xFF, as Windows does.
  *
- * Choices where the reference is silent:
+ * Choices where the reference is silent, or real files show the way:
  *
  * - File order.  Data buffers are written in the order of their first
- *   record's TimeStamp (ties: lower CPU), as a live logger would roughly
+ *   event's TimeStamp (ties: lower CPU), as a live logger would roughly
  *   flush them, so a reader that walks the file once sees time go
- *   forward buffer by buffer.  Each CPU's records stay in their own order.
+ *   forward buffer by buffer.  Each CPU's events stay in their own order.
  * - SequenceNumber is one counter over the whole file, like the logger's:
  *   0 for the header buffer, 1, 2, ... for data buffers in file order.  So
  *   it increases on every CPU and never exceeds BuffersWritten - 1.
- * - Buffer TimeStamp is the TimeStamp of the buffer's first record (the
- *   header buffer: the run header's start_tsc), in the TSC clock.
- * - ClockType:3 / Frequency:61 at 0x20: ClockType 3 (cycle counter, the
- *   same numbering as ReservedFlags / WNODE ClientContext), Frequency the
- *   TSC rate in Hz (tsc_hz).
+ * - Buffer TimeStamp: the last event's (when the buffer was flushed, as
+ *   in real files); 0 in the header buffer, as in real files.
+ * - CurrentOffset = SavedOffset + BufferSize in data buffers, as real
+ *   files have it (a reader must not demand it equal SavedOffset).
+ * - ClockType:3 / Frequency:61 at 0x20: ClockType 1 (QPC, as
+ *   ReservedFlags), Frequency the TSC rate in Hz (tsc_hz).  Real files
+ *   hold in-memory list links there; no reader uses it.
  * - 0x38 ReferenceTime {StartTime, StartPerfClock}: the run's start as a
  *   FILETIME and the TSC at that moment (start_tsc), in every buffer.
- * - ClientContext: ProcessorNumber = CPU, Alignment = 8, LoggerId 0xFFFF
- *   (KERNEL_LOGGER_ID, what Windows writes for the kernel logger).  The
- *   PROC_INDEX flag is never set (it would make the first two bytes one
- *   16-bit processor index), so kprof refuses CPUs above 255.
+ * - ClientContext: a 16-bit processor index (the CPU) and LoggerId 0xFFFF
+ *   (KERNEL_LOGGER_ID), with BufferFlag PROC_INDEX (0x20) on every buffer
+ *   and FLUSH_MARKER (0x01) too on the header and the last buffer, as
+ *   every real Windows 8+ file; so up to 65536 CPUs.
+ * - The clock: ReservedFlags 1 (QPC) with PerfFreq = tsc_hz, time stamps
+ *   raw TSC values.  A QPC is any counter at PerfFreq: readers scale by
+ *   PerfFreq (TraceEvent calls type 3, cycle counter, unsupported), and
+ *   CpuSpeedInMHz (tsc_hz in MHz, rounded, also SystemConfig CPU's MHz)
+ *   is then only informative.
  * - State = 3 (EtwBufferStateFlush: the buffer went to disk);
  *   ReferenceCount 0.
- * - BufferFlag: EVENTS_LOST on the ETL buffer holding the first record
- *   after a loss: the KprofRecordsLost record that places drops of the
- *   kernel (read/drops.c; it is in the file, as kprof's other records), or
+ * - BufferFlag: EVENTS_LOST on the ETL buffer holding the first event
+ *   after a loss: after the KprofRecordsLost record that places drops of
+ *   the kernel (read/drops.c; the record itself is left out), or
  *   in old logs the first record of a kprof buffer flagged
  *   KPROF_BUFFER_LOSSES; or after a gap in that CPU's frame sequence
  *   numbers (frames that never arrived).  Drops after a CPU's last record

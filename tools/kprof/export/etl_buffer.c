@@ -216,6 +216,6 @@ void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, con
 	memcpy(event + sizeof(sh) + sizeof(lh), names, n * 2);
 	etl_buffer_begin(w);
 	etl_buffer_put(w, event, sh.Size);
-	etl_buffer_finish(w, 0, ETW_BUFFER_TYPE_HEADER, ETW_BUFFER_FLAG_FLUSH_MARKER, w->clock->start_tsc);
+	etl_buffer_finish(w, 0, ETW_BUFFER_TYPE_HEADER, ETW_BUFFER_FLAG_FLUSH_MARKER, 0); /* TimeStamp 0, as real files */
 }
 

@@ -7,8 +7,9 @@
  *   kernel-logger files hold them, etw-records.md "ETL files"):
  *     EventTrace Extension (group masks of the run header), SystemConfig
  *     CPU, PerfInfo CollectionStart (ProfileTime and its interval, when
- *     the run sampled), Process DCStart for each process of the kernel's
- *     thread rundown, Thread DCStart with the thread name, Image DCStart
+ *     the run sampled), for each process of the kernel's thread rundown
+ *     its Process DCStart then its threads' Thread DCStart with the
+ *     thread name (a real file's order, test_etl_real), Image DCStart
  *     + KernelBase for the kernel (with --kernel ELF), the image hook
  *     (etl_image_rundown), RDComplete, EndExtension;
  *   in place of kprof's own records (hook group 0xFE): a KprofThread
@@ -27,7 +28,7 @@
  *
  * Values kprof does not have are written as Windows writes an unknown or
  * kernel-only one: stacks, TEB and DirectoryTableBase 0; SessionId
- * 0xFFFFFFFF (no session); ExitStatus STATUS_PENDING; the user SID
+ * 0xFFFFFFFF (no session); ExitStatus STATUS_PENDING (Idle: 0); the user SID
  * S-1-5-18 (LocalSystem) behind a non-zero TOKEN_USER pointer (TraceEvent
  * reads a zero pointer as "no SID, 4 bytes"); PagePriority 5 and
  * IoPriority 2 (normal); SubProcessTag 0; UniqueProcessKey a made-up
@@ -45,7 +46,7 @@
 #define ETL_PROCESS_KEY(pid) (0xFFFFF78000000000ull + ((uint64_t)(pid) << 12))
 #define STATUS_PENDING 259
 #define SESSION_NONE 0xFFFFFFFFu
-#define KERNEL_EVENT_VERSION 60u    /* Windows 10 2004's; not in the reference */
+#define KERNEL_EVENT_VERSION 70u    /* a real Windows 10 18362 file's (test_etl_real) */
 #define PROFILE_TIME_DEFAULT 10000u /* 100 ns units: kernel/profile/source.h */
 #define PERF_PROFILE_BIT 0x00000002u /* PERF_PROFILE 0x20000002: mask 1       */
 #define PROFILE_SOURCE_NAME "Timer" /* Windows' name of ProfileTime          */
@@ -77,6 +78,28 @@ static void ev_perfinfo(struct etl_ev *e, uint16_t hook, uint8_t version, uint64
 	PERFINFO_TRACE_HEADER h = { .Marker = perfinfo_marker(version), .HookId = hook, .TimeStamp = ts };
 	e->n = 0;
 	ev_put(e, &h, sizeof(h));
+}
+
+/* The header a real kernel-logger file gives the hook (test_etl_real:
+ * Windows 10 18362): PERFINFO64 for EventTrace's, Process DCStart and
+ * KernelBase, PerfInfo's; SYSTEM64 (thread and process ids) for Thread
+ * Start/DCStart, Process Start/End, the kernel's Image DCStart and
+ * SystemConfig (not in the real files seen: assumed). */
+static void ev_header(struct etl_ev *e, uint16_t hook, uint8_t version, uint64_t ts)
+{
+	switch (hook) {
+	case ETL_HOOK_EXTENSION:
+	case ETL_HOOK_END_EXTENSION:
+	case ETL_HOOK_RDCOMPLETE:
+	case ETL_HOOK_PROCESS_DCSTART:
+	case ETL_HOOK_KERNEL_BASE:
+	case ETL_HOOK_COLLECTION_START:
+	case ETL_HOOK_COLLECTION_END:
+		ev_perfinfo(e, hook, version, ts);
+		break;
+	default:
+		ev_system(e, hook, version, ts);
+	}
 }
 
 static void ev_utf16(struct etl_ev *e, const char *s)
@@ -137,14 +160,14 @@ static void process_event(struct etl_queue *q, uint16_t hook, uint64_t ts, const
 		.ProcessId = t->ProcessId,
 		.ParentId = t->ProcessId == 0 || t->ProcessId == 4 ? 0 : 4, /* made by System */
 		.SessionId = SESSION_NONE,
-		.ExitStatus = STATUS_PENDING,
+		.ExitStatus = t->ProcessId ? STATUS_PENDING : 0, /* Idle: 0, as real files */
 	};
 	uint64_t token[2] = { ETL_PROCESS_KEY(t->ProcessId) + 0x800, 0 }; /* TOKEN_USER */
 	char name[sizeof(t->ProcessName) + 1] = "";
 	struct etl_ev e;
 
 	memcpy(name, t->ProcessName, sizeof(t->ProcessName));
-	ev_system(&e, hook, ETL_PROCESS_VERSION, ts);
+	ev_header(&e, hook, ETL_PROCESS_VERSION, ts);
 	ev_put(&e, &p, sizeof(p));
 	ev_put(&e, token, sizeof(token));
 	ev_put(&e, sid, sizeof(sid));
@@ -171,7 +194,7 @@ static void thread_event(const struct etl_rundown *rd, struct etl_queue *q, uint
 	struct etl_ev e;
 
 	memcpy(name, t->ThreadName, sizeof(t->ThreadName));
-	ev_system(&e, hook, ETL_THREAD_VERSION, ts);
+	ev_header(&e, hook, ETL_THREAD_VERSION, ts);
 	ev_put(&e, &th, sizeof(th));
 	ev_utf16(&e, name);
 	ev_end(&e, q);
@@ -265,7 +288,7 @@ static void extension_event(const struct etl_rundown *rd, struct etl_queue *q, u
 
 	if (rd->log->have_header)
 		memcpy(x.GroupMasks, rd->log->header.group_masks, sizeof(x.GroupMasks));
-	ev_system(&e, hook, ETL_EXTENSION_VERSION, rd->ts);
+	ev_header(&e, hook, ETL_EXTENSION_VERSION, rd->ts);
 	ev_put(&e, &x, sizeof(x));
 	ev_end(&e, q);
 }
@@ -283,7 +306,7 @@ static void config_cpu_event(const struct etl_rundown *rd, struct etl_queue *q)
 	uint16_t name[256] = { 0 }; /* the rest of the field stays zero */
 	etl_utf16("kprof", name, 256);
 	memcpy(c.ComputerName, name, sizeof(name));
-	ev_system(&e, ETL_HOOK_CONFIG_CPU, ETL_CONFIG_CPU_VERSION, rd->ts);
+	ev_header(&e, ETL_HOOK_CONFIG_CPU, ETL_CONFIG_CPU_VERSION, rd->ts);
 	ev_put(&e, &c, sizeof(c));
 	ev_end(&e, q);
 }
@@ -294,7 +317,7 @@ static void collection_event(const struct etl_rundown *rd, struct etl_queue *q, 
 				    .OldInterval = rd->interval };
 	struct etl_ev e;
 
-	ev_perfinfo(&e, hook, ETL_COLLECTION_VERSION, ts);
+	ev_header(&e, hook, ETL_COLLECTION_VERSION, ts);
 	ev_put(&e, &c, sizeof(c));
 	ev_utf16(&e, PROFILE_SOURCE_NAME);
 	ev_end(&e, q);
@@ -306,11 +329,11 @@ static void image_events(const struct etl_rundown *rd, struct etl_queue *q)
 				.DefaultBase = rd->image_base };
 	struct etl_ev e;
 
-	ev_system(&e, ETL_HOOK_IMAGE_DCSTART, ETL_IMAGE_VERSION, rd->ts);
+	ev_header(&e, ETL_HOOK_IMAGE_DCSTART, ETL_IMAGE_VERSION, rd->ts);
 	ev_put(&e, &im, sizeof(im));
 	ev_utf16(&e, rd->image_name);
 	ev_end(&e, q);
-	ev_system(&e, ETL_HOOK_KERNEL_BASE, ETL_KERNEL_BASE_VERSION, rd->ts);
+	ev_header(&e, ETL_HOOK_KERNEL_BASE, ETL_KERNEL_BASE_VERSION, rd->ts);
 	ev_put(&e, &rd->image_base, 8);
 	ev_end(&e, q);
 	/* HOOK for the image's symbol events (ImageID, DbgID_RSDS): they
@@ -334,19 +357,19 @@ void etl_rundown_start(struct etl_rundown *rd, struct etl_queue *q)
 	config_cpu_event(rd, q);
 	if (rd->profiling)
 		collection_event(rd, q, ETL_HOOK_COLLECTION_START, rd->ts);
-	for (size_t i = 0; i < rd->nthreads; i++) { /* each process once, at its first thread */
-		size_t j = 0;
-		while (rd->threads[j].t.ProcessId != rd->threads[i].t.ProcessId)
-			j++;
-		if (j == i)
-			process_event(q, ETL_HOOK_PROCESS_DCSTART, rd->ts, &rd->threads[i].t);
+	for (size_t p = 0; p < rd->npids; p++) { /* each process, then its threads, as real files */
+		size_t first = 0;
+		while (rd->threads[first].t.ProcessId != rd->pids[p])
+			first++;
+		process_event(q, ETL_HOOK_PROCESS_DCSTART, rd->ts, &rd->threads[first].t);
+		for (size_t i = first; i < rd->nthreads; i++)
+			if (rd->threads[i].t.ProcessId == rd->pids[p])
+				thread_event(rd, q, ETL_HOOK_THREAD_DCSTART, rd->ts, &rd->threads[i].t);
 	}
-	for (size_t i = 0; i < rd->nthreads; i++)
-		thread_event(rd, q, ETL_HOOK_THREAD_DCSTART, rd->ts, &rd->threads[i].t);
 	if (rd->have_image)
 		image_events(rd, q);
 	struct etl_ev e;
-	ev_system(&e, ETL_HOOK_RDCOMPLETE, ETL_EXTENSION_VERSION, rd->ts);
+	ev_header(&e, ETL_HOOK_RDCOMPLETE, ETL_EXTENSION_VERSION, rd->ts);
 	ev_end(&e, q);
 	extension_event(rd, q, ETL_HOOK_END_EXTENSION);
 }
