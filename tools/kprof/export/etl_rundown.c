@@ -333,17 +333,19 @@ static void image_events(const struct etl_rundown *rd, struct etl_queue *q)
 	ev_put(&e, &im, sizeof(im));
 	ev_utf16(&e, rd->image_name);
 	ev_end(&e, q);
+	/* HOOK for the image's symbol events (ImageID, DbgID_RSDS): right
+	 * after their Image event, as in merged files, with exactly the Image
+	 * DCStart event's time stamp, rd->ts. */
+	etl_image_rundown(rd, q, rd->ts);
 	ev_header(&e, ETL_HOOK_KERNEL_BASE, ETL_KERNEL_BASE_VERSION, rd->ts);
 	ev_put(&e, &rd->image_base, 8);
 	ev_end(&e, q);
-	/* HOOK for the image's symbol events (ImageID, DbgID_RSDS): they
-	 * must carry exactly the Image DCStart event's time stamp, rd->ts. */
-	etl_image_rundown(rd, q, rd->ts);
 }
 
-/* The symbol events of the kernel image (KernelTraceControl ImageID and
- * DbgID_RSDS), queued right after Image DCStart with its time stamp ts.
- * None yet: this is where they go. */
+/* HOOK: the symbol events of the kernel image (KernelTraceControl ImageID
+ * and DbgID_RSDS), queued right after Image DCStart with its time stamp
+ * ts (rd->image_base/image_size/image_name say which image).  None yet:
+ * this is where they go (e.g. moved to export/etl_image.c). */
 void etl_image_rundown(const struct etl_rundown *rd, struct etl_queue *q, uint64_t ts)
 {
 	(void)rd;
