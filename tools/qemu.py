@@ -537,7 +537,8 @@ def convert_trace(kprof, log, out, kernel, source=None):
         (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
          "JSON Lines, one object per record (jq, Python)"),
         (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
-         "Windows ETL (Windows Performance Analyzer, tracerpt, xperf)"),
+         "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
+         "TraceEvent)"),
         (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/",
          "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)"),
         (["ctf", "--lttng", log, "-o", os.path.join(out, "ctf-lttng")], "ctf-lttng/",

@@ -15,14 +15,20 @@ message (exit status 1) otherwise:
     TRACE_LOGFILE_HEADER (x64) and the two names, PointerSize 8;
   - exactly BuffersWritten buffers, each BufferSize long, none longer than
     the logfile header's BufferSize, none running past the end of the file;
-  - in each buffer SavedOffset == CurrentOffset == Offset, inside the
-    buffer, the bytes after it all 0xFF, Alignment 8 (unless the PROC_INDEX
-    flag makes those two bytes one processor index), the processor index
+  - in each buffer SavedOffset == Offset, inside the buffer, the bytes
+    after it all 0xFF; CurrentOffset not below them (real data buffers
+    hold SavedOffset + BufferSize, or past BufferSize in a buffer that
+    filled up: never SavedOffset; test_etl_real); Alignment 8 unless the PROC_INDEX flag (0x20, set on
+    every buffer of real Windows 8+ files) makes those two bytes one
+    16-bit processor index; the processor index
     below NumberOfProcessors, 0 <= SequenceNumber <= BuffersWritten and no
     two buffers of a CPU with the same SequenceNumber;
   - the events fill each buffer exactly: every one 8-byte aligned, of a
     known header type, with a Size that covers its header and stays inside
-    Offset.
+    Offset (Size at offset 4 of the kernel's headers, at 0 of EVENT_HEADER64
+    and FULL_HEADER64, which real files mix in).  PERFINFO64 events (0x10-byte header) and SYSTEM64 events
+    (0x20-byte header: ThreadId, ProcessId, SystemTime, as the rundown's
+    Process/Thread/Image events and EventTrace's have) are both records.
 
 Each CPU's buffers are then ordered by SequenceNumber and the CPUs merged
 by TimeStamp (ties: the lower CPU first), as ProcessTrace does.  Record
@@ -157,7 +163,7 @@ WMI_READY_THREAD = Struct(
     "AdjustReason" / Int8sl,
     "AdjustIncrement" / Int8sl,
     "Flag" / Int8sl,
-    "Reserved" / Int8sl,
+    "_Reserved" / Int8sl,
 )
 
 WMI_SPINLOCK = Struct(
@@ -229,6 +235,41 @@ KPROF_CLOCK_LATE = Struct(
     "InstructionPointer" / Int64ul,
 )
 
+# Rundown and the events that stand for kprof's own records (x64; the MOF
+# classes Process_V4_TypeGroup1, Thread_TypeGroup1 v3, ImageLoad v3,
+# Header_Extension_TypeGroup, SystemConfig CPU v2, SampledProfileInterval v3).
+EXTENSION = Struct("GroupMasks" / Int32ul[8], "KernelEventVersion" / Int32ul)
+PROCESS_V4 = Struct(
+    "UniqueProcessKey" / Int64ul, "ProcessId" / Int32ul, "ParentId" / Int32ul, "SessionId" / Int32ul,
+    "ExitStatus" / Int32sl, "DirectoryTableBase" / Int64ul, "Flags" / Int32ul,
+    "UserSidToken" / Int64ul, "UserSidAttributes" / Int64ul,      # TOKEN_USER
+    "SidRevision" / Int8ul, "SidSubAuthorityCount" / Int8ul, "SidAuthority" / Bytes(6),
+    "SidSubAuthority" / Int32ul[this.SidSubAuthorityCount],
+    "ImageFileName" / CString("ascii"), "CommandLine" / CString("utf_16_le"),
+    "PackageFullName" / CString("utf_16_le"), "ApplicationId" / CString("utf_16_le"),
+)
+THREAD_V3 = Struct(
+    "ProcessId" / Int32ul, "TThreadId" / Int32ul, "StackBase" / Int64ul, "StackLimit" / Int64ul,
+    "UserStackBase" / Int64ul, "UserStackLimit" / Int64ul, "Affinity" / Int64ul, "Win32StartAddr" / Int64ul,
+    "TebBase" / Int64ul, "SubProcessTag" / Int32ul, "BasePriority" / Int8ul, "PagePriority" / Int8ul,
+    "IoPriority" / Int8ul, "ThreadFlags" / Int8ul, "ThreadName" / CString("utf_16_le"),
+)
+IMAGE_V3 = Struct(
+    "ImageBase" / Int64ul, "ImageSize" / Int64ul, "ProcessId" / Int32ul, "ImageChecksum" / Int32ul,
+    "TimeDateStamp" / Int32ul, "SignatureLevel" / Int8ul, "SignatureType" / Int8ul, "Reserved0" / Int16ul,
+    "DefaultBase" / Int64ul, "Reserved1" / Int32ul, "Reserved2" / Int32ul, "Reserved3" / Int32ul,
+    "Reserved4" / Int32ul, "FileName" / CString("utf_16_le"),
+)
+KERNEL_BASE = Struct("ImageBase" / Int64ul)
+CONFIG_CPU_V2 = Struct(
+    "MHz" / Int32ul, "NumberOfProcessors" / Int32ul, "MemSize" / Int32ul, "PageSize" / Int32ul,
+    "AllocationGranularity" / Int32ul, "ComputerName" / PaddedString(512, "utf_16_le"),
+    "DomainName" / PaddedString(268, "utf_16_le"), "HyperThreadingFlag" / Int64ul,
+)
+COLLECTION_V3 = Struct("Source" / Int32ul, "NewInterval" / Int32ul, "OldInterval" / Int32ul,
+                       "SourceName" / CString("utf_16_le"))
+EMPTY = Struct()
+
 KPROF_RECORDS_LOST = Struct(
     "FirstLossTime" / Int64ul,
     "BuffersFull" / Int64ul,
@@ -248,16 +289,33 @@ EVENTS = {
     (0xFE01, 1): ("KprofTraceTest", KPROF_TRACETEST, 0x10),
     (0xFE02, 1): ("KprofClockLate", KPROF_CLOCK_LATE, 0x18),
     (0xFE06, 1): ("KprofRecordsLost", KPROF_RECORDS_LOST, 0x20),
+    (0x0005, 2): ("EventTraceExtension", EXTENSION, 0x24),
+    (0x0008, 2): ("EventTraceRDComplete", EMPTY, 0),
+    (0x0020, 2): ("EventTraceEndExtension", EXTENSION, 0x24),
+    (0x0301, 4): ("ProcessStart", PROCESS_V4, 0x24 + 16 + 8),
+    (0x0303, 4): ("ProcessDCStart", PROCESS_V4, 0x24 + 16 + 8),
+    (0x0501, 3): ("ThreadStart", THREAD_V3, 0x48),
+    (0x0503, 3): ("ThreadDCStart", THREAD_V3, 0x48),
+    (0x0B0A, 2): ("SystemConfigCPU", CONFIG_CPU_V2, 808),
+    (0x0F49, 3): ("CollectionStart", COLLECTION_V3, 12),
+    (0x0F4A, 3): ("CollectionEnd", COLLECTION_V3, 12),
+    (0x1403, 3): ("ImageDCStart", IMAGE_V3, 0x38),
+    (0x1421, 2): ("KernelBase", KERNEL_BASE, 8),
 }
-POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPointer"}
+# Events with a variable tail: their fixed size is a minimum.
+VARIABLE = {0x1820, 0xFE01, 0x0301, 0x0303, 0x0501, 0x0503, 0x0F49, 0x0F4A, 0x1403}
+POINTER_FIELDS = {"SpinLockAddress", "CallerAddress", "Resource", "InstructionPointer", "ImageBase"}
 
 # Constants from the reference.
 WMI_BUFFER_HEADER_SIZE = 0x48
 TRACE_HEADER_FLAGS = 0xC0000000       # TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE
 TYPE_SYSTEM32, TYPE_SYSTEM64, TYPE_PERFINFO32, TYPE_PERFINFO64 = 0x01, 0x02, 0x10, 0x11
-TYPE_FULL_HEADER64 = 0x14             # classic EVENT_TRACE_HEADER (0x30): Size u16 at 0, not at 4
+TYPE_COMPACT64, TYPE_EVENT_HEADER64, TYPE_FULL_HEADER64 = 0x04, 0x13, 0x14
 HEADER_SIZES = {TYPE_SYSTEM32: 0x18, TYPE_SYSTEM64: 0x20, TYPE_PERFINFO32: 0x0C, TYPE_PERFINFO64: 0x10,
-                TYPE_FULL_HEADER64: 0x30}
+                TYPE_COMPACT64: 0x18, TYPE_EVENT_HEADER64: 0x50, TYPE_FULL_HEADER64: 0x30}
+# Header types whose Size is the first u16 (EVENT_HEADER, EVENT_TRACE_HEADER: Size, then the
+# type byte and the flags byte); the kernel's own headers keep it at offset 4.
+SIZE_FIRST = {TYPE_EVENT_HEADER64, TYPE_FULL_HEADER64}
 BUFFER_TYPES = {0: "GENERIC", 1: "RUNDOWN", 2: "CTX_SWAP", 3: "REFTIME", 4: "HEADER"}
 BUFFER_TYPE_HEADER = 4
 FLAG_FLUSH_MARKER, FLAG_EVENTS_LOST, FLAG_PROC_INDEX = 0x1, 0x2, 0x20
@@ -293,7 +351,7 @@ def _check_layouts():
         assert offset_of(TRACE_LOGFILE_HEADER, name) == off, name
     assert PERFINFO_TRACE_HEADER.sizeof() == 0x10
     for (hook, _), (name, st, fixed) in EVENTS.items():
-        if hook not in (0x1820, 0xFE01):
+        if hook not in VARIABLE:
             assert st.sizeof() == fixed, name
     assert offset_of(WMI_SPINLOCK, "Irql") == 0x30 and offset_of(WMI_SPINLOCK, "_Reserved") == 0x33
     assert offset_of(WMI_CONTEXTSWAP, "Flags") == 0x0D and offset_of(WMI_CONTEXTSWAP, "NewThreadWaitTime") == 0x10
@@ -311,11 +369,13 @@ class EtlError(Exception):
 
 class Record:
     """One event from a data buffer."""
-    __slots__ = ("cpu", "hook", "version", "timestamp", "marker", "raw", "payload", "buffer", "file_offset")
+    __slots__ = ("cpu", "hook", "version", "timestamp", "marker", "raw", "payload", "buffer", "file_offset",
+                 "system")
 
-    def __init__(self, cpu, hook, version, timestamp, marker, raw, payload, buffer, file_offset):
+    def __init__(self, cpu, hook, version, timestamp, marker, raw, payload, buffer, file_offset, system=None):
         self.cpu, self.hook, self.version, self.timestamp = cpu, hook, version, timestamp
         self.marker, self.raw, self.payload, self.buffer, self.file_offset = marker, raw, payload, buffer, file_offset
+        self.system = system                        # SYSTEM_TRACE_HEADER of a SYSTEM64 event
 
     def event_name(self):
         ev = EVENTS.get((self.hook, self.version))
@@ -351,6 +411,8 @@ def _flatten(container, out):
             out[k] = "0x%016x" % v
         elif k == "Stack":
             out[k] = ["0x%016x" % a for a in v]
+        elif isinstance(v, list):
+            out[k] = list(v)
         elif isinstance(v, bytes):
             out[k] = v.hex()
         else:
@@ -436,9 +498,9 @@ class Etl:
         if pos + bh.BufferSize > len(self.data):
             self._fail("%s: BufferSize 0x%x runs past the end of the file (%d bytes)" %
                        (where, bh.BufferSize, len(self.data)))
-        if not bh.SavedOffset == bh.CurrentOffset == bh.Offset:
-            self._fail("%s: SavedOffset 0x%x, CurrentOffset 0x%x and Offset 0x%x differ" %
-                       (where, bh.SavedOffset, bh.CurrentOffset, bh.Offset))
+        if bh.SavedOffset != bh.Offset or bh.CurrentOffset < bh.SavedOffset:
+            self._fail("%s: SavedOffset 0x%x and Offset 0x%x differ, or CurrentOffset 0x%x is below them" %
+                       (where, bh.SavedOffset, bh.Offset, bh.CurrentOffset))
         if bh.Offset > bh.BufferSize:
             self._fail("%s: SavedOffset/Offset 0x%x is past BufferSize 0x%x" % (where, bh.Offset, bh.BufferSize))
         if bh.Offset < WMI_BUFFER_HEADER_SIZE:
@@ -476,14 +538,19 @@ class Etl:
                 self._fail("%s: %d stray bytes at buffer offset 0x%x" % (where, bh.Offset - off, off))
             marker = int.from_bytes(d[pos + off:pos + off + 4], "little")
             htype = (marker >> 16) & 0xFF
-            size = marker & 0xFFFF if htype == TYPE_FULL_HEADER64 else \
-                int.from_bytes(d[pos + off + 4:pos + off + 6], "little")
+            at = 0 if htype in SIZE_FIRST else 4
+            size = int.from_bytes(d[pos + off + at:pos + off + at + 2], "little")
             if marker & TRACE_HEADER_FLAGS != TRACE_HEADER_FLAGS or htype not in HEADER_SIZES:
                 self._fail("%s: event at buffer offset 0x%x has marker 0x%08x (not a known trace header)" %
                            (where, off, marker))
             if size < HEADER_SIZES[htype] or off + size > bh.Offset:
                 self._fail("%s: event at buffer offset 0x%x has Size %d (header %d, data ends at 0x%x)" %
                            (where, off, size, HEADER_SIZES[htype], bh.Offset))
+            if htype == TYPE_SYSTEM64 and buf.header.BufferType != BUFFER_TYPE_HEADER:
+                raw = d[pos + off:pos + off + size]
+                h = SYSTEM_TRACE_HEADER.parse(raw)
+                buf.records.append(Record(buf.cpu, h.HookId, marker & 0xFF, h.SystemTime, marker, raw,
+                                          raw[0x20:], buf.index, pos + off, h))
             if htype == TYPE_PERFINFO64 and buf.header.BufferType != BUFFER_TYPE_HEADER:
                 raw = d[pos + off:pos + off + size]
                 h = PERFINFO_TRACE_HEADER.parse(raw)

@@ -2,48 +2,57 @@
  * etl.c - `kprof etl LOG -o FILE.etl`: the records as a Windows ETL file,
  * as the NT Kernel Logger would have written them.
  *
- * Layout (docs: ../shared/reference/etw-records.md, section "ETL files"):
+ * Layout (docs: ../shared/reference/etw-records.md, section "ETL files";
+ * tests/tools/test_etl_real writes down what real Windows files hold):
  *
  *   buffer 0          HEADER buffer: WMI_BUFFER_HEADER, then one event,
  *                     SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the
  *                     logger name and the log file name (UTF-16LE, NUL)
- *   (with --kernel)   a GENERIC buffer of CPU 0 with the kernel image's
- *                     ImageID and DbgID_RSDS events, tying it to the PDB
- *                     written next to the file (etl_image.c, pdb.h)
- *   then              GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
- *                     then that CPU's records in order, byte for byte as
- *                     kprof wrote them (PERFINFO_TRACE_HEADER + payload),
- *                     each starting 8-byte aligned, padding bytes zero
+ *   buffers 1..N-1    GENERIC buffers, one CPU each: WMI_BUFFER_HEADER,
+ *                     then that CPU's events in order, each starting
+ *                     8-byte aligned, padding bytes zero.  CPU 0's start
+ *                     with the rundown and end with CollectionEnd
+ *                     (etl_rundown.c); kprof's Windows records are copied
+ *                     byte for byte (PERFINFO_TRACE_HEADER + payload);
+ *                     its own records (group 0xFE) are left out, but a
+ *                     KprofThread of a later thread becomes Thread Start
  *
  * Every buffer is ETL_BUFFER_SIZE (64 KiB) long; after the used part
- * (SavedOffset = CurrentOffset = Offset, WMI_BUFFER_HEADER included,
- * always a multiple of 8) it is filled with 0xFF, as Windows does.
+ * (SavedOffset = Offset, WMI_BUFFER_HEADER included, always a multiple of
+ * 8) it is filled with 0xFF, as Windows does.
  *
- * Choices where the reference is silent:
+ * Choices where the reference is silent, or real files show the way:
  *
  * - File order.  Data buffers are written in the order of their first
- *   record's TimeStamp (ties: lower CPU), as a live logger would roughly
+ *   event's TimeStamp (ties: lower CPU), as a live logger would roughly
  *   flush them, so a reader that walks the file once sees time go
- *   forward buffer by buffer.  Each CPU's records stay in their own order.
+ *   forward buffer by buffer.  Each CPU's events stay in their own order.
  * - SequenceNumber is one counter over the whole file, like the logger's:
  *   0 for the header buffer, 1, 2, ... for data buffers in file order.  So
  *   it increases on every CPU and never exceeds BuffersWritten - 1.
- * - Buffer TimeStamp is the TimeStamp of the buffer's first record (the
- *   header buffer: the run header's start_tsc), in the TSC clock.
- * - ClockType:3 / Frequency:61 at 0x20: ClockType 3 (cycle counter, the
- *   same numbering as ReservedFlags / WNODE ClientContext), Frequency the
- *   TSC rate in Hz (tsc_hz).
+ * - Buffer TimeStamp: the last event's (when the buffer was flushed, as
+ *   in real files); 0 in the header buffer, as in real files.
+ * - CurrentOffset = SavedOffset + BufferSize in data buffers, as real
+ *   files have it (a reader must not demand it equal SavedOffset).
+ * - ClockType:3 / Frequency:61 at 0x20: ClockType 1 (QPC, as
+ *   ReservedFlags), Frequency the TSC rate in Hz (tsc_hz).  Real files
+ *   hold in-memory list links there; no reader uses it.
  * - 0x38 ReferenceTime {StartTime, StartPerfClock}: the run's start as a
  *   FILETIME and the TSC at that moment (start_tsc), in every buffer.
- * - ClientContext: ProcessorNumber = CPU, Alignment = 8, LoggerId 0xFFFF
- *   (KERNEL_LOGGER_ID, what Windows writes for the kernel logger).  The
- *   PROC_INDEX flag is never set (it would make the first two bytes one
- *   16-bit processor index), so kprof refuses CPUs above 255.
+ * - ClientContext: a 16-bit processor index (the CPU) and LoggerId 0xFFFF
+ *   (KERNEL_LOGGER_ID), with BufferFlag PROC_INDEX (0x20) on every buffer
+ *   and FLUSH_MARKER (0x01) too on the header and the last buffer, as
+ *   every real Windows 8+ file; so up to 65536 CPUs.
+ * - The clock: ReservedFlags 1 (QPC) with PerfFreq = tsc_hz, time stamps
+ *   raw TSC values.  A QPC is any counter at PerfFreq: readers scale by
+ *   PerfFreq (TraceEvent calls type 3, cycle counter, unsupported), and
+ *   CpuSpeedInMHz (tsc_hz in MHz, rounded, also SystemConfig CPU's MHz)
+ *   is then only informative.
  * - State = 3 (EtwBufferStateFlush: the buffer went to disk);
  *   ReferenceCount 0.
- * - BufferFlag: EVENTS_LOST on the ETL buffer holding the first record
- *   after a loss: the KprofRecordsLost record that places drops of the
- *   kernel (read/drops.c; it is in the file, as kprof's other records), or
+ * - BufferFlag: EVENTS_LOST on the ETL buffer holding the first event
+ *   after a loss: after the KprofRecordsLost record that places drops of
+ *   the kernel (read/drops.c; the record itself is left out), or
  *   in old logs the first record of a kprof buffer flagged
  *   KPROF_BUFFER_LOSSES; or after a gap in that CPU's frame sequence
  *   numbers (frames that never arrived).  Drops after a CPU's last record
@@ -80,26 +89,40 @@
  *   warning), so the records are not lost.
  */
 #include "tools/kprof/export/etl.h"
-#include "tools/kprof/export/etl_image.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/kprof/export/etl_image.h"
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/read/elf_image.h"
 #include "tools/kprof/read/records.h"
+#include "tools/kprof/read/symbols.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 
-/* One CPU's records on their way into buffers. */
+/* One CPU's events on their way into buffers: its records, turned into
+ * ETL events by etl_rundown.c, after the rundown on CPU 0. */
 struct etl_cpu {
+	uint32_t cpu;
 	struct kp_cpu_cursor cur;
-	struct kp_record head;       /* next record to place                   */
-	bool have;                   /* head is valid                          */
+	struct etl_queue q;          /* events made, not yet in a buffer      */
+	bool records_done;           /* the cursor is exhausted               */
 	size_t next_kp_buffer;       /* kprof buffers before this are checked  */
+	bool lost_pending;           /* records lost before the next event    */
 	bool loss_unplaced;          /* losses no kprof buffer points at       */
 	bool started;                /* an ETL buffer of this CPU was written  */
+	bool warn;                   /* report records too large (one pass)    */
+	uint64_t too_large;          /* records left out: too large            */
+};
+
+/* The state both passes share: the rundown and the latest time stamp. */
+struct etl_pass {
+	struct kp_log *log;
+	struct etl_rundown *rd;
+	uint64_t last_ts;            /* latest record TimeStamp (or start)     */
 };
 
 /* ---------------------------------------------------------------- records */
@@ -109,53 +132,13 @@ static bool record_fits(const struct kp_record *r)
 	return ETL_ALIGN_UP((uint32_t)r->h.Size) <= ETL_MAX_RECORD;
 }
 
-/* The next record of a CPU that can go into a buffer; records too large
- * for one are skipped (counted by the plan, reported there). */
-static void cpu_advance(struct etl_cpu *c)
-{
-	do
-		c->have = kp_cursor_next(&c->cur, &c->head);
-	while (c->have && !record_fits(&c->head));
-}
-
-/* First pass: how many buffers each CPU needs (packed as write_cpu_buffer
- * packs them), the latest TimeStamp, the records that cannot be written. */
-static void plan_etl(struct kp_log *log, struct etl_plan *p)
-{
-	*p = (struct etl_plan){ 0 };
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
-		struct kp_cpu_cursor cur;
-		struct kp_record r;
-		uint32_t used = ETL_BUFFER_SIZE; /* "full": the first record opens one */
-
-		kp_cursor_init(&cur, log, cpu);
-		while (kp_cursor_next(&cur, &r)) {
-			if (!record_fits(&r)) {
-				fprintf(stderr, "kprof: cpu %u: a %u-byte record at log offset %" PRIu64
-						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
-					cpu, r.h.Size, r.log_offset, ETL_BUFFER_SIZE);
-				p->too_large++;
-				continue;
-			}
-			if (used + ETL_ALIGN_UP((uint32_t)r.h.Size) > ETL_BUFFER_SIZE) {
-				p->buffers++;
-				used = sizeof(struct wmi_buffer_header);
-			}
-			used += ETL_ALIGN_UP((uint32_t)r.h.Size);
-			if (!p->have_records || r.h.TimeStamp > p->last_ts)
-				p->last_ts = r.h.TimeStamp;
-			p->have_records = true;
-		}
-	}
-}
-
 /* Whether records were lost between the kprof buffers already placed and
- * the one holding the head record: a buffer flagged KPROF_BUFFER_LOSSES
- * (old logs), frames missing from the CPU's sequence numbers, or the head
- * is a KprofRecordsLost record placing drops (read/drops.c). */
-static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
+ * the one holding r: a buffer flagged KPROF_BUFFER_LOSSES (old logs),
+ * frames missing from the CPU's sequence numbers, or r is a
+ * KprofRecordsLost record placing drops (read/drops.c). */
+static bool lost_before(struct etl_cpu *c, const struct kp_cpu *kc, const struct kp_record *r)
 {
-	size_t upto = (size_t)(c->head.buffer - kc->buffers);
+	size_t upto = (size_t)(r->buffer - kc->buffers);
 	bool lost = false;
 
 	for (size_t k = c->next_kp_buffer; k <= upto; k++) {
@@ -165,68 +148,197 @@ static bool lost_before_head(struct etl_cpu *c, const struct kp_cpu *kc)
 			lost = true;
 	}
 	c->next_kp_buffer = upto + 1;
-	return lost || kp_drop_at(c->cur.log, &c->head); /* it places drops just before it */
+	return lost || kp_drop_at(c->cur.log, r); /* it places drops just before it */
 }
 
-/* One ETL buffer of a CPU's records, as many as fit. */
-static void write_cpu_buffer(struct etl_writer *w, struct etl_cpu *c, const struct kp_cpu *kc)
+/* Make sure the queue holds the CPU's next event, if it has one. */
+static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 {
-	uint16_t flags = 0;
-	uint64_t first_ts = c->head.h.TimeStamp;
+	struct kp_record r;
 
-	if (!c->started && c->loss_unplaced)
-		flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
-	c->started = true;
-	etl_buffer_begin(w);
-	while (c->have && etl_buffer_has_room(w, c->head.h.Size)) {
-		if (lost_before_head(c, kc))
-			flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
-		etl_buffer_put(w, c->head.raw, c->head.h.Size);
-		cpu_advance(c);
+	while (c->q.head == c->q.len && !c->records_done) {
+		c->q.head = c->q.len = 0;
+		if (!kp_cursor_next(&c->cur, &r)) {
+			c->records_done = true;
+			if (c->cpu == 0)
+				etl_rundown_end(p->rd, &c->q, p->last_ts);
+			break;
+		}
+		if (!record_fits(&r)) {
+			if (c->warn)
+				fprintf(stderr, "kprof: cpu %u: a %u-byte record at log offset %" PRIu64
+						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
+					c->cpu, r.h.Size, r.log_offset, ETL_BUFFER_SIZE);
+			c->too_large++;
+			continue;
+		}
+		if (lost_before(c, &p->log->cpus[c->cpu], &r))
+			c->lost_pending = true;
+		etl_record_events(p->rd, &r, &c->q);
 	}
-	etl_buffer_finish(w, c->cur.cpu, ETW_BUFFER_TYPE_GENERIC, flags, first_ts);
+	return c->q.head < c->q.len;
 }
 
-static void cpu_init(struct etl_cpu *c, struct kp_log *log, uint32_t cpu)
+static const uint8_t *head_event(const struct etl_cpu *c, uint32_t *size)
 {
-	const struct kp_cpu *kc = &log->cpus[cpu];
+	const uint8_t *e = c->q.b + c->q.head;
+	uint16_t n;
+
+	/* The kernel's headers keep Size at 4; a classic EVENT_TRACE_HEADER
+	 * (FULL_HEADER64: ImageID, DbgID_RSDS) has it first. */
+	memcpy(&n, e + (e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 ? 0 : 4), 2);
+	*size = n;
+	return e;
+}
+
+/* An event's time stamp: SYSTEM64 and FULL_HEADER64 headers have it at
+ * 0x10, PERFINFO64 at 0x08. */
+static uint64_t event_ts(const uint8_t *e)
+{
+	uint64_t ts;
+
+	memcpy(&ts, e + (e[2] == 0x02 || e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 ? 0x10 : 0x08), 8);
+	return ts;
+}
+
+static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, bool warn)
+{
+	const struct kp_cpu *kc = &p->log->cpus[cpu];
 	bool flagged = false;
 	uint64_t lost = 0;
 
-	*c = (struct etl_cpu){ 0 };
-	kp_cursor_init(&c->cur, log, cpu);
-	cpu_advance(c);
+	*c = (struct etl_cpu){ .cpu = cpu, .warn = warn };
+	kp_cursor_init(&c->cur, p->log, cpu);
+	if (cpu == 0)
+		etl_rundown_start(p->rd, &c->q);
 	for (size_t k = 0; k < kc->nbuffers; k++)
 		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
-	for (size_t k = 0; k < log->ndrops; k++)
-		flagged |= log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
+	for (size_t k = 0; k < p->log->ndrops; k++)
+		flagged |= p->log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
 	if (kc->have_end)
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 			lost += kc->end.lost[k];
 	c->loss_unplaced = lost && !flagged;
 }
 
+/* First pass: how many buffers each CPU needs (packed as write_cpu_buffer
+ * packs them), the records that cannot be written. */
+static void plan_etl(const struct etl_pass *pass, struct etl_plan *p)
+{
+	*p = (struct etl_plan){ .last_ts = pass->last_ts };
+	for (uint32_t cpu = 0; cpu < pass->log->ncpus; cpu++) {
+		struct etl_cpu c;
+		uint32_t used = ETL_BUFFER_SIZE, size; /* "full": the first event opens one */
+
+		cpu_init(&c, pass, cpu, true);
+		while (cpu_has_event(&c, pass)) {
+			head_event(&c, &size);
+			if (used + ETL_ALIGN_UP(size) > ETL_BUFFER_SIZE) {
+				p->buffers++;
+				used = sizeof(struct wmi_buffer_header);
+			}
+			used += ETL_ALIGN_UP(size);
+			c.q.head += ETL_ALIGN_UP(size);
+			p->have_records = true;
+		}
+		p->too_large += c.too_large;
+		free(c.q.b);
+	}
+}
+
+/* One ETL buffer of a CPU's events, as many as fit.  Its TimeStamp is its
+ * last event's (a buffer's flush time, as in real files). */
+static void write_cpu_buffer(struct etl_writer *w, struct etl_cpu *c, const struct etl_pass *p, bool last)
+{
+	uint16_t flags = last ? ETW_BUFFER_FLAG_FLUSH_MARKER : 0;
+	uint64_t ts = 0;
+	uint32_t size;
+	const uint8_t *e;
+
+	if (!c->started && c->loss_unplaced)
+		flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+	c->started = true;
+	etl_buffer_begin(w);
+	while (cpu_has_event(c, p) && (e = head_event(c, &size), etl_buffer_has_room(w, size))) {
+		if (c->lost_pending)
+			flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+		c->lost_pending = false;
+		ts = event_ts(e);
+		etl_buffer_put(w, e, size);
+		c->q.head += ETL_ALIGN_UP(size);
+	}
+	etl_buffer_finish(w, c->cpu, ETW_BUFFER_TYPE_GENERIC, flags, ts);
+}
+
 /* The CPU whose next buffer starts earliest (ties: the lower CPU), or -1. */
-static int earliest_cpu(const struct etl_cpu *cpus, uint32_t n)
+static int earliest_cpu(struct etl_cpu *cpus, const struct etl_pass *p)
 {
 	int best = -1;
+	uint64_t best_ts = 0;
+	uint32_t size;
 
-	for (uint32_t i = 0; i < n; i++)
-		if (cpus[i].have && (best < 0 || cpus[i].head.h.TimeStamp < cpus[best].head.h.TimeStamp))
+	for (uint32_t i = 0; i < p->log->ncpus; i++) {
+		if (!cpu_has_event(&cpus[i], p))
+			continue;
+		uint64_t ts = event_ts(head_event(&cpus[i], &size));
+		if (best < 0 || ts < best_ts) {
 			best = (int)i;
+			best_ts = ts;
+		}
+	}
 	return best;
 }
 
-static void write_data_buffers(struct etl_writer *w, struct kp_log *log)
+static void write_data_buffers(struct etl_writer *w, const struct etl_pass *p, const struct etl_plan *plan)
 {
-	struct etl_cpu *cpus = kp_xcalloc(log->ncpus, sizeof(*cpus));
+	struct etl_cpu *cpus = kp_xcalloc(p->log->ncpus, sizeof(*cpus));
 	int cpu;
 
-	for (uint32_t i = 0; i < log->ncpus; i++)
-		cpu_init(&cpus[i], log, i);
-	while (!w->failed && (cpu = earliest_cpu(cpus, log->ncpus)) >= 0)
-		write_cpu_buffer(w, &cpus[cpu], &log->cpus[cpu]);
+	for (uint32_t i = 0; i < p->log->ncpus; i++)
+		cpu_init(&cpus[i], p, i, false);
+	while (!w->failed && (cpu = earliest_cpu(cpus, p)) >= 0)
+		write_cpu_buffer(w, &cpus[cpu], p, w->written == plan->buffers); /* the file's last */
+	for (uint32_t i = 0; i < p->log->ncpus; i++)
+		free(cpus[i].q.b);
 	free(cpus);
+}
+
+/* The latest record TimeStamp of the log (start_tsc without records). */
+static uint64_t last_record_ts(struct kp_log *log, const struct etl_clock *c)
+{
+	uint64_t last = c->start_tsc;
+
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
+		struct kp_cpu_cursor cur;
+		struct kp_record r;
+		kp_cursor_init(&cur, log, cpu);
+		while (kp_cursor_next(&cur, &r))
+			last = r.h.TimeStamp > last ? r.h.TimeStamp : last;
+	}
+	return last;
+}
+
+/* The kernel image of --kernel for the Image rundown; false on a bad ELF. */
+static bool kernel_image(struct etl_rundown *rd, const char *kernel)
+{
+	struct kp_symbols *syms;
+	const char *base;
+
+	if (!kernel)
+		return true;
+	if (!kp_symbols_for(kernel, &syms))
+		return false;
+	kp_symbols_close(syms);
+	if (!kp_elf_image(kernel, &rd->image_base, &rd->image_size)) {
+		fprintf(stderr, "kprof: --kernel %s: no loaded segment in the higher half\n", kernel);
+		return false;
+	}
+	base = strrchr(kernel, '/');
+	snprintf(rd->image_name_buf, sizeof(rd->image_name_buf), "\\SystemRoot\\system32\\%s",
+		 base ? base + 1 : kernel);
+	rd->image_name = rd->image_name_buf;
+	rd->have_image = true;
+	return true;
 }
 
 /* ---------------------------------------------------------------- command */
@@ -235,44 +347,48 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 {
 	struct etl_clock clock;
 	struct etl_plan plan;
+	struct etl_rundown rd;
+	struct etl_pass pass = { .log = log, .rd = &rd };
 	struct etl_writer w = { .path = o->output, .clock = &clock };
-	struct kp_pdb_identity image;
-	int have_image = 0;
+	struct kp_pdb_identity pdb;
+	int rc = 3;
 
-	if (log->ncpus > 256) {
-		fprintf(stderr, "kprof: %u CPUs: an ETL buffer names at most 256 (ProcessorNumber is a byte)\n",
-			log->ncpus);
+	if (log->ncpus > ETL_MAX_CPUS) {
+		fprintf(stderr, "kprof: %u CPUs: an ETL buffer names at most %u (a 16-bit processor index)\n",
+			log->ncpus, ETL_MAX_CPUS);
 		return 3;
 	}
-	if (o->kernel && (have_image = etl_image_prepare(o, &image)) < 0)
-		return 3;
 	etl_clock_init(&clock, log);
-	plan_etl(log, &plan);
-	plan.buffers += have_image == 1;
-	w.buf = kp_xrealloc(NULL, ETL_BUFFER_SIZE, 1);
-	if (!(w.f = kp_out_open(o->output))) {
-		free(w.buf);
+	etl_rundown_init(&rd, log, &clock, etl_number_of_processors(log));
+	if (!kernel_image(&rd, o->kernel)) {
+		etl_rundown_free(&rd);
 		return 3;
 	}
+	if (o->kernel) { /* its PDB next to the file, named by ImageID + DbgID_RSDS */
+		rd.pdb = etl_image_prepare(o, &pdb) ? &pdb : NULL;
+	}
+	pass.last_ts = last_record_ts(log, &clock);
+	plan_etl(&pass, &plan);
+	w.buf = kp_xrealloc(NULL, ETL_BUFFER_SIZE, 1);
+	if (!(w.f = kp_out_open(o->output)))
+		goto out;
 	etl_write_header_buffer(&w, log, &plan);
-	/* The image's ImageID + DbgID_RSDS (etl_image.c) at the run's start.
-	 * TODO(merge with etlrundown): pass the Image DCStart's time stamp and
-	 * write them in its buffer, right after it. */
-	if (have_image == 1)
-		etl_image_write_buffer(&w, &image, clock.start_tsc);
-	write_data_buffers(&w, log);
-	free(w.buf);
+	write_data_buffers(&w, &pass, &plan);
 	if (w.failed) { /* the first write error, as kp_out_close() says it */
 		fclose(w.f);
 		fprintf(stderr, "kprof: cannot write %s: %s (the file is incomplete)\n", o->output, strerror(w.err));
-		return 3;
+		goto out;
 	}
 	if (kp_out_close(w.f, o->output))
-		return 3;
+		goto out;
 	if (w.written != 1 + plan.buffers) {
 		fprintf(stderr, "kprof: internal error: planned %u ETL buffers, wrote %u\n", 1 + plan.buffers,
 			w.written);
-		return 3;
+		goto out;
 	}
-	return kp_summary(log, o, o->output);
+	rc = kp_summary(log, o, o->output);
+out:
+	free(w.buf);
+	etl_rundown_free(&rd);
+	return rc;
 }

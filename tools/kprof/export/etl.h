@@ -13,6 +13,7 @@
 
 #include "tools/kprof/export/etl_format.h"
 #include "tools/kprof/read/log.h"
+#include "tools/kprof/read/records.h"
 
 
 /* The trace's clock and where it sits in wall-clock time. */
@@ -54,11 +55,71 @@ bool etl_buffer_has_room(const struct etl_writer *w, uint32_t size);
 void etl_buffer_put(struct etl_writer *w, const void *bytes, uint32_t size);
 void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16_t flags, uint64_t ts);
 
-/* UTF-8 to UTF-16LE units, at most max - 1 of them plus a NUL; bytes that
- * are not UTF-8 become U+FFFD.  Returns the units written, NUL included. */
-size_t etl_utf8_to_utf16(const char *s, uint16_t *out, size_t max);
-
-/* Buffer 0: the logfile header event. */
+/* Buffer 0: the logfile header event; flags: FLUSH_MARKER | PROC_INDEX. */
 void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, const struct etl_plan *plan);
+
+/* UTF-8 to UTF-16LE units, at most max - 1 of them plus a NUL (bytes
+ * that are not UTF-8 become U+FFFD); returns the units, NUL included. */
+size_t etl_utf16(const char *s, uint16_t *out, size_t max);
+
+/* max(run header cpu_count, CPUs in the log, 1): NumberOfProcessors. */
+uint32_t etl_number_of_processors(const struct kp_log *log);
+
+/* The TSC rate in MHz, rounded: CpuSpeedInMHz and SystemConfig CPU MHz. */
+uint32_t etl_cpu_mhz(const struct etl_clock *c);
+
+/* ---------------------------------------------------------------- etl_rundown.c */
+
+/* Events waiting for a buffer: whole events, each padded to 8 bytes. */
+struct etl_queue {
+	uint8_t *b;
+	size_t len, cap;
+	size_t head;                 /* next event to take                     */
+};
+
+void etl_queue_push(struct etl_queue *q, const void *p, size_t n);
+
+/* A thread of the kernel's rundown (a KprofThread record before any
+ * Windows record of its CPU). */
+struct etl_known_thread {
+	uint32_t cpu;
+	uint64_t ts;                 /* the KprofThread record's TimeStamp     */
+	KPROF_THREAD t;
+};
+
+struct kp_pdb_identity;
+
+struct etl_rundown {
+	const struct kp_log *log;
+	const struct etl_clock *clock;
+	uint32_t ncpus;              /* NumberOfProcessors                     */
+	uint64_t ts;                 /* the rundown's time stamp: start_tsc    */
+	bool profiling;              /* PERF_PROFILE in the run's group masks  */
+	uint32_t interval;           /* ProfileTime interval, 100 ns units     */
+	bool have_image;             /* --kernel given: the image is known     */
+	uint64_t image_base, image_size;
+	const char *image_name;      /* Image DCStart FileName                 */
+	const struct kp_pdb_identity *pdb; /* the PDB written for it, or NULL    */
+	char image_name_buf[512];
+	struct etl_known_thread *threads;
+	size_t nthreads;
+	uint32_t *pids;              /* processes of the rundown               */
+	size_t npids;
+	struct etl_known_thread *starts; /* first thread of each later process */
+	size_t nstarts;
+};
+
+void etl_rundown_init(struct etl_rundown *rd, struct kp_log *log, const struct etl_clock *c, uint32_t ncpus);
+void etl_rundown_free(struct etl_rundown *rd);
+/* The events at the start (queued for CPU 0) and after CPU 0's records. */
+void etl_rundown_start(struct etl_rundown *rd, struct etl_queue *q);
+void etl_rundown_end(struct etl_rundown *rd, struct etl_queue *q, uint64_t ts);
+/* The ETL events for one record: the record itself (Windows hooks), a
+ * Thread (and Process) Start for a KprofThread of a new thread, or none. */
+void etl_record_events(struct etl_rundown *rd, const struct kp_record *r, struct etl_queue *q);
+/* The kernel image's symbol events (ImageID, DbgID_RSDS: etl_image.c),
+ * right after Image DCStart and with its time stamp ts; none without
+ * rd->pdb. */
+void etl_image_rundown(const struct etl_rundown *rd, struct etl_queue *q, uint64_t ts);
 
 #endif

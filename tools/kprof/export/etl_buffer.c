@@ -40,6 +40,11 @@ uint64_t etl_clock_filetime(const struct etl_clock *c, uint64_t tsc)
 	return ft < 0 ? 0 : (uint64_t)ft;
 }
 
+uint32_t etl_cpu_mhz(const struct etl_clock *c)
+{
+	return (uint32_t)((c->hz + 500000) / 1000000);
+}
+
 /* ---------------------------------------------------------------- buffers */
 
 void etl_buffer_begin(struct etl_writer *w)
@@ -63,23 +68,24 @@ void etl_buffer_put(struct etl_writer *w, const void *bytes, uint32_t size)
 	w->used += padded;
 }
 
-/* Fill in the WMI_BUFFER_HEADER and write the buffer out. */
+/* Fill in the WMI_BUFFER_HEADER and write the buffer out.  CurrentOffset
+ * is SavedOffset + BufferSize in data buffers, as in every real file
+ * (etw-records.md); the header buffer has them equal. */
 void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16_t flags, uint64_t ts)
 {
 	const struct etl_clock *c = w->clock;
 	struct wmi_buffer_header h = {
 		.BufferSize = ETL_BUFFER_SIZE,
 		.SavedOffset = w->used,
-		.CurrentOffset = w->used,
+		.CurrentOffset = type == ETW_BUFFER_TYPE_HEADER ? w->used : w->used + ETL_BUFFER_SIZE,
 		.TimeStamp = ts,
 		.SequenceNumber = w->next_seq++,
-		.ClockTypeFrequency = (c->hz << 3) | ETW_CLOCK_CYCLE_COUNTER,
-		.ProcessorNumber = (uint8_t)cpu,
-		.Alignment = ETL_ALIGN,
+		.ClockTypeFrequency = (c->hz << 3) | ETW_CLOCK_QPC,
+		.ProcessorIndex = (uint16_t)cpu,
 		.LoggerId = ETW_KERNEL_LOGGER_ID,
 		.State = ETW_BUFFER_STATE_FLUSH,
 		.Offset = w->used,
-		.BufferFlag = flags,
+		.BufferFlag = flags | ETW_BUFFER_FLAG_PROC_INDEX,
 		.BufferType = type,
 		.StartTime = c->start_ft,
 		.StartPerfClock = c->start_tsc,
@@ -99,7 +105,7 @@ void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16
 
 /* ---------------------------------------------------------------- header */
 
-size_t etl_utf8_to_utf16(const char *s, uint16_t *out, size_t max)
+size_t etl_utf16(const char *s, uint16_t *out, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t left = strlen(s), n = 0;
@@ -153,7 +159,7 @@ static uint32_t buffers_lost(const struct kp_log *log)
 }
 
 /* At least one: strict readers refuse a file with no processors. */
-static uint32_t number_of_processors(const struct kp_log *log)
+uint32_t etl_number_of_processors(const struct kp_log *log)
 {
 	uint32_t n = log->have_header ? log->header.cpu_count : 0;
 
@@ -171,7 +177,7 @@ static void fill_logfile_header(struct trace_logfile_header *lh, const struct kp
 		.SubVersion = 1,
 		.SubMinorVersion = 5,
 		.ProviderVersion = ETL_PROVIDER_VERSION,
-		.NumberOfProcessors = number_of_processors(log),
+		.NumberOfProcessors = etl_number_of_processors(log),
 		.EndTime = plan->have_records ? etl_clock_filetime(c, plan->last_ts) : c->start_ft,
 		.TimerResolution = ETL_TIMER_RESOLUTION,
 		.LogFileMode = EVENT_TRACE_FILE_MODE_SEQUENTIAL,
@@ -179,11 +185,11 @@ static void fill_logfile_header(struct trace_logfile_header *lh, const struct kp
 		.StartBuffers = 1,
 		.PointerSize = 8,
 		.EventsLost = events_lost(log, plan->too_large),
-		.CpuSpeedInMHz = (uint32_t)((c->hz + 500000) / 1000000),
+		.CpuSpeedInMHz = etl_cpu_mhz(c),
 		.BootTime = etl_clock_filetime(c, 0),
 		.PerfFreq = c->hz,
 		.StartTime = c->start_ft,
-		.ReservedFlags = KPROF_CLOCK_CYCLES,
+		.ReservedFlags = ETW_CLOCK_QPC,
 		.BuffersLost = buffers_lost(log),
 	};
 }
@@ -191,9 +197,9 @@ static void fill_logfile_header(struct trace_logfile_header *lh, const struct kp
 void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, const struct etl_plan *plan)
 {
 	static uint16_t names[sizeof(ETL_LOGGER_NAME) + ETL_MAX_FILE_NAME];
-	size_t n = etl_utf8_to_utf16(ETL_LOGGER_NAME, names, sizeof(ETL_LOGGER_NAME));
+	size_t n = etl_utf16(ETL_LOGGER_NAME, names, sizeof(ETL_LOGGER_NAME));
 
-	n += etl_utf8_to_utf16(w->path, names + n, ETL_MAX_FILE_NAME);
+	n += etl_utf16(w->path, names + n, ETL_MAX_FILE_NAME);
 
 	struct system_trace_header sh = {
 		.Marker = SYSTEM_TRACE_MARKER_64_V2,
@@ -210,6 +216,6 @@ void etl_write_header_buffer(struct etl_writer *w, const struct kp_log *log, con
 	memcpy(event + sizeof(sh) + sizeof(lh), names, n * 2);
 	etl_buffer_begin(w);
 	etl_buffer_put(w, event, sh.Size);
-	etl_buffer_finish(w, 0, ETW_BUFFER_TYPE_HEADER, 0, w->clock->start_tsc);
+	etl_buffer_finish(w, 0, ETW_BUFFER_TYPE_HEADER, ETW_BUFFER_FLAG_FLUSH_MARKER, 0); /* TimeStamp 0, as real files */
 }
 

@@ -26,8 +26,10 @@ struct wmi_buffer_header {
 	uint64_t TimeStamp;
 	int64_t SequenceNumber;
 	uint64_t ClockTypeFrequency; /* ClockType:3 (low bits) | Frequency:61  */
-	uint8_t ProcessorNumber;     /* ClientContext (ETW_BUFFER_CONTEXT)     */
-	uint8_t Alignment;
+	uint16_t ProcessorIndex;     /* ClientContext (ETW_BUFFER_CONTEXT) as
+	                                Windows 8+ writes it, with PROC_INDEX:
+	                                a 16-bit processor index, not a u8
+	                                ProcessorNumber + u8 Alignment     */
 	uint16_t LoggerId;
 	uint32_t State;              /* ETW_BUFFER_STATE                       */
 	uint32_t Offset;
@@ -37,11 +39,14 @@ struct wmi_buffer_header {
 	uint64_t StartPerfClock;     /* ... and the clock at that moment       */
 } __attribute__((packed));
 
+#define ETW_BUFFER_FLAG_FLUSH_MARKER 0x0001u
 #define ETW_BUFFER_FLAG_EVENTS_LOST 0x0002u
+#define ETW_BUFFER_FLAG_PROC_INDEX 0x0020u
 #define ETW_BUFFER_TYPE_GENERIC 0u
 #define ETW_BUFFER_TYPE_HEADER 4u
 #define ETW_BUFFER_STATE_FLUSH 3u
-#define ETW_CLOCK_CYCLE_COUNTER 3u /* = KPROF_CLOCK_CYCLES                 */
+#define ETW_CLOCK_QPC 1u           /* ReservedFlags / ClockType: QPC         */
+#define ETL_MAX_CPUS 0x10000u      /* a 16-bit processor index               */
 #define ETW_KERNEL_LOGGER_ID 0xFFFFu
 
 /* SYSTEM_TRACE_HEADER, 0x20 bytes (x64). */
@@ -95,7 +100,7 @@ struct trace_logfile_header {
 	uint64_t BootTime;
 	uint64_t PerfFreq;
 	uint64_t StartTime;
-	uint32_t ReservedFlags;      /* clock type: 3 = cycle counter          */
+	uint32_t ReservedFlags;      /* clock type: 1 = QPC                    */
 	uint32_t BuffersLost;
 } __attribute__((packed));
 
@@ -116,8 +121,7 @@ ETL_ASSERT_OFFSET(wmi_buffer_header, ReferenceCount, 0x0C);
 ETL_ASSERT_OFFSET(wmi_buffer_header, TimeStamp, 0x10);
 ETL_ASSERT_OFFSET(wmi_buffer_header, SequenceNumber, 0x18);
 ETL_ASSERT_OFFSET(wmi_buffer_header, ClockTypeFrequency, 0x20);
-ETL_ASSERT_OFFSET(wmi_buffer_header, ProcessorNumber, 0x28);
-ETL_ASSERT_OFFSET(wmi_buffer_header, Alignment, 0x29);
+ETL_ASSERT_OFFSET(wmi_buffer_header, ProcessorIndex, 0x28);
 ETL_ASSERT_OFFSET(wmi_buffer_header, LoggerId, 0x2A);
 ETL_ASSERT_OFFSET(wmi_buffer_header, State, 0x2C);
 ETL_ASSERT_OFFSET(wmi_buffer_header, Offset, 0x30);

@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "tools/kprof/kprof.h"
-#include "tools/kprof/read/symbols.h"
 
 /* b3e675d7-2554-4f18-830b-2762732560de as stored (Data1..3 little-endian). */
 static const uint8_t image_id_guid[16] = { 0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f,
@@ -54,7 +53,7 @@ static uint32_t image_id_size(const struct kp_pdb_identity *id)
 	uint16_t name[KP_PDB_NAME_MAX];
 
 	return sizeof(struct event_trace_header) + IMAGEID_FIXED +
-	       (uint32_t)(etl_utf8_to_utf16(id->image_name, name, KP_PDB_NAME_MAX) * 2);
+	       (uint32_t)(etl_utf16(id->image_name, name, KP_PDB_NAME_MAX) * 2);
 }
 
 static uint32_t rsds_size(const struct kp_pdb_identity *id)
@@ -81,20 +80,23 @@ static void header(uint8_t *ev, uint32_t size, uint8_t opcode, uint64_t ts)
 	memcpy(ev, &h, sizeof(h));
 }
 
-void etl_image_put_events(struct etl_writer *w, const struct kp_pdb_identity *id, uint64_t ts)
+void etl_image_rundown(const struct etl_rundown *rd, struct etl_queue *q, uint64_t ts)
 {
-	uint8_t ev[sizeof(struct event_trace_header) + RSDS_FIXED + 2 * KP_PDB_NAME_MAX + 2] = { 0 };
+	const struct kp_pdb_identity *id = rd->pdb;
+	uint8_t ev[sizeof(struct event_trace_header) + RSDS_FIXED + 2 * KP_PDB_NAME_MAX + 2 + 8] = { 0 };
 	uint8_t *p = ev + sizeof(struct event_trace_header);
 	uint16_t name[KP_PDB_NAME_MAX];
-	uint32_t size = image_id_size(id);
 
+	if (!id)
+		return; /* no --kernel, or no PDB could be made */
+	uint32_t size = image_id_size(id);
 	header(ev, size, DBGID_LOG_TYPE_IMAGEID, ts);
 	put_u64(p + 0x00, id->image_base);
 	put_u64(p + 0x08, id->image_size);
 	put_u32(p + 0x10, 0);
 	put_u32(p + 0x14, id->timestamp);
-	memcpy(p + IMAGEID_FIXED, name, 2 * etl_utf8_to_utf16(id->image_name, name, KP_PDB_NAME_MAX));
-	etl_buffer_put(w, ev, size);
+	memcpy(p + IMAGEID_FIXED, name, 2 * etl_utf16(id->image_name, name, KP_PDB_NAME_MAX));
+	etl_queue_push(q, ev, ETL_ALIGN_UP(size)); /* zero padded to 8, as every queued event */
 
 	memset(ev, 0, sizeof(ev));
 	size = rsds_size(id);
@@ -104,26 +106,15 @@ void etl_image_put_events(struct etl_writer *w, const struct kp_pdb_identity *id
 	memcpy(p + 0x0C, id->guid, 16);
 	put_u32(p + 0x1C, id->age);
 	memcpy(p + RSDS_FIXED, id->pdb_name, strlen(id->pdb_name) + 1);
-	etl_buffer_put(w, ev, size);
-}
-
-void etl_image_write_buffer(struct etl_writer *w, const struct kp_pdb_identity *id, uint64_t ts)
-{
-	etl_buffer_begin(w);
-	etl_image_put_events(w, id, ts);
-	etl_buffer_finish(w, 0, ETW_BUFFER_TYPE_GENERIC, 0, ts);
+	etl_queue_push(q, ev, ETL_ALIGN_UP(size)); /* zero padded to 8, as every queued event */
 }
 
 int etl_image_prepare(const struct kp_options *o, struct kp_pdb_identity *id)
 {
-	struct kp_symbols *syms;
 	const char *slash = strrchr(o->output, '/'), *name = strrchr(o->kernel, '/');
 	char pdb[4096], why[512];
 	size_t stem;
 
-	if (!kp_symbols_for(o->kernel, &syms))
-		return -1;
-	kp_symbols_close(syms);
 	name = name ? name + 1 : o->kernel;
 	stem = strrchr(name, '.') && strrchr(name, '.') != name ? (size_t)(strrchr(name, '.') - name) : strlen(name);
 	snprintf(pdb, sizeof(pdb), "%.*s%.*s.pdb", slash ? (int)(slash - o->output + 1) : 0, o->output, (int)stem,

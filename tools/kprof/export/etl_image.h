@@ -34,21 +34,16 @@ struct event_trace_header {
 /* The two events' sizes, header included (not yet 8-byte aligned). */
 uint32_t etl_image_events_size(const struct kp_pdb_identity *id);
 
-/* ImageID then DbgID_RSDS of the image, both at time stamp ts (the Image
- * DCStart's, so readers pair them), into the buffer being filled: call
- * between etl_buffer_begin() and etl_buffer_finish() with
- * etl_image_events_size() of room. */
-void etl_image_put_events(struct etl_writer *w, const struct kp_pdb_identity *id, uint64_t ts);
+/* ImageID then DbgID_RSDS of rd->pdb's image, both at time stamp ts (the
+ * Image DCStart's, so readers pair them), queued right after Image DCStart
+ * (etl_rundown.c calls it; declared in etl.h); nothing without a PDB. */
 
-/* `kprof etl --kernel ELF`: check that the ELF recorded the log (as every
- * --kernel does), then write its PDB next to the ETL (the ELF's name with
+/* `kprof etl --kernel ELF` (an ELF etl.c has checked against the log, as
+ * every --kernel is): write its PDB next to the ETL (the ELF's name with
  * .pdb, e.g. build/run/kernel.pdb for build/run/trace.etl).  1 with *id
  * filled; 0 when no PDB could be made (warned on stderr: the ETL is still
- * written, without image events); -1 when the ELF is refused. */
+ * written, without image events). */
 struct kp_options;
 int etl_image_prepare(const struct kp_options *o, struct kp_pdb_identity *id);
-
-/* A CPU 0 buffer holding just the two events, at time stamp ts. */
-void etl_image_write_buffer(struct etl_writer *w, const struct kp_pdb_identity *id, uint64_t ts);
 
 #endif
