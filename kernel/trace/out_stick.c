@@ -202,8 +202,12 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 		stick.sf.extents[i] = (struct stick_extent){ .lba = bs->extents[i].lba, .blocks = bs->extents[i].blocks };
 	if (usb_stick_write_protected(st)) {
 		struct stick_sense s = usb_stick_last_sense(st);
-		kprintf("trace: USB stick: it is write-protected (sense key %x, asc %02x, ascq %02x): %s is not written\n",
-			s.key, s.asc, s.ascq, stick.name);
+		if (s.key) /* a WRITE was refused: DATA PROTECT, say what it said */
+			kprintf("trace: USB stick: it is write-protected (sense key %x, asc %02x, ascq %02x): %s is not "
+				"written\n", s.key, s.asc, s.ascq, stick.name);
+		else /* no write tried yet: MODE SENSE's WP bit said so */
+			kprintf("trace: USB stick: it is write-protected (MODE SENSE: write-protect bit set; a lock switch "
+				"on the stick?): %s is not written\n", stick.name);
 		return NULL;
 	}
 	uint64_t capacity = bs->file_bytes / bs->block_size * bs->block_size;
