@@ -179,8 +179,10 @@ def check_stick_trace(ctx):
     ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(262144 KiB, in writes of 1024 KiB\)$",
                "the stick opened at trace start")
     m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the serial trace's end")
-    ctx.expect(r"^trace: %s records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick; power off and move "
-               r"the stick to your computer( \(written in \d+ ms, [\d.]+ MB/s\))?$" % m.group(1), "the saved line")
+    ctx.expect(r"^trace: %s records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick \d+\.\d\d s after the "
+               r"workload; power off and move the stick to your computer$" % m.group(1), "the saved line")
+    ctx.expect(r"^trace: output \d+ ms after the workload ended: serial ([\d.]+ MB) in \d+ ms \(.*\), USB stick \1 in "
+               r"\d+ ms \(([\d.]+ MB/s|under 1 ms)\)$", "the output line: the same bytes to both sinks")
     problems = sticktrace.same_trace(ctx.kprof, ctx.log_path, ctx.stick_file)
     if problems:
         raise_failure("stick vs serial: " + "; ".join(problems[:4]))
@@ -220,8 +222,8 @@ def check_usb_file_small(ctx):
     ctx.expect(r"^scenario tracetest: done on 2 CPUs$", "the scenario's end")
     ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(%d KiB, in writes of %d KiB\)$"
                % (SMALL_FILE_KIB, SMALL_FILE_KIB), "the small file opened")
-    m = ctx.expect(r"^trace: (\d+) of (\d+) records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick, "
-                   r"which is full: (\d+) records did not fit in its 262 KB \(a bigger file keeps them: "
+    m = ctx.expect(r"^trace: (\d+) of (\d+) records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick "
+                   r"\d+\.\d\d s after the workload, which is full: (\d+) records did not fit in its 262 KB \(a bigger file keeps them: "
                    r"docs/usb-stick\.md\); power off and move the stick to your computer", "the full file's line")
     kept, total, lost = int(m.group(1)), int(m.group(2)), int(m.group(3))
     if kept + lost != total:
