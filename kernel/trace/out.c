@@ -189,7 +189,8 @@ static void mb(char *buf, size_t size, uint64_t bytes)
 }
 
 /* One line: how long the output took after the workload, and each sink's
- * bytes, time and rate ("n/a" under 1 ms).  Not on the bug check path. */
+ * bytes, time and rate ("under 1 ms" for a sink that took less).  Not on
+ * the bug check path (the workload never ended there). */
 static void say_throughput(void)
 {
 	char line[256], size[32], rate[32];
