@@ -46,9 +46,15 @@ void trace_out_start(uint32_t ncpu);
 void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
 		     uint32_t l2);
 
+/* The workload has ended (trace_finish, before the dump or the last
+ * buffers are sent): the end line's times count from here. */
+void trace_out_workload_ended(void);
+
 /* After the run end frame: each sink writes what it holds and says on the
- * console what it kept (the stick: "trace: N records, X MB saved to ...",
- * or why not).  Once; later calls do nothing. */
+ * console what it kept (the stick: "trace: N records, X MB saved to ...
+ * in T s", or why not); then, after trace_out_workload_ended, one line
+ * with each sink's bytes, time and throughput.  Once; later calls do
+ * nothing. */
 void trace_out_finish(void);
 
 #endif /* KPROF_TRACE_OUT_H */

@@ -38,7 +38,14 @@ struct trace_sink {
 	 * print one line saying what was kept; may be NULL. */
 	void (*finish)(struct trace_sink *s);
 	bool stopped;       /* failed: takes no more frames                  */
+	/* Kept by out.c: bytes handed to frame(), TSC cycles in frame() and
+	 * finish() (for the end line's throughput). */
+	uint64_t bytes, cycles;
 };
+
+/* Milliseconds since the workload ended (trace_out_workload_ended), or
+ * -1 when it was not marked (the bug check path). */
+int64_t trace_out_since_end_ms(void);
 
 extern struct trace_sink out_serial_sink;
 

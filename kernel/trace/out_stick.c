@@ -16,7 +16,8 @@
  * at the next block-aligned offset of the file.  So dump mode writes at
  * the end, stream mode as the logger thread sends its sub-buffers.
  * finish() writes the last partial block zero-padded, syncs the stick's
- * cache and prints what was saved.  A write error stops the sink for good
+ * cache and prints what was saved, and how long after the workload
+ * ended (out.c's clock).  A write error stops the sink for good
  * (one line with the sense data; serial goes on, out.c).
  *
  * Invariants: stage_off is a multiple of the block size, staged <
@@ -129,7 +130,7 @@ static const char *mb_text(uint64_t bytes, char *buf, size_t size)
 static void stick_finish(struct trace_sink *s)
 {
 	const struct out_file *f = &stick.file;
-	char size[32], cap[32];
+	char size[32], cap[32], when[48] = "";
 	int rc;
 
 	if (!s->stopped && stick.staged) {
@@ -140,17 +141,22 @@ static void stick_finish(struct trace_sink *s)
 	}
 	if (!s->stopped && (rc = usb_stick_sync(stick.sf.stick)))
 		say_stopped("SYNCHRONIZE CACHE", rc);
+	int64_t ms = trace_out_since_end_ms();
+	if (ms >= 0) /* how long after the workload it was safe on the stick */
+		ksnprintf(when, sizeof(when), " %lld.%02lld s after the workload", (long long)(ms / 1000),
+			  (long long)(ms % 1000 / 10));
 	if (s->stopped)
 		kprintf("trace: not saved to %s on the USB stick (see above)\n", stick.name);
 	else if (f->full)
-		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick, which is full: %llu records did not "
-			"fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to your "
-			"computer\n", (unsigned long long)f->records, (unsigned long long)(f->records + f->records_lost),
-			mb_text(f->used, size, sizeof(size)), stick.name, (unsigned long long)f->records_lost,
-			mb_text(f->capacity, cap, sizeof(cap)));
+		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick%s, which is full: %llu records did "
+			"not fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to "
+			"your computer\n", (unsigned long long)f->records,
+			(unsigned long long)(f->records + f->records_lost), mb_text(f->used, size, sizeof(size)), stick.name,
+			when, (unsigned long long)f->records_lost, mb_text(f->capacity, cap, sizeof(cap)));
 	else
-		kprintf("trace: %llu records, %s saved to %s on the USB stick; power off and move the stick to your "
-			"computer\n", (unsigned long long)f->records, mb_text(f->used, size, sizeof(size)), stick.name);
+		kprintf("trace: %llu records, %s saved to %s on the USB stick%s; power off and move the stick to your "
+			"computer\n", (unsigned long long)f->records, mb_text(f->used, size, sizeof(size)), stick.name,
+			when);
 	/* Not from the bug check path: the allocator's lock may be held by a
 	 * CPU that was stopped, and the run ends there anyway. */
 	if (ke_get_current_irql() < DISPATCH_LEVEL)
@@ -202,8 +208,12 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 		stick.sf.extents[i] = (struct stick_extent){ .lba = bs->extents[i].lba, .blocks = bs->extents[i].blocks };
 	if (usb_stick_write_protected(st)) {
 		struct stick_sense s = usb_stick_last_sense(st);
-		kprintf("trace: USB stick: it is write-protected (sense key %x, asc %02x, ascq %02x): %s is not written\n",
-			s.key, s.asc, s.ascq, stick.name);
+		if (s.key) /* a WRITE was refused: DATA PROTECT, say what it said */
+			kprintf("trace: USB stick: it is write-protected (sense key %x, asc %02x, ascq %02x): %s is not "
+				"written\n", s.key, s.asc, s.ascq, stick.name);
+		else /* no write tried yet: MODE SENSE's WP bit said so */
+			kprintf("trace: USB stick: it is write-protected (MODE SENSE: write-protect bit set; a lock switch "
+				"on the stick?): %s is not written\n", stick.name);
 		return NULL;
 	}
 	uint64_t capacity = bs->file_bytes / bs->block_size * bs->block_size;

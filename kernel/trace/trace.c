@@ -427,6 +427,7 @@ void trace_finish(enum kprof_exit_status status)
 
 	if (!trace.started || trace.finished)
 		return;
+	trace_out_workload_ended(); /* the end line's times count from here */
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (trace.logger) { /* one reader at a time: the logger ends first */

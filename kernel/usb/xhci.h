@@ -212,6 +212,14 @@ unsigned xhci_ep_state(struct usb_hci *hc, struct xhci_slot *s, unsigned dci);
  * TR Dequeue Pointer to the enqueue index (the TD left behind is
  * skipped). */
 int xhci_ep_recover(struct usb_hci *hc, struct xhci_slot *s, unsigned dci);
+/* The controller's side of CLEAR_FEATURE(ENDPOINT_HALT): the ring usable
+ * again and the endpoint's data toggle / sequence number back at 0,
+ * halted or not (Reset Endpoint, or Stop Endpoint and xhci_ep_readd). */
+int xhci_ep_clear_halt(struct usb_hci *hc, struct xhci_slot *s, unsigned dci);
+/* xhci_device.c: drop and add a stopped endpoint with Configure Endpoint,
+ * its context unchanged but for the dequeue pointer (the ring's enqueue
+ * index): its toggle / sequence number restarts. */
+int xhci_ep_readd(struct usb_hci *hc, struct xhci_slot *s, unsigned dci);
 
 /* --- xhci_xfer.c: a TD on a transfer ring, waited for. */
 struct xhci_td_result {

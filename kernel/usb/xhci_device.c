@@ -197,7 +197,7 @@ int hci_hub_configure(struct usb_device *dev, unsigned nports, bool multi_tt, un
 		slot[2] = (slot[2] & ~SLOT_TTT(3)) | SLOT_TTT(tt_think_time);
 	/* 4.6.7: since xHCI 1.0 the hub fields go through Configure Endpoint
 	 * (Evaluate Context evaluates only a few slot fields). */
-	return xhci_command(hc, s->in_phys, TRB_TYPE(TRB_CONFIGURE_ENDPOINT) | TRB_SLOT(dev->slot), &cc, 0);
+	return xhci_command(hc, s->in_phys, TRB_TYPE(TRB_CONFIGURE_ENDPOINT) | TRB_SLOT(s->dev->slot), &cc, 0);
 }
 
 int hci_configure(struct usb_device *dev, const struct usb_endpoint *eps, unsigned n)
@@ -233,5 +233,26 @@ int hci_configure(struct usb_device *dev, const struct usb_endpoint *eps, unsign
 		return USB_NODEV;
 	last = MAX(last, slot[0] >> 27);
 	slot[0] = (slot[0] & 0x07FFFFFF) | SLOT_ENTRIES(last);
-	return xhci_command(hc, s->in_phys, TRB_TYPE(TRB_CONFIGURE_ENDPOINT) | TRB_SLOT(dev->slot), &cc, 0);
+	return xhci_command(hc, s->in_phys, TRB_TYPE(TRB_CONFIGURE_ENDPOINT) | TRB_SLOT(s->dev->slot), &cc, 0);
+}
+
+int xhci_ep_readd(struct usb_hci *hc, struct xhci_slot *s, unsigned dci)
+{
+	uint32_t cc, *icc, *ep;
+
+	if (dci < 2 || dci > 31 || !s->ring[dci])
+		return USB_BADARG;
+	icc = input_control(hc, s, (1u << 0) | (1u << dci));
+	icc[INPUT_DROP] = 1u << dci;
+	input_slot_from_output(hc, s);
+	/* The endpoint as the controller has it (type, packet size, burst,
+	 * interval), without its state, at the ring's enqueue index. */
+	ep = xhci_in_ctx(s->in_ctx, hc->csz, dci + 1);
+	memcpy(ep, xhci_dev_ctx(s->out_ctx, hc->csz, dci), 5 * sizeof(uint32_t));
+	ep[0] &= ~7u;
+	uint64_t deq = xhci_ring_enqueue_ptr(s->ring[dci]);
+	ep[2] = (uint32_t)deq;
+	ep[3] = (uint32_t)(deq >> 32);
+	s->ring[dci]->td_first = -1;
+	return xhci_command(hc, s->in_phys, TRB_TYPE(TRB_CONFIGURE_ENDPOINT) | TRB_SLOT(s->dev->slot), &cc, 0);
 }

@@ -233,7 +233,7 @@ int hci_clear_halt(struct usb_device *dev, uint8_t ep_address)
 	struct xhci_slot *s = dev->hcpriv;
 	unsigned dci = xhci_dci(ep_address);
 
-	if (!s || !s->ring[dci])
+	if (!s || dci < 2 || !s->ring[dci])
 		return USB_BADARG;
-	return xhci_ep_recover(dev->hci, s, dci);
+	return xhci_ep_clear_halt(dev->hci, s, dci);
 }

@@ -6,6 +6,9 @@
 
 BENCH_SCHED_ROUNDS ?= 3
 BENCH_SENDER_ROUNDS ?= 3
+# Rounds of the stick benchmark (tests/bench/stick_bench.py): each boots
+# trace.out=usb and both, raw and compressed (4 OVMF boots, about 6 min).
+BENCH_STICK_ROUNDS ?= 1
 
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
@@ -51,7 +54,7 @@ $(BUILD)/bench/mix.log: $(KERNEL) tools/qemu.py
 		--cmdline "scenario=mix trace.buffer_kb=8192" > /dev/null
 	$(Q)cp $(BUILD)/bench/mixrun/serial.log $@
 
-.PHONY: bench bench-deps bench-build
+.PHONY: bench bench-deps bench-build bench-stick
 # Built by `make check` too, so the benchmarks cannot rot between runs.
 bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
 
@@ -69,3 +72,9 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log --chunk 1024 --chunk 512 --rates 16
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)
 	@$(PYTHON) tests/bench/sender.py $(KPROF_TOOL) $(KERNEL) --rounds $(BENCH_SENDER_ROUNDS)
+	@$(MAKE) --no-print-directory bench-stick
+
+# The trace to the USB stick against serial, under QEMU (BOOT=usb): MB/s
+# and the time from the end of the workload to "saved".
+bench-stick: $(KERNEL) $(IMAGE)
+	@$(PYTHON) tests/bench/stick_bench.py $(KERNEL) $(IMAGE) $(BENCH_STICK_ROUNDS)

@@ -23,6 +23,7 @@ import tracecheck  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stickcheck  # noqa: E402
+import sticktrace  # noqa: E402
 
 SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
 
@@ -34,7 +35,7 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 qemu_args=()):
+                 usb_readonly=False, qemu_args=()):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
@@ -42,6 +43,7 @@ class BootTest:
         # BOOT=usb: the controller, the hub, and a change to the run's copy
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
+        self.usb_readonly = usb_readonly  # BOOT=usb: the stick attached readonly=on
 
 
 BANNER = r"^kprof \d+\.\d+\.\d+ \(build \S+, \d{4}-\d\d-\d\d\) booted by (\S+)"
@@ -169,6 +171,67 @@ def check_usb(online, ports):
         check_uefi(online)(ctx)
         check_stick(ports)(ctx)
     return check
+
+
+def check_stick_trace(ctx):
+    """trace.out=both: the stick's trace.bin holds the serial log's trace,
+    record for record, and the kernel said it was saved."""
+    ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(262144 KiB, in writes of 1024 KiB\)$",
+               "the stick opened at trace start")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the serial trace's end")
+    ctx.expect(r"^trace: %s records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick \d+\.\d\d s after the "
+               r"workload; power off and move the stick to your computer$" % m.group(1), "the saved line")
+    ctx.expect(r"^trace: output \d+ ms after the workload ended: serial ([\d.]+ MB) in \d+ ms \(.*\), USB stick \1 in "
+               r"\d+ ms \(([\d.]+ MB/s|under 1 ms)\)$", "the output line: the same bytes to both sinks")
+    problems = sticktrace.same_trace(ctx.kprof, ctx.log_path, ctx.stick_file)
+    if problems:
+        raise_failure("stick vs serial: " + "; ".join(problems[:4]))
+
+
+def check_usb_both(online, ports):
+    """A healthy USB boot with trace.out=both whose stick holds the serial trace."""
+    def check(ctx):
+        check_usb(online, ports)(ctx)
+        check_stick_trace(ctx)
+    return check
+
+
+def check_usb_readonly(ctx):
+    """readonly=on: one clear line, the stick untouched, the whole trace
+    on serial, exit 0."""
+    check_healthy_boot(ctx, "kprof-uefi", "\\kprof\\cmdline.txt")
+    ctx.expect(r"^stick: QEMU QEMU HARDDISK, \d+ blocks of 512 bytes, write protected$", "MODE SENSE's WP bit seen")
+    ctx.expect_in_order([r"^trace: USB stick: it is write-protected \(MODE SENSE: write-protect bit set; a lock switch "
+                         r"on the stick\?\): \\kprof\\trace\.bin is not written$",
+                         r"^trace: the USB stick is not written; the trace goes to serial$",
+                         r"^trace: \d+ records sent, 0 lost"], "the write-protected stick's lines")
+    ctx.reject(r"saved to \\kprof", "a saved line")
+    check_stick_untouched(ctx)
+    if ctx.result.stick_used:
+        raise_failure("the read-only stick's trace.bin holds %d written bytes" % ctx.result.stick_used)
+    check_complete_trace(ctx)
+
+
+SMALL_FILE_KIB = 256
+
+
+def check_usb_file_small(ctx):
+    """A trace file too small: what fits is kept and decodes, the rest is
+    counted as lost, by the kernel and the decoder alike; serial whole."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect(r"^scenario tracetest: done on 2 CPUs$", "the scenario's end")
+    ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(%d KiB, in writes of %d KiB\)$"
+               % (SMALL_FILE_KIB, SMALL_FILE_KIB), "the small file opened")
+    m = ctx.expect(r"^trace: (\d+) of (\d+) records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick "
+                   r"\d+\.\d\d s after the workload, which is full: (\d+) records did not fit in its 262 KB \(a bigger file keeps them: "
+                   r"docs/usb-stick\.md\); power off and move the stick to your computer", "the full file's line")
+    kept, total, lost = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if kept + lost != total:
+        raise_failure("the kernel says %d of %d kept and %d did not fit" % (kept, total, lost))
+    check_stick_untouched(ctx)
+    problems = sticktrace.file_too_small(ctx.kprof, ctx.log_path, ctx.stick_file, kept, lost)
+    if problems:
+        raise_failure("full file: " + "; ".join(problems[:4]))
 
 
 def check_usb_refused(loader_says, kernel_says):
@@ -763,6 +826,13 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
     return check
 
 
+def check_probe_then_trace(ctx):
+    """usb.probe=on, then in the same boot the trace's own open of the
+    stick (a second enumeration: the probe's slot is replaced)."""
+    check_usb_probe("1b36:000d", "1", "SuperSpeed")(ctx)
+    check_stick_trace(ctx)
+
+
 TESTS = [
     BootTest("usb-probe-qemu-xhci", "usb.probe=on, direct boot: qemu-xhci, stick on a root port (SuperSpeed), "
              "INQUIRY over bulk", check_usb_probe("1b36:000d", "1", "SuperSpeed"),
@@ -779,18 +849,33 @@ TESTS = [
              check_usb_probe("1033:0194", "1", "SuperSpeed", access="legacy configuration ports"), machine="pc",
              cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci")),
     BootTest("usb-probe-uefi", "usb.probe=on booted by OVMF from the USB stick (qemu-xhci halted and reset by "
-             "the firmware): the boot stick answers", check_usb_probe("1b36:000d", "1", "SuperSpeed"), boot="usb",
+             "the firmware): the boot stick answers; then the trace (trace.out=auto: both) opens the same stick "
+             "again and holds the serial trace", check_probe_then_trace, boot="usb",
              cmdline="scenario=boot usb.probe=on", timeout=120),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),
     BootTest("uefi-usb", "UEFI from the same image as a USB stick (qemu-xhci, root port), 2 CPUs: the stick's "
-             "place, disk and trace file sectors reported", check_usb(2, ["1"]), boot="usb", cpus=2,
-             cmdline="scenario=boot", timeout=90),
-    BootTest("usb-nec", "a USB stick on nec-usb-xhci: the same stick line", check_usb(1, ["1"]), boot="usb",
-             usb_hc="nec-usb-xhci", cmdline="scenario=boot", timeout=90),
-    BootTest("usb-hub", "a USB stick behind a usb-hub (USB 2, xHCI port 5 > hub port 1)", check_usb(1, ["5", "1"]),
-             boot="usb", usb_hub="1", cmdline="scenario=boot", timeout=90),
+             "place, disk and trace file sectors reported; trace.out=both, stream mode: the stick's trace equals "
+             "the serial one record for record", check_usb_both(2, ["1"]), boot="usb", cpus=2,
+             cmdline="scenario=boot trace.out=both trace.mode=stream", timeout=90),
+    BootTest("usb-nec", "a USB stick on nec-usb-xhci: the same stick line; trace.out=both in dump mode: the same "
+             "records on the stick as on serial", check_usb_both(1, ["1"]), boot="usb", usb_hc="nec-usb-xhci",
+             cmdline="scenario=boot trace.out=both trace.mode=dump", timeout=90),
+    BootTest("usb-hub", "a USB stick behind a usb-hub (USB 2, xHCI port 5 > hub port 1); trace.out=both, stream "
+             "mode: the same records on the stick as on serial", check_usb_both(1, ["5", "1"]),
+             boot="usb", usb_hub="1", cmdline="scenario=boot trace.out=both", timeout=90),
+    BootTest("usb-nec-hub", "nec-usb-xhci with the stick behind a usb-hub, trace.out=both in dump mode: the same "
+             "records on the stick as on serial", check_usb_both(1, ["5", "1"]), boot="usb", usb_hub="1",
+             usb_hc="nec-usb-xhci", cmdline="scenario=boot trace.out=both trace.mode=dump", timeout=90),
+    BootTest("usb-readonly", "a read-only stick (readonly=on): one clear line, nothing written, the whole trace on "
+             "serial, exit 0", check_usb_readonly, boot="usb", usb_readonly=True, cmdline="scenario=boot",
+             timeout=90),
+    BootTest("usb-file-small", "a %d KiB trace file and a tracetest run that records more: what fits kept and "
+             "decoded, the rest counted as not in the file (kernel = decoder), check --strict fails on the file, "
+             "serial whole" % SMALL_FILE_KIB, check_usb_file_small, boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=5000 trace.buffer_kb=8192 trace.out=both",
+             timeout=120, prepare_disk=lambda disk: stickcheck.shrink_trace_file(disk, SMALL_FILE_KIB)),
     BootTest("usb-no-trace-file", "a stick without \\kprof\\trace.bin: the loader says to rebuild the image, the "
              "trace goes to serial", check_usb_refused(r"no \\kprof\\trace\.bin on the stick: rebuild the image "
                                                        r"with make image .*", "no usable trace file"),

@@ -31,8 +31,9 @@ Failure = boot_tests.Failure
 class Context:
     """What a test's check function gets: the run's output and helpers."""
 
-    def __init__(self, result, log_path, build, image):
+    def __init__(self, result, log_path, build, image, stick_file=None):
         self.result = result
+        self.stick_file = stick_file          # BOOT=usb: trace.bin copied out of the run's image
         self.text = qemu.clean_for_terminal(result.output).decode("utf-8", "replace")
         self.log_path = log_path              # the raw serial log, for the decoder
         self.build = build
@@ -65,10 +66,19 @@ class Context:
 
 
 def run_test(t, opts):
+    with tempfile.TemporaryDirectory(prefix="kprof-boottest-") as tmp:
+        return run_test_in(t, opts, tmp)
+
+
+def run_test_in(t, opts, tmp):
+    # BOOT=usb: the stick's trace file is copied out after the run (as
+    # make run does) for the tests that read it (ctx.stick_file).
+    stick_out = os.path.join(tmp, "trace.bin") if t.boot == "usb" else None
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
-        prepare_disk=t.prepare_disk, qemu_args=[a.replace("{image}", opts.image) for a in t.qemu_args])
+        usb_readonly=t.usb_readonly, stick_out=stick_out, prepare_disk=t.prepare_disk,
+        qemu_args=[a.replace("{image}", opts.image) for a in t.qemu_args])
     said = []
 
     def say(m):
@@ -81,15 +91,14 @@ def run_test(t, opts):
         # is skipped (with the runner's reason), never passed.
         return res, None, "KVM unusable: " + (said[-1] if said else "the run fell back to TCG")
     error = None
-    with tempfile.TemporaryDirectory(prefix="kprof-boottest-") as tmp:
-        log_path = os.path.join(tmp, "serial.log")
-        with open(log_path, "wb") as f:
-            f.write(res.output)
-        ctx = Context(res, log_path, opts.build, opts.image)
-        try:
-            t.check(ctx)
-        except Failure as e:
-            error = str(e)
+    log_path = os.path.join(tmp, "serial.log")
+    with open(log_path, "wb") as f:
+        f.write(res.output)
+    ctx = Context(res, log_path, opts.build, opts.image, res.stick_file)
+    try:
+        t.check(ctx)
+    except Failure as e:
+        error = str(e)
     return res, error, None
 
 

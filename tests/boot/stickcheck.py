@@ -98,3 +98,14 @@ def fragment_trace_file(disk, pieces):
     os.unlink(one)
     os.unlink(big)
     return len(trace_runs(disk))
+
+
+def shrink_trace_file(disk, kib):
+    """Replace trace.bin with a zero file of kib KiB (a stick made with a
+    tiny TRACE_FILE_MB): the run then records more than the file holds."""
+    delete_trace_file(disk)
+    small = disk + ".small"
+    with open(small, "wb") as f:
+        f.truncate(kib << 10)
+    mtools("mcopy", "-i", esp(disk), small, TRACE)
+    os.unlink(small)

@@ -24,6 +24,7 @@
 #include "include/kprof/wire_file.h"
 #include "kernel/init/config.h"
 #include "kernel/ke/irql.h"
+#include "kernel/ke/time.h"
 #include "kernel/trace/out.h"
 #include "shadow.h"
 #include "traceout_gen.h"
@@ -191,7 +192,8 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 }
 
 /* Dump mode: trace.c sends nothing between the run header and the end,
- * so the stick is written only at the end; 4 KiB blocks, one extent. */
+ * so the stick is written only at the end; 4 KiB blocks, one extent; the
+ * end lines' times once the workload is marked as ended. */
 static void test_dump_writes_at_the_end(void **state)
 {
 	struct stick_file sf;
@@ -201,6 +203,8 @@ static void test_dump_writes_at_the_end(void **state)
 	gen_open(TRACE_OUT_BOTH, &bs, 4);
 	gen_start(&g, 4);
 	assert_int_equal(fake_stick.writes, 0); /* the header waits in the stage */
+	ke_tsc_hz = 1000000000; /* the host's TSC, near enough, for the times */
+	trace_out_workload_ended();
 	for (uint32_t i = 0; i < 200; i++)
 		gen_chunk(&g, i % 4, 10, 40);
 	gen_finish(&g);
@@ -208,8 +212,21 @@ static void test_dump_writes_at_the_end(void **state)
 	assert_int_equal(fake_stick.log_len[0] % 4096, 0);
 	assert_int_equal(fake_stick.syncs, 1);
 	uint8_t *file = gen_read_file(&sf);
-	check_same_frames(file, sf.file_bytes);
+	size_t used = check_same_frames(file, sf.file_bytes);
 	free(file);
+	/* The end lines, after the workload was marked as ended: when the
+	 * file was safe, and each sink's bytes (the same frames: the same
+	 * count), time and rate. */
+	assert_non_null(strstr(shadow_console, " saved to \\kprof\\trace.bin on the USB stick 0."));
+	assert_non_null(strstr(shadow_console, " s after the workload; power off and move the stick to your computer\n"));
+	char want[96];
+	snprintf(want, sizeof(want), "ms after the workload ended: serial %zu.%zu MB in ", used / 1000000,
+		 used % 1000000 / 100000);
+	assert_non_null(strstr(shadow_console, "\ntrace: output "));
+	assert_non_null(strstr(shadow_console, want));
+	snprintf(want, sizeof(want), ", USB stick %zu.%zu MB in ", used / 1000000, used % 1000000 / 100000);
+	assert_non_null(strstr(shadow_console, want));
+	ke_tsc_hz = 0;
 }
 
 /* ---------------------------------------------------------------- failures */

@@ -7,7 +7,9 @@
  * bulk transfers (1 MiB in 17 chained TRBs that never cross 64 KiB, laps
  * of the ring, a TD boundary for transfers over 253 x 64 KiB, short
  * packets with and without the controller's late second event, stall and
- * hci_clear_halt, a device that never answers and the recovery after).
+ * hci_clear_halt, hci_clear_halt restarting the data toggle of a running
+ * or stopped endpoint, a device that never answers and the recovery
+ * after).
  * Data moved through the model is checked byte for byte.  Every test runs
  * with 32- and 64-byte contexts (the second under the name ..._64).
  */
@@ -384,9 +386,59 @@ static void test_bulk_stall_and_clear(void **state)
 	assert_int_equal(hci_bulk(dev, 0x81, buf, 512, &got, 1000), USB_OK);
 	assert_int_equal(got, 512);
 	expect_pattern(buf, 512);
-	/* Not halted: nothing to clear, and no command for it. */
+	free(buf);
+}
+
+/* CLEAR_FEATURE(ENDPOINT_HALT) restarts the device's toggle at DATA0, so
+ * hci_clear_halt must restart the controller's, also on an endpoint that
+ * never stalled (BOT reset recovery clears both bulk endpoints): running
+ * (Stop Endpoint, then Configure Endpoint dropping and adding it) or
+ * stopped (after a timeout: Configure Endpoint alone). */
+static void test_clear_halt_resets_toggle(void **state)
+{
+	struct usb_device *dev = bulk_device();
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	struct model_ep *in = &model.ep[dev->slot][3], *out = &model.ep[dev->slot][4];
+	uint32_t got;
+
+	/* One packet each way: both toggles at DATA1. */
+	assert_int_equal(hci_bulk(dev, 0x81, buf, 512, &got, 1000), USB_OK);
+	assert_int_equal(hci_bulk(dev, 0x02, buf, 1024, &got, 1000), USB_OK);
+	assert_int_equal(in->toggle, 1);
+	assert_int_equal(out->toggle, 1);
+	unsigned stops = model.cmd_count[TRB_STOP_ENDPOINT], configs = model.cmd_count[TRB_CONFIGURE_ENDPOINT];
 	assert_int_equal(hci_clear_halt(dev, 0x81), USB_OK);
-	assert_int_equal(model.cmd_count[TRB_RESET_ENDPOINT], 1);
+	assert_int_equal(hci_clear_halt(dev, 0x02), USB_OK);
+	assert_int_equal(in->toggle, 0);
+	assert_int_equal(out->toggle, 0);
+	assert_int_equal(model.cmd_count[TRB_STOP_ENDPOINT] - stops, 2);
+	assert_int_equal(model.cmd_count[TRB_CONFIGURE_ENDPOINT] - configs, 2);
+	assert_int_equal(model.cmd_count[TRB_RESET_ENDPOINT], 0);
+	/* Its context as before (type, packet size, burst), running again at
+	 * the ring's enqueue index: the next transfers go through. */
+	assert_int_equal(model_out_ctx(&hc, dev->slot, 3)[0] & 7, 1);
+	assert_int_equal(model_out_ctx(&hc, dev->slot, 3)[1] >> 16, 1024);
+	assert_int_equal(model_out_ctx(&hc, dev->slot, 3)[1] & 0xFF00, 15 << 8);
+	assert_int_equal(model_out_ctx(&hc, dev->slot, 0)[0] >> 27, 4);
+	d.in_pos = 0;
+	assert_int_equal(hci_bulk(dev, 0x81, buf, 3000, &got, 1000), USB_OK);
+	assert_int_equal(got, 3000);
+	expect_pattern(buf, 3000);
+	assert_int_equal(in->toggle, 1); /* three packets from DATA0 */
+
+	/* Stopped after a timeout: no Stop Endpoint, the toggle restarts. */
+	d.bulk_nak = true;
+	assert_int_equal(hci_bulk(dev, 0x81, buf, 512, &got, 50), USB_TIMEOUT);
+	d.bulk_nak = false;
+	assert_int_equal(model_out_ctx(&hc, dev->slot, 3)[0] & 7, 3);
+	stops = model.cmd_count[TRB_STOP_ENDPOINT];
+	assert_int_equal(hci_clear_halt(dev, 0x81), USB_OK);
+	assert_int_equal(model.cmd_count[TRB_STOP_ENDPOINT], stops);
+	assert_int_equal(in->toggle, 0);
+	d.in_pos = 0;
+	assert_int_equal(hci_bulk(dev, 0x81, buf, 1024, &got, 1000), USB_OK);
+	expect_pattern(buf, 1024);
+	assert_int_equal(hci_clear_halt(dev, 0x00), USB_BADARG); /* ep0 is not cleared this way */
 	free(buf);
 }
 
@@ -452,6 +504,7 @@ CSZ64(test_bulk_short)
 CSZ64(test_bulk_short_late_event)
 CSZ64(test_bulk_over_one_td)
 CSZ64(test_bulk_stall_and_clear)
+CSZ64(test_clear_halt_resets_toggle)
 CSZ64(test_bulk_timeout)
 CSZ64(test_configure_again)
 
@@ -469,6 +522,7 @@ int main(void)
 		BOTH(test_bulk_short_late_event),
 		BOTH(test_bulk_over_one_td),
 		BOTH(test_bulk_stall_and_clear),
+		BOTH(test_clear_halt_resets_toggle),
 		BOTH(test_bulk_timeout),
 		BOTH(test_configure_again),
 	};

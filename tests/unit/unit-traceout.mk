@@ -6,7 +6,7 @@
 # depend on it.  <arch/serial.h> comes from arch/x86_64/include, searched
 # after the shadow headers (as in unit-cmdline.mk).
 
-TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/out_serial.c \
+TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/out_serial.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/trace/out_stick.c kernel/trace/frame.c kernel/lib/crc32.c kernel/lib/printf.c kernel/mm/pmm.c \
 	tests/unit/fake_stick.c tests/unit/traceout_gen.c
 unit_traceout_SRCS      := $(TRACEOUT_UNIT_SRCS)

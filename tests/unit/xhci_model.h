@@ -45,6 +45,9 @@ typedef int (*model_device_fn)(unsigned slot, unsigned dci, bool in, uint8_t *bu
 struct model_ep {
 	uint64_t deq;   /* the controller's dequeue pointer               */
 	uint32_t ccs;   /* and cycle state                                */
+	uint32_t toggle; /* data toggle (sequence number mod 2): flips with
+			  * each packet moved, 0 when the endpoint is added
+			  * (Configure Endpoint) or reset (Reset Endpoint)  */
 };
 
 struct xhci_model {

@@ -4,7 +4,9 @@
  * (Enable/Disable Slot, Address Device, Evaluate Context, Configure
  * Endpoint, Reset/Stop Endpoint, Set TR Dequeue Pointer), and transfer
  * rings run on their doorbells against the scripted device, one TD at a
- * time, with the events an xHCI 1.x controller posts (xhci_model.h).
+ * time, with the events an xHCI 1.x controller posts (xhci_model.h), and
+ * each bulk endpoint's data toggle (flipped per packet, restarted by
+ * Configure Endpoint adding it or by Reset Endpoint).
  */
 #include "xhci_model.h"
 
@@ -31,6 +33,15 @@ static void load_ep(unsigned slot, unsigned dci, uint32_t *out, const uint32_t *
 	set_ep_state(out, 1);
 	model.ep[slot][dci].deq = ((uint64_t)in[3] << 32 | in[2]) & ~0xFull;
 	model.ep[slot][dci].ccs = in[2] & 1;
+	model.ep[slot][dci].toggle = 0;
+}
+
+/* Packets of a bulk or interrupt TRB that moved `moved` of its bytes: a
+ * zero-length packet counts as one. */
+static uint32_t packets(unsigned slot, unsigned dci, uint32_t moved)
+{
+	uint32_t mps = model_out_ctx(NULL, slot, dci)[1] >> 16;
+	return moved && mps ? (moved + mps - 1) / mps : 1;
 }
 
 static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
@@ -91,6 +102,7 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 		if (ep_state(out) != EP_STATE_HALTED)
 			return CC_CONTEXT_STATE;
 		set_ep_state(out, 3);
+		model.ep[slot][dci].toggle = 0;
 		return CC_SUCCESS;
 	case TRB_STOP_ENDPOINT:
 		out = model_out_ctx(NULL, slot, dci);
@@ -192,6 +204,8 @@ static int run_td(unsigned slot, unsigned dci)
 		}
 		first = false;
 		model.trbs++;
+		if (dci >= 2 && (type == TRB_DATA || type == TRB_NORMAL) && !shortpkt)
+			e->toggle ^= packets(slot, dci, (uint32_t)r) & 1;
 		if ((type == TRB_DATA || type == TRB_NORMAL) && (uint32_t)r < len) {
 			residual = len - (uint32_t)r;
 			if (!shortpkt && (ctl & TRB_ISP)) {
