@@ -10,7 +10,6 @@ set -eu
 
 profile=${1:-check}
 
-# command-or-file : package
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git libelf-dev libdw-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
@@ -22,6 +21,9 @@ CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct c
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
 # Node runs the trace importers (tests/node, from npm) on trace.json
 CHECK_PKGS="$CHECK_PKGS nodejs npm"
+# Packages a command on PATH stands for: NodeSource's nodejs bundles npm
+# and conflicts with Debian's npm package, so an npm command is enough.
+BY_COMMAND="npm"
 
 case "$profile" in
 run) pkgs="$RUN_PKGS" ;;
@@ -36,6 +38,7 @@ fi
 
 missing=""
 for p in $pkgs; do
+	case " $BY_COMMAND " in *" $p "*) command -v "$p" >/dev/null 2>&1 && continue ;; esac
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		missing="$missing $p"
 	fi

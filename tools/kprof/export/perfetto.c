@@ -59,7 +59,6 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	struct pf p = { .f = f, .m = m, .syms = syms, .first = true };
 
 	/* read only: cursors over its records */
-	pf_stalls_build(&p.stalls, (struct kp_log *)log, m);
 	pf_stacks_build(&p, (struct kp_log *)log);
 	pf_cpu_events(&p);
 	pf_thread_events(&p);
@@ -76,7 +75,6 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	free(p.items);
 	pf_thread_events_free(&p);
 	pf_stacks_free(&p);
-	pf_stalls_free(&p.stalls, m->ncpus);
 }
 
 static const char *lacks(const struct kp_model *m)

@@ -35,18 +35,6 @@
 #define PF_RUN_TID(tid, k)  (2000000u + (tid) * 2u * PF_LANES + (k))
 #define PF_WAIT_TID(tid, k) (2000000u + (tid) * 2u * PF_LANES + PF_LANES + (k))
 
-/* A stall: the CPU could not run from `start` (the clock interrupt's due
- * time) to `end` (its handler done), from KprofClockLate records. */
-struct pf_stall {
-	uint64_t start, end;
-	uint32_t records;      /* late interrupts merged into it             */
-};
-
-struct pf_stalls {
-	struct pf_stall **cpu; /* per CPU, by start, disjoint                */
-	size_t *n;
-};
-
 /* A ReadyThread record's wake-up: the run of the readied thread that
  * follows it (perfetto_threads.c finds it, perfetto_flows.c draws it). */
 struct pf_wake {
@@ -79,7 +67,6 @@ struct pf {
 	FILE *f;
 	const struct kp_model *m;
 	const struct kp_symbols *syms;
-	struct pf_stalls stalls;
 	struct pf_wake **wake;  /* per CPU, per ReadyThread record            */
 	struct pf_lanes *lanes; /* per thread                                 */
 	struct pf_stacks *stacks; /* perfetto_stacks.c                         */
@@ -138,9 +125,5 @@ void pf_stack_args(struct pf *p, size_t leaf);
 void pf_write_stack_frames(struct pf *p);
 void pf_stacks_free(struct pf *p);
 
-/* perfetto_stalls.c: the CPUs' stalls from the log's KprofClockLate
- * records, clipped to the trace's span. */
-void pf_stalls_build(struct pf_stalls *s, struct kp_log *log, const struct kp_model *m);
-void pf_stalls_free(struct pf_stalls *s, uint32_t ncpus);
 
 #endif

@@ -7,7 +7,7 @@
  *   "CPU n lock waits": an "X" per spin-lock wait, named after the lock
  *     (its KprofObjectName, else its address); waits nest;
  *   "CPU n stalled": an "X" per stretch the CPU could not run
- *     (KprofClockLate, perfetto_stalls.c);
+ *     (KprofClockLate: the model's stalls, model/stall.c);
  *   "CPU n no trace": an "X" over each hole (model.h).
  */
 #include <inttypes.h>
@@ -155,7 +155,7 @@ static void write_hole(struct pf *p, const struct pf_item *it)
 
 static void write_stall(struct pf *p, const struct pf_item *it)
 {
-	const struct pf_stall *s = it->obj;
+	const struct kp_stall *s = it->obj;
 
 	pf_begin(p, "X", PF_CPUS_PID, STALL_TID + it->cpu);
 	pf_span(p, s->start, s->end);
@@ -195,8 +195,8 @@ void pf_cpu_events(struct pf *p)
 			for (int span = 0; span < 2; span++)
 				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .write = write_hole, .obj = &c->holes[i],
 							    .cpu = cpu, .a = span });
-		for (size_t i = 0; i < p->stalls.n[cpu]; i++)
-			pf_add(p, (struct pf_item){ .ts = p->stalls.cpu[cpu][i].start, .write = write_stall,
-						    .obj = &p->stalls.cpu[cpu][i], .cpu = cpu });
+		for (size_t i = 0; i < c->nstalls; i++)
+			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .write = write_stall, .obj = &c->stalls[i],
+						    .cpu = cpu });
 	}
 }

@@ -46,7 +46,7 @@ static void cpu_tracks(struct pf *p)
 			snprintf(name, sizeof(name), "CPU %u lock waits", cpu);
 			track(p, PF_CPUS_PID, WAIT_TID + cpu, name, 4L * cpu + 1);
 		}
-		if (p->stalls.n[cpu]) {
+		if (c->nstalls) {
 			snprintf(name, sizeof(name), "CPU %u stalled", cpu);
 			track(p, PF_CPUS_PID, STALL_TID + cpu, name, 4L * cpu + 2);
 		}

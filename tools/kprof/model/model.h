@@ -113,7 +113,7 @@ struct kp_hole {
 };
 
 /* A stall: the CPU could not run from start to end (TSC), from
- * KprofClockLate records (DueTime to TimeStamp; stall.c), cut to the trace
+ * KprofClockLate records (DueTime to DueTime + LateCycles; stall.c), cut to the trace
  * and merged where they overlap. */
 struct kp_stall {
 	uint64_t start, end;

@@ -3,9 +3,10 @@
  * run, from its KprofClockLate records (kernel/ke/clock.c, hook 0xFE02).
  *
  * A KprofClockLate record says the CPU's earliest timer entry was due at
- * DueTime and the clock interrupt that handled it was done at the
- * record's TimeStamp (DueTime + LateCycles), more than 200 us later: from
- * DueTime to TimeStamp the CPU took no interrupt, because its virtual CPU
+ * DueTime and the clock interrupt that handled it was done LateCycles,
+ * more than 200 us, later (the kernel's own measure; the record's
+ * TimeStamp comes a few cycles after): from DueTime to DueTime +
+ * LateCycles the CPU took no interrupt, because its virtual CPU
  * was not running (steal time: the host ran something else) or it waited
  * with interrupts masked.  That interval is a stall.  The kernel writes
  * it only past 200 us, so shorter stalls are not in the model at all.
@@ -16,7 +17,8 @@
  * CPU's stalled time, and for any stretch of the CPU's time
  * kp_stall_overlap() says how much of it was stalled.  The schedule
  * (schedule.c) takes them out of busy and idle time and out of the
- * running thread's CPU time; the report takes them out of spin-lock waits.
+ * running thread's CPU time; the report takes them out of spin-lock waits;
+ * the timeline shades them and trace.json draws them on "CPU n stalled".
  */
 #include "tools/kprof/model/model.h"
 
@@ -31,9 +33,10 @@ void kp_stall_add(struct kp_model_cpu *c, const struct kp_record *r)
 
 	memcpy(&k, r->payload, sizeof(k));
 	c->stall_records++;
-	if (k.DueTime >= r->h.TimeStamp)
-		return; /* not late after all: a time stamp that cannot be */
-	struct kp_stall s = { .start = k.DueTime, .end = r->h.TimeStamp, .ip = k.InstructionPointer, .records = 1 };
+	if (!k.LateCycles || k.DueTime + k.LateCycles < k.DueTime)
+		return; /* not late after all, or a span that cannot be */
+	struct kp_stall s = { .start = k.DueTime, .end = k.DueTime + k.LateCycles, .ip = k.InstructionPointer,
+			      .records = 1 };
 	KP_PUSH(c->stalls, c->nstalls, c->capstalls, s);
 }
 
