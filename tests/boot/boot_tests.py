@@ -417,13 +417,15 @@ def check_complete_trace(ctx):
 
 
 def check_chunk_encodings(ctx, compressed):
-    """trace.compress=on (the default): most chunks are delta + LZ4
-    (encoding 1); off: every chunk is raw (encoding 0)."""
+    """trace.compress=on (the default): most chunks are delta + LZ4 with
+    the tracetest rule (encoding 2; older kernels wrote 1); off: every chunk
+    is raw (encoding 0)."""
     with open(ctx.log_path, "rb") as f:
         enc = damagelib.chunk_encodings(f.read())
-    ok = enc.get(1, 0) > enc.get(0, 0) if compressed else (enc.get(0, 0) > 0 and set(enc) == {0})
+    ok = (enc.get(2, 0) > enc.get(0, 0) and not enc.get(1)) if compressed else (enc.get(0, 0) > 0 and set(enc) == {0})
     if not ok:
-        raise_failure("chunks by encoding %s, expected %s" % (enc, "mostly 1 (delta + LZ4)" if compressed else "all 0 (raw)"))
+        raise_failure("chunks by encoding %s, expected %s" % (enc, "mostly 2 (delta + LZ4), no 1" if compressed
+                                                                  else "all 0 (raw)"))
 
 
 def check_tracetest(cpus, expect_losses, compressed=True):
