@@ -40,7 +40,8 @@ static void stall_lines(FILE *f, const struct kp_report *r)
 	}
 	fprintf(f, "\nstalled: the CPU could not run (its clock interrupt came more than 200 us late: the\n"
 		   "virtual CPU was not running - steal time - or interrupts were masked), from each\n"
-		   "KprofClockLate record's DueTime to its time stamp; not busy, idle or any thread's CPU time.\n"
+		   "KprofClockLate record's DueTime to DueTime + LateCycles; not busy, idle or any thread's CPU\n"
+		   "time.\n"
 		   "Stalls shorter than 200 us are not recorded, so these are lower bounds.\n");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		const struct kp_model_cpu *c = &m->cpu[i];
