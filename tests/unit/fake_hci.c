@@ -137,20 +137,6 @@ void ke_stall_execution_processor(uint64_t us)
 	fake_now_us += us;
 }
 
-const char *usb_status_name(int status)
-{
-	switch (status) {
-	case USB_OK: return "ok";
-	case USB_STALL: return "stall";
-	case USB_TIMEOUT: return "timeout";
-	case USB_ERROR: return "error";
-	case USB_NODEV: return "no device";
-	case USB_NOMEM: return "out of memory";
-	case USB_BADARG: return "bad argument";
-	default: return "?";
-	}
-}
-
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out)
 {
 	fake_log_add("hc OPEN %04x:%02x:%02x.%u", segment, bus, dev, fn);

@@ -6,6 +6,7 @@
 
 USBSTOR_KERNEL_SRCS := kernel/usb/usb.c kernel/usb/usb_config.c kernel/usb/usb_path.c kernel/usb/hub.c \
 	kernel/usb/bot.c kernel/usb/scsi.c kernel/usb/scsi_sense.c kernel/usb/stick.c kernel/usb/stick_file.c \
+	kernel/usb/xhci_status.c \
 	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/crc32.c
 USBSTOR_FAKE_SRCS := tests/unit/fake_hci.c tests/unit/fake_hub.c tests/unit/fake_bot.c
 USBSTOR_HDRS := $(wildcard kernel/usb/*.h) tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
