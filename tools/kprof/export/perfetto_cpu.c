@@ -14,6 +14,7 @@
 
 #include "tools/kprof/export/perfetto.h"
 #include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/sort.h"
 
 static void write_run(struct pf *p, const struct pf_item *it)
 {
@@ -165,15 +166,8 @@ static void write_stall(struct pf *p, const struct pf_item *it)
 /* The run on the CPU at ts: the last that starts at or before it. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts)
 {
-	size_t lo = 0, hi = c->nruns;
+	size_t lo = kp_bound_u64(c->runs, c->nruns, sizeof(*c->runs), offsetof(struct kp_run, start), ts, true);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->runs[mid].start <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &c->runs[lo - 1] : NULL;
 }
 

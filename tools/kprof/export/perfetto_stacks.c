@@ -105,15 +105,10 @@ void pf_stacks_build(struct pf *p, struct kp_log *log)
 size_t pf_stack_of(const struct pf *p, uint32_t cpu, uint64_t ts)
 {
 	const struct pf_stacks *s = p->stacks;
-	size_t lo = 0, hi = s ? s->n[cpu] : 0;
+	size_t lo = s ? kp_bound_u64(s->cpu[cpu], s->n[cpu], sizeof(*s->cpu[cpu]), offsetof(struct pf_stack, ts), ts,
+				     false)
+		      : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->cpu[cpu][mid].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return s && lo < s->n[cpu] && s->cpu[cpu][lo].ts == ts ? s->cpu[cpu][lo].leaf : 0;
 }
 

@@ -69,15 +69,8 @@ static int cmp_ev(const void *a, const void *b)
 /* The thread running on c at ts (runs are end to end, in time order). */
 static uint32_t running_at(const struct kp_model_cpu *c, uint64_t ts)
 {
-	size_t lo = 0, hi = c->nruns;
+	size_t lo = kp_bound_u64(c->runs, c->nruns, sizeof(*c->runs), offsetof(struct kp_run, end), ts, true);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->runs[mid].end <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->nruns && c->runs[lo].start <= ts ? c->runs[lo].tid : 0;
 }
 

@@ -79,16 +79,7 @@ void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c)
  * their ends are sorted too). */
 static size_t first_after(const struct kp_model_cpu *c, uint64_t s)
 {
-	size_t lo = 0, hi = c->nstalls;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->stalls[mid].end <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return kp_bound_u64(c->stalls, c->nstalls, sizeof(*c->stalls), offsetof(struct kp_stall, end), s, true);
 }
 
 uint64_t kp_stall_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e)

@@ -32,6 +32,7 @@
 #include "tools/kprof/read/build_id.h"
 #include "tools/kprof/read/lines.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
 
 struct kp_sym {
 	uint64_t start;
@@ -282,15 +283,8 @@ void kp_symbols_close(struct kp_symbols *s)
 /* The last symbol starting at or before addr, or NULL. */
 static const struct kp_sym *floor_sym(const struct kp_symbols *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = kp_bound_u64(s->syms, s->n, sizeof(*s->syms), offsetof(struct kp_sym, start), addr, true);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &s->syms[lo - 1] : NULL;
 }
 

@@ -1,7 +1,8 @@
 /*
  * sort.h - ordering helpers every part of the tool uses: a three-way
  * comparison of unsigned values, qsort() that accepts an empty array
- * (qsort itself may not be given NULL), and widening a range to a value.
+ * (qsort itself may not be given NULL), a binary search on a sorted
+ * array's uint64_t key, and widening a range to a value.
  */
 #ifndef KPROF_TOOL_SORT_H
 #define KPROF_TOOL_SORT_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static inline int kp_cmp_u64(uint64_t a, uint64_t b)
 {
@@ -20,6 +22,26 @@ static inline void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const v
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
+}
+
+/* In n elements of `size` bytes, sorted by the uint64_t at `offset` of
+ * each (ascending), how many have it < key, or <= key with or_equal: the
+ * index of the first element at or after key (the first after it). */
+static inline size_t kp_bound_u64(const void *base, size_t n, size_t size, size_t offset, uint64_t key,
+				  bool or_equal)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+		memcpy(&v, (const char *)base + mid * size + offset, sizeof(v));
+		if (v < key || (or_equal && v == key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Widen [lo, hi] to take v (any: the range holds a value yet; set). */
