@@ -59,10 +59,15 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # Package lists may be empty on a fresh machine: refresh them once.
 $SUDO apt-get update -qq || echo "kprof: apt-get update failed; trying the install anyway" >&2
+# The log goes to a fresh temporary file, not a fixed name another user
+# could have put there.
+log=$(mktemp "${TMPDIR:-/tmp}/kprof-apt.XXXXXX")
 # shellcheck disable=SC2086
-if ! $SUDO apt-get install -y -qq --no-install-recommends $missing >/tmp/kprof-apt.log 2>&1; then
-	tail -n 20 /tmp/kprof-apt.log >&2
+if ! $SUDO apt-get install -y -qq --no-install-recommends $missing >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	rm -f "$log"
 	echo "kprof: apt-get install$missing failed (log above)" >&2
 	exit 1
 fi
+rm -f "$log"
 echo "kprof: installed:$missing"

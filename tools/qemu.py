@@ -129,7 +129,7 @@ def qemu_command(opts, workdir, accel):
            "-nic", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     # For debugging a run by hand, e.g. a monitor socket to inspect a hang:
-    # KPROF_QEMU_EXTRA="-monitor unix:/tmp/mon.sock,server,nowait"
+    # KPROF_QEMU_EXTRA="-monitor unix:build/mon.sock,server,nowait"
     cmd += os.environ.get("KPROF_QEMU_EXTRA", "").split()
     # Extra devices a caller (a boot test) attaches, e.g. USB controllers.
     cmd += list(getattr(opts, "qemu_args", None) or [])

@@ -1,6 +1,6 @@
 ; profile_edge.asm - code whose hot instruction sits at a known address,
 ; for the profile scenario's test of execution exactly at a profile
-; object's RangeLimit (seed 002: Windows 8 to 1803 treated RangeLimit as
+; object's RangeLimit (docs/profile.md: Windows 8 to 1803 treated it as
 ; inclusive and counted one bucket past the buffer).
 ;
 ; void arch_profile_edge_spin(uint64_t until_tsc): spin until the TSC

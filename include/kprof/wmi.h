@@ -3,10 +3,10 @@
  *
  * Shared by the kernel (which writes them into per-CPU trace buffers) and
  * the host tool (which decodes them and writes ETL and CTF).  Layouts,
- * hook ids and group masks follow ../shared/reference/etw-records.md and
- * the seeds (000 WMI_SPINLOCK, 003 WMI_RESOURCE, 004 WMI_CONTEXTSWAP);
+ * hook ids, versions, group masks and enumerations are Windows' as
+ * docs/etw-records.md gives them, with the public source of each;
  * names are Microsoft's so the code can be held against them.  Every size
- * and offset the reference gives is checked below at compile time.
+ * and offset there is checked below at compile time.
  *
  * All records are x64 and little-endian: a PERFINFO_TRACE_HEADER, then the
  * payload.  Records start 8-byte aligned in a buffer; Size is the header
@@ -188,7 +188,8 @@ enum kprof_object_kind {
 #define PERF_PMC_PROFILE     0x20000400u
 #define PERF_SPINLOCK        0x20010000u
 #define PERF_SYNC_OBJECTS    0x20020000u
-/* kprof's own groups live at index 7, which Windows leaves unused. */
+/* kprof's own groups live at index 7, which Windows uses for control
+ * flags, not event groups (docs/etw-records.md). */
 #define PERF_KPROF_TRACETEST 0xE0000001u /* scenario=tracetest pattern records   */
 #define PERF_KPROF_STACKWALK 0xE0000002u /* a stack walk after each sample      */
 #define PERF_KPROF_CLOCK     0xE0000004u /* late clock interrupts               */
@@ -210,7 +211,7 @@ static inline void perfinfo_group_set(PERFINFO_GROUPMASK *g, uint32_t mask)
 
 /* ---------------------------------------------------------------- payloads */
 
-/* WMI_CONTEXTSWAP, version 4 (seed 004). */
+/* WMI_CONTEXTSWAP, version 4 (docs/etw-records.md). */
 typedef struct _WMI_CONTEXTSWAP {
 	uint32_t NewThreadId;
 	uint32_t OldThreadId;
@@ -240,7 +241,7 @@ typedef struct _WMI_READY_THREAD {
 	int8_t Reserved;
 } WMI_READY_THREAD;
 
-/* WMI_SPINLOCK, version 2 (seed 000), packed. */
+/* WMI_SPINLOCK, version 2, packed (docs/etw-records.md). */
 typedef struct __attribute__((packed)) _WMI_SPINLOCK {
 	uint64_t SpinLockAddress;            /* PVOID                                  */
 	uint64_t CallerAddress;              /* PVOID: return address of the release   */
@@ -268,7 +269,7 @@ enum spinlock_acquire_mode {
 	SpinLockModeExecutiveConverted = 4,  /* shared converted to exclusive          */
 };
 
-/* WMI_RESOURCE, version 2 (seed 003). */
+/* WMI_RESOURCE, version 2 (docs/etw-records.md). */
 typedef struct _WMI_RESOURCE {
 	uint64_t AcquireTime;
 	uint64_t HoldTime;

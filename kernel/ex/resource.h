@@ -1,7 +1,7 @@
 /*
  * resource.h - executive resources (ERESOURCE): reader/writer locks that
  * threads wait on, modelled on NT's ExXxxResourceLite, and their
- * PERFINFO_LOG_TYPE_RESOURCE records (WMI_RESOURCE, seed 003).
+ * PERFINFO_LOG_TYPE_RESOURCE records (WMI_RESOURCE, docs/etw-records.md).
  *
  * A resource is owned exclusively by one thread or shared by any number;
  * owners may acquire it again (recursion) and release it as often.

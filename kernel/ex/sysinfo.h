@@ -2,7 +2,7 @@
  * sysinfo.h - NtQuerySystemInformation / NtSetSystemInformation, for the
  * one class kprof implements: SystemPerformanceTraceInformation (0x1F)
  * with EventTraceSpinlockInformation (5), the spin-lock sampling
- * parameters (EVENT_TRACE_SPINLOCK_INFORMATION, seed 001).
+ * parameters (EVENT_TRACE_SPINLOCK_INFORMATION, docs/etw-records.md).
  *
  * The first ULONG of the buffer selects the event-trace class, on query
  * as on set.  Lengths: 0x14 bytes, or 0x10 (EVENT_TRACE_SPINLOCK_

@@ -1,5 +1,6 @@
 /*
- * lockstat.h - spin-lock instrumentation and sampling (seeds 000, 001).
+ * lockstat.h - spin-lock instrumentation and sampling (WMI_SPINLOCK and
+ * EVENT_TRACE_SPINLOCK_INFORMATION, docs/etw-records.md).
  *
  * With spin-lock tracing on (trace=spinlock, group PERF_SPINLOCK) every
  * acquisition takes three time stamps: when it first tries the lock, when

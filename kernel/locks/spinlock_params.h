@@ -1,7 +1,7 @@
 /*
  * spinlock_params.h - the spin-lock sampling parameters
- * (EVENT_TRACE_SPINLOCK_INFORMATION, seed 001) and the one rule that says
- * which values are accepted.
+ * (EVENT_TRACE_SPINLOCK_INFORMATION, docs/etw-records.md) and the one rule
+ * that says which values are accepted.
  *
  * Shared by NtSetSystemInformation (lockstat.c: spinlock_params_set) and
  * the command-line check (kernel/init/cmdline_rules.c), so the spinlock.*

@@ -10,7 +10,7 @@
  * A started object is on the global list or, when it has a Process, on
  * that process's ProfileListHead; ke_profile_interrupt_with_source() walks
  * the global list and the current process's list on every profile
- * interrupt (seed 002).
+ * interrupt (docs/profile.md).
  *
  * Interrupt sources (the profile timer, performance counters) are started
  * on a CPU while at least one started object of that source includes the
@@ -34,7 +34,7 @@
 #include "kernel/ke/ntstatus.h"
 #include "kernel/sched/ketypes.h"
 
-/* KOBJECTS values of the two kinds (seed 002). */
+/* KOBJECTS values of the two kinds (docs/etw-records.md). */
 #define ProfileCallbackObject 0x11
 #define ProfileObject         0x17
 

@@ -71,7 +71,8 @@ static LIST_ENTRY *next_entry(const LIST_ENTRY *e)
 
 /* The bucket of ip, if it lies in [RangeBase, RangeLimit).  RangeLimit is
  * never counted: its bucket may be past the end of the buffer (the
- * Windows 8 bug, seed 002); the index check is a second line of defence. */
+ * Windows 8 bug, docs/profile.md); the index check is a second line of
+ * defence. */
 static void count_ip(KPROFILE *p, uintptr_t ip)
 {
 	if (ip < p->RangeBase || ip >= p->RangeLimit)

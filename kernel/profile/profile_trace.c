@@ -1,6 +1,6 @@
 /*
  * profile_trace.c - the kernel's built-in profile callback objects, which
- * turn profile interrupts into records (seed 002: Windows starts the same
+ * turn profile interrupts into records (docs/profile.md: Windows starts the same
  * objects when PERF_PROFILE or PERF_PMC_PROFILE is enabled):
  *   trace=profile  one callback object for ProfileTime on every CPU,
  *                  writing a SampledProfile record (hook 0x0F2E) per

@@ -2,7 +2,7 @@
  * cswitch.c - the dispatcher's records: WMI_CONTEXTSWAP (version 4) at
  * every thread switch and ReadyThread when a thread becomes ready.
  *
- * CSwitch fields (seed 004): thread ids and priorities of both threads;
+ * CSwitch fields (docs/etw-records.md): thread ids and priorities of both threads;
  * PreviousCState, the C-state the CPU used while the old thread was the
  * idle thread (1 after hlt, 0 if it never halted); the new thread's
  * remaining boost (NewThreadPriorityDecrement); why and in which mode the

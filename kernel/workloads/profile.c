@@ -27,7 +27,7 @@
  *             RangeLimit is the edge loop's hot instruction, and the buffer
  *             (exactly the size NtCreateProfile requires) ends at a page
  *             boundary followed by an unmapped guard page: counting a
- *             sample at RangeLimit (the Windows 8 mistake of seed 002)
+ *             sample at RangeLimit (the Windows 8 mistake, docs/profile.md)
  *             would fault;
  *   probe     a callback object that counts what the basic objects should
  *             have: samples at exactly the edge's RangeLimit, and samples

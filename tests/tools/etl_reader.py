@@ -4,7 +4,7 @@
     etl_reader.py FILE.etl            summary: logfile header, buffers, event counts
     etl_reader.py FILE.etl --json     one JSON object per record, CPUs merged by time
 
-Written from the layouts in ../shared/reference/etw-records.md ("ETL files")
+Written from the layouts in docs/etw-records.md ("ETL files")
 and include/kprof/wmi.h with Debian's python3-construct; it shares no code
 with the writer (tools/kprof/export/etl.c) on purpose, so it can catch the writer
 out.  It enforces what strict ETL readers want and rejects the file with a
@@ -137,7 +137,7 @@ PERFINFO_TRACE_HEADER = Struct(
     "TimeStamp" / Int64ul,
 )
 
-# Payloads (include/kprof/wmi.h, etw-records.md "Hook ids and payloads").
+# Payloads (include/kprof/wmi.h, docs/wire-format.md "4. Records").
 
 WMI_CONTEXTSWAP = Struct(
     "NewThreadId" / Int32ul,

@@ -2,7 +2,7 @@
  * pmu_model.c - the performance-counter model behind the pmu_hw_*
  * functions in the host unit tests (see pmu_model.h).  Register numbers and
  * bit layouts are written out here independently of the drivers, from the
- * same documents (../shared/reference/platform.md, Intel SDM, AMD APM), so
+ * same public documents (Intel SDM vol. 3B, AMD APM vol. 2), so
  * a wrong constant in a driver shows up as a fault or a wrong count.
  */
 #include "pmu_model.h"

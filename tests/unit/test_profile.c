@@ -693,7 +693,7 @@ static void test_range_ends(void **state)
 	delete_with_buffer(p);
 }
 
-/* The Windows 8 bug (seed 002): a buffer ending at a page boundary, an
+/* The Windows 8 bug (docs/profile.md): a buffer ending at a page boundary, an
  * interrupt exactly at RangeLimit.  The next page is PROT_NONE: counting
  * RangeLimit would fault. */
 static void test_guard_page(void **state)

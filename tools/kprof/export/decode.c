@@ -1,7 +1,7 @@
 /*
  * decode.c - `kprof decode` (and `kprof check`: the summary alone):
  * every record as a line of text or a JSON object, in time order across
- * CPUs, field names as in the seeds.
+ * CPUs, field names as Windows' (docs/etw-records.md).
  *
  *   [+0.000012345] cpu 1 SpinLock v2 ts=123456789 SpinLockAddress=0x... AcquireMode=1 (QueuedSpinLock) ...
  *   {"cpu":1,"event":"SpinLock","hook":1321,"version":2,"TimeStamp":123456789,"t":0.000012345,...}

@@ -2,8 +2,8 @@
  * etl.c - `kprof etl LOG -o FILE.etl`: the records as a Windows ETL file,
  * as the NT Kernel Logger would have written them.
  *
- * Layout (docs: ../shared/reference/etw-records.md, section "ETL files";
- * tests/tools/test_etl_real writes down what real Windows files hold):
+ * Layout (docs/etw-records.md, "ETL files", with the sources of each
+ * field; tests/tools/test_etl_real holds it to real Windows files):
  *
  *   buffer 0          HEADER buffer: WMI_BUFFER_HEADER, then one event,
  *                     SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the
@@ -21,7 +21,7 @@
  * (SavedOffset = Offset, WMI_BUFFER_HEADER included, always a multiple of
  * 8) it is filled with 0xFF, as Windows does.
  *
- * Choices where the reference is silent, or real files show the way:
+ * Choices where the sources are silent, or real files show the way:
  *
  * - File order.  Data buffers are written in the order of their first
  *   event's TimeStamp (ties: lower CPU), as a live logger would roughly

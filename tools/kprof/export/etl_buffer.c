@@ -70,7 +70,7 @@ void etl_buffer_put(struct etl_writer *w, const void *bytes, uint32_t size)
 
 /* Fill in the WMI_BUFFER_HEADER and write the buffer out.  CurrentOffset
  * is SavedOffset + BufferSize in data buffers, as in every real file
- * (etw-records.md); the header buffer has them equal. */
+ * (docs/etw-records.md); the header buffer has them equal. */
 void etl_buffer_finish(struct etl_writer *w, uint32_t cpu, uint16_t type, uint16_t flags, uint64_t ts)
 {
 	const struct etl_clock *c = w->clock;

@@ -1,7 +1,7 @@
 /*
  * etl_format.h - the Windows structures of an ETL file, as `kprof etl`
- * writes them (layouts from ../shared/reference/etw-records.md, section
- * "ETL files"; every size and offset checked at compile time), and the
+ * writes them (layouts and their sources: docs/etw-records.md, "ETL
+ * files"; every size and offset checked at compile time), and the
  * constants the writer puts in them.  export/etl.c says which values it
  * chooses and why.
  */

@@ -4,7 +4,7 @@
  * as a kernel logger's file shows them (layouts: etl_events.h):
  *
  *   at the start, on CPU 0, time stamp start_tsc, in this order (as real
- *   kernel-logger files hold them, etw-records.md "ETL files"):
+ *   kernel-logger files hold them, docs/etw-records.md):
  *     EventTrace Extension (group masks of the run header), SystemConfig
  *     CPU, PerfInfo CollectionStart (ProfileTime and its interval, when
  *     the run sampled), for each process of the kernel's thread rundown

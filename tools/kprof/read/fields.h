@@ -2,7 +2,7 @@
  * fields.h - what each record's payload holds, field by field.
  *
  * One table describes every event kprof writes, with Microsoft's field
- * names (seeds 000, 003, 004 and the reference); the text and JSON
+ * names (docs/etw-records.md gives their sources); the text and JSON
  * decoders, the CTF metadata and the report all read it, so a field is
  * named the same everywhere.
  */
@@ -32,7 +32,7 @@ enum kp_tail_kind {
 };
 
 struct kp_field {
-	const char *name;         /* as in the seeds, e.g. "AcquireMode"     */
+	const char *name;         /* Microsoft's, e.g. "AcquireMode"        */
 	uint16_t offset;          /* in the payload                          */
 	uint8_t size;             /* bytes (KP_BITS: of the containing byte) */
 	uint8_t kind;             /* enum kp_field_kind                      */

@@ -8,7 +8,7 @@
  * wait and hold cycles (median, 99th percentile, maximum), spins,
  * AcquireMode names, and estimated totals scaled by the sampling.
  *
- * Which releases are traced (seed 001, kernel/locks/lockstat.c): an
+ * Which releases are traced (docs/etw-records.md, kernel/locks/lockstat.c): an
  * acquisition is contended when its SpinCount reaches SpinThreshold, and
  * then traced with probability 1/ContentionSampleRate; any other one with
  * probability 1/AcquireSampleRate; one held (ReleaseTime - AcquireTime)

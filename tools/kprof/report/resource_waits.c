@@ -1,6 +1,6 @@
 /*
  * resource_waits.c - the waits behind a resource's WaitExcessiveFor...
- * records, each wait counted once (seed 003; kernel/ex/resource_wait.c).
+ * records, each wait counted once (kernel/ex/resource_wait.c).
  *
  * A thread waits for an ERESOURCE in slices (resource.timeout_ms, NT's
  * 4 s).  Each slice that ends without ownership writes a WaitExcessive

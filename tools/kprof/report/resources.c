@@ -1,6 +1,6 @@
 /*
  * resources.c - the "Executive resources" section of `kprof report`
- * (the model's WMI_RESOURCE records, seed 003, kernel/ex/resource.h).
+ * (the model's WMI_RESOURCE records, kernel/ex/resource.h).
  *
  * Per resource address (an address reused after a deletion is the same
  * row: its Initialize count says so): exclusive and shared releases, hold
