@@ -46,8 +46,8 @@ static const struct cmdline_key second_keys[] = {
 static struct first f;
 static struct second sec;
 static const struct cmdline_table tables[] = {
-	{ first_keys, sizeof(first_keys) / sizeof(first_keys[0]), &f },
-	{ second_keys, 1, &sec },
+	{ .keys = first_keys, .count = sizeof(first_keys) / sizeof(first_keys[0]), .config = &f },
+	{ .keys = second_keys, .count = 1, .config = &sec },
 };
 
 struct errors {
