@@ -3,7 +3,7 @@
 #   make            kernel ELF, UEFI loader, host tools       (build/)
 #   make image      GPT disk image with an EFI System Partition (build/kprof.img)
 #   make run        boot the mix of every workload in QEMU; the report, pictures
-#                   and trace files go to build/run/
+#                   and trace files go to build/run/ (the latest run's only)
 #   make check      unit tests, then boot tests in QEMU
 #   make docs       docs/cmdline.md from the command-line key tables
 #   make clean

@@ -6,8 +6,8 @@
 # kernel does.  The unit test cmdline_doc (tests/unit/unit-cmdline.mk)
 # fails when docs/cmdline.md is not what this writes.
 
-CMDLINE_DOC_SRCS := tools/cmdline_doc.c kernel/init/cmdline.c kernel/init/cmdline_keys.c \
-	kernel/init/cmdline_rules.c arch/x86_64/cmdline_keys.c kernel/lib/printf.c
+CMDLINE_DOC_SRCS := tools/cmdline_doc.c kernel/init/cmdline.c kernel/init/cmdline_report.c \
+	kernel/init/cmdline_keys.c kernel/init/cmdline_rules.c arch/x86_64/cmdline_keys.c kernel/lib/printf.c
 CMDLINE_DOC      := $(BUILD)/cmdline-doc
 
 $(CMDLINE_DOC): $(CMDLINE_DOC_SRCS) $(wildcard kernel/init/*.h tools/cmdline_doc.h) $(VERSION_H)

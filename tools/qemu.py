@@ -14,6 +14,11 @@ Boot paths:
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
 
+`run` writes one run's files into its folder (--out, make run's build/run):
+serial.log, BOOT=usb's trace.bin and what convert_trace makes from the
+trace.  It empties the folder first (fresh_out), so the folder never holds
+an earlier run's files beside this one's.
+
 The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
 QEMU then exits with (status << 1) | 1.  Anything else is a failure: a
 timeout, QEMU's own exit 0 (a reset or triple fault under -no-reboot), or a
@@ -21,6 +26,7 @@ QEMU error.
 """
 
 import argparse
+import fnmatch
 import os
 import re
 import select
@@ -513,6 +519,60 @@ def choose_trace(kprof, log, res):
     return res.stick_file
 
 
+# What convert_trace makes from a trace: (name in the run's folder, what
+# opens it, the kprof command; {log}, {kernel} and {file} filled in).
+# timeline writes a timeline-<phase>.svg beside timeline.svg per phase, and
+# etl the kernel's .pdb beside trace.etl.
+OUTPUTS = [
+    ("report.txt", "the report: hot spots, locks, resources, threads, CPUs (less, any editor)",
+     ["report", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("flamegraph.svg", "flame graph of the sampled stacks (any web browser)",
+     ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
+     "(any web browser)", ["timeline", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.json", "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)",
+     ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.txt", "one line per record (less, grep)", ["decode", "{log}", "-o", "{file}"]),
+    ("trace.jsonl", "JSON Lines, one object per record (jq, Python)", ["decode", "--json", "{log}", "-o", "{file}"]),
+    ("trace.etl", "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
+     "TraceEvent)", ["etl", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("ctf/", "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)", ["ctf", "{log}", "-o", "{file}"]),
+    ("ctf-lttng/", "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)",
+     ["ctf", "--lttng", "{log}", "-o", "{file}"]),
+]
+
+# In every folder `run` writes: the next run may empty it.
+RUN_MARK = ".kprof-run"
+# The names a run writes (a folder from before RUN_MARK is known by them).
+RUN_NAMES = ["serial.log", "trace.bin", "timeline-*.svg", "*.pdb"] + [n.rstrip("/") for n, _, _ in OUTPUTS]
+
+
+def fresh_out(out):
+    """Make `out` an empty folder for one run's files (make it, or empty
+    it) and mark it as a run's.  A folder is emptied only if a run wrote
+    it: it holds RUN_MARK, or only names a run writes; any other is
+    refused and nothing in it is touched.  Only what is inside `out` is
+    removed: a symbolic link in it is deleted, never followed."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise RunError("%s is not a folder; the run's files need a folder of their own" % out)
+    os.makedirs(out, exist_ok=True)
+    names = sorted(os.listdir(out))
+    if RUN_MARK not in names:
+        foreign = [n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in RUN_NAMES)]
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise RunError("%s holds %s, which no run wrote; a run empties its folder first, so move %s away or "
+                           "write the run elsewhere" % (out, shown, "it" if len(foreign) == 1 else "them"))
+    for name in names:
+        path = os.path.join(out, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    with open(os.path.join(out, RUN_MARK), "w") as f:
+        f.write("the files of one kprof run (tools/qemu.py); the next run into this folder empties it first\n")
+
+
 def convert_trace(kprof, log, out, kernel, source=None):
     """Turn the frames in the trace (source: the serial log unless a trace
     file from the stick is given) into the files people open, print the
@@ -524,31 +584,13 @@ def convert_trace(kprof, log, out, kernel, source=None):
     if not has_frames(log):
         print("kprof: no trace in this run (no frames in the serial log)")
         return
-    outputs = [
-        (["report", log, "--kernel", kernel, "-o", os.path.join(out, "report.txt")], "report.txt",
-         "the report: hot spots, locks, resources, threads, CPUs (less, any editor)"),
-        (["flamegraph", log, "--kernel", kernel, "-o", os.path.join(out, "flamegraph.svg")], "flamegraph.svg",
-         "flame graph of the sampled stacks (any web browser)"),
-        (["timeline", log, "--kernel", kernel, "-o", os.path.join(out, "timeline.svg")], "timeline.svg",
-         "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase (any web browser)"),
-        (["perfetto", log, "--kernel", kernel, "-o", os.path.join(out, "trace.json")], "trace.json",
-         "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)"),
-        (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
-        (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
-         "JSON Lines, one object per record (jq, Python)"),
-        (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
-         "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
-         "TraceEvent)"),
-        (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/",
-         "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)"),
-        (["ctf", "--lttng", log, "-o", os.path.join(out, "ctf-lttng")], "ctf-lttng/",
-         "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)"),
-    ]
+    outputs = [(name, what, [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/")))
+                             for a in args]) for name, what, args in OUTPUTS]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:
         written.append((log, "the trace file from the USB stick, the files below are made from it"))
-    for args, name, what in outputs:
+    for name, what, args in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
             print("kprof: %s: %s failed: %s" % (name, " ".join(args[:1]), proc.stderr.decode().strip()))
@@ -571,7 +613,11 @@ def convert_trace(kprof, log, out, kernel, source=None):
 
 def main():
     opts = parser().parse_args()
-    os.makedirs(opts.out, exist_ok=True)
+    try:
+        fresh_out(opts.out)
+    except (RunError, OSError) as e:
+        print("kprof: %s" % e, file=sys.stderr)
+        return EXIT_OTHER
     log = os.path.join(opts.out, "serial.log")
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
     if not opts.mem:
@@ -598,8 +644,6 @@ def main():
 
     if opts.boot == "usb":
         opts.stick_out = os.path.join(opts.out, "trace.bin")
-        if os.path.exists(opts.stick_out):
-            os.unlink(opts.stick_out)  # never a previous run's
     try:
         res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
     except RunError as e:

@@ -318,11 +318,36 @@ def check_panic(ctx):
                         "the caller of the bug check")
 
 
+def documented_keys():
+    """Every key docs/cmdline.md lists (generated from the kernel's and the
+    architecture's key tables), in its order: the rows `| `key=` | ...`."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cmdline.md")
+    with open(doc, encoding="utf-8") as f:
+        keys = re.findall(r"^\| `([^`=]+)=` \|", f.read(), re.M)
+    if len(keys) < 2:
+        raise Failure("%s lists %d keys: not the page the key tables generate" % (doc, len(keys)))
+    return keys
+
+
 def check_bad_key(ctx):
+    """The unknown key's refusal lists every key, however many: the list
+    goes on over indented lines, none of them cut by the console."""
     ctx.expect_status(CONFIG)
-    ctx.expect(r"^cmdline: unknown key 'bogus' in 'bogus=1'; accepted keys: scenario, cpus, selftest",
-               "the unknown-key message")
+    m = ctx.expect(r"^cmdline: unknown key 'bogus' in 'bogus=1'; accepted keys:(.*)\n((?:cmdline:   .*\n)*)",
+                   "the unknown-key message and its list")
+    text = m.group(1) + "," + "".join(line[len("cmdline:   "):] + "," for line in m.group(2).splitlines())
+    listed = [k.strip() for k in text.split(",") if k.strip()]
+    want = documented_keys()
+    missing = [k for k in want if k not in listed]
+    twice = sorted({k for k in listed if listed.count(k) > 1})
+    extra = [k for k in listed if k not in want]
+    if missing or twice or extra:
+        raise Failure("the accepted keys on the console are not docs/cmdline.md's %d keys: missing %s, more than "
+                      "once %s, not documented %s (listed: %s)" % (len(want), missing, twice, extra, listed))
+    if listed != want:
+        raise Failure("the accepted keys are not in the tables' order: %s" % listed)
     ctx.expect(r"^cmdline: 1 error; nothing was run", "the refusal")
+    ctx.expect(r"^kprof: run ended: configuration rejected \(exit status 0x13\)$", "the run's end")
     ctx.reject(r"^scenario ", "the scenario running")
 
 
@@ -975,7 +1000,7 @@ TESTS = [
              cmdline="selftest=stack"),
     BootTest("invalid-opcode", "selftest=ud: #UD report", check_ud, cmdline="selftest=ud"),
     BootTest("bugcheck", "selftest=panic: bug check with caller backtrace", check_panic, cmdline="selftest=panic"),
-    BootTest("bad-key", "bogus=1 is refused", check_bad_key, cmdline="bogus=1"),
+    BootTest("bad-key", "bogus=1 is refused, every key listed", check_bad_key, cmdline="bogus=1"),
     BootTest("frame-byte-refused", "a key with a 0xFE byte is refused and echoed without it",
              check_frame_byte_refused, cmdline="bog\udcfeus=1"),
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),

@@ -8,7 +8,8 @@
 # <arch/pmu.h> come from arch/x86_64/include, searched after the shadow
 # headers (as in unit-pmu.mk).
 
-CMDLINE_UNIT_SRCS := kernel/init/cmdline.c kernel/init/cmdline_keys.c kernel/init/cmdline_rules.c \
+CMDLINE_UNIT_SRCS := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_keys.c \
+	kernel/init/cmdline_rules.c \
 	arch/x86_64/cmdline_keys.c kernel/lib/printf.c
 unit_cmdline_rules_SRCS := $(CMDLINE_UNIT_SRCS)
 unit_cmdline_doc_SRCS   := $(CMDLINE_UNIT_SRCS) tools/cmdline_doc.c
