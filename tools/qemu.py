@@ -598,8 +598,10 @@ def convert_trace(kprof, log, out, kernel, source=None):
         summary = proc.stderr.decode().strip()
         written.append((os.path.join(out, name), what))
         pdb = os.path.join(out, os.path.splitext(os.path.basename(kernel))[0] + ".pdb")
-        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes it (when LLVM is there)
+        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes them (when LLVM is there)
             written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
+            written.append((pdb[:-4] + ".dll", "the PE image the PDB describes (its headers are trace.etl's "
+                                                "kernel image)"))
     report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if report.returncode == 0 and report.stdout:

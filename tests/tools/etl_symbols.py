@@ -11,7 +11,8 @@ than kprof's writer:
     the layouts of TraceEvent's SymbolTraceEventParser (microsoft/perfview);
   - the PDB: llvm-pdbutil dump --summary --section-headers --publics;
   - the PE image the PDB was linked with: objdump -p (binutils);
-  - the kernel: readelf -lW and addr2line -f (binutils).
+  - the kernel: readelf -lW and addr2line -f -i (binutils; the outermost
+    function of an inline chain, as a PDB of publics can only name that).
 
 A reader of the ETL pairs the image's DbgID_RSDS (GUID, age, PDB name) with
 the PDB, then names an address A inside [ImageBase, ImageBase + ImageSize)
@@ -128,11 +129,18 @@ def kernel_image(kernel):
 
 
 def addr2line(kernel, addrs):
-    """{address: function} from addr2line -f (one process for all)."""
-    addrs = sorted(addrs)
-    out = subprocess.run(["addr2line", "-f", "-e", kernel], input="".join("0x%x\n" % a for a in addrs),
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    return {a: out[2 * i] for i, a in enumerate(addrs)}
+    """{address: function} from addr2line -f -i -a (one process for all): the outermost function of the
+    inline chain, the one whose code the address is in (inlined functions have no code of their own, and a
+    PDB of publics names the function that holds them)."""
+    out = subprocess.run(["addr2line", "-f", "-i", "-a", "-e", kernel],
+                         input="".join("0x%x\n" % a for a in sorted(addrs)), capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    named, i = {}, 0
+    while i < len(out):
+        addr, i = int(out[i], 16), i + 1
+        while i < len(out) and not re.fullmatch(r"0x[0-9a-f]+", out[i]):
+            named[addr], i = out[i], i + 2     # function, file:line; the last function is the outermost
+    return named
 
 
 def resolve(addr, base, size, sections, publics):
@@ -185,15 +193,18 @@ def check_files(etl_path, pdb, image, kernel):
     im = dcstart[0]
     base = im["ImageBase"] if isinstance(im["ImageBase"], int) else int(im["ImageBase"], 16)
     size = im["ImageSize"]
-    pe = pe_headers(image)
     sections, publics, guid, age = pdb_dump(pdb)
+    pe = pe_headers(image) if os.path.exists(image) else None
     got = (base, size, im["ImageChecksum"], im["TimeDateStamp"])
-    want = (pe["base"], pe["size"], pe["checksum"], pe["timestamp"])
-    if got != want:
+    want = (pe["base"], pe["size"], pe["checksum"], pe["timestamp"]) if pe else None
+    if not pe:
+        problems.append("no PE image %s beside the PDB, so ImageChecksum and TimeDateStamp cannot be held against "
+                        "the image the PDB was linked with" % os.path.basename(image))
+    elif got != want:
         problems.append("Image DCStart (ImageBase, ImageSize, ImageChecksum, TimeDateStamp) %s, the PE's "
                         "(ImageBase, SizeOfImage, CheckSum, Time/Date) %s" % tuple(
                             "(%s)" % ", ".join("0x%x" % v for v in t) for t in (got, want)))
-    if pe["checksum"] == 0 or pe["checksum"] != pe_checksum(image):
+    elif pe["checksum"] == 0 or pe["checksum"] != pe_checksum(image):
         problems.append("the PE's CheckSum 0x%x is not its file's, 0x%x" % (pe["checksum"], pe_checksum(image)))
     kb = [k["ImageBase"] if isinstance(k["ImageBase"], int) else int(k["ImageBase"], 16) for k in kbase]
     if kb != [base]:
@@ -208,10 +219,10 @@ def check_files(etl_path, pdb, image, kernel):
     rname = rsds[0x20:].rstrip(b"\0").decode()
     if rb != base:
         problems.append("DbgID_RSDS ImageBase 0x%x, the Image's 0x%x" % (rb, base))
-    if (rguid, rage, rname) != (guid, age, os.path.basename(pdb)) or (rguid, rage, rname) != (
+    if (rguid, rage, rname) != (guid, age, os.path.basename(pdb)) or pe and (rguid, rage, rname) != (
             pe["guid"], pe["age"], pe["pdb"]):
-        problems.append("DbgID_RSDS (%s, %d, %s), the PDB (%s, %d, %s), the PE's CodeView (%s, %d, %s)" %
-                        (rguid, rage, rname, guid, age, os.path.basename(pdb), pe["guid"], pe["age"], pe["pdb"]))
+        problems.append("DbgID_RSDS (%s, %d, %s), the PDB (%s, %d, %s), the PE's CodeView %s" % (
+            rguid, rage, rname, guid, age, os.path.basename(pdb), pe and (str(pe["guid"]), pe["age"], pe["pdb"])))
     if (base, size) != kernel_image(kernel) or any(va + vsize > size for _, va, vsize in sections):
         problems.append("Image 0x%x + 0x%x: not the kernel's 0x%x + 0x%x (its link address to the end of its last "
                         "loaded byte), or short of the PDB's sections %s" % (
@@ -242,9 +253,9 @@ def check(kprof, log, kernel, quiet=False):
         p = subprocess.run([kprof, "etl", log, "--kernel", kernel, "-o", etl_path, "--quiet"],
                            capture_output=True, text=True)
         pdb, image = os.path.join(tmp, stem + ".pdb"), os.path.join(tmp, stem + ".dll")
-        if p.returncode != 0 or not os.path.exists(pdb) or not os.path.exists(image):
-            return ["kprof etl --kernel: exit %d, PDB %s, image %s: %s" % (
-                p.returncode, os.path.exists(pdb), os.path.exists(image), p.stderr.strip()[-300:])]
+        if p.returncode != 0 or not os.path.exists(pdb):
+            return ["kprof etl --kernel: exit %d, no PDB %s: %s" % (p.returncode, os.path.basename(pdb),
+                                                                    p.stderr.strip()[-300:])]
         problems, figures = check_files(etl_path, pdb, image, kernel)
     if not quiet and figures:
         print("  image 0x%x + 0x%x; of %d sample IPs and %d stack frames (%d addresses) in the higher half, named "
