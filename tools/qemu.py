@@ -522,7 +522,8 @@ def choose_trace(kprof, log, res):
 # What convert_trace makes from a trace: (name in the run's folder, what
 # opens it, the kprof command; {log}, {kernel} and {file} filled in).
 # timeline writes a timeline-<phase>.svg beside timeline.svg per phase, and
-# etl the kernel's .pdb beside trace.etl.
+# etl the kernel's .pdb and .dll (the PE image the PDB describes) beside
+# trace.etl.
 OUTPUTS = [
     ("report.txt", "the report: hot spots, locks, resources, threads, CPUs (less, any editor)",
      ["report", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
@@ -544,7 +545,7 @@ OUTPUTS = [
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
 # The names a run writes (a folder from before RUN_MARK is known by them).
-RUN_NAMES = ["serial.log", "trace.bin", "timeline-*.svg", "*.pdb"] + [n.rstrip("/") for n, _, _ in OUTPUTS]
+RUN_NAMES = ["serial.log", "trace.bin", "timeline-*.svg", "*.pdb", "*.dll"] + [n.rstrip("/") for n, _, _ in OUTPUTS]
 
 
 def fresh_out(out):
@@ -598,8 +599,10 @@ def convert_trace(kprof, log, out, kernel, source=None):
         summary = proc.stderr.decode().strip()
         written.append((os.path.join(out, name), what))
         pdb = os.path.join(out, os.path.splitext(os.path.basename(kernel))[0] + ".pdb")
-        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes it (when LLVM is there)
+        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes them (when LLVM is there)
             written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
+            written.append((pdb[:-4] + ".dll", "the PE image the PDB describes (its headers are trace.etl's "
+                                                "kernel image)"))
     report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if report.returncode == 0 and report.stdout:

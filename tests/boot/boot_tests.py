@@ -627,6 +627,21 @@ def check_mix(ctx):
     check_names(ctx)
     check_trace_json(ctx, kernel)
     check_mix_phases(ctx)
+    check_etl_symbols(ctx, kernel)
+
+
+def check_etl_symbols(ctx, kernel):
+    """make run's trace.etl and kernel.pdb: every sample IP and stack frame
+    named through the Image event and the PDB as WPA does, as addr2line
+    names it (tests/tools/etl_symbols.py, run by Debian's python3 for its
+    python3-construct as check_etl_ctf does; llvm and lld are in the run
+    profile, tools/deps.sh)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_symbols.py")
+    proc = subprocess.run(["/usr/bin/python3", tool, ctx.kprof, ctx.log_path, kernel], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("the ETL's kernel addresses through its PDB (etl_symbols.py, exit %d): %s" % (
+            proc.returncode, proc.stdout.strip()[-600:]))
 
 
 def check_trace_json(ctx, kernel):

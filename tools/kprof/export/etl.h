@@ -98,6 +98,8 @@ struct etl_rundown {
 	uint32_t interval;           /* ProfileTime interval, 100 ns units     */
 	bool have_image;             /* --kernel given: the image is known     */
 	uint64_t image_base, image_size;
+	uint32_t image_checksum;     /* the PDB's image's CheckSum, ...        */
+	uint32_t image_timestamp;    /* ... and TimeDateStamp (0 without PDB)  */
 	const char *image_name;      /* Image DCStart FileName                 */
 	const struct kp_pdb_identity *pdb; /* the PDB written for it, or NULL    */
 	char image_name_buf[512];

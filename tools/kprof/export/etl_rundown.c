@@ -326,6 +326,7 @@ static void collection_event(const struct etl_rundown *rd, struct etl_queue *q, 
 static void image_events(const struct etl_rundown *rd, struct etl_queue *q)
 {
 	struct etl_image im = { .ImageBase = rd->image_base, .ImageSize = rd->image_size,
+				.ImageChecksum = rd->image_checksum, .TimeDateStamp = rd->image_timestamp,
 				.DefaultBase = rd->image_base };
 	struct etl_ev e;
 
