@@ -276,6 +276,10 @@ static int cmp_report(const struct cmp_opts *o, const struct kp_cmp_side *side, 
 		 "(significant at the 5%% level, each figure on its own: of 100 figures that do not differ, about 5 "
 		 "are marked).%s", t->runs[0] > 1 ? "over the runs (Welch's t)" : "within the two runs",
 		 runs[0][0]->syms ? "" : " Hot spots need --kernel ELF.");
+	if (t->runs[0] == 1)
+		kp_wrap(f, "", 0, 0, " ", "A run against a run: the intervals know only the sampling within each run, "
+			"not how runs of one configuration differ from each other, so they mark more differences than "
+			"their 5% level (docs/compare.md measures it); compare sets of runs (make run REPEAT=5) to know.");
 	print_rows(f, t, rows, n);
 	for (size_t i = 0; i < n; i++) {
 		sig += rows[i].significant;
