@@ -112,6 +112,7 @@ int kp_cmd_assert(int argc, char **argv)
 			counts[logs[i].outcomes[k].verdict]++;
 	}
 	rc = counts[KP_ERROR] ? 2 : counts[KP_FAIL] ? 1 : 0;
+	fflush(stdout); /* the lines before the count, on a terminal too */
 	if (!quiet) {
 		fprintf(stderr, "kprof assert: %zu rule%s on %zu log%s: %zu passed, %zu failed, %zu could not be evaluated",
 			nrules, nrules == 1 ? "" : "s", nlogs, nlogs == 1 ? "" : "s", counts[KP_PASS], counts[KP_FAIL],

@@ -152,15 +152,15 @@ static void print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cm
 				: r->metric->kind >= KP_CMP_LATENCY ? "thread" : "lock", "A", "B", "B - A",
 				"95% interval of B - A");
 		}
-		if (strlen(r->metric->name) > 32)
-			fprintf(f, "  %s\n", r->metric->name);
+		if (strlen(r->metric->name) > 32) /* whole, on a line of its own, with the mark */
+			fprintf(f, "%c %s\n", r->significant ? '*' : ' ', r->metric->name);
 		snprintf(name, sizeof(name), "%s", strlen(r->metric->name) > 32 ? "" : r->metric->name);
 		if (r->ok)
 			snprintf(iv, sizeof(iv), "%s .. %s", value_text(lo, sizeof(lo), r->iv.lo, share, scale, true),
 				 value_text(hi, sizeof(hi), r->iv.hi, share, scale, true));
 		else
 			snprintf(iv, sizeof(iv), "none: %s", r->why);
-		fprintf(f, "%c %-32s %11s %11s %12s  %s\n", r->significant ? '*' : ' ', name,
+		fprintf(f, "%c %-32s %11s %11s %12s  %s\n", r->significant && name[0] ? '*' : ' ', name,
 			r->na ? value_text(a, sizeof(a), r->iv.a, share, scale, false) : "-",
 			r->nb ? value_text(b, sizeof(b), r->iv.b, share, scale, false) : "-",
 			r->na && r->nb ? value_text(d, sizeof(d), r->iv.diff, share, scale, true) : "-", iv);
