@@ -32,12 +32,15 @@ static void attr(FILE *f, const char *name, const char *value)
 static void testcase(FILE *f, const char *rules_path, const struct kp_rule *r, const struct kp_outcome *o,
 		     double seconds)
 {
-	char name[400], msg[800];
+	char msg[1024];
 
-	snprintf(name, sizeof(name), "%s:%u: %s", rules_path, r->line, r->text);
 	fputs("    <testcase", f);
 	attr(f, "classname", "kprof.assert");
-	attr(f, "name", name);
+	fputs(" name=\"", f); /* FILE:LINE: rule */
+	kp_xml_text(f, rules_path);
+	fprintf(f, ":%u: ", r->line);
+	kp_xml_text(f, r->text);
+	fputc('"', f);
 	fprintf(f, " time=\"%.6f\"", seconds);
 	if (o->verdict == KP_PASS) {
 		fputs("/>\n", f);

@@ -68,8 +68,9 @@ static bool next_tok(struct line_ctx *c, const char *s, size_t *i, struct tok *t
 		for ((*i)++; s[*i] && s[*i] != '"'; (*i)++) {
 			if (s[*i] == '\\' && (s[*i + 1] == '"' || s[*i + 1] == '\\'))
 				(*i)++;
-			if (n + 1 < sizeof(t->text))
-				t->text[n++] = s[*i];
+			if (n + 1 >= sizeof(t->text))
+				return fail(c, t->col, "a name longer than %s bytes%s", "127", "");
+			t->text[n++] = s[*i];
 		}
 		if (!s[*i])
 			return fail(c, t->col, "a string with no closing quote%s%s", "", "");
@@ -93,8 +94,11 @@ static bool next_tok(struct line_ctx *c, const char *s, size_t *i, struct tok *t
 		return fail(c, t->col, "unexpected '%s': a rule is words, \"quoted names\", a comparison and a number%s",
 			    ch, "");
 	}
-	while (s[*i] && (isalnum((unsigned char)s[*i]) || strchr("_-.%", s[*i])) && n + 1 < sizeof(t->text))
+	while (s[*i] && (isalnum((unsigned char)s[*i]) || strchr("_-.%", s[*i]))) {
+		if (n + 1 >= sizeof(t->text))
+			return fail(c, t->col, "a word longer than %s bytes%s", "127", "");
 		t->text[n++] = s[(*i)++];
+	}
 	t->kind = number ? T_NUMBER : T_WORD;
 	return true;
 }
@@ -297,6 +301,10 @@ int kp_rules_read(const char *path, struct kp_rule **rules, size_t *n)
 		struct kp_rule r;
 		c.line++;
 		line[strcspn(line, "\r\n")] = 0;
+		if (strlen(line) >= sizeof(r.text)) {
+			fail(&c, (unsigned)sizeof(r.text), "a line longer than %s bytes: one rule a line%s", "1023", "");
+			continue;
+		}
 		if (!parse_line(&c, line, &r))
 			continue;
 		*rules = kp_grow(*rules, &room, *n + 1, sizeof(**rules));

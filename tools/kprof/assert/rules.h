@@ -43,7 +43,7 @@ struct kp_measure_def {
 
 struct kp_rule {
 	unsigned line;                /* in the rule file, from 1                  */
-	char text[256];               /* the rule as written, without comment      */
+	char text[1024];              /* the rule as written, without comment      */
 	enum kp_subject subject;
 	char name[128];               /* lock, thread, function or event name      */
 	bool by_id;                   /* thread 12 / cpu 1                         */
