@@ -117,10 +117,13 @@ int kp_cmd_assert(int argc, char **argv)
 		fprintf(stderr, "kprof assert: %zu rule%s on %zu log%s: %zu passed, %zu failed, %zu could not be evaluated",
 			nrules, nrules == 1 ? "" : "s", nlogs, nlogs == 1 ? "" : "s", counts[KP_PASS], counts[KP_FAIL],
 			counts[KP_ERROR]);
-		for (size_t i = 0, k = 0; i < nlogs; i++)
-			for (size_t r = 0; r < nrules; r++)
-				if (logs[i].outcomes[r].verdict == KP_ERROR && k++ < 8)
-					fprintf(stderr, "%s%s:%u", k == 1 ? " (" : ", ", argv[optind], rules[r].line);
+		for (size_t r = 0, k = 0; r < nrules; r++) { /* each rule once, whatever the logs */
+			bool err = false;
+			for (size_t i = 0; i < nlogs; i++)
+				err |= logs[i].outcomes[r].verdict == KP_ERROR;
+			if (err && k++ < 8)
+				fprintf(stderr, "%s%s:%u", k == 1 ? " (" : ", ", argv[optind], rules[r].line);
+		}
 		fprintf(stderr, "%s; exit status %d\n", counts[KP_ERROR] ? ")" : "", rc);
 	}
 	if (junit && kp_junit_write(junit, argv[optind], rules, nrules, logs, nlogs))

@@ -254,8 +254,8 @@ static bool cpu(const struct kp_rule *r, const struct kp_runlog *run, struct fig
 		f->part += r->measure->id == C_BUSY ? c->busy : r->measure->id == C_IDLE ? c->idle
 			 : r->measure->id == C_STALLED ? c->stalled : c->no_trace;
 	}
-	return any || error(o, "%s has no CSwitch records, so its busy and idle time are not known (trace=cswitch)",
-			    r->by_id ? "the CPU" : "no CPU");
+	return any || error(o, "%s CSwitch records, so %s busy and idle time are not known (trace=cswitch)",
+			    r->by_id ? "the CPU has no" : "no CPU has", r->by_id ? "its" : "their");
 }
 
 static bool compare(double v, enum kp_op op, double bound)

@@ -90,8 +90,12 @@ static bool next_tok(struct line_ctx *c, const char *s, size_t *i, struct tok *t
 		return fail(c, t->col, "'=' is not a comparison: write == (or <, <=, >, >=, !=)%s%s", "", "");
 	bool number = isdigit((unsigned char)s[*i]) || (s[*i] == '.' && isdigit((unsigned char)s[*i + 1]));
 	if (!number && !isalpha((unsigned char)s[*i]) && s[*i] != '_') {
-		char ch[2] = { s[*i], 0 };
-		return fail(c, t->col, "unexpected '%s': a rule is words, \"quoted names\", a comparison and a number%s",
+		char ch[16];
+		if (isprint((unsigned char)s[*i]))
+			snprintf(ch, sizeof(ch), "'%c'", s[*i]);
+		else
+			snprintf(ch, sizeof(ch), "byte 0x%02x", (unsigned char)s[*i]);
+		return fail(c, t->col, "unexpected %s: a rule is words, \"quoted names\", a comparison and a number%s",
 			    ch, "");
 	}
 	while (s[*i] && (isalnum((unsigned char)s[*i]) || strchr("_-.%", s[*i]))) {
@@ -140,7 +144,7 @@ static const char *measure_list(enum kp_subject s, char *buf, size_t size, const
 /* The measure words from t[*k] up to the comparison. */
 static bool take_measure(struct line_ctx *c, struct kp_rule *r, const struct tok *t, size_t *k, const char *first)
 {
-	char want[128] = "", list[600], near[400], msg[1200];
+	char want[128] = "", list[600], near[400], msg[2048];
 	const char *names[64];
 	size_t n, len = 0;
 	unsigned col = first ? t[*k - 1].col : t[*k].col;
@@ -208,7 +212,7 @@ static bool take_bound(struct line_ctx *c, struct kp_rule *r, const struct tok *
 				    : r->measure->kinds & KP_KIND_SHARE && r->measure->kinds & KP_KIND_COUNT
 					? "a count (no unit) or a share (%)"
 				    : r->measure->kinds & KP_KIND_SHARE ? "a share (%)" : "a count (no unit)";
-		char msg[300];
+		char msg[700];
 		snprintf(msg, sizeof(msg), "\"%s\" has the wrong unit: %s%s%s takes %s", r->bound_text,
 			 subject_what[r->subject], r->measure->name[0] ? "'s " : "", r->measure->name, wants);
 		return fail(c, v->col, "%s%s", msg, "");
@@ -316,5 +320,11 @@ int kp_rules_read(const char *path, struct kp_rule **rules, size_t *n)
 		fprintf(stderr, "%s: no rules in the file (one rule a line, such as: lost == 0)\n", path);
 		return 2;
 	}
-	return c.bad ? 2 : 0;
+	if (c.bad) {
+		free(*rules);
+		*rules = NULL;
+		*n = 0;
+		return 2;
+	}
+	return 0;
 }

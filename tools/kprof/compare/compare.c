@@ -143,7 +143,7 @@ static void print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cm
 		const struct kp_cmp_row *r = &rows[i];
 		bool share = kp_cmp_is_share(r->metric->kind);
 		double scale = fmax(fabs(r->iv.a), fabs(r->iv.b));
-		char a[32], b[32], d[32], lo[32], hi[32], iv[80], name[40];
+		char a[32], b[32], d[32], lo[32], hi[32], iv[80];
 		if ((int)r->metric->kind != kind) {
 			kind = (int)r->metric->kind;
 			fprintf(f, "\n%s\n", section[kind]);
@@ -154,7 +154,7 @@ static void print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cm
 		}
 		if (strlen(r->metric->name) > 32) /* whole, on a line of its own, with the mark */
 			fprintf(f, "%c %s\n", r->significant ? '*' : ' ', r->metric->name);
-		snprintf(name, sizeof(name), "%s", strlen(r->metric->name) > 32 ? "" : r->metric->name);
+		const char *name = strlen(r->metric->name) > 32 ? "" : r->metric->name;
 		if (r->ok)
 			snprintf(iv, sizeof(iv), "%s .. %s", value_text(lo, sizeof(lo), r->iv.lo, share, scale, true),
 				 value_text(hi, sizeof(hi), r->iv.hi, share, scale, true));
