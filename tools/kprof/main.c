@@ -97,7 +97,7 @@ static int usage(const char *why, const char *what)
 		fprintf(stderr, "  kprof %s\n", commands[i].usage);
 	for (size_t i = 0; i < NMULTI; i++)
 		fprintf(stderr, "  kprof %s\n", multi_commands[i].usage);
-	fprintf(stderr, "options for every command: --strict  --summary-json FILE  --quiet\n");
+	fprintf(stderr, "options for every command but assert and compare: --strict  --summary-json FILE  --quiet\n");
 	return 2;
 }
 
