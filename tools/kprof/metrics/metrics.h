@@ -41,7 +41,8 @@ struct kp_runlog {
 
 /* Read the log at path, build its model and open kernel's symbols (NULL:
  * none; checked against the log's build unless force).  0, or 3 after a
- * message on stderr naming what could not be read. */
+ * message on stderr naming what could not be read (*r is then zeroed, its
+ * path NULL: nothing to free). */
 int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool force);
 void kp_run_free(struct kp_runlog *r);
 

@@ -20,11 +20,13 @@ int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool 
 	*r = (struct kp_runlog){ .path = path };
 	if (kp_log_read(path, &r->log)) {
 		fprintf(stderr, "kprof: cannot read %s: %s\n", path, strerror(errno));
+		*r = (struct kp_runlog){ 0 }; /* nothing to free: path NULL */
 		return 3;
 	}
 	kp_build_id_expect(r->log.have_header ? r->log.build_id : NULL, force);
 	if (!kp_symbols_for(kernel, &r->syms)) {
 		kp_log_free(&r->log);
+		*r = (struct kp_runlog){ 0 };
 		return 3;
 	}
 	kp_totals(&r->log, &r->totals, NULL);
