@@ -279,6 +279,10 @@ static void extension_event(const struct etl_rundown *rd, struct etl_queue *q, u
 
 	if (rd->log->have_header)
 		memcpy(x.GroupMasks, rd->log->header.group_masks, sizeof(x.GroupMasks));
+	/* Word 7 holds kprof's own groups (PERF_KPROF_*), which Windows reads
+	 * as its control flags (PERF_CLUSTER_OFF, PERF_MEMORY_CONTROL, ...):
+	 * no Windows event belongs to them, so the file says none are set. */
+	x.GroupMasks[PERF_KPROF_TRACETEST >> 29] = 0;
 	ev_header(&e, hook, ETL_EXTENSION_VERSION, rd->ts);
 	ev_put(&e, &x, sizeof(x));
 	ev_end(&e, q);
