@@ -15,9 +15,10 @@ a top-level entry of the repository and a '/' (kernel/trace/, docs/running.md,
 .ci/run) or is a top-level file (Makefile), or a word that ends in a source
 or document extension (.c .h .asm .S .py .sh .mk .md .ld .js .mjs), or the
 target of a relative Markdown link.  Not cited paths: build outputs
-(build/..., $(BUILD)/...), absolute paths and URLs, a relative path that
-climbs out of the repository (tests/tools/test_outside_paths keeps those
-out), a file of another project written as project:path
+(build/..., $(BUILD)/...), absolute paths and URLs, a word starting with
+../ (tests/tools/test_outside_paths reads it from its file's folder, and
+when nothing is there from the top, out of the repository, and reports it
+then), a file of another project written as project:path
 (lttng-modules:src/lttng-statedump-impl.c) or as the text of a Markdown
 link to its URL, and the words of ALLOWED.
 
@@ -105,12 +106,7 @@ class Tree:
 def resolve(tree, path, citing):
     """None if path resolves, else what is wrong."""
     here = os.path.dirname(citing)
-    if path.startswith("../"):
-        if os.path.normpath(os.path.join(here, path)).startswith(".."):
-            return None  # out of the repository: test_outside_paths's business
-        bases = [here]
-    else:
-        bases = [""] + [here.rsplit("/", k)[0] for k in range(here.count("/") + 1) if here] + list(INCLUDE_DIRS)
+    bases = [""] + [here.rsplit("/", k)[0] for k in range(here.count("/") + 1) if here] + list(INCLUDE_DIRS)
     for alt in pathtokens.alternatives(path):
         bare = "/" not in alt.rstrip("/")
         rx0 = pathtokens.pattern(alt)
