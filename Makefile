@@ -184,6 +184,7 @@ include tests/fuzz/fuzz.mk
 check:
 	@sh tools/deps.sh check
 	@sh tools/check-layering.sh
+	@$(PYTHON) tools/check-paths.py
 	@$(MAKE) --no-print-directory all image
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory bench-build

@@ -3,8 +3,8 @@
 # build/kprof: the decoder, report and pictures (tools/kprof/ and its
 # folders: read/, model/, export/, report/, pictures/, util/), with the
 # kernel's own CRC-32 and TSC delta transform (its inverse decodes
-# encoding-1 chunks, with liblz4) and elfutils' libelf for the kernel's symbols
-# and libdw for their source lines.
+# compressed chunks, encodings 1 and 2, with liblz4) and elfutils' libelf for
+# the kernel's symbols and libdw for their source lines.
 HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
 HOST_LIBS   ?= -ldw -lelf -llz4 -lm

@@ -9,9 +9,11 @@
  * missing end frame.  Nothing stops the scan: the rest still decodes.
  *
  * Both wire versions are read: v1 (one buffer frame per sub-buffer) and v2
- * (chunk frames of at most 2 KiB of records, each naming its run; those of
- * encoding 1 are LZ4-decompressed with liblz4 and their TSC deltas undone
- * by the kernel's own trace_delta.c, into memory the log owns: decoded).  Every record kept
+ * (chunk frames of at most 2 KiB of records, each naming its run; the
+ * compressed ones, encoding 2 as kernels send them now or 1 from older
+ * kernels, are LZ4-decompressed with liblz4 and their TSC deltas undone by
+ * the kernel's own trace_delta.c under the encoding's rules, into memory
+ * the log owns: decoded).  Every record kept
  * comes from a frame whose CRCs checked.  Chunks and buffers are kept per
  * CPU in sequence order and a sequence number seen again is reported and
  * dropped, so `cat run.log run.log` decodes the run once.  Only one run is
@@ -68,7 +70,7 @@ struct kp_buffer {
 	uint16_t chunk_flags;  /* v2: KPROF_CHUNK_*                           */
 	bool chunk;            /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported;     /* a malformed record in it was reported       */
-	bool decoded;          /* encoding 1: data is the decoded copy (not in
+	bool decoded;          /* encoding 1, 2: data is the decoded copy (not in
 	                          the log), wire_bytes the LZ4 block's size  */
 	uint32_t wire_bytes;
 };
@@ -168,7 +170,7 @@ struct kp_log {
 	size_t frames;              /* valid frames                           */
 	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
-	uint8_t **decoded;          /* records of encoding-1 chunks, decoded  */
+	uint8_t **decoded;          /* records of compressed chunks, decoded  */
 	size_t ndecoded, decoded_cap;
 	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
 	char *console;              /* text between frames, NUL-terminated    */
