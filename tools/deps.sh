@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh [--list] PROFILE - install the Debian packages kprof needs, if missing.
 #
-#   run    what `make run` needs: compilers, GNU-EFI, QEMU, OVMF, image tools
+#   run    what `make run` needs: compilers, GNU-EFI, the host tool's libraries,
+#          QEMU, OVMF, image tools, LLVM for kprof etl's PDB
 #   check  run + what the test suite needs
 #
 # Installs with apt-get as root, else through sudo, and says what it installs.
@@ -15,10 +16,12 @@ if [ "${1:-}" = "--list" ]; then list=1; shift; fi
 profile=${1:-check}
 
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
-console-setup-linux python3 git libelf-dev libdw-dev"
+console-setup-linux python3 git"
+# the host tool's libraries: the kernel's symbols and lines (elfutils), LZ4 chunks
+RUN_PKGS="$RUN_PKGS libelf-dev libdw-dev liblz4-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
 RUN_PKGS="$RUN_PKGS llvm lld"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev"
 # python3-bt2: babeltrace2's Python bindings read the CTF traces (test_ctf_lttng)
 # strace: tests/tools/test_run_profile holds every file make run uses against RUN_PKGS
 CHECK_PKGS="$CHECK_PKGS strace"
