@@ -25,9 +25,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import debpkgs  # noqa: E402
 import straceopen  # noqa: E402
 
-# Where a file must come from a package.  Files elsewhere (the repository,
-# the build folder, /tmp, /proc, /dev) are the run's own.
-SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/", "/etc/")
+# Where a file must come from a package: the system's folders, and the
+# user's ~/.local (programs and Python modules installed by hand).  Files
+# elsewhere (the repository, the build folder, /tmp, /proc, /dev, dpkg's
+# database) are the run's own or the machine's.
+SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/", "/etc/",
+               os.path.expanduser("~/.local/"))
 # System files that no package lists because a package's installation makes
 # them, each with the package whose tools make it.
 GENERATED = {
@@ -38,7 +41,7 @@ GENERATED = {
 # machine: they say what this machine has, not what the run needs.
 OPTIONAL = [
     (re.compile(r"^/etc/ld\.so\.conf\.d/"), "ld reads every file in /etc/ld.so.conf.d"),
-    (re.compile(r"^/usr/(local/)?lib/python3[^/]*/(dist|site)-packages/[^/]*\.pth$"),
+    (re.compile(r"^/.*/lib/python3[^/]*/(dist|site)-packages/[^/]*\.pth$"),
      "python's site module runs every .pth file in its folders"),
     (re.compile(r"^/etc/gitconfig$"), "git's system-wide settings"),
     (re.compile(r"^(/etc|/usr/share/locale)/locale\.alias$"), "the C library's locale name aliases"),
