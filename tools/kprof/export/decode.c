@@ -200,8 +200,8 @@ static int64_t gap_count(const struct kp_log *log, const struct kp_gap *g, const
 		n += log->gaps[i].cpu == g->cpu && !log->gaps[i].not_in_file;
 	if (n != 1 || !c->have_end)
 		return -1;
-	uint64_t kept = per_cpu[g->cpu] + kp_cpu_lost_file(c);
-	return c->end.records > kept ? (int64_t)(c->end.records - kept) : 0;
+	uint64_t lost = kp_sat_sub(c->end.records, kp_sat_add(per_cpu[g->cpu], kp_cpu_lost_file(c)));
+	return lost > INT64_MAX ? INT64_MAX : (int64_t)lost;
 }
 
 /* A gap: between the CPU's last record before and its first after. */

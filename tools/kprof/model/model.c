@@ -167,9 +167,8 @@ static void make_holes(struct kp_model *m, const struct kp_log *log)
 		struct kp_model_cpu *c = &m->cpu[i];
 		kp_sort(c->holes, c->nholes, sizeof(*c->holes), cmp_hole);
 		c->no_trace = kp_hole_overlap(c, m->begin, m->end);
-		if (i < log->ncpus && log->cpus[i].have_end)
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-				c->lost_kernel += log->cpus[i].end.lost[k];
+		if (i < log->ncpus)
+			c->lost_kernel = kp_sat_add(c->lost_kernel, kp_cpu_lost(&log->cpus[i]));
 	}
 }
 

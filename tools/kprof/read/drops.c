@@ -82,11 +82,11 @@ static void cpu_records(struct kp_log *log, uint32_t cpu, uint64_t placed[KPROF_
 				     .buffer = r.buffer, .log_offset = r.log_offset };
 		memcpy(d.lost, &l.BuffersFull, sizeof(d.lost));
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			d.total += d.lost[k];
+			d.total = kp_sat_add(d.total, d.lost[k]);
 		if (!d.total)
 			continue;
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			placed[k] += d.lost[k];
+			placed[k] = kp_sat_add(placed[k], d.lost[k]);
 		push(log, &d);
 	}
 	*last = before;
@@ -117,7 +117,7 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 			continue;
 		}
 		d.lost[k] = c->end.lost[k] - placed[k];
-		d.total += d.lost[k];
+		d.total = kp_sat_add(d.total, d.lost[k]);
 	}
 	if (!old && d.total != c->end.pending && !cpu_has_gap(log, cpu))
 		kp_issue_add(log, KP_ISSUE_LOSS_MISMATCH, log->size, cpu, 0, 0,

@@ -36,6 +36,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
+#include "tools/kprof/util/sat.h"
 
 enum kp_issue_kind {
 	KP_ISSUE_CORRUPT,      /* payload CRC mismatch                        */
@@ -127,6 +128,16 @@ struct kp_cpu {
 	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
 };
+
+/* Records the kernel dropped on a CPU, all causes (its end frame; 0
+ * without one), summed saturating (util/sat.h). */
+static inline uint64_t kp_cpu_lost(const struct kp_cpu *c)
+{
+	uint64_t n = 0;
+	for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
+		n = kp_sat_add(n, c->end.lost[k]);
+	return n;
+}
 
 /* Records of a CPU that a trace file had no room for (0 in a serial log). */
 static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
