@@ -92,14 +92,6 @@ static void cpu_records(struct kp_log *log, uint32_t cpu, uint64_t placed[KPROF_
 	*last = before;
 }
 
-static bool cpu_has_gap(const struct kp_log *log, uint32_t cpu)
-{
-	for (size_t i = 0; i < log->ngaps; i++)
-		if (log->gaps[i].cpu == cpu)
-			return true;
-	return false;
-}
-
 /* The tail of one CPU, checked against its end frame. */
 static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPROF_LOSS_CAUSES], uint64_t last,
 		     uint64_t end, bool old)
@@ -119,7 +111,7 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 		d.lost[k] = c->end.lost[k] - placed[k];
 		d.total = kp_sat_add(d.total, d.lost[k]);
 	}
-	if (!old && d.total != c->end.pending && !cpu_has_gap(log, cpu))
+	if (!old && d.total != c->end.pending && !c->gaps)
 		kp_issue_add(log, KP_ISSUE_LOSS_MISMATCH, log->size, cpu, 0, 0,
 			     "cpu %u: %llu records dropped are in no records-lost record, but its end frame says "
 			     "%u dropped after the last one", cpu, (unsigned long long)d.total, c->end.pending);
