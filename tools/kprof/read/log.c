@@ -51,9 +51,24 @@ const char *kp_issue_kind_name(enum kp_issue_kind kind)
 	return kind < KP_ISSUE_KINDS ? kind_names[kind] : "?";
 }
 
+/* The issue of a run of damaged headers says how many, once the run ends. */
+static void close_damage_run(struct kp_log *log)
+{
+	if (log->damage_count > 1 && log->damage_run == log->nissues) {
+		struct kp_issue *is = &log->issues[log->nissues - 1];
+		snprintf(is->what, sizeof(is->what),
+			 "%llu damaged frame headers from offset %llu to %llu (header CRC, version or length wrong)",
+			 (unsigned long long)log->damage_count, (unsigned long long)is->offset,
+			 (unsigned long long)log->damage_last);
+	}
+	log->damage_run = 0;
+	log->damage_count = 0;
+}
+
 void kp_issue_add(struct kp_log *log, enum kp_issue_kind kind, uint64_t offset, uint32_t cpu, uint32_t first,
 		  uint32_t last, const char *fmt, ...)
 {
+	close_damage_run(log);
 	log->issues = kp_grow(log->issues, &log->issues_cap, log->nissues + 1, sizeof(*log->issues));
 	struct kp_issue *is = &log->issues[log->nissues++];
 	*is = (struct kp_issue){ .kind = kind, .offset = offset, .cpu = cpu, .seq_first = first, .seq_last = last };
@@ -103,13 +118,9 @@ static void console_append(struct kp_log *log, const uint8_t *p, size_t n)
 #define KP_DAMAGE_SEPARATE 64
 static void damaged_header(struct kp_log *log, size_t pos)
 {
-	struct kp_issue *last = log->nissues ? &log->issues[log->nissues - 1] : NULL;
-
-	if (++log->damaged_headers > KP_DAMAGE_SEPARATE && last && log->damage_run == log->nissues) {
+	if (++log->damaged_headers > KP_DAMAGE_SEPARATE && log->nissues && log->damage_run == log->nissues) {
 		log->damage_count++;
-		snprintf(last->what, sizeof(last->what),
-			 "%llu damaged frame headers from offset %llu to %zu (header CRC, version or length wrong)",
-			 (unsigned long long)log->damage_count, (unsigned long long)last->offset, pos);
+		log->damage_last = pos;
 		return;
 	}
 	kp_issue_add(log, KP_ISSUE_BAD_HEADER, pos, KPROF_FRAME_CPU_NONE, 0, 0,
@@ -173,7 +184,7 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 			text_from = pos = pos + sizeof(h);
 			continue;
 		}
-		log->damage_run = 0; /* a frame ends a run of damage */
+		close_damage_run(log); /* a frame ends a run of damage */
 		kp_take_frame(log, &h, payload, pos);
 		text_from = pos = pos + sizeof(h) + h.length;
 		if (log->have_run_file_tail) {
@@ -185,6 +196,7 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 	}
 	if (text_from < size)
 		console_append(log, bytes + text_from, size - text_from);
+	close_damage_run(log);
 	kp_log_finish(log);
 	kp_drops_find(log);
 }

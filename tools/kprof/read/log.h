@@ -193,7 +193,8 @@ struct kp_log {
 	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
 	size_t damage_run;          /* scan: the damaged-header issue (index
 	                               + 1) a run of damage extends, 0: none  */
-	uint64_t damage_count;      /* ... and how many headers it holds      */
+	uint64_t damage_count;      /* ... how many headers it holds, the last */
+	uint64_t damage_last;
 	uint64_t damaged_headers;   /* damaged frame headers met so far       */
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
