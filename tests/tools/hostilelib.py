@@ -130,3 +130,14 @@ def inflating_chunks(n, raw_bytes=CHUNK_BYTES):
 def repeated_magic(size):
     """Frame magic over and over: no frame at all."""
     return MAGIC * (size // 4)
+
+
+def costliest_chunks(n):
+    """The most memory per byte of log found: n compressed chunks of 68
+    bytes that each decode to 2,048 bytes (8 bytes, then 8 others
+    repeated), each with a records count its contents contradict, every
+    other sequence number missing (a gap and an issue each)."""
+    run = Run()
+    block = lz4_repeat(b"A" * 8, b"B" * 8, CHUNK_BYTES)
+    chunks = [run.chunk(0, 2 * i, block, 1, encoding=1, raw_bytes=CHUNK_BYTES) for i in range(n)]
+    return b"".join(run.parts + chunks) + run.ends([n, 0], [2 * n, 0], [2 * n, 0])

@@ -193,6 +193,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 
 	*m = (struct kp_model){ .ncpus = log->ncpus };
 	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
+	m->have_header = log->have_header;
 	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
 	p.sw = kp_xcalloc(m->ncpus, sizeof(*p.sw));
 	p.nsw = kp_xcalloc(m->ncpus, sizeof(*p.nsw));
@@ -245,8 +246,8 @@ bool kp_model_need_clock(const struct kp_model *m, const char *path)
 {
 	if (m->hz > 0)
 		return true;
-	fprintf(stderr, "kprof: %s: no run header, so the TSC rate is unknown: cannot place the records in time\n",
-		path);
+	fprintf(stderr, "kprof: %s: %s, so the TSC rate is unknown: cannot place the records in time\n", path,
+		m->have_header ? "its run header gives a TSC rate of 0 Hz" : "no run header");
 	return false;
 }
 
