@@ -141,3 +141,18 @@ def costliest_chunks(n):
     block = lz4_repeat(b"A" * 8, b"B" * 8, CHUNK_BYTES)
     chunks = [run.chunk(0, 2 * i, block, 1, encoding=1, raw_bytes=CHUNK_BYTES) for i in range(n)]
     return b"".join(run.parts + chunks) + run.ends([n, 0], [2 * n, 0], [2 * n, 0])
+
+
+def records_lost(n):
+    """n one-record chunks, each a KprofRecordsLost record of one drop
+    (buffers full), and the end frame that counts them: every drop placed."""
+    run = Run()
+    chunks = []
+    for i in range(n):
+        ts = 10 ** 6 + 1000 * i
+        rec = struct.pack("<IHHQ", 0xC0110001, 48, 0xFE06, ts) + struct.pack("<QQQQ", ts - 1, 1, 0, 0)
+        chunks.append(run.chunk(0, i, rec, 1))
+    ends = [frame(CPU_END, 0, n, struct.pack("<IIQQQQQQII", 0, n, n, n * 48, n, 0, 0, 0, run.run_id, 0)),
+            frame(CPU_END, 1, 0, struct.pack("<IIQQQQQQII", 1, 0, 0, 0, 0, 0, 0, 0, run.run_id, 0)),
+            frame(RUN_END, CPU_NONE, 1, struct.pack("<IIQII", 0, 2, 10 ** 9, run.run_id, 0))]
+    return b"".join(run.parts + chunks + ends)

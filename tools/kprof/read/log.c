@@ -288,6 +288,7 @@ void kp_log_free(struct kp_log *log)
 	free(log->issues);
 	free(log->gaps);
 	free(log->drops);
+	free(log->drop_index);
 	free(log->console);
 	free(log->bytes);
 	memset(log, 0, sizeof(*log));

@@ -118,6 +118,7 @@ struct kp_drop {
 	uint64_t total;
 	const struct kp_buffer *buffer; /* holding the record (tail: NULL)    */
 	uint64_t log_offset;          /* of the record (tail: 0)              */
+	const uint8_t *raw;           /* the record's bytes (tail: NULL)      */
 };
 
 struct kp_cpu {
@@ -169,6 +170,8 @@ struct kp_log {
 	size_t ngaps, gaps_cap;
 	struct kp_drop *drops;      /* kernel drops, per CPU in time (drops.c) */
 	size_t ndrops, drops_cap;
+	size_t *drop_index;         /* drops placed by a record, by its raw   */
+	size_t ndrop_index;
 	bool drops_flagged;         /* an old log: losses flagged on buffers
 	                               (KPROF_BUFFER_LOSSES), not placed      */
 	char build_id[65];
