@@ -191,6 +191,7 @@ include tests/fuzz/fuzz.mk
 check:
 	@sh tools/deps.sh check
 	@sh tools/check-layering.sh
+	@$(PYTHON) tools/check-paths.py
 	@$(MAKE) --no-print-directory all image
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory bench-build
@@ -210,7 +211,7 @@ $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
 	elif ! (cd tests/node && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error); then \
 		echo "node-deps: skipped: npm ci failed (offline without a cache?)"; fi
 
-tool-tests: $(KPROF_TOOL) $(TOOL_TEST_DEPS)
+tool-tests: $(KPROF_TOOL) $(KPROF_ASAN) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)
 
 boot-tests: $(KERNEL) $(IMAGE) $(KPROF_TOOL)

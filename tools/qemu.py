@@ -108,7 +108,7 @@ def image_with_cmdline(image, cmdline, workdir):
 def usb_stick_args(opts, disk):
     """The stick on an xHCI controller: on its first root port, or on port 1
     of a usb-hub there.  OVMF finds no boot option for a stick behind a hub
-    that has a bootindex (reference/usb.md), so it has none there; with no
+    that has a bootindex (docs/usb-stick.md), so it has none there; with no
     other disk OVMF boots it anyway."""
     hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
     if hc not in USB_HCS:

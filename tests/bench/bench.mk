@@ -82,6 +82,7 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 		tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log --chunk 1024 --chunk 512 --rates 16
+	@$(PYTHON) tests/bench/hostile_bench.py $(KPROF_TOOL)
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)
 	@$(PYTHON) tests/bench/sender.py $(KPROF_TOOL) $(KERNEL) --rounds $(BENCH_SENDER_ROUNDS)
 	@$(PYTHON) tests/bench/bench_assert.py $(KPROF_TOOL) $(KERNEL) $(BUILD)/bench/mix.log

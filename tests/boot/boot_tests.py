@@ -104,7 +104,7 @@ def check_cpus(ctx, online, listed=None, extra=""):
     m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs, (\d+) to (\d+) with the "
                    r"periods they came late \(expected (\d+)\)$" % online, "clock ticks on every CPU")
     lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(5))
-    # As the kernel judges it in a VM (workloads/boot.c): every CPU took a
+    # As the kernel judges it in a VM (kernel/workloads/boot.c): every CPU took a
     # tick and none ran faster than twice the rate; how many ticks a vCPU
     # gets is the host's choice (printed, not judged).
     if lo < 1 or hi > want * 2 + 2:

@@ -78,8 +78,11 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
            (r.marker >> 16) & 0xFF != (0x11 if r.hook in perfinfo else 0x02)]
     check("rundown: versions and header types (PERFINFO64 or SYSTEM64, as a real file)", not bad, bad)
     f = [r.fields() for r in head]
-    check("Extension and EndExtension: GroupMasks = the run header's", f[0]["GroupMasks"] == rh["group_masks"] ==
-          f[-1]["GroupMasks"], (f[0]["GroupMasks"], rh["group_masks"]))
+    # Word 7 is kprof's own groups in the run header, Windows' control flags in an ETL file: 0 there.
+    want = list(rh["group_masks"][:7]) + [0]
+    check("Extension and EndExtension: GroupMasks = the run header's, word 7 (kprof's own groups) 0",
+          list(f[0]["GroupMasks"]) == want == list(f[-1]["GroupMasks"]) and rh["group_masks"][7] != 0,
+          (f[0]["GroupMasks"], rh["group_masks"]))
     c = f[1]
     check("SystemConfig CPU: MHz %d, NumberOfProcessors %d, PageSize 4096, granularity 64 KiB, ComputerName kprof" %
           (c["MHz"], c["NumberOfProcessors"]),

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/kprof/assert/rules.h"
 #include "tools/kprof/compare/compare.h"
@@ -101,6 +102,24 @@ static int usage(const char *why, const char *what)
 	return 2;
 }
 
+/* An output that is the log itself (the same file, by any name) would
+ * replace it: refused before anything is read or written. */
+static int refuse_input_as_output(const struct kp_options *o)
+{
+	const char *outs[] = { o->output, o->summary_json };
+	struct stat in, out;
+
+	if (stat(o->input, &in))
+		return 0; /* reading it says why */
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+		if (outs[i] && !stat(outs[i], &out) && out.st_dev == in.st_dev && out.st_ino == in.st_ino) {
+			fprintf(stderr, "kprof: %s %s is the log being read (%s): give another output file\n",
+				i ? "--summary-json" : "-o", outs[i], o->input);
+			return 2;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct kp_command *cmd = NULL;
@@ -121,9 +140,12 @@ int main(int argc, char **argv)
 	int rc = kp_options_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;
+	if ((rc = refuse_input_as_output(&o)))
+		return rc;
 	struct kp_log log;
 	if (kp_log_read(o.input, &log)) {
-		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, strerror(errno));
+		char why[160];
+		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, kp_log_read_error(errno, why, sizeof(why)));
 		return 3;
 	}
 	kp_build_id_expect(log.have_header ? log.build_id : NULL, o.force_kernel);
