@@ -136,7 +136,10 @@ void cmdline_doc_write(FILE *out)
 		"is printed on the console, naming the key, the value given and what is accepted, then\n"
 		"`cmdline: N errors; nothing was run` and the run ends with exit status CONFIG (0x13,\n"
 		"QEMU status 39). A rule is not applied to a key whose own value was refused. A value\n"
-		"is never used once refused.\n"
+		"is never used once refused. A list of what is accepted (every key, after an unknown\n"
+		"key or a word that is not `key=value`; a key's names) goes on over indented\n"
+		"`cmdline:` lines of at most %u columns, however long it is; the keys are listed once,\n"
+		"a later unknown key points back to them.\n"
 		"\n"
 		"A few values can only be judged once the hardware is probed (see the last section);\n"
 		"they are refused the same way (key, value, what this machine accepts, exit CONFIG),\n"
@@ -145,7 +148,8 @@ void cmdline_doc_write(FILE *out)
 		"## Keys\n"
 		"\n"
 		"| key | type | default | accepted | used by | description |\n"
-		"|---|---|---|---|---|---|\n");
+		"|---|---|---|---|---|---|\n",
+		(unsigned)CMDLINE_WRAP);
 	for (size_t t = 0; t < ntables; t++)
 		key_rows(out, &tables[t]);
 	fprintf(out,

@@ -14,6 +14,14 @@ Boot paths:
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
 
+`run` writes one run's files into its folder (--out, make run's build/run),
+or with --repeat N a set of N runs of one configuration into --out/1 .. N
+(make run REPEAT=N: build/runs/<name>/), each folder made as fresh_out makes
+one; `kprof compare` compares two sets.  A run writes
+serial.log, BOOT=usb's trace.bin and what convert_trace makes from the
+trace.  It empties the folder first (fresh_out), so the folder never holds
+an earlier run's files beside this one's.
+
 The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
 QEMU then exits with (status << 1) | 1.  Anything else is a failure: a
 timeout, QEMU's own exit 0 (a reset or triple fault under -no-reboot), or a
@@ -21,6 +29,7 @@ QEMU error.
 """
 
 import argparse
+import fnmatch
 import os
 import re
 import select
@@ -99,7 +108,7 @@ def image_with_cmdline(image, cmdline, workdir):
 def usb_stick_args(opts, disk):
     """The stick on an xHCI controller: on its first root port, or on port 1
     of a usb-hub there.  OVMF finds no boot option for a stick behind a hub
-    that has a bootindex (reference/usb.md), so it has none there; with no
+    that has a bootindex (docs/usb-stick.md), so it has none there; with no
     other disk OVMF boots it anyway."""
     hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
     if hc not in USB_HCS:
@@ -409,6 +418,8 @@ def parser():
     p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
     p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
     p.add_argument("--usb-readonly", action="store_true", help="BOOT=usb: the stick is read-only (readonly=on)")
+    p.add_argument("--repeat", type=positive_int, default=0,
+                   help="N runs of the same configuration into --out/1 .. --out/N (kprof compare reads the set)")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
                         "line names a scenario")
@@ -513,6 +524,61 @@ def choose_trace(kprof, log, res):
     return res.stick_file
 
 
+# What convert_trace makes from a trace: (name in the run's folder, what
+# opens it, the kprof command; {log}, {kernel} and {file} filled in).
+# timeline writes a timeline-<phase>.svg beside timeline.svg per phase, and
+# etl the kernel's .pdb and .dll (the PE image the PDB describes) beside
+# trace.etl.
+OUTPUTS = [
+    ("report.txt", "the report: hot spots, locks, resources, threads, CPUs (less, any editor)",
+     ["report", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("flamegraph.svg", "flame graph of the sampled stacks (any web browser)",
+     ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
+     "(any web browser)", ["timeline", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.json", "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)",
+     ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.txt", "one line per record (less, grep)", ["decode", "{log}", "-o", "{file}"]),
+    ("trace.jsonl", "JSON Lines, one object per record (jq, Python)", ["decode", "--json", "{log}", "-o", "{file}"]),
+    ("trace.etl", "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
+     "TraceEvent)", ["etl", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("ctf/", "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)", ["ctf", "{log}", "-o", "{file}"]),
+    ("ctf-lttng/", "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)",
+     ["ctf", "--lttng", "{log}", "-o", "{file}"]),
+]
+
+# In every folder `run` writes: the next run may empty it.
+RUN_MARK = ".kprof-run"
+# The names a run writes (a folder from before RUN_MARK is known by them).
+RUN_NAMES = ["serial.log", "trace.bin", "timeline-*.svg", "*.pdb", "*.dll"] + [n.rstrip("/") for n, _, _ in OUTPUTS]
+
+
+def fresh_out(out):
+    """Make `out` an empty folder for one run's files (make it, or empty
+    it) and mark it as a run's.  A folder is emptied only if a run wrote
+    it: it holds RUN_MARK, or only names a run writes; any other is
+    refused and nothing in it is touched.  Only what is inside `out` is
+    removed: a symbolic link in it is deleted, never followed."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise RunError("%s is not a folder; the run's files need a folder of their own" % out)
+    os.makedirs(out, exist_ok=True)
+    names = sorted(os.listdir(out))
+    if RUN_MARK not in names:
+        foreign = [n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in RUN_NAMES)]
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise RunError("%s holds %s, which no run wrote; a run empties its folder first, so move %s away or "
+                           "write the run elsewhere" % (out, shown, "it" if len(foreign) == 1 else "them"))
+    for name in names:
+        path = os.path.join(out, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    with open(os.path.join(out, RUN_MARK), "w") as f:
+        f.write("the files of one kprof run (tools/qemu.py); the next run into this folder empties it first\n")
+
+
 def convert_trace(kprof, log, out, kernel, source=None):
     """Turn the frames in the trace (source: the serial log unless a trace
     file from the stick is given) into the files people open, print the
@@ -524,31 +590,13 @@ def convert_trace(kprof, log, out, kernel, source=None):
     if not has_frames(log):
         print("kprof: no trace in this run (no frames in the serial log)")
         return
-    outputs = [
-        (["report", log, "--kernel", kernel, "-o", os.path.join(out, "report.txt")], "report.txt",
-         "the report: hot spots, locks, resources, threads, CPUs (less, any editor)"),
-        (["flamegraph", log, "--kernel", kernel, "-o", os.path.join(out, "flamegraph.svg")], "flamegraph.svg",
-         "flame graph of the sampled stacks (any web browser)"),
-        (["timeline", log, "--kernel", kernel, "-o", os.path.join(out, "timeline.svg")], "timeline.svg",
-         "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase (any web browser)"),
-        (["perfetto", log, "--kernel", kernel, "-o", os.path.join(out, "trace.json")], "trace.json",
-         "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)"),
-        (["decode", log, "-o", os.path.join(out, "trace.txt")], "trace.txt", "one line per record (less, grep)"),
-        (["decode", "--json", log, "-o", os.path.join(out, "trace.jsonl")], "trace.jsonl",
-         "JSON Lines, one object per record (jq, Python)"),
-        (["etl", log, "--kernel", kernel, "-o", os.path.join(out, "trace.etl")], "trace.etl",
-         "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
-         "TraceEvent)"),
-        (["ctf", log, "-o", os.path.join(out, "ctf")], "ctf/",
-         "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)"),
-        (["ctf", "--lttng", log, "-o", os.path.join(out, "ctf-lttng")], "ctf-lttng/",
-         "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)"),
-    ]
+    outputs = [(name, what, [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/")))
+                             for a in args]) for name, what, args in OUTPUTS]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:
         written.append((log, "the trace file from the USB stick, the files below are made from it"))
-    for args, name, what in outputs:
+    for name, what, args in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
             print("kprof: %s: %s failed: %s" % (name, " ".join(args[:1]), proc.stderr.decode().strip()))
@@ -556,8 +604,10 @@ def convert_trace(kprof, log, out, kernel, source=None):
         summary = proc.stderr.decode().strip()
         written.append((os.path.join(out, name), what))
         pdb = os.path.join(out, os.path.splitext(os.path.basename(kernel))[0] + ".pdb")
-        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes it (when LLVM is there)
+        if args[0] == "etl" and os.path.exists(pdb):    # kprof etl --kernel writes them (when LLVM is there)
             written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
+            written.append((pdb[:-4] + ".dll", "the PE image the PDB describes (its headers are trace.etl's "
+                                                "kernel image)"))
     report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if report.returncode == 0 and report.stdout:
@@ -569,9 +619,55 @@ def convert_trace(kprof, log, out, kernel, source=None):
         print("  %-28s %s" % (path, what))
 
 
+def fresh_runs(out, n):
+    """Make `out` the folder of a set of n runs, 1 .. n, each a run's
+    folder (fresh_out).  Run folders of an earlier, bigger set are removed
+    (they would join this set); anything that is not a run's folder is
+    refused and nothing is touched."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise RunError("%s is not a folder; a set of runs needs a folder of its own" % out)
+    os.makedirs(out, exist_ok=True)
+    names = sorted(os.listdir(out))
+    foreign = [name for name in names if not (name.isdigit() and os.path.isdir(os.path.join(out, name))
+                                              and not os.path.islink(os.path.join(out, name))
+                                              and os.path.exists(os.path.join(out, name, RUN_MARK)))]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        raise RunError("%s holds %s, which is not a run's folder; a set of runs replaces its runs, so move %s "
+                       "away or write the set elsewhere" % (out, shown, "it" if len(foreign) == 1 else "them"))
+    for name in names:
+        if int(name) > n or int(name) < 1 or name != str(int(name)):
+            shutil.rmtree(os.path.join(out, name))
+    for i in range(1, n + 1):
+        fresh_out(os.path.join(out, str(i)))
+
+
 def main():
     opts = parser().parse_args()
-    os.makedirs(opts.out, exist_ok=True)
+    if not opts.repeat:
+        return run_into(opts)
+    try:
+        fresh_runs(opts.out, opts.repeat)
+    except (RunError, OSError) as e:
+        print("kprof: %s" % e, file=sys.stderr)
+        return EXIT_OTHER
+    top, status = opts.out, 0
+    for i in range(1, opts.repeat + 1):
+        opts.out = os.path.join(top, str(i))
+        print("kprof: run %d of %d into %s" % (i, opts.repeat, opts.out), flush=True)
+        one = run_into(opts)
+        status = status or one
+    print("kprof: %d runs in %s (kprof compare reads the folder as a set)" % (opts.repeat, top))
+    return status
+
+
+def run_into(opts):
+    """One run into opts.out, emptied first."""
+    try:
+        fresh_out(opts.out)
+    except (RunError, OSError) as e:
+        print("kprof: %s" % e, file=sys.stderr)
+        return EXIT_OTHER
     log = os.path.join(opts.out, "serial.log")
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
     if not opts.mem:
@@ -598,8 +694,6 @@ def main():
 
     if opts.boot == "usb":
         opts.stick_out = os.path.join(opts.out, "trace.bin")
-        if os.path.exists(opts.stick_out):
-            os.unlink(opts.stick_out)  # never a previous run's
     try:
         res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
     except RunError as e:

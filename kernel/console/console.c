@@ -29,7 +29,7 @@
 
 #include <stdbool.h>
 
-#define KPRINTF_BUF 512          /* longer messages are cut, marked with "..." */
+#define KPRINTF_BUF (KPRINTF_MAX + 1) /* longer messages are cut, marked with "..." */
 #define CONSOLE_BACKLOG 16384    /* the most recent text, for late sinks */
 
 static struct console_sink *console_sinks; /* registration order */

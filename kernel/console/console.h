@@ -22,6 +22,11 @@ void console_register_replay(struct console_sink *sink);
 void console_unregister(struct console_sink *sink);
 void console_write(const char *s, size_t n);
 
+/* The longest text one kprintf() writes whole (bytes, its '\n' included):
+ * longer text is cut and ends in "...\n".  Messages that may be longer
+ * are split into lines below it (e.g. kernel/init/cmdline_report.c). */
+#define KPRINTF_MAX 511
+
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -5,17 +5,20 @@
  * host unit tests and the docs/cmdline.md generator run it as is.  Every
  * word is checked even after an error, so the user sees all problems at
  * once.  The tables are walked as one: a key's index is its position in
- * the first table, then the second, and so on.
+ * the first table, then the second, and so on.  The accepted keys are
+ * listed with the first unknown key or malformed word, over as many lines
+ * as they take (cmdline_report.c); later ones point back to that list.
  */
 #include "kernel/init/cmdline.h"
 
 #include "kernel/lib/libk.h"
-#include "kernel/lib/printf.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
-#define CMDLINE_WORD_MAX 256 /* longest key=value word reported verbatim */
+/* A word of the command line in a message: "%.*s%s", at most
+ * CMDLINE_WORD_MAX bytes of it, then "..." when it is longer. */
+#define SHOWN(w) (int)MIN((w).n, (size_t)CMDLINE_WORD_MAX), (w).p, (w).n > CMDLINE_WORD_MAX ? "..." : ""
 
 struct word {
 	const char *p; /* start */
@@ -56,42 +59,26 @@ static const struct cmdline_key *find_key(const struct parser *ps, struct word k
 	return NULL;
 }
 
-/* "a, b, c" for the names of a key (truncated to fit). */
-static void list_names(char *buf, size_t size, const char *const *names)
+/* cmdline_item_fn over a key's NULL-terminated names. */
+static const char *name_item(const void *src, size_t i)
 {
-	size_t len = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; names[i] && len < size; i++)
-		len += (size_t)ksnprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+	return ((const char *const *)src)[i];
 }
 
-static void list_keys(const struct parser *ps, char *buf, size_t size)
+/* cmdline_item_fn over every key of every table, in order. */
+static const char *key_item(const void *src, size_t i)
 {
-	size_t len = 0;
-	buf[0] = '\0';
-	for (size_t t = 0; t < ps->ntables; t++)
-		for (size_t i = 0; i < ps->tables[t].count && len < size; i++)
-			len += (size_t)ksnprintf(buf + len, size - len, "%s%s", len ? ", " : "",
-						 ps->tables[t].keys[i].name);
-}
-
-void cmdline_vreport(cmdline_error_fn err, void *ctx, const char *fmt, va_list ap)
-{
-	char msg[1024];
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	if (err)
-		err(ctx, msg);
-}
-
-void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cmdline_vreport(err, ctx, fmt, ap);
-	va_end(ap);
+	const struct parser *ps = src;
+	for (size_t t = 0; t < ps->ntables; t++) {
+		if (i < ps->tables[t].count)
+			return ps->tables[t].keys[i].name;
+		i -= ps->tables[t].count;
+	}
+	return NULL;
 }
 
 #define report(ps, ...) cmdline_report((ps)->err, (ps)->ctx, __VA_ARGS__)
+#define report_list(ps, item, src, ...) cmdline_report_list((ps)->err, (ps)->ctx, item, src, __VA_ARGS__)
 
 static int index_of(const char *const *names, struct word w)
 {
@@ -150,15 +137,15 @@ static bool set_uint(const struct parser *ps, const struct cmdline_key *k, struc
 	enum number n = parse_u64(v, &x);
 	bool in_range = n == NUMBER_OK && ((x >= min && x <= k->max) || (k->or_zero && x == 0));
 	if (!in_range) {
-		report(ps, "cmdline: %s=%.*s: %s; accepted: %sa whole number from %llu to %llu%s%s%s", k->name, (int)v.n,
-		       v.p, n == NUMBER_JUNK ? "not a number" : "out of range", k->or_zero && min ? "0 or " : "",
+		report(ps, "cmdline: %s=%.*s%s: %s; accepted: %sa whole number from %llu to %llu%s%s%s", k->name,
+		       SHOWN(v), n == NUMBER_JUNK ? "not a number" : "out of range", k->or_zero && min ? "0 or " : "",
 		       (unsigned long long)min, (unsigned long long)k->max, k->special ? " or '" : "",
 		       k->special ? k->special : "", k->special ? "'" : "");
 		return false;
 	}
 	if (k->pow2 && (x & (x - 1))) {
-		report(ps, "cmdline: %s=%.*s: not a power of two; accepted: %llu, %llu, %llu, ... up to %llu", k->name,
-		       (int)v.n, v.p, (unsigned long long)min, (unsigned long long)min * 2, (unsigned long long)min * 4,
+		report(ps, "cmdline: %s=%.*s%s: not a power of two; accepted: %llu, %llu, %llu, ... up to %llu", k->name,
+		       SHOWN(v), (unsigned long long)min, (unsigned long long)min * 2, (unsigned long long)min * 4,
 		       (unsigned long long)k->max);
 		return false;
 	}
@@ -169,14 +156,13 @@ static bool set_uint(const struct parser *ps, const struct cmdline_key *k, struc
 static bool set_value(const struct parser *ps, const struct cmdline_key *k, struct word v, void *config)
 {
 	uint32_t *field = (uint32_t *)((char *)config + k->offset);
-	char accepted[512];
 
 	switch (k->type) {
 	case CMDLINE_ENUM: {
 		int i = index_of(k->names, v);
 		if (i < 0) {
-			list_names(accepted, sizeof(accepted), k->names);
-			report(ps, "cmdline: %s=%.*s: unknown value; accepted: %s", k->name, (int)v.n, v.p, accepted);
+			report_list(ps, name_item, k->names, "cmdline: %s=%.*s%s: unknown value; accepted:", k->name,
+				    SHOWN(v));
 			return false;
 		}
 		*field = (uint32_t)i;
@@ -193,9 +179,9 @@ static bool set_value(const struct parser *ps, const struct cmdline_key *k, stru
 			struct word item = { v.p + start, i - start };
 			int idx = index_of(k->names, item);
 			if (idx < 0) {
-				list_names(accepted, sizeof(accepted), k->names);
-				report(ps, "cmdline: %s=%.*s: unknown item '%.*s'; accepted: a comma-separated list of %s",
-				       k->name, (int)v.n, v.p, (int)item.n, item.p, accepted);
+				report_list(ps, name_item, k->names,
+					    "cmdline: %s=%.*s%s: unknown item '%.*s%s'; accepted: a comma-separated list of",
+					    k->name, SHOWN(v), SHOWN(item));
 				return false;
 			}
 			bits |= 1u << idx;
@@ -213,7 +199,7 @@ int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t n
 {
 	const struct parser ps = { .tables = tables, .ntables = ntables, .err = err, .ctx = ctx };
 	uint8_t local[CMDLINE_MAX_KEYS];
-	char accepted[768];
+	bool keys_listed = false; /* the accepted keys are on an earlier line */
 	int errors = 0;
 	const char *p = line ? line : "";
 
@@ -230,13 +216,15 @@ int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t n
 			w.n++;
 		p += w.n;
 
-		int shown = (int)MIN(w.n, (size_t)CMDLINE_WORD_MAX);
 		size_t eq = 0;
 		while (eq < w.n && w.p[eq] != '=')
 			eq++;
 		if (eq == w.n || eq == 0) {
-			list_keys(&ps, accepted, sizeof(accepted));
-			report(&ps, "cmdline: '%.*s' is not key=value; accepted keys: %s", shown, w.p, accepted);
+			if (keys_listed)
+				report(&ps, "cmdline: '%.*s%s' is not key=value; accepted keys: as listed above", SHOWN(w));
+			else
+				report_list(&ps, key_item, &ps, "cmdline: '%.*s%s' is not key=value; accepted keys:", SHOWN(w));
+			keys_listed = true;
 			errors++;
 			continue;
 		}
@@ -246,9 +234,13 @@ int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t n
 		size_t ki = 0;
 		const struct cmdline_key *k = find_key(&ps, key, &t, &ki);
 		if (!k) {
-			list_keys(&ps, accepted, sizeof(accepted));
-			report(&ps, "cmdline: unknown key '%.*s' in '%.*s'; accepted keys: %s", (int)key.n, key.p, shown, w.p,
-			       accepted);
+			if (keys_listed)
+				report(&ps, "cmdline: unknown key '%.*s%s' in '%.*s%s'; accepted keys: as listed above",
+				       SHOWN(key), SHOWN(w));
+			else
+				report_list(&ps, key_item, &ps, "cmdline: unknown key '%.*s%s' in '%.*s%s'; accepted keys:",
+					    SHOWN(key), SHOWN(w));
+			keys_listed = true;
 			errors++;
 			continue;
 		}

@@ -36,12 +36,37 @@ enum cmdline_key_state {
 #define CMDLINE_MAX_KEYS   64 /* keys in all tables together */
 #define CMDLINE_MAX_TABLES 48 /* registered tables            */
 
-typedef void (*cmdline_error_fn)(void *ctx, const char *message);
+/* What a line handed to the error callback is (cmdline_report.c). */
+enum cmdline_line {
+	CMDLINE_PROBLEM, /* the first line of a problem: one per problem */
+	CMDLINE_MORE,    /* a further line of the problem before it: the rest */
+			 /* of its list of what is accepted                   */
+};
 
-/* Format one problem and hand it to err (if any): the one way the parser
- * and the rules report. */
+/* No line handed to the callback is longer (bytes, no '\n'): a longer
+ * message is cut and ends in "...".  The kernel's console writes a line
+ * this long whole (checked in main.c). */
+#define CMDLINE_LINE_MAX 480
+/* A list of what is accepted wraps onto further lines (CMDLINE_MORE) at
+ * this width; an item is never split, however long the list. */
+#define CMDLINE_WRAP 100
+/* A word of the command line is echoed up to this many bytes, then "...". */
+#define CMDLINE_WORD_MAX 160
+
+typedef void (*cmdline_error_fn)(void *ctx, const char *line, enum cmdline_line kind);
+
+/* Format one problem as one line and hand it to err (if any): the one way
+ * the parser and the rules report. */
 void cmdline_report(cmdline_error_fn err, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cmdline_vreport(cmdline_error_fn err, void *ctx, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+/* The i-th name of a list, NULL past the last. */
+typedef const char *(*cmdline_item_fn)(const void *src, size_t i);
+
+/* One problem whose line ends in a list: fmt's text, then every item(src,
+ * i) as "a, b, c", wrapped onto as many CMDLINE_MORE lines as it takes. */
+void cmdline_report_list(cmdline_error_fn err, void *ctx, cmdline_item_fn item, const void *src, const char *fmt,
+			 ...) __attribute__((format(printf, 5, 6)));
 
 /* Every registered table (CMDLINE_TABLE), sorted by order then owner,
  * copied into out (max entries).  Returns how many are registered; when

@@ -57,10 +57,14 @@ static const char *cmdline_source_name(uint32_t src)
 	}
 }
 
-static void print_cmdline_error(void *ctx, const char *msg)
+/* Every line of every problem is printed whole: */
+_Static_assert(CMDLINE_LINE_MAX + 1 <= KPRINTF_MAX, "a command-line report line and its newline fit one kprintf");
+
+static void print_cmdline_error(void *ctx, const char *line, enum cmdline_line kind)
 {
 	(void)ctx;
-	kprintf("%s\n", msg);
+	(void)kind;
+	kprintf("%s\n", line);
 }
 
 /* A rejected command line ends the run before anything runs. */

@@ -92,7 +92,7 @@ static const struct cmdline_key keys[] = {
 	  .probe = "usb or both is refused (exit CONFIG) when the kernel was not booted from a USB stick with a "
 		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
 	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(compress), .names = off_on_names, .used_by = EVERY_RUN,
-	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
+	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 2) when that makes "
 		  "it smaller, else raw" },
 };
 

@@ -32,7 +32,8 @@ enum kprof_trace_item {
 
 /* trace.buffer_fit=: when every CPU's trace buffer does not fit in free
  * memory (kernel/trace/tracefit.h).  config_parse() turns AUTO into one of
- * the other two (a rule of cmdline_rules.c), so nothing after it sees it. */
+ * the other two before it returns (it knows whether trace.buffer_kb was
+ * given), so nothing after it sees AUTO. */
 enum kprof_trace_fit {
 	TRACE_FIT_AUTO,   /* SHRINK if trace.buffer_kb was left at its default, else REFUSE */
 	TRACE_FIT_REFUSE, /* refuse the run at probe time (exit CONFIG)   */

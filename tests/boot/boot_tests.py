@@ -104,7 +104,7 @@ def check_cpus(ctx, online, listed=None, extra=""):
     m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs, (\d+) to (\d+) with the "
                    r"periods they came late \(expected (\d+)\)$" % online, "clock ticks on every CPU")
     lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(5))
-    # As the kernel judges it in a VM (workloads/boot.c): every CPU took a
+    # As the kernel judges it in a VM (kernel/workloads/boot.c): every CPU took a
     # tick and none ran faster than twice the rate; how many ticks a vCPU
     # gets is the host's choice (printed, not judged).
     if lo < 1 or hi > want * 2 + 2:
@@ -318,11 +318,36 @@ def check_panic(ctx):
                         "the caller of the bug check")
 
 
+def documented_keys():
+    """Every key docs/cmdline.md lists (generated from the kernel's and the
+    architecture's key tables), in its order: the rows `| `key=` | ...`."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cmdline.md")
+    with open(doc, encoding="utf-8") as f:
+        keys = re.findall(r"^\| `([^`=]+)=` \|", f.read(), re.M)
+    if len(keys) < 2:
+        raise Failure("%s lists %d keys: not the page the key tables generate" % (doc, len(keys)))
+    return keys
+
+
 def check_bad_key(ctx):
+    """The unknown key's refusal lists every key, however many: the list
+    goes on over indented lines, none of them cut by the console."""
     ctx.expect_status(CONFIG)
-    ctx.expect(r"^cmdline: unknown key 'bogus' in 'bogus=1'; accepted keys: scenario, cpus, selftest",
-               "the unknown-key message")
+    m = ctx.expect(r"^cmdline: unknown key 'bogus' in 'bogus=1'; accepted keys:(.*)\n((?:cmdline:   .*\n)*)",
+                   "the unknown-key message and its list")
+    text = m.group(1) + "," + "".join(line[len("cmdline:   "):] + "," for line in m.group(2).splitlines())
+    listed = [k.strip() for k in text.split(",") if k.strip()]
+    want = documented_keys()
+    missing = [k for k in want if k not in listed]
+    twice = sorted({k for k in listed if listed.count(k) > 1})
+    extra = [k for k in listed if k not in want]
+    if missing or twice or extra:
+        raise Failure("the accepted keys on the console are not docs/cmdline.md's %d keys: missing %s, more than "
+                      "once %s, not documented %s (listed: %s)" % (len(want), missing, twice, extra, listed))
+    if listed != want:
+        raise Failure("the accepted keys are not in the tables' order: %s" % listed)
     ctx.expect(r"^cmdline: 1 error; nothing was run", "the refusal")
+    ctx.expect(r"^kprof: run ended: configuration rejected \(exit status 0x13\)$", "the run's end")
     ctx.reject(r"^scenario ", "the scenario running")
 
 
@@ -602,6 +627,48 @@ def check_mix(ctx):
     check_names(ctx)
     check_trace_json(ctx, kernel)
     check_mix_phases(ctx)
+    check_etl_symbols(ctx, kernel)
+    check_mix_assert(ctx, kernel)
+
+
+# What a CI would assert on make run's trace (docs/assert.md): nothing lost
+# or damaged, each workload's own figures present under their names.
+MIX_RULES = """\
+lost == 0
+damaged == 0
+samples "prof_work_a" > 0       # the profile workload's hottest function
+lock "hot0" traced > 0          # the locks workload's locks, by name
+lock "ex0" traced > 0
+thread "main" in > 0
+cpu busy > 0%
+"""
+
+
+def check_mix_assert(ctx, kernel):
+    """kprof assert on the mix's trace: every rule passes (exit status 0)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rules = os.path.join(tmp, "mix.rules")
+        with open(rules, "w") as f:
+            f.write(MIX_RULES)
+        proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--kernel", kernel, "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("kprof assert on the mix (exit %d): %s" % (
+            proc.returncode, [l for l in proc.stdout.splitlines() if not l.startswith("PASS")][:4]))
+
+
+def check_etl_symbols(ctx, kernel):
+    """make run's trace.etl and kernel.pdb: every sample IP and stack frame
+    named through the Image event and the PDB as WPA does, as addr2line
+    names it (tests/tools/etl_symbols.py, run by Debian's python3 for its
+    python3-construct as check_etl_ctf does; llvm and lld are in the run
+    profile, tools/deps.sh)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_symbols.py")
+    proc = subprocess.run(["/usr/bin/python3", tool, ctx.kprof, ctx.log_path, kernel], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("the ETL's kernel addresses through its PDB (etl_symbols.py, exit %d): %s" % (
+            proc.returncode, proc.stdout.strip()[-600:]))
 
 
 def check_trace_json(ctx, kernel):
@@ -975,7 +1042,7 @@ TESTS = [
              cmdline="selftest=stack"),
     BootTest("invalid-opcode", "selftest=ud: #UD report", check_ud, cmdline="selftest=ud"),
     BootTest("bugcheck", "selftest=panic: bug check with caller backtrace", check_panic, cmdline="selftest=panic"),
-    BootTest("bad-key", "bogus=1 is refused", check_bad_key, cmdline="bogus=1"),
+    BootTest("bad-key", "bogus=1 is refused, every key listed", check_bad_key, cmdline="bogus=1"),
     BootTest("frame-byte-refused", "a key with a 0xFE byte is refused and echoed without it",
              check_frame_byte_refused, cmdline="bog\udcfeus=1"),
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),

@@ -24,9 +24,13 @@ static struct {
 	char text[MAX_MSGS][1024];
 } msgs;
 
-static void collect(void *ctx, const char *msg)
+/* One message per problem: its first line (a wrapped list's further
+ * lines are test_cmdline's and test_cmdline_keys's business). */
+static void collect(void *ctx, const char *msg, enum cmdline_line kind)
 {
 	(void)ctx;
+	if (kind == CMDLINE_MORE)
+		return;
 	if (msgs.n < MAX_MSGS)
 		snprintf(msgs.text[msgs.n], sizeof(msgs.text[0]), "%s", msg);
 	msgs.n++;

@@ -14,7 +14,8 @@
 CMDLINE_UNIT_SRCS := $(CMDLINE_PARSER_SRCS) # tools/cmdline-doc.mk: the parser and every table
 unit_cmdline_keys_SRCS  := $(CMDLINE_UNIT_SRCS)
 unit_cmdline_rules_SRCS := $(CMDLINE_UNIT_SRCS)
-unit_cmdline_tables_SRCS := kernel/init/cmdline_tables.c kernel/init/cmdline.c kernel/lib/printf.c
+unit_cmdline_tables_SRCS := kernel/init/cmdline_tables.c kernel/init/cmdline.c kernel/init/cmdline_report.c \
+	kernel/lib/printf.c
 unit_cmdline_doc_SRCS   := $(CMDLINE_UNIT_SRCS) tools/cmdline_doc.c
 
 CMDLINE_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,cmdline cmdline_keys cmdline_rules cmdline_doc \

@@ -1,6 +1,6 @@
 # unit.mk - host unit tests (included by the Makefile).
 #
-# Each tests/unit/test_NAME.c is linked with the kernel sources listed in
+# Each tests/unit/test_<name>.c is linked with the kernel sources listed in
 # unit_NAME_SRCS, compiled for the host against the shadow arch headers in
 # tests/unit/shadow (never arch/x86_64/include), with cmocka, ASan and UBSan.
 # Tests whose names are also in UNIT_TSAN_NAMES (pthreads standing in for
@@ -17,7 +17,7 @@ UNIT_LIBS   := -lcmocka -lpthread -lz -lm
 UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
 unit_printf_SRCS       := kernel/lib/printf.c
-unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/lib/printf.c
+unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/lib/printf.c
 unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
 unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c
