@@ -20,6 +20,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/cmdline_key.h" /* cmdline_refuse_at_probe */
 #include "kernel/lib/printf.h"
 
 #define CALIBRATE_US 50000   /* boot CPU: the rate itself             */
