@@ -138,6 +138,10 @@ void ps_terminate_system_thread(void)
 	ke_bug_check_ex(KPROF_ASSERTION_FAILED, t->ThreadId, 0, 0, 0, "a terminated thread ran again");
 }
 
+/* The idle thread: run what this CPU was given (DispatchPending), else
+ * take a thread queued elsewhere that may run here (idle.c), else halt
+ * until an interrupt: a thread made ready for this CPU comes with an IPI
+ * whose exit path switches to it. */
 static __attribute__((noreturn)) void idle_loop(void)
 {
 	for (;;) {
@@ -146,6 +150,8 @@ static __attribute__((noreturn)) void idle_loop(void)
 			ke_lower_irql(ke_raise_irql(DISPATCH_LEVEL)); /* reschedules */
 			continue;
 		}
+		if (ki_idle_look_for_work())
+			continue;
 		prcb->IdleCState = 1; /* hlt is C1 */
 		arch_idle();
 	}
@@ -175,6 +181,7 @@ void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack_base, uintptr_t stack_top
 	unsigned long flags = ki_lock_dispatcher();
 	prcb->IdleThread = t;
 	prcb->CurrentThread = t;
+	ki_idle_summary_update(prcb->Number, true);
 	ki_unlock_dispatcher(flags);
 	arch_irq_enable();
 	idle_loop();
