@@ -16,8 +16,9 @@
  * clock tick), the kicking CPU also sets a timer (IdleKickTimer, 200 us):
  * if the kick is still unanswered then, the best thread queued on the
  * kicked CPU is offered to another idle CPU that may run it, which is
- * claimed and kicked in turn and takes the thread from that queue.  An
- * answer cancels the timer.  (NT has no such hand-over: a physical CPU
+ * claimed and kicked in turn and takes the thread from that queue, and
+ * the timer is set again for the next idle CPU, until the kicked CPU
+ * answers or no idle CPU is left.  An answer cancels the timer.  (NT has no such hand-over: a physical CPU
  * answers an IPI at once.)
  *
  * Invariant (dispatcher lock): while bit n is set, CPU n's CurrentThread
@@ -80,6 +81,9 @@ static void idle_kick_unanswered(KTIMER_ENTRY *e, KTRAP_FRAME *tf, void *context
 		if (other < ke_number_processors) {
 			ki_idle_claim(other);
 			ki_request_dispatch(other);
+			/* Still unanswered later, with more queued there: the
+			 * next idle CPU then. */
+			ke_set_timer_current(e, arch_rdtsc() + ke_us_to_tsc(KICK_PATIENCE_US), 0);
 		}
 	}
 	ki_unlock_dispatcher(flags);
