@@ -18,8 +18,8 @@
  * kicked CPU is offered to another idle CPU that may run it, which is
  * claimed and kicked in turn and takes the thread from that queue, and
  * the timer is set again for the next idle CPU, until the kicked CPU
- * answers or no idle CPU is left.  An answer cancels the timer.  (NT has no such hand-over: a physical CPU
- * answers an IPI at once.)
+ * answers or no idle CPU is left.  An answer cancels the timer.  (NT has
+ * no such hand-over: a physical CPU answers an IPI at once.)
  *
  * Invariant (dispatcher lock): while bit n is set, CPU n's CurrentThread
  * is its idle thread and no Ready thread that may run on CPU n is queued
@@ -35,9 +35,10 @@
  * Lock: KiIdleSummary, IdleKickTsc and IdleKickTimer are [D], read and
  * written under the dispatcher lock (the kick timer sits in the kicking
  * CPU's timer queue: dispatcher lock, then timer queue, as a wait's
- * time-out; its callback takes the dispatcher lock at CLOCK_LEVEL); ki_idle_look_for_work takes the lock itself (at DISPATCH_LEVEL,
- * from the idle thread at PASSIVE_LEVEL) after a lock-free look at the
- * ready summaries says something is queued somewhere.
+ * time-out; its callback takes the dispatcher lock at CLOCK_LEVEL).
+ * ki_idle_look_for_work takes the lock itself (at DISPATCH_LEVEL, from
+ * the idle thread at PASSIVE_LEVEL) after a lock-free look at the ready
+ * summaries says something is queued somewhere.
  */
 #include "kernel/sched/ki.h"
 
