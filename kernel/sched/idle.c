@@ -1,6 +1,7 @@
 /*
  * idle.c - idle processors: the idle summary, the idle CPU a ready thread
- * is given to, and the idle thread's look for work before it halts.
+ * is given to, the hand-over of a kick that is not answered, and an idle
+ * CPU's look for work when it comes online.
  *
  * KiIdleSummary (NT's KiIdleSummary) has bit n set while CPU n runs its
  * idle thread and no thread has been given to it since.  A thread made
@@ -28,9 +29,12 @@
  * ki_dispatch_interrupt when a claim came to nothing), and every thread
  * made ready while the bit is set takes an idle CPU first.  The one
  * exception is a CPU coming online, whose summary bit is set while
- * threads created earlier may wait for it: the idle thread's look before
- * each halt (ki_idle_look_for_work) takes those, and any other thread a
- * CPU it may run on would otherwise only find at its next clock tick.
+ * threads created earlier may wait for it: its idle thread's first look
+ * (ki_idle_look_for_work) takes those.  (Looking before every halt was
+ * tried: with 64 CPUs under TCG, every idle CPU taking the dispatcher lock
+ * at each wake-up made their clock interrupts come hundreds of
+ * milliseconds late.)  The clock tick of an idle CPU still looks, as a
+ * last resort (dispatch.c).
  *
  * Lock: KiIdleSummary, IdleKickTsc and IdleKickTimer are [D], read and
  * written under the dispatcher lock (the kick timer sits in the kicking

@@ -4,7 +4,7 @@
  * ready, yielding or raised while a CPU it may run on idles is given to
  * that CPU, which is claimed (out of KiIdleSummary) and kicked; a kick
  * left unanswered 200 us hands the work to another idle CPU; a CPU
- * that goes idle, or is about to halt, takes a thread waiting in a busy
+ * that goes idle, or comes online, takes a thread waiting in a busy
  * CPU's queue; affinity is respected throughout.  The four CPUs are
  * sched_fixture.h's; CPU 0 runs `runner` (priority 8).
  */
@@ -191,7 +191,7 @@ static void test_going_idle_takes_work_from_a_busy_cpu(void **state)
 	assert_true(queued_on(&pinned, 3));
 }
 
-static void test_idle_cpu_looks_before_halting(void **state)
+static void test_cpu_coming_online_takes_queued_work(void **state)
 {
 	(void)state;
 	KTHREAD t, pinned;
@@ -206,7 +206,7 @@ static void test_idle_cpu_looks_before_halting(void **state)
 
 	arch_percpu_set(&prcbs[1]);
 	assert_true(ki_idle_look_for_work());
-	assert_ptr_equal(prcbs[1].CurrentThread, &t); /* switched before halting */
+	assert_ptr_equal(prcbs[1].CurrentThread, &t); /* switched before its first halt */
 	assert_int_equal(swaps[0].new_tid, 104);
 
 	/* Only the pinned thread is left: nothing for CPU 1, it may halt. */
@@ -248,7 +248,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unanswered_kick_passes_work_to_another_idle_cpu, setup),
 		cmocka_unit_test_setup(test_yield_gives_the_yielder_to_an_idle_cpu, setup),
 		cmocka_unit_test_setup(test_going_idle_takes_work_from_a_busy_cpu, setup),
-		cmocka_unit_test_setup(test_idle_cpu_looks_before_halting, setup),
+		cmocka_unit_test_setup(test_cpu_coming_online_takes_queued_work, setup),
 		cmocka_unit_test_setup(test_raising_a_ready_thread_places_it_again, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
