@@ -18,9 +18,6 @@ UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
 unit_printf_SRCS       := kernel/lib/printf.c
 unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/lib/printf.c
-unit_cmdline_keys_SRCS := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_keys.c \
-	kernel/init/cmdline_rules.c \
-	arch/x86_64/cmdline_keys.c kernel/lib/printf.c
 unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
 unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c
