@@ -11,7 +11,14 @@
 #      only: no subsystem-private header (ki.h, *_internal.h,
 #      dispatcher_lock.h, lockstat_stack.h);
 #   4. include/kprof/ (shared with the host tool) includes nothing from the
-#      kernel.
+#      kernel;
+#   5. the USB stack's layers, lowest first kernel/usb/xhci/ (the host
+#      controller), core/, storage/: a layer includes nothing from a layer
+#      above it (xhci/ nothing from core/ or storage/, core/ nothing from
+#      storage/), and nothing outside xhci/ includes xhci/'s own headers
+#      (the layers above reach the controller through kernel/usb/hci.h);
+#      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
+#      includes it.
 #
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
@@ -37,5 +44,31 @@ report "a workload includes a subsystem-private header" \
 report "include/kprof/ includes kernel headers (it is shared with the host tool)" \
 	"$(grep -rn '#include *"kernel/' include || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/workloads/ and include/kprof/ keep their rules"
+# Rule 5: each #include "kernel/usb/LAYER/..." against the including
+# file's own layer (0 for kernel/usb/hci.h and probe/: they may include no
+# layer at all).
+usb_rank() {
+	case "$1" in
+	xhci) echo 1 ;;
+	core) echo 2 ;;
+	storage) echo 3 ;;
+	*) echo 0 ;;
+	esac
+}
+usb_upward() {
+	grep -rn --include='*.[ch]' -E '#include *"kernel/usb/[a-z]+/' kernel/usb | while IFS= read -r hit; do
+		from=${hit#kernel/usb/}
+		from=${from%%[/:]*}
+		to=$(echo "$hit" | sed -E 's|.*#include *"kernel/usb/([a-z]+)/.*|\1|')
+		[ "$(usb_rank "$to")" -gt "$(usb_rank "$from")" ] && echo "$hit"
+	done
+}
+report "a USB layer includes a layer above it (lowest first: xhci/, core/, storage/; probe/ sits on hci.h)" \
+	"$(usb_upward)"
+report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB layers use kernel/usb/hci.h)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
+report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/workloads/, include/kprof/ and the USB layers keep their rules"
 exit "$bad"

@@ -111,7 +111,7 @@ struct kconfig {
 	uint32_t pmc_interval;    /* events between PMC interrupts             */
 	uint32_t profile_ms;      /* scenario=profile: how long it runs        */
 	uint32_t mix_ms;          /* scenario=mix: how long each workload runs */
-	uint32_t usb_probe;       /* usb.probe=on: list USB devices (kernel/usb/probe.c) */
+	uint32_t usb_probe;       /* usb.probe=on: list USB devices (kernel/usb/probe/probe.c) */
 };
 
 extern struct kconfig kconfig;

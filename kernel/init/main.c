@@ -35,7 +35,7 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
-#include "kernel/usb/probe.h"
+#include "kernel/usb/probe/probe.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/tracefit.h"

@@ -1,6 +1,6 @@
 /*
  * out_stick.c - the stick sink: the trace file on the USB stick the
- * kernel booted from (\kprof\trace.bin), written through kernel/usb/stick.h.
+ * kernel booted from (\kprof\trace.bin), written through kernel/usb/storage/stick.h.
  * This is the only file of the trace that calls the USB stack.
  *
  * Open (trace start, before the workload): the stick is found by the
@@ -40,7 +40,7 @@
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/mm/pmm.h"
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define STAGE_MAX (1u << 20)  /* bytes per write at most: 1 MiB          */
 #define STAGE_MIN (64u << 10) /* ... and at least, if memory is short    */

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "fake_hci.h"
-#include "kernel/usb/usb_bytes.h"
-#include "kernel/usb/usb_desc.h"
+#include "kernel/usb/core/usb_bytes.h"
+#include "kernel/usb/core/usb_desc.h"
 
 #include <zlib.h>
 

@@ -1,5 +1,5 @@
 /*
- * fake_stick.c - the in-memory stick of fake_stick.h: kernel/usb/stick.h's
+ * fake_stick.c - the in-memory stick of fake_stick.h: kernel/usb/storage/stick.h's
  * functions (and hci.h's usb_status_name) for host unit tests.
  */
 #include "fake_stick.h"

@@ -1,6 +1,6 @@
 # unit-traceout.mk - the trace output layer (kernel/trace/out*.c): the
 # serial and stick sinks and the file form, over an in-memory stick
-# (tests/unit/fake_stick.c implements kernel/usb/stick.h), the real page
+# (tests/unit/fake_stick.c implements kernel/usb/storage/stick.h), the real page
 # allocator on fake RAM, and the serial port as a buffer.  The bytes both
 # sinks got are decoded by the host tool (build/kprof decode), so the tests
 # depend on it.  <arch/serial.h> comes from arch/x86_64/include, searched
@@ -14,7 +14,7 @@ unit_traceout_file_SRCS := $(TRACEOUT_UNIT_SRCS)
 
 TRACEOUT_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,traceout traceout_file)
 $(TRACEOUT_UNIT_BINS): UNIT_CFLAGS += -Iarch/x86_64/include -DKPROF_TOOL_PATH='"$(abspath $(KPROF_TOOL))"'
-$(TRACEOUT_UNIT_BINS): $(KPROF_TOOL) $(wildcard kernel/trace/out*.h) kernel/usb/stick.h include/kprof/wire_file.h \
+$(TRACEOUT_UNIT_BINS): $(KPROF_TOOL) $(wildcard kernel/trace/out*.h) kernel/usb/storage/stick.h include/kprof/wire_file.h \
 	tests/unit/fake_stick.h tests/unit/traceout_gen.h
 
 UNIT_NAMES += traceout traceout_file
