@@ -12,11 +12,11 @@ XHCI_DIR := kernel/usb/xhci
 xhci_srcs = $(addprefix $(XHCI_DIR)/xhci_,$(addsuffix .c,$(1)))
 XHCI_MODEL_SRCS := kernel/usb/core/usb_status.c kernel/lib/printf.c tests/unit/xhci_model.c tests/unit/xhci_model_slots.c
 
-unit_xhci_ring_SRCS := $(call xhci_srcs,ring event td ctx)
+unit_xhci_ring_SRCS := $(call xhci_srcs,ring event ctx)
 
 UNIT_NAMES += xhci_ring
 
-unit_xhci_hc_SRCS := $(call xhci_srcs,reset wait xecp start mem ring event cmd port) $(XHCI_MODEL_SRCS)
+unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_hc
 

@@ -63,7 +63,7 @@ struct xhci_ring {
 	int32_t td_first;      /* index of an open TD's first TRB, or -1  */
 };
 
-/* One TRB's share of a transfer buffer (xhci_td.c). */
+/* One TRB's share of a transfer buffer (xhci_td_split, xhci_ring.c). */
 struct xhci_td_piece {
 	uint64_t phys;
 	uint32_t len;
@@ -122,8 +122,8 @@ static inline void xhci_write64(volatile uint8_t *reg, uint64_t v)
 	xhci_write32(reg + 4, (uint32_t)(v >> 32));
 }
 
-/* Poll reg until (value & mask) == want, at most ms milliseconds; true if
- * it got there. */
+/* xhci_event.c: poll reg until (value & mask) == want, at most ms
+ * milliseconds; true if it got there. */
 bool xhci_wait_bits(const volatile void *reg, uint32_t mask, uint32_t want, unsigned ms);
 
 /* --- xhci_ring.c */
@@ -149,6 +149,10 @@ bool xhci_event_peek(const struct xhci_ring *r, struct xhci_trb *ev);
 uint64_t xhci_event_advance(struct xhci_ring *r);
 /* Index of a TRB address inside the ring, or -1. */
 int xhci_ring_index_of(const struct xhci_ring *r, uint64_t phys);
+/* Pieces of at most 64 KiB that never cross a 64 KiB boundary (6.4.1);
+ * returns how many, or 0 if max is too small (a zero-length transfer is
+ * one piece of length 0). */
+unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, struct xhci_td_piece *out, unsigned max);
 
 /* --- xhci_ctx.c: input and device contexts (6.2). */
 /* Context i of a device context (0 slot, DCI 1-31 endpoints). */
@@ -168,11 +172,6 @@ int xhci_ctx_endpoint(uint32_t *ep, const struct usb_endpoint *e, enum usb_speed
 /* The slot context of a device (route, speed, root port, TT). */
 void xhci_ctx_slot(uint32_t *slot, const struct usb_device *dev, unsigned entries);
 
-/* Pieces of at most 64 KiB that never cross a 64 KiB boundary (6.4.1);
- * returns how many, or 0 if max is too small (a zero-length transfer is
- * one piece of length 0). */
-unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, struct xhci_td_piece *out, unsigned max);
-
 /* --- xhci_xecp.c: byte offset (from BAR0) of the next extended
  * capability with this id after the one at `after` (0: from the first),
  * or 0 when there is none. */
@@ -188,7 +187,7 @@ void *xhci_alloc(struct usb_hci *hc, size_t pages, uint64_t *phys);
 void xhci_free(void *va, size_t pages);
 struct xhci_ring *xhci_ring_alloc(struct usb_hci *hc, bool link);
 
-/* --- xhci_event.c: waiting on the event ring. */
+/* --- xhci_event.c: waiting on the event ring (and xhci_wait_bits above). */
 typedef bool (*xhci_event_match)(const struct xhci_trb *ev, void *ctx);
 /* Consume events until match says yes (true, *ev filled) or ms pass
  * (false).  Events nobody waits for (port status changes, late transfer
@@ -215,7 +214,7 @@ int xhci_start(struct usb_hci *hc);
 /* --- xhci_intel.c */
 void xhci_intel_route_ports(struct usb_hci *hc);
 
-/* --- xhci_endpoint.c: endpoint recovery (4.6.8, 4.6.9, 4.6.10). */
+/* --- xhci_xfer.c: endpoint recovery (4.6.8, 4.6.9, 4.6.10). */
 /* Endpoint state from the output context (6.2.3: 1 running, 2 halted,
  * 3 stopped, 4 error). */
 unsigned xhci_ep_state(struct usb_hci *hc, struct xhci_slot *s, unsigned dci);

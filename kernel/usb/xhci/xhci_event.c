@@ -1,7 +1,9 @@
 /*
- * xhci_event.c - the polled event loop: interrupter 0's single-segment
- * event ring, consumed by cycle bit, with ERDP written after each event
- * (EHB written 1 to clear it), and the completion codes as USB statuses.
+ * xhci_event.c - the driver's two bounded waits, both polled: for an event
+ * (interrupter 0's single-segment event ring, consumed by cycle bit, with
+ * ERDP written after each event, EHB written 1 to clear it) and for a
+ * register's bits (xhci_wait_bits); and the completion codes as USB
+ * statuses.
  *
  * Interrupts are never enabled (IMAN.IE = 0, USBCMD.INTE = 0): the one
  * thread driving the controller calls xhci_event_wait() whenever it waits
@@ -69,5 +71,23 @@ const char *xhci_completion_name(uint32_t cc)
 	case CC_COMMAND_ABORTED: return "command aborted";
 	case CC_STOPPED: return "stopped";
 	default: return "completion error";
+	}
+}
+
+/* The other bounded wait: for the controller's state in a register (not
+ * for an event), polled every 10 us. */
+bool xhci_wait_bits(const volatile void *reg, uint32_t mask, uint32_t want, unsigned ms)
+{
+	uint64_t end = xhci_time_us() + (uint64_t)ms * 1000;
+
+	for (;;) {
+		/* Read before looking at the clock: a register that got there
+		 * just as time ran out still counts. */
+		bool past = xhci_time_us() >= end;
+		if ((xhci_read32(reg) & mask) == want)
+			return true;
+		if (past)
+			return false;
+		xhci_delay_us(10);
 	}
 }
