@@ -50,6 +50,7 @@ enum gpt_status gpt_header_check(const uint8_t *blk, uint32_t block_size, struct
 	if (le64(blk + 24) != GPT_HEADER_LBA) /* MyLBA */
 		return GPT_BAD_LBA;
 	out->AlternateLBA = le64(blk + 32);
+	out->FirstUsableLBA = le64(blk + 40);
 	out->LastUsableLBA = le64(blk + 48);
 	for (int i = 0; i < 16; i++)
 		out->DiskGUID[i] = blk[56 + i];
@@ -57,11 +58,11 @@ enum gpt_status gpt_header_check(const uint8_t *blk, uint32_t block_size, struct
 	return GPT_OK;
 }
 
-void gpt_guid_format(const uint8_t g[16], char out[37])
+static void guid_format(const uint8_t g[16], char out[37], const char hex[16])
 {
-	/* Byte order of the text: fields 1-3 little-endian, the rest as is. */
+	/* Byte order of the text: fields 1-3 little-endian, the rest as is
+	 * (UEFI 2.10, appendix A). */
 	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-	static const char hex[] = "0123456789abcdef";
 	int n = 0;
 
 	for (int i = 0; i < 16; i++) {
@@ -71,4 +72,14 @@ void gpt_guid_format(const uint8_t g[16], char out[37])
 		out[n++] = hex[g[order[i]] & 15];
 	}
 	out[n] = 0;
+}
+
+void gpt_guid_format(const uint8_t g[16], char out[37])
+{
+	guid_format(g, out, "0123456789abcdef");
+}
+
+void gpt_guid_format_upper(const uint8_t g[16], char out[37])
+{
+	guid_format(g, out, "0123456789ABCDEF");
 }

@@ -3,9 +3,10 @@
 # kernel/usb/storage/ (Bulk-Only Transport, SCSI, the stick and its trace
 # file), against a fake xHCI controller behind kernel/usb/hci.h with fake
 # hubs and a fake Bulk-Only disk (tests/unit/fake_hci.c, fake_hub.c,
-# fake_bot.c), over the kernel's own page allocator and heap on fake RAM.
+# fake_bot.c), over the kernel's own page allocator and heap on fake RAM,
+# with the GPT header check the loader and the stick share (boot/common/gpt.c).
 
-USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) \
+USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) boot/common/gpt.c \
 	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/crc32.c
 USBSTOR_FAKE_SRCS := tests/unit/fake_hci.c tests/unit/fake_hub.c tests/unit/fake_bot.c
 USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage/*.h) tests/unit/fake_hci.h tests/unit/usbstor_fixture.h

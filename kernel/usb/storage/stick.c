@@ -11,8 +11,9 @@
  *   multi-LUN card reader, each further LUN until one passes): INQUIRY
  *   (a direct-access device) -> TEST UNIT READY -> READ CAPACITY (block
  *   size and block count equal to the loader's) -> MODE SENSE (WP) ->
- *   READ of LBA 1: the GPT header ("EFI PART", MyLBA 1, header CRC) whose
- *   DiskGUID must equal the loader's.
+ *   READ of LBA 1: the GPT header ("EFI PART", MyLBA 1, header CRC: the
+ *   loader's own check, boot/common/gpt.c) whose DiskGUID must equal the
+ *   loader's.
  * Invariant: st->verified is set only after that last check, and
  * usb_stick_write() sends nothing unless it is set, the medium is not
  * known to be write protected, and every block lies between the GPT
@@ -22,18 +23,16 @@
  */
 #include "kernel/usb/storage/stick.h"
 
+#include "boot/common/gpt.h"
 #include "kernel/console/console.h"
-#include "kernel/lib/crc32.h"
 #include "kernel/lib/libk.h"
 #include "kernel/mm/heap.h"
 #include "kernel/usb/core/usb.h"
-#include "kernel/usb/core/usb_bytes.h"
 #include "kernel/usb/storage/bot.h"
 #include "kernel/usb/storage/scsi.h"
 
 #define STICK_MAX_TRANSFER_BYTES (120u * 1024) /* per READ/WRITE command */
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
-#define GPT_HEADER_LBA 1
 
 struct usb_stick {
 	struct usb_device *dev;      /* the stick, configured              */
@@ -47,21 +46,6 @@ struct usb_stick {
 	bool write_protected;        /* MODE SENSE WP, or a WRITE said so  */
 	bool verified;               /* disk GUID matched the boot disk    */
 };
-
-static void stick_guid_format(char out[37], const uint8_t g[16])
-{
-	static const char hex[] = "0123456789ABCDEF";
-	/* Data1-3 little-endian, Data4 as bytes (UEFI 2.10, appendix A). */
-	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-	unsigned o = 0;
-	for (unsigned i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[g[order[i]] >> 4];
-		out[o++] = hex[g[order[i]] & 15];
-	}
-	out[o] = '\0';
-}
 
 /* Device, configuration, interface, endpoints, transport. */
 static int stick_bind(struct usb_stick *st)
@@ -137,7 +121,8 @@ static int stick_identify(struct usb_stick *st, const struct usb_stick_target *t
 	return USB_OK;
 }
 
-/* LBA 1 must be a GPT header of the boot disk's GUID. */
+/* LBA 1 must be a GPT header (gpt_header_check, as the loader checked
+ * it) of the boot disk's GUID, its usable blocks inside the disk. */
 static int stick_check_gpt(struct usb_stick *st, const struct usb_stick_target *t)
 {
 	uint8_t *h = usb_dma_alloc(st->block_size);
@@ -148,30 +133,24 @@ static int stick_check_gpt(struct usb_stick *st, const struct usb_stick_target *
 		usb_dma_free(h, st->block_size);
 		return rc < 0 ? rc : USB_ERROR;
 	}
-	uint32_t hsize = usb_get_le32(h + 12), crc = usb_get_le32(h + 16);
-	uint64_t my_lba = (uint64_t)usb_get_le32(h + 28) << 32 | usb_get_le32(h + 24);
-	bool ok = memcmp(h, "EFI PART", 8) == 0 && my_lba == GPT_HEADER_LBA && hsize >= 92 && hsize <= st->block_size;
-	if (ok) {
-		usb_put_le32(h + 16, 0);
-		ok = crc32_update(0, h, hsize) == crc;
-	}
-	st->first_usable = (uint64_t)usb_get_le32(h + 44) << 32 | usb_get_le32(h + 40);
-	st->last_usable = (uint64_t)usb_get_le32(h + 52) << 32 | usb_get_le32(h + 48);
-	ok = ok && st->first_usable > GPT_HEADER_LBA && st->first_usable <= st->last_usable &&
-	     st->last_usable < st->blocks;
-	char have[37], want[37];
-	stick_guid_format(have, h + 56);
-	stick_guid_format(want, t->disk_guid);
-	bool same = ok && memcmp(h + 56, t->disk_guid, 16) == 0;
+	struct gpt_header_info gi;
+	bool ok = gpt_header_check(h, st->block_size, &gi) == GPT_OK;
 	usb_dma_free(h, st->block_size);
+	ok = ok && gi.FirstUsableLBA > GPT_HEADER_LBA && gi.FirstUsableLBA <= gi.LastUsableLBA &&
+	     gi.LastUsableLBA < st->blocks;
 	if (!ok) {
 		kprintf("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
 		return USB_NODEV;
 	}
-	if (!same) {
+	char have[37], want[37];
+	gpt_guid_format_upper(gi.DiskGUID, have);
+	gpt_guid_format_upper(t->disk_guid, want);
+	if (memcmp(gi.DiskGUID, t->disk_guid, 16) != 0) {
 		kprintf("stick: disk GUID %s is not the boot disk's %s: nothing written\n", have, want);
 		return USB_NODEV;
 	}
+	st->first_usable = gi.FirstUsableLBA;
+	st->last_usable = gi.LastUsableLBA;
 	st->verified = true;
 	kprintf("stick: disk GUID %s is the boot disk's\n", have);
 	return USB_OK;
