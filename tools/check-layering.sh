@@ -18,7 +18,11 @@
 #      storage/), and nothing outside xhci/ includes xhci/'s own headers
 #      (the layers above reach the controller through kernel/usb/hci.h);
 #      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
-#      includes it.
+#      includes it;
+#   6. boot/ (compiled into the UEFI loader too) takes from kernel/ only
+#      kernel/lib's pure headers, the CRC-32 and the byte-order readers
+#      (crc32.h, bytes.h), and those include nothing but the C library's
+#      freestanding headers.
 #
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
@@ -69,6 +73,10 @@ report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
 report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
+report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
+	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/workloads/, include/kprof/ and the USB layers keep their rules"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/workloads/, include/kprof/, the USB layers and boot/ keep their rules"
 exit "$bad"

@@ -22,9 +22,9 @@
 
 #include "kernel/console/console.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/usb/core/usb.h"
-#include "kernel/usb/core/usb_bytes.h"
 
 #define HUB_POLL_MS 10
 #define HUB_ROUTE_TIERS 5 /* xHCI route string: 20 bits */
@@ -49,8 +49,8 @@ static int hub_port_status(struct usb_hub *hub, unsigned port, void *dma, uint16
 			usb_status_name(rc));
 		return rc;
 	}
-	*status = usb_get_le16(dma);
-	*change = usb_get_le16((const uint8_t *)dma + 2);
+	*status = get_le16(dma);
+	*change = get_le16((const uint8_t *)dma + 2);
 	return USB_OK;
 }
 

@@ -27,9 +27,9 @@
 #include "kernel/usb/storage/bot.h"
 
 #include "kernel/console/console.h"
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/usb/core/usb.h"
-#include "kernel/usb/core/usb_bytes.h"
 
 #define BOT_DMA_BYTES 4096
 #define BOT_CSW_OFFSET 64
@@ -100,9 +100,9 @@ static void bot_build_cbw(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, en
 {
 	uint8_t *w = b->cbw;
 	memset(w, 0, BOT_CBW_LEN);
-	usb_put_le32(w, BOT_CBW_SIGNATURE);
-	usb_put_le32(w + 4, ++b->tag);
-	usb_put_le32(w + 8, len);
+	put_le32(w, BOT_CBW_SIGNATURE);
+	put_le32(w + 4, ++b->tag);
+	put_le32(w + 8, len);
 	w[12] = dir == BOT_DIR_IN ? 0x80 : 0x00; /* bmCBWFlags: direction */
 	w[13] = b->lun & 0x0F;
 	w[14] = cdb_len;
@@ -152,7 +152,7 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 	if (rc != USB_OK)
 		return bot_fail(b, rc, "no CSW");
 	const uint8_t *s = b->csw;
-	uint32_t sig = usb_get_le32(s), tag = usb_get_le32(s + 4), res = usb_get_le32(s + 8);
+	uint32_t sig = get_le32(s), tag = get_le32(s + 4), res = get_le32(s + 8);
 	uint8_t status = s[12];
 	if (got != BOT_CSW_LEN || sig != BOT_CSW_SIGNATURE || tag != b->tag)
 		return bot_fail(b, USB_ERROR, "CSW not valid: wrong length, signature or tag");

@@ -15,9 +15,9 @@
 
 #include "kernel/console/console.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
-#include "kernel/usb/core/usb_bytes.h"
 
 int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
 	      uint32_t *residue)
@@ -102,14 +102,14 @@ int scsi_read_capacity(struct scsi_lun *lun, uint64_t *blocks, uint32_t *block_s
 		scsi_report(lun, "READ CAPACITY(10)", rc);
 		return rc;
 	}
-	if (scsi_get_be32(d) != 0xFFFFFFFFu) {
-		*blocks = (uint64_t)scsi_get_be32(d) + 1;
-		*block_size = scsi_get_be32(d + 4);
+	if (get_be32(d) != 0xFFFFFFFFu) {
+		*blocks = (uint64_t)get_be32(d) + 1;
+		*block_size = get_be32(d + 4);
 		return SCSI_GOOD;
 	}
 	/* More than 2^32 - 1 blocks: READ CAPACITY(16) (SBC-3 5.16). */
 	uint8_t cdb16[16] = { SCSI_SERVICE_ACTION_IN_16, SCSI_SAI_READ_CAPACITY_16 };
-	scsi_put_be32(cdb16 + 10, 32);
+	put_be32(cdb16 + 10, 32);
 	rc = scsi_exec(lun, cdb16, sizeof(cdb16), BOT_DIR_IN, lun->scratch, 32, &residue);
 	if (rc == SCSI_GOOD && 32 - residue < 12) {
 		kprintf("stick: READ CAPACITY(16) returned %u of 32 bytes\n", 32 - residue);
@@ -119,8 +119,8 @@ int scsi_read_capacity(struct scsi_lun *lun, uint64_t *blocks, uint32_t *block_s
 		scsi_report(lun, "READ CAPACITY(16)", rc);
 		return rc;
 	}
-	*blocks = scsi_get_be64(d) + 1;
-	*block_size = scsi_get_be32(d + 8);
+	*blocks = get_be64(d) + 1;
+	*block_size = get_be32(d + 8);
 	return SCSI_GOOD;
 }
 
@@ -152,12 +152,12 @@ int scsi_read_write(struct scsi_lun *lun, bool write, uint64_t lba, uint32_t blo
 	uint8_t cdb[16] = { 0 };
 	if (use16) {
 		cdb[0] = write ? SCSI_WRITE_16 : SCSI_READ_16;
-		scsi_put_be64(cdb + 2, lba);
-		scsi_put_be32(cdb + 10, blocks);
+		put_be64(cdb + 2, lba);
+		put_be32(cdb + 10, blocks);
 	} else {
 		cdb[0] = write ? SCSI_WRITE_10 : SCSI_READ_10;
-		scsi_put_be32(cdb + 2, (uint32_t)lba);
-		scsi_put_be16(cdb + 7, (uint16_t)blocks);
+		put_be32(cdb + 2, (uint32_t)lba);
+		put_be16(cdb + 7, (uint16_t)blocks);
 	}
 	char what[48];
 	ksnprintf(what, sizeof(what), "%s(%u) at LBA %llu", write ? "WRITE" : "READ", use16 ? 16 : 10,
