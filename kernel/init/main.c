@@ -23,6 +23,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/debug/panic.h"
 #include "kernel/profile/profile.h"
@@ -152,14 +153,7 @@ static void apply_profile_keys(void)
 /* "256 MiB", "510.6 MiB" (rounded down), or "640 KiB" below a MiB. */
 static const char *size_text(uint64_t kb, char *buf, size_t size)
 {
-	if (kb < 1024)
-		ksnprintf(buf, size, "%llu KiB", (unsigned long long)kb);
-	else if (kb % 1024)
-		ksnprintf(buf, size, "%llu.%llu MiB", (unsigned long long)(kb / 1024),
-			  (unsigned long long)(kb % 1024 * 10 / 1024));
-	else
-		ksnprintf(buf, size, "%llu MiB", (unsigned long long)(kb / 1024));
-	return buf;
+	return size_format(buf, size, kb * 1024, SIZE_MIB | SIZE_SMALL_K | SIZE_WHOLE);
 }
 
 /* Every CPU's trace buffer, against the memory left once the CPUs are up
