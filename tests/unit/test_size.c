@@ -37,7 +37,8 @@ static void check(const struct size_case *c, size_t n)
 }
 
 /* trace: output ... serial 2.6 MB in 120 ms (21.6 MB/s): decimal, tenths
- * rounded down, "0.x MB" below a megabyte (kernel/trace/out.c). */
+ * rounded down, "0.x MB" below a megabyte (kernel/trace/out.c; also
+ * usb.probe=on's read rate). */
 static void test_throughput_line(void **state)
 {
 	static const struct size_case c[] = {

@@ -20,6 +20,7 @@
 #include "kernel/console/console.h"
 #include "kernel/ke/time.h"
 #include "kernel/lib/libk.h"
+#include "kernel/lib/size.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/usb/hci.h"
 
@@ -121,11 +122,12 @@ static void read_check(struct bot *b, uint32_t block_size, uint64_t blocks, uint
 	}
 	uint64_t us = MAX(ke_tsc_to_us(arch_rdtsc() - start), 1ull);
 	uint64_t kib = (uint64_t)READ_COUNT * READ_BYTES / 1024;
+	char rate[32];
+	size_format(rate, sizeof(rate), kib * 1024 * 1000000 / us, SIZE_MB); /* bytes a second */
 	kprintf("usb.probe: %s: READ (10) %u x %u KiB, buffer 64 KiB boundary + %u: %llu KiB in %llu ms "
-		"(%llu.%01llu MB/s); LBA 1 read alone %s; %s at LBA 1\n", b->label, READ_COUNT, READ_BYTES / 1024,
-		READ_OFFSET, (unsigned long long)kib, (unsigned long long)(us / 1000),
-		(unsigned long long)(kib * 1024 / us), (unsigned long long)(kib * 10240 / us % 10),
-		same ? "matches" : "DIFFERS", gpt ? "GPT header \"EFI PART\"" : "no GPT header");
+		"(%s/s); LBA 1 read alone %s; %s at LBA 1\n", b->label, READ_COUNT, READ_BYTES / 1024, READ_OFFSET,
+		(unsigned long long)kib, (unsigned long long)(us / 1000), rate, same ? "matches" : "DIFFERS",
+		gpt ? "GPT header \"EFI PART\"" : "no GPT header");
 }
 
 void usb_probe_storage(struct usb_device *d, uint8_t in_ep, uint8_t out_ep, uint16_t mps, uint8_t *scratch,
