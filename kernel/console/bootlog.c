@@ -27,7 +27,8 @@ static const char *const mem_type_names[] = {
 	[BOOTINFO_MEM_PERSISTENT] = "persistent",
 };
 #define MEM_TYPES ARRAY_SIZE(mem_type_names)
-#define MEM_SIZE (SIZE_MIB | SIZE_ROUND) /* "12.3 MiB": tenths rounded to the nearest */
+/* "12.3 MiB": tenths rounded to the nearest. */
+#define MEM_SIZE (SIZE_MIB | SIZE_ROUND)
 
 void bootlog_memory(const struct bootinfo *bi)
 {

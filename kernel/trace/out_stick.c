@@ -1,6 +1,7 @@
 /*
  * out_stick.c - the stick sink: the trace file on the USB stick the
- * kernel booted from (\kprof\trace.bin), written through kernel/usb/storage/stick.h.
+ * kernel booted from (\kprof\trace.bin), written through
+ * kernel/usb/storage/stick.h.
  * This is the only file of the trace that calls the USB stack.
  *
  * Open (trace start, before the workload): the stick is found by the

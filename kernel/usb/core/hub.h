@@ -3,7 +3,8 @@
  * 10): read its descriptor, tell the controller it is a hub, then bring
  * up the one downstream port the path goes through.
  *
- * Called by storage/stick_path.c only, while it walks the path; polled, one thread.
+ * Called by storage/stick_path.c only, while it walks the path; polled,
+ * one thread.
  */
 #ifndef KPROF_USB_HUB_H
 #define KPROF_USB_HUB_H

@@ -3,11 +3,11 @@
  * the one file on it the trace may be written to.
  *
  * usb_stick_open() follows the boot device's path (PCI function of the
- * controller, root port, hub ports) from bootinfo, enumerates each hop
- * (usb.c, hub.c), binds the Bulk-Only mass-storage interface (bot.c),
- * runs INQUIRY, TEST UNIT READY, READ CAPACITY, and reads the GPT header
- * (LBA 1) to check that the disk GUID is the boot disk's: nothing is
- * written before that check passes.
+ * controller, root port, hub ports) from bootinfo (stick_path.c),
+ * enumerates each hop (core/usb.c, core/hub.c), binds the Bulk-Only
+ * mass-storage interface (bot.c), runs INQUIRY, TEST UNIT READY, READ
+ * CAPACITY, and reads the GPT header (LBA 1) to check that the disk GUID
+ * is the boot disk's: nothing is written before that check passes.
  *
  * stick_file_write() is the only way anything is written: offsets inside
  * the trace file are mapped through its extents to LBAs, and every write
@@ -30,8 +30,8 @@
  *    headers), boot/common/gpt.h, kernel/mm and the console.  Neither
  *    layer below includes anything from here (tools/check-layering.sh).
  *
- * Implementation (kernel/usb/storage/stick.c, stick_file.c): usb_stick_open()
- * returns USB_NODEV when the device is not the boot disk (capacity, GPT
+ * Implementation (stick.c, stick_file.c): usb_stick_open() returns
+ * USB_NODEV when the device is not the boot disk (capacity, GPT
  * header or disk GUID differ) and USB_BADARG for an unusable target;
  * usb_stick_write() also refuses (USB_BADARG) blocks outside the GPT's
  * FirstUsableLBA..LastUsableLBA, and (USB_ERROR, nothing sent) any write
