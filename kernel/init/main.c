@@ -39,8 +39,8 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
-#include "kernel/usb/probe.h"
-#include "kernel/usb/probe_keys.h"
+#include "kernel/usb/probe/probe.h"
+#include "kernel/usb/probe/probe_keys.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
