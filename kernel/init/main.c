@@ -23,6 +23,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/debug/panic.h"
 #include "kernel/profile/profile.h"
@@ -250,6 +251,7 @@ void kernel_main(const struct bootinfo *bi)
 	trace_start(bi->cmdline);
 	ps_trace_rundown();
 	trace_object_rundown();
+	user_event_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 

@@ -23,6 +23,7 @@ static const scenario_fn scenarios[SCENARIO_COUNT] = {
 	[SCENARIO_RESOURCES] = scenario_resources,
 	[SCENARIO_PROFILE] = scenario_profile,
 	[SCENARIO_MIX] = scenario_mix,
+	[SCENARIO_EVENTS] = scenario_events,
 };
 
 enum kprof_exit_status scenario_run(enum kprof_scenario which)

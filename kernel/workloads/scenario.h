@@ -18,6 +18,7 @@ enum kprof_exit_status scenario_profile(void);
 /* The profile workload without stretching the run for the accuracy goal. */
 enum kprof_exit_status scenario_profile_quick(void);
 enum kprof_exit_status scenario_mix(void);
+enum kprof_exit_status scenario_events(void);
 
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);
