@@ -132,6 +132,23 @@ static inline int kprof_event_field_size_ok(unsigned type, unsigned size)
 	}
 }
 
+/* The characters a name may hold: a type name letters, digits, '_' and
+ * '.'; a field name letters, digits and '_' (an identifier in CTF and
+ * JSON); neither starts with a digit.  A value name any printable ASCII
+ * but '"' and '\\'. */
+enum kprof_event_name_kind { KprofNameType, KprofNameField, KprofNameValue };
+
+static inline int kprof_event_name_char_ok(char c, enum kprof_event_name_kind kind, int first)
+{
+	if (kind == KprofNameValue)
+		return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\';
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+		return 1;
+	if (c >= '0' && c <= '9')
+		return !first;
+	return kind == KprofNameType && c == '.';
+}
+
 /* The largest KprofEventType payload. */
 #define KPROF_EVENT_TYPE_MAX_SIZE                                                   \
 	(sizeof(KPROF_EVENT_TYPE) + KPROF_EVENT_MAX_FIELDS * sizeof(KPROF_EVENT_FIELD) + \

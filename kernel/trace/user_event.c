@@ -31,10 +31,12 @@ static struct {
 
 static const char *const errors[] = {
 	"",
-	"the type name is empty, over 31 characters, not of letters, digits, '_' and '.', or taken",
+	"the type name is empty, over 31 characters, not of letters, digits, '_' and '.' (not a digit first), "
+	"or taken",
 	"more than 16 fields",
 	"a field's name (1..23 of letters, digits and '_', not a digit first), type or size is wrong",
-	"an enumeration has no value names, one is empty or over 15 characters, or the type has over 64",
+	"an enumeration has no value names, one is empty, over 15 characters or holds '\"', '\\' or a "
+	"character that is not printable ASCII, or the type has over 64",
 	"the fields take more than 1024 bytes",
 	"255 types are declared already",
 };
@@ -44,20 +46,16 @@ const char *user_event_error(int err)
 	return err <= 0 && err >= USER_EVENT_EFULL ? errors[-err] : "?";
 }
 
-/* 1..max characters of [A-Za-z0-9_] (and '.' when dots), not a digit
- * first: an identifier in CTF, JSON and the tool's rules. */
-static bool name_ok(const char *s, size_t max, bool dots)
+/* 1..max characters allowed in a name of this kind. */
+static bool name_ok(const char *s, size_t max, enum kprof_event_name_kind kind)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n == 0 || n > max || (s[0] >= '0' && s[0] <= '9'))
+	if (n == 0 || n > max)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-		      (dots && c == '.')))
+	for (size_t i = 0; i < n; i++)
+		if (!kprof_event_name_char_ok(s[i], kind, i == 0))
 			return false;
-	}
 	return true;
 }
 
@@ -67,13 +65,13 @@ static int check(const struct user_event_type *t, uint32_t *size)
 	uint32_t values = 0;
 
 	*size = 0;
-	if (!name_ok(t->name, KPROF_EVENT_NAME - 1, true) || (unsigned)t->kind >= KprofEventKinds)
+	if (!name_ok(t->name, KPROF_EVENT_NAME - 1, KprofNameType) || (unsigned)t->kind >= KprofEventKinds)
 		return USER_EVENT_EBADNAME;
 	if (t->nfields > KPROF_EVENT_MAX_FIELDS)
 		return USER_EVENT_EFIELDS;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct user_event_field *f = &t->fields[i];
-		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, false) || !kprof_event_field_size_ok(f->type, f->size))
+		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField) || !kprof_event_field_size_ok(f->type, f->size))
 			return USER_EVENT_EFIELD;
 		for (uint32_t j = 0; j < i; j++)
 			if (!strcmp(t->fields[j].name, f->name))
@@ -82,7 +80,7 @@ static int check(const struct user_event_type *t, uint32_t *size)
 			if (!f->values || !f->nvalues)
 				return USER_EVENT_EVALUES;
 			for (uint32_t v = 0; v < f->nvalues; v++)
-				if (!f->values[v] || !f->values[v][0] || strlen(f->values[v]) >= KPROF_EVENT_VALUE_NAME)
+				if (!name_ok(f->values[v], KPROF_EVENT_VALUE_NAME - 1, KprofNameValue))
 					return USER_EVENT_EVALUES;
 			values += f->nvalues;
 		}

@@ -56,13 +56,14 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 
 static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
 {
-	struct pf p = { .f = f, .m = m, .syms = syms, .first = true };
+	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
 
 	/* read only: cursors over its records */
 	pf_stacks_build(&p, (struct kp_log *)log);
 	pf_cpu_events(&p);
 	pf_thread_events(&p);
 	pf_flow_events(&p);
+	pf_user_events(&p);
 	kp_sort(p.items, p.nitems, sizeof(*p.items), cmp_item);
 	fputs("{\"traceEvents\":[", f);
 	pf_write_metadata(&p);
@@ -74,6 +75,7 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	write_other_data(&p, log);
 	free(p.items);
 	pf_thread_events_free(&p);
+	pf_user_events_free(&p);
 	pf_stacks_free(&p);
 }
 

@@ -26,10 +26,17 @@ static struct kp_user_type *type_of(struct kp_user_types *u, uint16_t id)
 	return u->by_id[id];
 }
 
-/* A NUL-terminated, non-empty name in a field of n bytes. */
-static bool name_ok(const char *s, size_t n)
+/* A NUL-terminated, non-empty name of the characters its kind allows, in
+ * a field of n bytes (a name that breaks the rules could break the CTF
+ * metadata or the JSON it goes into). */
+static bool name_ok(const char *s, size_t n, enum kprof_event_name_kind kind)
 {
-	return s[0] && memchr(s, 0, n) != NULL;
+	if (!s[0] || !memchr(s, 0, n))
+		return false;
+	for (size_t i = 0; s[i]; i++)
+		if (!kprof_event_name_char_ok(s[i], kind, i == 0))
+			return false;
+	return true;
 }
 
 /* Check the payload p (n bytes) of a KprofEventType record; NULL when it
@@ -43,14 +50,14 @@ static const char *check_record(const uint8_t *p, size_t n, char *why, size_t si
 		return "shorter than its 40-byte header";
 	memcpy(&h, p, sizeof(h));
 	if (!h.TypeId || h.TypeId > KPROF_EVENT_MAX_TYPES || h.Kind >= KprofEventKinds ||
-	    h.FieldCount > KPROF_EVENT_MAX_FIELDS || !name_ok(h.Name, sizeof(h.Name)))
+	    h.FieldCount > KPROF_EVENT_MAX_FIELDS || !name_ok(h.Name, sizeof(h.Name), KprofNameType))
 		return "its id, kind, field count or name is out of range";
 	if (n < sizeof(h) + h.FieldCount * sizeof(KPROF_EVENT_FIELD))
 		return "shorter than its fields";
 	for (uint32_t i = 0; i < h.FieldCount; i++) {
 		KPROF_EVENT_FIELD f;
 		memcpy(&f, p + sizeof(h) + i * sizeof(f), sizeof(f));
-		if (!name_ok(f.Name, sizeof(f.Name)) || f.Type >= KprofFieldTypes || !kprof_event_field_size_ok(f.Type, f.Size) ||
+		if (!name_ok(f.Name, sizeof(f.Name), KprofNameField) || f.Type >= KprofFieldTypes || !kprof_event_field_size_ok(f.Type, f.Size) ||
 		    (f.Type == KprofFieldEnum) != (f.ValueNames != 0)) {
 			snprintf(why, size, "field %u (type %u, size %u, %u value names) is not valid", i, f.Type, f.Size,
 				 f.ValueNames);
@@ -59,6 +66,11 @@ static const char *check_record(const uint8_t *p, size_t n, char *why, size_t si
 		data += f.Size;
 		values += f.ValueNames;
 	}
+	const char *names = (const char *)p + sizeof(h) + h.FieldCount * sizeof(KPROF_EVENT_FIELD);
+	for (uint32_t v = 0; v < values && values <= KPROF_EVENT_MAX_VALUES; v++)
+		if ((size_t)(names - (const char *)p) + (v + 1) * KPROF_EVENT_VALUE_NAME > n ||
+		    !name_ok(names + v * KPROF_EVENT_VALUE_NAME, KPROF_EVENT_VALUE_NAME, KprofNameValue))
+			return "a value name is cut short, empty, or not of printable ASCII";
 	if (data != h.DataSize || values > KPROF_EVENT_MAX_VALUES ||
 	    n != sizeof(h) + h.FieldCount * sizeof(KPROF_EVENT_FIELD) + values * KPROF_EVENT_VALUE_NAME) {
 		snprintf(why, size, "its sizes do not add up (DataSize %u, fields %u bytes, %u value names, %zu bytes)",
@@ -110,6 +122,17 @@ static void build(struct kp_user_type *t, const uint8_t *p, uint16_t n)
 				   (uint16_t)off, KP_TAIL_NONE, NULL, t->fields, nf };
 }
 
+/* t's record r is damaged: the first why is kept for its one issue. */
+static void damaged(struct kp_user_type *t, const struct kp_record *r, const char *why)
+{
+	if (t->damaged)
+		return;
+	t->damaged = true;
+	t->damage_cpu = r->cpu;
+	t->damage_offset = r->log_offset;
+	snprintf(t->damage, sizeof(t->damage), "%s", why);
+}
+
 /* A KprofEventType record r: the type it describes, or its damage. */
 static void read_type(struct kp_log *log, struct kp_user_types *u, const struct kp_record *r)
 {
@@ -120,12 +143,13 @@ static void read_type(struct kp_log *log, struct kp_user_types *u, const struct 
 	u->type_records++;
 	if (r->payload_size >= 2)
 		memcpy(&id, r->payload, 2);
-	if (bad) {
+	if (bad && (!id || id > KPROF_EVENT_MAX_TYPES)) {
 		kp_issue_add(log, KP_ISSUE_USER_TYPE, r->log_offset, r->cpu, 0, 0,
-			     "user event type %u: its KprofEventType record on cpu %u is damaged (%s); events of type %u "
-			     "are shown raw", id, r->cpu, bad, id);
-		if (id && id <= KPROF_EVENT_MAX_TYPES)
-			type_of(u, id)->damaged = true;
+			     "a KprofEventType record on cpu %u is damaged (%s) and names no type", r->cpu, bad);
+		return;
+	}
+	if (bad) {
+		damaged(type_of(u, id), r, bad);
 		return;
 	}
 	struct kp_user_type *t = type_of(u, id);
@@ -136,10 +160,7 @@ static void read_type(struct kp_log *log, struct kp_user_types *u, const struct 
 	/* Again (a rundown and a declaration): the same but for Flags. */
 	if (t->record_size != r->payload_size || memcmp(t->record, r->payload, 6) ||
 	    memcmp(t->record + 8, r->payload + 8, r->payload_size - 8)) {
-		kp_issue_add(log, KP_ISSUE_USER_TYPE, r->log_offset, r->cpu, 0, 0,
-			     "user event type %u (\"%s\"): a second KprofEventType record on cpu %u describes it "
-			     "differently; events of type %u are shown raw", id, t->name, r->cpu, id);
-		t->damaged = true;
+		damaged(t, r, "a second record describes it differently");
 	}
 }
 
@@ -191,15 +212,15 @@ void kp_user_types_find(struct kp_log *log)
 		if (!t)
 			continue;
 		u->list[u->n++] = t;
-		if (first[id].seen && !t->damaged)
+		if (t->damaged)
+			kp_issue_add(log, KP_ISSUE_USER_TYPE, t->damage_offset, t->damage_cpu, 0, 0,
+				     "user event type %u: its KprofEventType record on cpu %u is damaged (%s); its %llu "
+				     "events are shown raw", id, t->damage_cpu, t->damage, (unsigned long long)t->raw_events);
+		else if (first[id].seen)
 			kp_issue_add(log, KP_ISSUE_USER_TYPE, first[id].offset, first[id].cpu, 0, 0,
 				     "user event type %u: no KprofEventType record describes it (a capture that started "
 				     "late, or its record was lost); its %llu events are shown raw, the first on cpu %u",
 				     id, (unsigned long long)t->raw_events, first[id].cpu);
-		else if (first[id].seen)
-			kp_issue_add(log, KP_ISSUE_USER_TYPE, first[id].offset, first[id].cpu, 0, 0,
-				     "user event type %u: its %llu events are shown raw (its type record is damaged), "
-				     "the first on cpu %u", id, (unsigned long long)t->raw_events, first[id].cpu);
 		if (odd[id].seen)
 			kp_issue_add(log, KP_ISSUE_USER_TYPE, odd[id].offset, odd[id].cpu, 0, 0,
 				     "user event type %u (\"%s\"): %llu events are not the %u bytes of values its type "

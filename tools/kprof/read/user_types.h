@@ -43,6 +43,9 @@ struct kp_user_type {
 	uint16_t record_size;
 	uint64_t events[KprofEventPhases]; /* decoded, by phase                */
 	uint64_t raw_events;        /* shown raw (type missing, damaged, size)  */
+	char damage[200];           /* damaged: why, for its one issue          */
+	uint32_t damage_cpu;        /* ... and where the record is              */
+	uint64_t damage_offset;
 };
 
 /* Every id that a type record or an event names, in id order. */
