@@ -175,26 +175,6 @@ int user_event_declare(struct user_event_type *t)
 	return 0;
 }
 
-bool user_event_reserve(struct user_event *e, const struct user_event_type *t, enum kprof_event_phase phase)
-{
-	uint16_t id = __atomic_load_n(&t->id, __ATOMIC_ACQUIRE);
-
-	if (!id)
-		return false;
-	KPROF_USER_EVENT *r = trace_record_begin(&e->rec, KPROF_LOG_TYPE_USER_EVENT, USER_EVENT_VERSION,
-						 (uint16_t)(sizeof(*r) + t->data_size));
-	if (!r)
-		return false;
-	r->TypeId = id;
-	r->Phase = (uint8_t)phase;
-	r->Reserved = 0;
-	e->t = t;
-	e->p = r->Data;
-	e->end = r->Data + t->data_size;
-	e->field = 0;
-	return true;
-}
-
 void user_event_str(struct user_event *e, const char *s)
 {
 	if (e->field >= e->t->nfields)

@@ -106,15 +106,28 @@ struct user_event {
 
 /* Reserve an event of t in phase (Instant for instant and counter types,
  * Begin or End for span types); false when nothing is traced, t is not
- * declared, or the record was dropped (counted). */
-bool user_event_reserve(struct user_event *e, const struct user_event_type *t, enum kprof_event_phase phase);
-
+ * declared, or the record was dropped (counted).  Inline: the writer's
+ * fast path, as the kernel's own records (trace.h). */
 static inline bool user_event_begin(struct user_event *e, const struct user_event_type *t,
 				    enum kprof_event_phase phase)
 {
-	if (!trace_enabled(PERF_KPROF_USER))
+	uint16_t id = __atomic_load_n(&t->id, __ATOMIC_ACQUIRE); /* the description is whole */
+
+	if (!trace_enabled(PERF_KPROF_USER) || !id)
 		return false;
-	return user_event_reserve(e, t, phase);
+	KPROF_USER_EVENT *r = (KPROF_USER_EVENT *)trace_record_begin(&e->rec, KPROF_LOG_TYPE_USER_EVENT,
+								     USER_EVENT_VERSION,
+								     (uint16_t)(sizeof(*r) + t->data_size));
+	if (!r)
+		return false;
+	r->TypeId = id;
+	r->Phase = (uint8_t)phase;
+	r->Reserved = 0;
+	e->t = t;
+	e->p = r->Data;
+	e->end = r->Data + t->data_size;
+	e->field = 0;
+	return true;
 }
 
 /* The next field's value: an integer, pointer or enumeration field. */
@@ -129,6 +142,45 @@ static inline void user_event_int(struct user_event *e, uint64_t v)
 		__builtin_memset(e->p, 0, f->size);
 	e->p += f->size;
 }
+
+/* The fast form, when the writer knows the type's layout: the next value
+ * of exactly this size, with no look-up in the type (a value that would
+ * go past the type's values is dropped; the sizes must be the fields',
+ * or the values land in the wrong fields - never outside the record). */
+#define USER_EVENT_PUT(bits)                                                          \
+	static inline void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
+	{                                                                             \
+		uint8_t *p = e->p;                                                    \
+		if (p + sizeof(v) <= e->end) {                                       \
+			__builtin_memcpy(p, &v, sizeof(v));                           \
+			e->p = p + sizeof(v);                                         \
+		}                                                                     \
+	}
+USER_EVENT_PUT(8)
+USER_EVENT_PUT(16)
+USER_EVENT_PUT(32)
+USER_EVENT_PUT(64)
+#undef USER_EVENT_PUT
+
+/* The fastest form, as the kernel fills its own records: the values in
+ * place, as a packed struct whose members are the fields in declaration
+ * order with their sizes (strings as char arrays of their room).  NULL
+ * (and the event's values stay zero) unless the struct's size is the
+ * type's values' size.  Use it instead of the one-by-one forms:
+ *     struct my_values *v = USER_EVENT_VALUES(&e, struct my_values);
+ *     if (v) { v->bytes = n; ... }
+ *     user_event_commit(&e); */
+static inline void *user_event_values(struct user_event *e, unsigned long size)
+{
+	uint8_t *p = e->p;
+
+	if (p + size != e->end || e->field)
+		return 0;
+	e->p = e->end;
+	e->field = e->t->nfields;
+	return p;
+}
+#define USER_EVENT_VALUES(e, type) ((type *)user_event_values((e), sizeof(type)))
 
 /* The next field's value: a string field (cut at its room). */
 void user_event_str(struct user_event *e, const char *s);

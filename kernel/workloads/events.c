@@ -9,6 +9,10 @@
  *   - "ev_transfer", a span: Id u32; each Begin is closed by an End on the
  *     same CPU, and every fourth one encloses a nested span;
  *   - "ev_depth", a counter: Depth u32.
+ * The three are written in the API's three forms: ev_request field by
+ * field through the type (user_event_int/str), ev_transfer value by value
+ * in the fast form (user_event_u32), ev_depth its values in place
+ * (USER_EVENT_VALUES).
  * Every CPU writes EVENTS_PER_CPU rounds of them; each value is a function
  * of the CPU and the round (documented here so the boot test can check
  * every decoded field): round i on CPU c writes ev_request with
@@ -47,12 +51,31 @@ static struct user_event_type request = USER_EVENT_TYPE("ev_request", KprofEvent
 static struct user_event_type transfer = USER_EVENT_TYPE("ev_transfer", KprofEventKindSpan, transfer_fields);
 static struct user_event_type depth = USER_EVENT_TYPE("ev_depth", KprofEventKindCounter, depth_fields);
 
-static void one_id(const struct user_event_type *t, enum kprof_event_phase phase, uint32_t value)
+/* ev_transfer, value by value in the fast form (the writer knows Id is a
+ * u32). */
+static void transfer_event(enum kprof_event_phase phase, uint32_t id)
 {
 	struct user_event e;
 
-	if (user_event_begin(&e, t, phase)) {
-		user_event_int(&e, value);
+	if (user_event_begin(&e, &transfer, phase)) {
+		user_event_u32(&e, id);
+		user_event_commit(&e);
+	}
+}
+
+/* ev_depth, its values in place (the fastest form). */
+struct depth_values {
+	uint32_t Depth;
+} __attribute__((packed));
+
+static void depth_event(uint32_t value)
+{
+	struct user_event e;
+
+	if (user_event_begin(&e, &depth, KprofEventInstant)) {
+		struct depth_values *v = USER_EVENT_VALUES(&e, struct depth_values);
+		if (v)
+			v->Depth = value;
 		user_event_commit(&e);
 	}
 }
@@ -74,13 +97,13 @@ static void events_cpu(uint32_t cpu, void *ctx)
 			user_event_commit(&e);
 		}
 		uint32_t id = cpu << 16 | i;
-		one_id(&transfer, KprofEventBegin, id);
+		transfer_event(KprofEventBegin, id);
 		if (i % 4 == 0) {
-			one_id(&transfer, KprofEventBegin, id | 0x8000);
-			one_id(&transfer, KprofEventEnd, id | 0x8000);
+			transfer_event(KprofEventBegin, id | 0x8000);
+			transfer_event(KprofEventEnd, id | 0x8000);
 		}
-		one_id(&transfer, KprofEventEnd, id);
-		one_id(&depth, KprofEventInstant, i % 17);
+		transfer_event(KprofEventEnd, id);
+		depth_event(i % 17);
 	}
 }
 

@@ -5,7 +5,8 @@
  * order, and the bounds are kept: too many fields, too long a name, a bad
  * size or value name are refused with the error that says so; a string
  * longer than its room is cut at the room; values of the wrong sort or
- * past the last field leave zeros.  trace_record_begin/commit are caught
+ * past the last field leave zeros; the fast forms never write past the
+ * record.  trace_record_begin/commit are caught
  * here, into a byte buffer.
  */
 #include <setjmp.h>
@@ -191,6 +192,58 @@ static void test_wrong_sort_and_extra_values(void **state)
 	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing written past the record */
 }
 
+/* The fast forms: typed values with no look-up, never past the record;
+ * the values in place only when the struct is the type's size. */
+static void test_fast_forms(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.fast", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_u32(&e, 0x01020304);
+	user_event_u64(&e, 0x1122334455667788ull);
+	user_event_u64(&e, 0x4142434445464748ull); /* Who's 8 bytes */
+	user_event_u8(&e, 2);
+	user_event_u16(&e, 0xfffe);
+	user_event_u64(&e, 0xdeadbeefdeadbeefull); /* past the values: dropped */
+	user_event_commit(&e);
+	assert_int_equal(recs[0].size, 27);
+	assert_memory_equal(recs[0].payload + 4, "\x04\x03\x02\x01", 4);
+	assert_memory_equal(recs[0].payload + 16, "HGFEDCBA", 8);
+	assert_int_equal(recs[0].payload[24], 2);
+	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing past the record */
+
+	struct values {
+		uint32_t Bytes;
+		uint64_t Buffer;
+		char Who[8];
+		uint8_t Mode;
+		int16_t Delta;
+	} __attribute__((packed));
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	struct values *v = USER_EVENT_VALUES(&e, struct values);
+	assert_non_null(v);
+	v->Bytes = 9;
+	v->Delta = -2;
+	memcpy(v->Who, "abcdefgh", 8);
+	v->Buffer = 1;
+	v->Mode = 1;
+	user_event_commit(&e);
+	assert_int_equal(recs[0].payload[4], 9);
+	assert_memory_equal(recs[0].payload + 16, "abcdefgh", 8);
+	assert_int_equal((int16_t)(recs[0].payload[25] | recs[0].payload[26] << 8), -2);
+	/* A struct of another size: NULL, and the values stay zero. */
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	assert_null(USER_EVENT_VALUES(&e, uint64_t));
+	user_event_commit(&e);
+	static const uint8_t zero[23];
+	assert_memory_equal(recs[0].payload + 4, zero, 23);
+}
+
 /* No tracing, or a type never declared: nothing is reserved. */
 static void test_not_traced_or_undeclared(void **state)
 {
@@ -306,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup(test_declare_writes_type, reset),
 		cmocka_unit_test_setup(test_event_packs_fields, reset),
 		cmocka_unit_test_setup(test_wrong_sort_and_extra_values, reset),
+		cmocka_unit_test_setup(test_fast_forms, reset),
 		cmocka_unit_test_setup(test_not_traced_or_undeclared, reset),
 		cmocka_unit_test_setup(test_bounds_refused, reset),
 		cmocka_unit_test_setup(test_table_full, reset), /* last: it fills the table */
