@@ -173,7 +173,8 @@ def expected(recs, doc):
     # its type on its CPU (the latest open one), on "CPU n TYPE"
     spans = {r["Name"] for r in recs if r["event"] == "KprofEventType" and r["Kind"] == 1}
     open_begins = collections.Counter()
-    for r in sorted((r for r in recs if r["event"] in spans and "Phase" in r), key=lambda r: (r["cpu"], r["TimeStamp"])):
+    for r in sorted((r for r in recs if r["event"] in spans and "Phase" in r),
+                    key=lambda r: (r["cpu"], r["TimeStamp"])):
         key = (r["cpu"], r["event"])
         if r["Phase"] == 1:
             open_begins[key] += 1

@@ -57,8 +57,8 @@ static const char *check_record(const uint8_t *p, size_t n, char *why, size_t si
 	for (uint32_t i = 0; i < h.FieldCount; i++) {
 		KPROF_EVENT_FIELD f;
 		memcpy(&f, p + sizeof(h) + i * sizeof(f), sizeof(f));
-		if (!name_ok(f.Name, sizeof(f.Name), KprofNameField) || f.Type >= KprofFieldTypes || !kprof_event_field_size_ok(f.Type, f.Size) ||
-		    (f.Type == KprofFieldEnum) != (f.ValueNames != 0)) {
+		if (!name_ok(f.Name, sizeof(f.Name), KprofNameField) || f.Type >= KprofFieldTypes ||
+		    !kprof_event_field_size_ok(f.Type, f.Size) || (f.Type == KprofFieldEnum) != (f.ValueNames != 0)) {
 			snprintf(why, size, "field %u (type %u, size %u, %u value names) is not valid", i, f.Type, f.Size,
 				 f.ValueNames);
 			return why;
