@@ -23,6 +23,7 @@
 
 #include "tools/kprof/export/perfetto.h"
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
@@ -79,14 +80,23 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	pf_stacks_free(&p);
 }
 
+/* The log being written (for lacks(), which sees only the model). */
+static const struct kp_log *perfetto_log;
+
 static const char *lacks(const struct kp_model *m)
 {
-	return m->switches || m->samples || m->waits
+	const struct kp_user_types *u = perfetto_log ? perfetto_log->user_types : NULL;
+
+	return m->switches || m->samples || m->waits || (u && u->n)
 		       ? NULL
-		       : "no CSwitch, SpinLock wait or sample records: run with trace=cswitch (and spinlock, profile)";
+		       : "no CSwitch, SpinLock wait, sample or user event records: run with trace=cswitch (and spinlock, "
+			 "profile)";
 }
 
 int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 {
-	return kp_write_model(log, o, lacks, write_perfetto);
+	perfetto_log = log;
+	int rc = kp_write_model(log, o, lacks, write_perfetto);
+	perfetto_log = NULL;
+	return rc;
 }
