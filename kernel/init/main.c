@@ -257,5 +257,5 @@ void kernel_main(const struct bootinfo *bi)
 	enum kprof_exit_status status = scenario_run(kconfig.scenario);
 	ke_profile_trace_stop();
 	trace_finish(status);
-	kprof_run_end(status);
+	kprof_run_end(trace_out_exit_status(status));
 }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
+#include "include/kprof/exit_status.h"
 
 /* Probe time: turn trace.out=auto into serial or both from what the
  * loader found; refuse (cmdline_refuse_at_probe) usb or both without a
@@ -56,5 +57,10 @@ void trace_out_workload_ended(void);
  * with each sink's bytes, time and throughput.  Once; later calls do
  * nothing. */
 void trace_out_finish(void);
+
+/* The run's exit status given the scenario's: KPROF_EXIT_TRACE_SPLIT
+ * instead of success when the stick failed mid-run and serial took over
+ * (no output holds the whole trace), with one line saying so. */
+enum kprof_exit_status trace_out_exit_status(enum kprof_exit_status status);
 
 #endif /* KPROF_TRACE_OUT_H */
