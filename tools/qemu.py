@@ -9,7 +9,8 @@ Boot paths:
   usb     OVMF firmware, the same image as a USB stick: usb-storage on an xHCI
           controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0; usb-ehci
           to see the loader refuse a controller that is not xHCI), on a
-          root port or behind a usb-hub (--usb-hub 1); after the run the stick's
+          root port or behind a usb-hub (--usb-hub 1); --usb-write-error makes
+          writes over a sector fail (QEMU's blkdebug); after the run the stick's
           \kprof\trace.bin is copied out of the run's copy of the image
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
