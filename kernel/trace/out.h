@@ -11,8 +11,10 @@
  *
  * Invariants: every sink sees the frames in the order trace.c sends
  * them; a sink that fails stops on its own (saying why) and never stops
- * another; if the stick fails, serial carries the trace from then on even
- * when trace.out=usb, so the trace always has a way out.
+ * another; if the stick fails for good (its recovery spent), serial
+ * carries the trace from then on even when trace.out=usb, starting with
+ * every frame the stick does not hold whole, so the trace always has a
+ * way out and nothing sent is lost between the two.
  *
  * Callers and context: trace_out_configure() once, on the boot CPU at
  * probe time (after the CPUs are started, before trace_start);
@@ -31,8 +33,8 @@
 #include "boot/bootinfo.h"
 #include "include/kprof/exit_status.h"
 
-/* Probe time: turn trace.out=auto into serial or both from what the
- * loader found; refuse (cmdline_refuse_at_probe) usb or both without a
+/* Probe time: turn trace.out=auto into serial or usb (the stick alone)
+ * from what the loader found; refuse (cmdline_refuse_at_probe) usb or both without a
  * usable stick, saying why.  stick stays referenced for the run (the
  * kernel's own copy of bootinfo). */
 void trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu);

@@ -17,11 +17,19 @@
  * the end, stream mode as the logger thread sends its sub-buffers.
  * finish() writes the last partial block zero-padded, syncs the stick's
  * cache and prints what was saved, and how long after the workload
- * ended (out.c's clock).  A write error stops the sink for good
- * (one line with the sense data; serial goes on, out.c).
+ * ended (out.c's clock).  A failed write or sync climbs the stick's
+ * recovery ladder (usb_stick_recover: reset recovery, port reset and new
+ * address, controller reset; the identity proved again) and is done
+ * again after each rung that brings the stick back (writes are
+ * idempotent); when every rung is spent the sink stops for good (one line
+ * with the sense data) and unsent() gives out.c the whole frames the
+ * stick does not hold, for serial to carry.  After each full stage the
+ * stage restarts at the block where the frame it cut begins (those blocks
+ * are written twice), so it always holds every such frame from its start.
  *
  * Invariants: stage_off is a multiple of the block size, staged <
- * stage_size between frames, every write is whole blocks inside the
+ * stage_size between frames, first_frame <= frame_start <= staged, and
+ * every frame before first_frame is wholly on the stick, every write is whole blocks inside the
  * file's capacity (file_bytes rounded down to blocks), and stick_file_write
  * checks the extents again.  Context: called by out.c from the one trace
  * sender (PASSIVE_LEVEL threads: trace_start, the logger, trace_finish);
