@@ -50,6 +50,7 @@ EXIT_STATUSES = {
     (0x14 << 1) | 1: ("loader failure: see the loader's error above (kprof-uefi: or pvh:)", 4),
     (0x15 << 1) | 1: ("trace incomplete: no output holds the whole trace (the stick failed; see trace: lines)", 5),
 }
+EXIT_SPLIT = 5  # our status for 0x15
 EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
 
@@ -593,9 +594,14 @@ def choose_trace(kprof, log, res):
         return res.stick_file
     on_stick = record_count(kprof, res.stick_file)
     on_serial = record_count(kprof, log) if has_frames(log) else None
+    if res.status == EXIT_SPLIT:
+        print("kprof: the stick failed mid-run: it holds %s records, serial the rest (%s records): the report is "
+              "made from the serial log, which counts the stick's part as missing (docs/trace-out.md)"
+              % (on_stick, on_serial))
+        return log
     if on_serial is None:
-        print("kprof: the serial log holds no trace (trace.out=usb?): nothing to compare the stick's %s records "
-              "with" % on_stick)
+        print("kprof: the serial log holds no trace (the stick alone took it: trace.out=auto or usb): nothing to "
+              "compare the stick's %s records with" % on_stick)
     elif on_stick == on_serial:
         print("kprof: the stick's trace holds the same %d records as the serial log" % on_stick)
     else:
