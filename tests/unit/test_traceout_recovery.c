@@ -21,7 +21,7 @@
 
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
-#include "kernel/init/config.h"
+#include "kernel/trace/trace_keys.h"
 #include "kernel/lib/crc32.h"
 #include "kernel/trace/out.h"
 #include "shadow.h"

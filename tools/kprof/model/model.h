@@ -127,6 +127,7 @@ struct kp_stall {
 #define KP_READY_WHYS 4        /* quantum end, yield); 0..2 AdjustReason */
 struct kp_latency {
 	uint64_t n, total, max;    /* delays (cycles): count, sum, longest   */
+	double total2;             /* their squares summed (for a variance)  */
 	uint64_t max_at;           /* TSC the longest ended (switched in)    */
 	uint32_t max_by;           /* the thread running where it was made   */
 	                           /* ready (itself when preempted)          */
