@@ -153,6 +153,36 @@ static void test_identity_checked_again(void **state)
 	usb_dma_free(data, 8 * BS);
 }
 
+/* Behind a hub, the port rung walks the whole path again: the root port
+ * (the hub), the hub opened and its port reset, the disk addressed anew
+ * through it with the same route. */
+static void test_port_rung_behind_hub(void **state)
+{
+	(void)state;
+	fake_reset(8);
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	disk = fake_disk_new("disk", USB_SPEED_HIGH, BS, FX_BLOCKS, STORE_BLOCKS);
+	fake_disk_write_gpt(disk->disk, fx_guid);
+	fake_attach_root(5, hub);
+	fake_hub_attach(hub, 2, disk);
+	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ 5, 2 }, BS, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_LOG_SEQ("hc PORT_RESET 5", "hc ADDRESS s3 hub1 rp 5 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "hc ADDRESS s4 disk rp 5 route 0x00002 depth 1 speed 3 tt 0/0", "disk CBW 5 READ(10) lba 1 n 1 len 512");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +190,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_port_rung_after_time_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_controller_rung, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_checked_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_behind_hub, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
