@@ -1,5 +1,5 @@
 /*
- * test_stick_recover.c - the stick's recovery ladder (kernel/usb/stick.c,
+ * test_stick_recover.c - the stick's recovery ladder (kernel/usb/storage/stick.c,
  * usb_stick_recover) against the fake controller and disk: each rung
  * brings back the stick it is meant for (a WRITE failed b/00/06: reset
  * recovery; a disk that answers nothing until a bus reset: the port rung;
@@ -13,7 +13,7 @@
 
 #include "usbstor_fixture.h"
 
-#include "kernel/usb/usb.h"
+#include "kernel/usb/core/usb.h"
 
 #define BS 512
 #define STORE_BLOCKS 4096

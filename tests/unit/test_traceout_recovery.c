@@ -84,7 +84,7 @@ static void test_one_error_recovered_by_reset(void **state)
 	assert_int_equal(fake_stick.log_off[2], fake_stick.log_off[1]); /* the failed stage, again */
 	assert_int_equal(fake_stick.log_len[2], fake_stick.log_len[1]);
 	assert_int_equal(serial_len, 0);
-	assert_non_null(strstr(shadow_console, "failed: transaction error (sense key b, asc 00, ascq 06); recovering "
+	assert_non_null(strstr(shadow_console, "failed: error (sense key b, asc 00, ascq 06); recovering "
 					       "(Bulk-Only reset recovery)"));
 	assert_non_null(strstr(shadow_console, "trace: USB stick: recovered by Bulk-Only reset recovery; writing "));
 	assert_non_null(strstr(shadow_console, " records, "));
