@@ -19,6 +19,12 @@
  * known to be write protected, and every block lies between the GPT
  * header's FirstUsableLBA and LastUsableLBA (never the protective MBR,
  * the GPT headers or the partition entries).
+ * Recovery (usb_stick_recover), one rung at a time as the caller climbs:
+ * Bulk-Only reset recovery and TEST UNIT READY; a port reset and a new
+ * address along the same path; a controller reset and every hop again.
+ * The last two bind the interface anew and run every identity check of
+ * usb_stick_open() again (verified is cleared first), so a different
+ * disk put in the same port is never written.
  * Callers: the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/usb/storage/stick.h"
@@ -35,6 +41,7 @@
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
 
 struct usb_stick {
+	struct usb_stick_target target; /* where it is and what it must be */
 	struct usb_device *dev;      /* the stick, configured              */
 	struct bot bot;              /* its Bulk-Only transport            */
 	struct scsi_lun lun;         /* LUN 0 on it                        */
@@ -174,11 +181,18 @@ static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t
 	return rc;
 }
 
-static void stick_free(struct usb_stick *st)
+/* The transport's and SCSI's buffers (the device stays the controller's). */
+static void stick_unbind(struct usb_stick *st)
 {
 	usb_dma_free(st->lun.scratch, SCSI_SCRATCH_BYTES);
+	st->lun.scratch = NULL;
 	if (st->bot.cbw)
 		bot_release(&st->bot);
+}
+
+static void stick_free(struct usb_stick *st)
+{
+	stick_unbind(st);
 	kfree(st);
 }
 
@@ -189,6 +203,8 @@ int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
 		return USB_BADARG;
 	}
 	struct usb_stick *st = kzalloc(sizeof(*st));
+	if (st)
+		st->target = *t;
 	int rc = st ? stick_path_open(t, &st->dev) : USB_NOMEM;
 	if (rc == USB_OK)
 		rc = stick_bind(st);
@@ -259,6 +275,56 @@ int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_
 		return USB_BADARG;
 	}
 	return stick_transfer(st, true, lba, (uint8_t *)buf, blocks);
+}
+
+static const char *const recovery_names[STICK_RECOVER_COUNT] = {
+	[STICK_RECOVER_RESET] = "Bulk-Only reset recovery",
+	[STICK_RECOVER_PORT] = "port reset and new address",
+	[STICK_RECOVER_CONTROLLER] = "controller reset",
+};
+
+const char *usb_stick_recovery_name(enum stick_recovery stage)
+{
+	return stage < STICK_RECOVER_COUNT ? recovery_names[stage] : "none";
+}
+
+/* Port reset and a new address along the same path (after a controller
+ * reset: every hop again), then the interface bound anew and the
+ * identity checked as at open: nothing is written to another disk. */
+static int stick_rebind(struct usb_stick *st)
+{
+	stick_unbind(st);
+	st->verified = false;
+	int rc = stick_path_open(&st->target, &st->dev);
+	if (rc == USB_OK)
+		rc = stick_bind(st);
+	if (rc == USB_OK)
+		rc = stick_find_lun(st, &st->target);
+	return rc;
+}
+
+int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage)
+{
+	int rc;
+
+	kprintf("stick: recovering: %s\n", usb_stick_recovery_name(stage));
+	switch (stage) {
+	case STICK_RECOVER_RESET:
+		if (!st->bot.cbw || !st->lun.scratch)
+			return USB_NODEV; /* an earlier rung left it unbound */
+		st->bot.broken = false;
+		rc = bot_reset_recovery(&st->bot, "a command failed");
+		if (rc == USB_OK)
+			rc = scsi_wait_ready(&st->lun) == SCSI_GOOD ? USB_OK : USB_ERROR;
+		return rc;
+	case STICK_RECOVER_PORT:
+		return stick_rebind(st);
+	case STICK_RECOVER_CONTROLLER:
+		rc = hci_controller_reset(st->dev->hci);
+		return rc == USB_OK ? stick_rebind(st) : rc;
+	default:
+		return USB_BADARG;
+	}
 }
 
 int usb_stick_sync(struct usb_stick *st)
