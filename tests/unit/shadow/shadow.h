@@ -11,6 +11,10 @@
 /* Set to a jmp_buf to catch a bug check (the code lands in last_bugcheck). */
 extern __thread jmp_buf *shadow_bugcheck_jmp;
 extern __thread unsigned shadow_last_bugcheck;
+/* ... its parameters and its message (kernel/debug/kassert.h's name the
+ * relation, the values and file:line). */
+extern __thread uint64_t shadow_bugcheck_params[4];
+extern __thread char shadow_bugcheck_msg[256];
 /* ki_dispatch_interrupt() calls in this thread (tests without dispatch.c). */
 extern __thread uint32_t shadow_dispatch_interrupts;
 /* Everything kprintf() printed in this thread. */
