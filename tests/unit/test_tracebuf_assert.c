@@ -21,14 +21,9 @@
 #error "test_tracebuf_assert needs KPROF_ASSERTS"
 #endif
 
-/* The last bug check was a failed assertion whose message holds `what`
- * (the relation and its values). */
-static void assert_tripped(const char *what)
-{
-	assert_int_equal(shadow_last_bugcheck, KPROF_ASSERTION_FAILED);
-	if (!strstr(shadow_bugcheck_msg, what) || !strstr(shadow_bugcheck_msg, "kernel/trace/tracebuf.c:"))
-		fail_msg("bug check message \"%s\" lacks \"%s\" or the place", shadow_bugcheck_msg, what);
-}
+/* The last bug check was a failed assertion in tracebuf.c whose message
+ * holds `what` (the relation and its values). */
+#define assert_tripped(what) assert_true(shadow_assertion_failed(what, "kernel/trace/tracebuf.c:"))
 
 static void test_unaligned_size(void **state)
 {

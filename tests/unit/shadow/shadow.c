@@ -5,6 +5,7 @@
  */
 #include "shadow.h"
 
+#include "kernel/debug/bugcheck.h"
 #include "kernel/ke/prcb.h"
 
 #include <arch/context.h>
@@ -77,6 +78,16 @@ void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint6
 		longjmp(*shadow_bugcheck_jmp, 1);
 	fprintf(stderr, "unexpected bug check 0x%x in a unit test: %s\n", code, shadow_bugcheck_msg);
 	abort();
+}
+
+bool shadow_assertion_failed(const char *what, const char *where)
+{
+	if (shadow_last_bugcheck == KPROF_ASSERTION_FAILED && strstr(shadow_bugcheck_msg, what) &&
+	    strstr(shadow_bugcheck_msg, where))
+		return true;
+	fprintf(stderr, "expected a failed assertion with \"%s\" in %s; got bug check 0x%x: %s\n", what, where,
+		shadow_last_bugcheck, shadow_bugcheck_msg);
+	return false;
 }
 
 void shadow_relax_yield(void)
