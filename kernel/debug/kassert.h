@@ -6,21 +6,19 @@
  * bug-checks with KPROF_ASSERTION_FAILED, parameters (a, b, line, 0), and
  * a message naming the relation, both values and where it is:
  *
- *   *** assertion failed: s->commit + r->size <= sbsize (320 vs 256) at kernel/trace/tracebuf.c:142
+ *   *** assertion failed: s->commit + r->size <= 1u << tc->shift (320 vs 256) at kernel/trace/tracebuf.c:200
  *
- * KASSERT_MSG(cond, fmt, ...) is the same for a condition that is not one
- * relation: the message is "assertion failed: <cond> (<fmt>) at file:line",
- * the parameters (line, 0, 0, 0).
+ * The backtrace's first frame is kassert_op_failed, the next the caller.
  *
- * Both are compiled in when KPROF_ASSERTS is 1: the default, and what the
- * kernel that `make` builds, the unit tests and the benchmarks use.  A
- * kernel built with `make ASSERTS=0` leaves them out (the condition is
- * still compiled, for its errors, but never evaluated).  KASSERT (panic.h)
- * is the older form without values, always on.  docs/testing.md lists
- * what is asserted where.
+ * Compiled in when KPROF_ASSERTS is 1: the default, and what the kernel
+ * that `make` builds, the unit tests and the benchmarks use.  A kernel
+ * built with `make ASSERTS=0` leaves them out (the relation is still
+ * compiled, for its errors, but never evaluated).  KASSERT (panic.h) is
+ * the older form without values, always on.  docs/testing.md lists what
+ * is asserted where.
  *
  * A failed assertion is a bug in kprof, never bad input: input is checked
- * and rejected with a message where it enters.
+ * and refused with a message where it enters.
  */
 #ifndef KPROF_KERNEL_KASSERT_H
 #define KPROF_KERNEL_KASSERT_H
@@ -51,14 +49,6 @@ kassert_op_failed(const char *relation, uint64_t a, uint64_t b, const char *file
 				kassert_op_failed(#a " " #op " " #b, (uint64_t)ka_a_, (uint64_t)ka_b_,  \
 						  __FILE__, __LINE__);                                  \
 		}                                                                                       \
-	} while (0)
-
-#define KASSERT_MSG(cond, fmt, ...)                                                                     \
-	do {                                                                                            \
-		if (KPROF_ASSERTS && __builtin_expect(!(cond), 0))                                      \
-			ke_bug_check_ex(KPROF_ASSERTION_FAILED, __LINE__, 0, 0, 0,                      \
-					"assertion failed: %s (" fmt ") at %s:%d", #cond, __VA_ARGS__,  \
-					__FILE__, __LINE__);                                            \
 	} while (0)
 
 #endif /* KPROF_KERNEL_KASSERT_H */
