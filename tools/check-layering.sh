@@ -1,17 +1,23 @@
 #!/bin/sh
 # check-layering.sh - the include rules that keep kprof's layers apart,
-# checked on every `make check` (docs/layout.md says why each exists):
+# checked on every `make check`, each with why it exists:
 #
 #   1. generic code never names the architecture: nothing under kernel/
 #      includes arch/x86_64/... (only <arch/...>), and kernel/ has no
-#      inline assembly except lib/libk.h's compiler_barrier();
+#      inline assembly except kernel/lib/libk.h's compiler_barrier().  So
+#      the unit tests compile kernel/ on the host against the shadow
+#      <arch/...> headers of tests/unit/shadow/, and another architecture
+#      would be a new folder beside arch/x86_64/, not edits to kernel/;
 #   2. arch/ does not read the kernel's configuration (kernel/init/config.h,
-#      kconfig): it owns its own keys;
+#      kconfig): it owns its own keys (arch/x86_64/cmdline_keys.c), so
+#      the architecture does not depend on kernel/init;
 #   3. the workloads (kernel/workloads/) use the kernel's public headers
 #      only: no subsystem-private header (ki.h, *_internal.h,
-#      dispatcher_lock.h, lockstat_stack.h);
+#      dispatcher_lock.h, lockstat_stack.h).  They use the kernel as any
+#      caller would, and a subsystem may change its insides freely;
 #   4. include/kprof/ (shared with the host tool) includes nothing from the
-#      kernel.
+#      kernel: the host tool compiles it too, so it stands on the C
+#      standard headers alone and says the wire format once for both.
 #
 # Prints every violation with file:line, exits 1 if there is any.
 set -u

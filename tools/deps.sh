@@ -1,26 +1,38 @@
 #!/bin/sh
-# deps.sh PROFILE - install the Debian packages kprof needs, if missing.
+# deps.sh [--list] PROFILE - install the Debian packages kprof needs, if missing.
 #
-#   run    what `make run` needs: compilers, GNU-EFI, QEMU, OVMF, image tools
+#   run    what `make run` needs: compilers, GNU-EFI, the host tool's libraries,
+#          QEMU, OVMF, image tools, LLVM for kprof etl's PDB
 #   check  run + what the test suite needs
 #
 # Installs with apt-get as root, else through sudo, and says what it installs.
 # On a system without dpkg it lists what it could not verify and carries on.
+# --list prints the profile's packages, one a line, and installs nothing
+# (tests/tools/test_run_profile reads the run profile from it).
 set -eu
 
+list=""
+if [ "${1:-}" = "--list" ]; then list=1; shift; fi
 profile=${1:-check}
 
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
-console-setup-linux python3 git libelf-dev libdw-dev"
+console-setup-linux python3 git"
+# the host tool's libraries: the kernel's symbols and lines (elfutils), LZ4 chunks
+RUN_PKGS="$RUN_PKGS libelf-dev libdw-dev liblz4-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
 RUN_PKGS="$RUN_PKGS llvm lld"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev liblz4-dev"
+CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev"
 # python3-bt2: babeltrace2's Python bindings read the CTF traces (test_ctf_lttng)
+# strace: tests/tools/test_run_profile holds every file make run uses against RUN_PKGS
+CHECK_PKGS="$CHECK_PKGS strace"
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
 # Node runs the trace importers (tests/node, from npm) on trace.json
 CHECK_PKGS="$CHECK_PKGS nodejs npm"
+# valgrind counts the instructions the decoder runs on hostile input, GNU time
+# its peak memory (tests/tools/test_hostile)
+CHECK_PKGS="$CHECK_PKGS valgrind time"
 # Packages a command on PATH stands for: NodeSource's nodejs bundles npm
 # and conflicts with Debian's npm package, so an npm command is enough.
 BY_COMMAND="npm"
@@ -30,6 +42,11 @@ run) pkgs="$RUN_PKGS" ;;
 check) pkgs="$RUN_PKGS $CHECK_PKGS" ;;
 *) echo "deps.sh: unknown profile '$profile' (accepted: run, check)" >&2; exit 2 ;;
 esac
+if [ -n "$list" ]; then
+	# shellcheck disable=SC2086
+	printf '%s\n' $pkgs
+	exit 0
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "kprof: not a Debian system; make sure these (Debian names) are installed: $pkgs" >&2

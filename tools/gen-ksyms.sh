@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen-ksyms.sh KERNEL.elf > ksyms.S
+# gen-ksyms.sh KERNEL.elf > $(BUILD)/kernel-obj/ksyms.S
 #
 # Emits the kernel symbol table (kernel/debug/ksyms.c describes the layout) for the
 # text symbols of KERNEL.elf.  With no argument, or "-" for an empty table

@@ -1,7 +1,7 @@
 /*
  * paging.c - the kernel's own page tables (4-level, x86-64).
  *
- * arch_mmu_init() builds, while the loader's identity map is still active:
+ * paging_init() builds, while the loader's identity map is still active:
  *   - the direct map at KPROF_HHDM_BASE: every 2 MiB page that overlaps RAM
  *     (usable, loader, kernel, ACPI), write-back, no-execute;
  *   - the kernel image at its link address in 4 KiB pages: text read-only

@@ -1,6 +1,6 @@
 /*
  * pvh.h - the Xen PVH start_info structure QEMU passes to a -kernel ELF
- * (xen/include/public/arch-x86/hvm/start_info.h, version 1).
+ * (Xen's xen:xen/include/public/arch-x86/hvm/start_info.h, version 1).
  */
 #ifndef KPROF_BOOT_PVH_H
 #define KPROF_BOOT_PVH_H

@@ -130,7 +130,7 @@ const struct cmdline_key cmdline_keys[] = {
 		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
 	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(trace_compress), .names = off_on_names,
 	  .used_by = EVERY_RUN,
-	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 1) when that makes "
+	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 2) when that makes "
 		  "it smaller, else raw" },
 	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
 	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "

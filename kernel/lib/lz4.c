@@ -1,6 +1,6 @@
 /*
  * lz4.c - a greedy single-pass LZ4 block compressor, written from the LZ4
- * block format specification (lz4_Block_format.md), for trace chunks.
+ * block format specification (lz4:doc/lz4_Block_format.md), for trace chunks.
  *
  * Format.  A block is a sequence of sequences.  Each sequence is
  *   token            1 byte: high nibble literal length, low nibble

@@ -19,7 +19,7 @@
 #define PMM_LOW_LIMIT 0x100000ULL /* below this: only pmm_alloc_low_page() */
 
 struct pmm_stats {
-	uint64_t total_pages;  /* usable pages in the memory map, incl. kernel/loader */
+	uint64_t total_pages;  /* usable pages in the memory map, kernel's and loader's */
 	uint64_t free_pages;   /* pages free now                                      */
 	uint64_t top;          /* first address past the highest page tracked        */
 	uint64_t bitmap_phys;  /* where the bitmap lives                              */

@@ -44,7 +44,7 @@ typedef enum _KPROCESSOR_MODE { KernelMode = 0, UserMode = 1 } KPROCESSOR_MODE;
 #define THREAD_WAIT_OBJECTS 4   /* wait blocks built into each thread */
 #define MAXIMUM_WAIT_OBJECTS 64 /* a wait on more brings its own blocks */
 
-/* Priority increments given to a woken thread (as wdm.h). */
+/* Priority increments given to a woken thread (as in Windows' WDK). */
 #define EVENT_INCREMENT     1
 #define SEMAPHORE_INCREMENT 1
 #define MUTANT_INCREMENT    1

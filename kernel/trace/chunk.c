@@ -10,8 +10,9 @@
  *
  * trace_chunk_encode() then picks a chunk's payload: the records as they
  * are, or a copy of them TSC-delta transformed as they are copied
- * (trace_delta.c) and LZ4 compressed (lz4.c) when that is smaller:
- * encoding 1 on the wire.
+ * (trace_delta.c, its second rules: TD_RULES_2) and LZ4 compressed
+ * (kernel/lib/lz4.c) when that is smaller: encoding 2 on the wire
+ * (KPROF_CHUNK_DELTA2_LZ4, docs/wire-format.md section 3).
  */
 #include "kernel/trace/chunk.h"
 

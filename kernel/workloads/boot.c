@@ -1,5 +1,5 @@
 /*
- * scenario_boot.c - scenario=boot: check that the machine that came up
+ * boot.c - scenario=boot: check that the machine that came up
  * works, and print what it measured.
  *
  *   - every CPU runs a DPC targeted at it, at DISPATCH_LEVEL, in DPC

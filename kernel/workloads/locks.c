@@ -1,5 +1,5 @@
 /*
- * scenario_locks.c - scenario=locks: every kind of spin lock under
+ * locks.c - scenario=locks: every kind of spin lock under
  * contention on every CPU, nested to depth 8 (and one beyond), in DPCs and
  * in an interrupt handler, with holds that cross HoldThreshold.
  *

@@ -1,5 +1,5 @@
 /*
- * scenario_mix.c - scenario=mix, the default of `make run`: every
+ * mix.c - scenario=mix, the default of `make run`: every
  * workload in turn, each for mix.ms milliseconds, so one short run gives
  * the report something in every section: profile (hot functions and the
  * profile objects), locks (contended spin locks), resources (ERESOURCE

@@ -1,5 +1,5 @@
 /*
- * scenario_profile.c - scenario=profile: profile objects against a
+ * profile.c - scenario=profile: profile objects against a
  * workload whose time is split across four functions in known shares.
  *
  * One thread per CPU (for profile.ms, stretched up to 4x while fewer than

@@ -1,5 +1,5 @@
 /*
- * scenario_resources.c - scenario=resources: readers and writers on
+ * resources.c - scenario=resources: readers and writers on
  * executive resources (kernel/ex/resource.h) on every CPU, recorded as
  * WMI_RESOURCE records (trace=resource).
  *

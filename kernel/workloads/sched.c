@@ -1,5 +1,5 @@
 /*
- * scenario_sched.c - scenario=sched: more threads than CPUs, mixed
+ * sched.c - scenario=sched: more threads than CPUs, mixed
  * priorities, producers and consumers, timed waits, a priority inversion
  * and yields, all recorded as context switches.
  *

@@ -1,5 +1,5 @@
 /*
- * scenario_tracetest.c - scenario=tracetest: every CPU writes a known
+ * tracetest.c - scenario=tracetest: every CPU writes a known
  * pattern of records so the decoder can prove that nothing is torn,
  * reordered within a CPU, or lost without being counted.
  *

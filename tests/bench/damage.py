@@ -13,7 +13,7 @@ any record decoded that the undamaged log does not have ("wrong", must be
 rule as kernel/trace/chunk.c), to compare chunk sizes on the same records
 (console text is left out of the re-cut log; compressed chunks are
 decoded and re-cut raw).  --rates picks the rates.  On a compressed log
-(encoding 1) a compressed chunk's whole block counts as the bytes of each
+(encoding 1 or 2) a compressed chunk's whole block counts as the bytes of each
 of its records: damage anywhere in it costs them all.
 """
 import argparse
@@ -72,7 +72,7 @@ def rechunk(raw, limit):
         if typ == CHUNK:
             run_id, bseq, nrec, flags = struct.unpack_from("<IIHH", payload, 0)
             p = pending.setdefault(cpu, [payload[:16], bytearray(), 0])
-            p[1] += damagelib.chunk_records_raw(payload)  # encoding 1: decoded, re-cut raw
+            p[1] += damagelib.chunk_records_raw(payload)  # encoding 1, 2: decoded, re-cut raw
             p[2] |= flags
             if flags & 1:
                 flush(cpu)

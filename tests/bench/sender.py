@@ -30,8 +30,10 @@ whatever the guest does: the "outsb" samples are that floor.  Reports, never
 fails (a noisy machine).
 """
 import argparse
+import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -46,13 +48,46 @@ import wire_bytes  # noqa: E402
 GOAL = 0.02
 SENDER_THREAD = "TraceLogger"
 URGENT_PRIORITY = 16  # a sender sample at a real-time priority outranked the workload's threads
-# Source files whose functions only ever move trace frames to the port.
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+# Source files (patterns, from the repository top) whose functions only
+# ever get trace frames out: cut and encode chunks, frame them, hand them
+# to the sinks of trace.out= (kernel/trace/out*.c: serial, the file form,
+# the stick), decide when the logger sends (send_policy.c), and drive the
+# UART.  The USB stack under the stick sink is left out: it also
+# enumerates at boot, and these runs boot directly, with no stick.
 SEND_FILES = ("kernel/trace/chunk.c", "kernel/trace/frame.c", "kernel/trace/trace_delta.c",
-              "kernel/trace/sender.c", "kernel/lib/lz4.c", "arch/x86_64/uart16550.c")
-# Send-path functions in files that also do other things.
-SEND_FUNCTIONS = {"send_frame", "send_view", "send_run_info", "encode_chunk", "flush_full", "logger_thread",
-                  "arch_serial_write_raw", "console_claim_output", "console_release_output",
+              "kernel/trace/out*.c", "kernel/trace/send_policy.c", "kernel/lib/lz4.c",
+              "arch/x86_64/uart16550.c")
+# Send-path functions in files that also do other things (trace.c: the
+# logger thread, the DPC that wakes it, the frames it sends; the console's
+# claim of the port; serial.c's raw write).
+SEND_FUNCTIONS = {"send_frame", "send_view", "send_run_info", "send_run_header", "send_final", "send_end_frames",
+                  "encode_chunk", "flush_full", "fullest_cpu", "flush_dpc_routine", "logger_set_priority",
+                  "logger_thread", "arch_serial_write_raw", "console_claim_output", "console_release_output",
                   "outsb"}  # x86.h, inlined into uart_write only
+
+
+def send_path_files():
+    """SEND_FILES expanded; exits naming a pattern that matches no file, or
+    a SEND_FUNCTIONS name that no kernel source defines, so that a renamed
+    file or function cannot silently drop out of the send share."""
+    files = set()
+    for pat in SEND_FILES:
+        found = sorted(os.path.relpath(f, ROOT) for f in glob.glob(os.path.join(ROOT, pat)))
+        if not found:
+            sys.exit("bench sender: SEND_FILES entry %s matches no file: list the send path's files as they "
+                     "are now" % pat)
+        files.update(found)
+    sources = ""
+    for f in glob.glob(os.path.join(ROOT, "kernel", "**", "*.[ch]"), recursive=True) + \
+            glob.glob(os.path.join(ROOT, "arch", "**", "*.[ch]"), recursive=True):
+        with open(f, encoding="utf-8") as fh:
+            sources += fh.read()
+    for func in sorted(SEND_FUNCTIONS):
+        if not re.search(r"^[a-z].*\b%s\(" % func, sources, re.M):
+            sys.exit("bench sender: SEND_FUNCTIONS entry %s is defined nowhere in kernel/ or arch/: list the "
+                     "send path's functions as they are now" % func)
+    return files
 
 
 def symbolise(kernel, addrs):
@@ -62,23 +97,25 @@ def symbolise(kernel, addrs):
         return {}
     out = subprocess.run(["addr2line", "-f", "-e", kernel], input="\n".join(addrs) + "\n",
                          capture_output=True, text=True, check=True).stdout.splitlines()
-    root = os.path.abspath(os.path.join(HERE, "..", ".."))
     res = {}
     for i, a in enumerate(addrs):
         func, where = out[2 * i], out[2 * i + 1]
         path = where.split(":")[0]
-        if path.startswith(root + "/"):
-            path = path[len(root) + 1:]
+        if path.startswith(ROOT + "/"):
+            path = path[len(ROOT) + 1:]
         res[a] = (func, path)
     return res
 
 
-def in_send_path(sym):
+def in_send_path(sym, files):
+    """Is (function, file) in the send path?  The file as addr2line gives
+    it: relative to the repository the kernel was built in, or absolute
+    when that was another checkout."""
     func, path = sym
-    return path in SEND_FILES or func in SEND_FUNCTIONS
+    return func in SEND_FUNCTIONS or path in files or any(path.endswith("/" + f) for f in files)
 
 
-def sample_shares(kprof, kernel, log, workdir):
+def sample_shares(kprof, kernel, log, workdir, files):
     jsonl = os.path.join(workdir, "trace.jsonl")
     subprocess.run([kprof, "decode", "--json", "-o", jsonl, log, "--quiet"], check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -102,7 +139,7 @@ def sample_shares(kprof, kernel, log, workdir):
     for s in samples:
         frames = [s["InstructionPointer"]] + stacks.get((s["cpu"], s["TimeStamp"]), [])
         thread = s["ThreadId"] in sender_ids
-        path = any(in_send_path(syms[a]) for a in frames if a in syms)
+        path = any(in_send_path(syms[a], files) for a in frames if a in syms)
         if thread or path:
             send += 1
             by_thread += thread
@@ -127,7 +164,7 @@ def one_run(args, kernel, cmdline, workdir):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     s = json.load(open(summ)) if os.path.exists(summ) else {}
     wire, rec_bytes, records, _ = wire_bytes.measure(log)
-    total, send, by_thread, urgent, top = sample_shares(args.kprof, kernel, log, workdir)
+    total, send, by_thread, urgent, top = sample_shares(args.kprof, kernel, log, workdir, args.send_files)
     span = trace_span(os.path.join(workdir, "trace.jsonl"))
     return {
         "status": res.status, "records": s.get("records", 0), "lost": s.get("lost_total", 0) + s.get("lost_link", 0),
@@ -162,6 +199,7 @@ def main():
                    help="the baseline is this kernel (an older sender, say) with the same command line, "
                         "instead of trace.compress=off")
     args = p.parse_args()
+    args.send_files = send_path_files()
     if args.baseline_kernel:
         variants = (("ours", args.kernel, ""), ("baseline", args.baseline_kernel, ""))
     else:

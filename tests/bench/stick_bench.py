@@ -19,7 +19,7 @@ time spent in it) and the time from the end of the workload to "saved"
 (usb) or to the end of the output (both: serial's time, as the stick
 takes a few percent of it).  A serial-only run is left out: it costs
 minutes (the port moves well under 1 MB/s under TCG) and tells nothing
-the serial sink's own time in the both run does not.  Goals (issue 13): at least
+the serial sink's own time in the both run does not.  Goals: at least
 20 MB/s to the stick, and the 16 MiB-per-CPU dump saved in under 5 s.
 It reports and does not fail: these machines are shared and noisy.
 """

@@ -5,7 +5,8 @@ For each log: every frame's bytes (24-byte header + payload) against the
 sum of the records' own sizes (their PERFINFO_TRACE_HEADER.Size), i.e.
 what framing, buffer headers, 8-byte alignment and run/end frames cost.
 Goal: at most 1.15 (raw, trace.compress=off); 0.5 with compression.
-Encoding-1 chunks (delta + LZ4) are LZ4-decoded here to find their records.
+Compressed chunks (encodings 1 and 2, delta + LZ4) are LZ4-decoded here to find
+their records.
 """
 import struct
 import sys
@@ -38,7 +39,7 @@ def measure(path):
                 recs = payload[32:32 + used]
             else:         # v2 chunk frame: 16-byte header, then records to the end
                 recs = payload[16:]
-                recs = damagelib.chunk_records_raw(payload) or b""  # encoding 1: decoded
+                recs = damagelib.chunk_records_raw(payload) or b""  # encoding 1, 2: decoded
             off = 0
             while off + 16 <= len(recs):
                 size = struct.unpack_from("<H", recs, off + 4)[0]

@@ -104,7 +104,7 @@ def check_cpus(ctx, online, listed=None, extra=""):
     m = ctx.expect(r"^check: clock ticks in 200 ms: (\d+) to (\d+) per CPU over %d CPUs, (\d+) to (\d+) with the "
                    r"periods they came late \(expected (\d+)\)$" % online, "clock ticks on every CPU")
     lo, hi, want = int(m.group(1)), int(m.group(2)), int(m.group(5))
-    # As the kernel judges it in a VM (workloads/boot.c): every CPU took a
+    # As the kernel judges it in a VM (kernel/workloads/boot.c): every CPU took a
     # tick and none ran faster than twice the rate; how many ticks a vCPU
     # gets is the host's choice (printed, not judged).
     if lo < 1 or hi > want * 2 + 2:
@@ -627,6 +627,48 @@ def check_mix(ctx):
     check_names(ctx)
     check_trace_json(ctx, kernel)
     check_mix_phases(ctx)
+    check_etl_symbols(ctx, kernel)
+    check_mix_assert(ctx, kernel)
+
+
+# What a CI would assert on make run's trace (docs/assert.md): nothing lost
+# or damaged, each workload's own figures present under their names.
+MIX_RULES = """\
+lost == 0
+damaged == 0
+samples "prof_work_a" > 0       # the profile workload's hottest function
+lock "hot0" traced > 0          # the locks workload's locks, by name
+lock "ex0" traced > 0
+thread "main" in > 0
+cpu busy > 0%
+"""
+
+
+def check_mix_assert(ctx, kernel):
+    """kprof assert on the mix's trace: every rule passes (exit status 0)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rules = os.path.join(tmp, "mix.rules")
+        with open(rules, "w") as f:
+            f.write(MIX_RULES)
+        proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--kernel", kernel, "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("kprof assert on the mix (exit %d): %s" % (
+            proc.returncode, [l for l in proc.stdout.splitlines() if not l.startswith("PASS")][:4]))
+
+
+def check_etl_symbols(ctx, kernel):
+    """make run's trace.etl and kernel.pdb: every sample IP and stack frame
+    named through the Image event and the PDB as WPA does, as addr2line
+    names it (tests/tools/etl_symbols.py, run by Debian's python3 for its
+    python3-construct as check_etl_ctf does; llvm and lld are in the run
+    profile, tools/deps.sh)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_symbols.py")
+    proc = subprocess.run(["/usr/bin/python3", tool, ctx.kprof, ctx.log_path, kernel], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("the ETL's kernel addresses through its PDB (etl_symbols.py, exit %d): %s" % (
+            proc.returncode, proc.stdout.strip()[-600:]))
 
 
 def check_trace_json(ctx, kernel):

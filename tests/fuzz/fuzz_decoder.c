@@ -1,7 +1,8 @@
 /*
  * fuzz_decoder.c - libFuzzer target for the kprof log decoder
  * (tools/kprof/read/log.c and records.c, which has kp_totals();
- * export/decode.c and read/fields.c for printing records).
+ * tools/kprof/export/decode.c and tools/kprof/read/fields.c for printing
+ * records).
  *
  * What it proves, for every input, under ASan and UBSan:
  *

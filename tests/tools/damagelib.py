@@ -48,7 +48,7 @@ def frames(raw):
 
 
 def chunk_encodings(raw):
-    """{encoding: chunk frames} of a v2 log (0 raw, 1 delta + LZ4)."""
+    """{encoding: chunk frames} of a v2 log (0 raw, 1 and 2 delta + LZ4)."""
     out = collections.Counter()
     for pos, ver, typ, cpu, seq, payload in frames(raw):
         if typ == CHUNK and len(payload) >= CHUNK_HDR:
@@ -56,8 +56,8 @@ def chunk_encodings(raw):
     return dict(out)
 
 
-# Encoding-1 chunks (delta + LZ4): the same plain-Python decoder as the
-# example in docs/wire-format.md section 5.
+# Compressed chunks (encodings 1 and 2, delta + LZ4): the same plain-Python
+# decoder as the example in docs/wire-format.md section 5.
 def lz4_block(src, raw_bytes):  # one LZ4 block -> exactly raw_bytes bytes, else None
     out, i = bytearray(), 0
     def length(n):

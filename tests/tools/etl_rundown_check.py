@@ -10,8 +10,8 @@ from the writer's code):
   the kernel's 1 ms default, SourceName "Timer"), for each process of the
   rundown threads (the KprofThread records before any Windows record of
   their CPU) its Process DCStart v4 then its threads' Thread DCStart v3
-  with their names, Image DCStart v3 + KernelBase v2 (the ELF's
-  higher-half PT_LOAD range), RDComplete, EndExtension;
+  with their names, Image DCStart v3 + KernelBase v2 (the kernel
+  image: its link address to its last PT_LOAD's end, page-rounded), RDComplete, EndExtension;
   for every later KprofThread (ThreadId != 0): Thread Start at its CPU and
   TimeStamp, preceded by Process Start for the earliest record of a
   process not in the rundown; CollectionEnd last on CPU 0 at the latest
@@ -26,20 +26,9 @@ import subprocess
 import sys
 
 import etl_reader
+from etl_symbols import kernel_image
 
 SID_LOCAL_SYSTEM = (1, 1, bytes([0, 0, 0, 0, 0, 5]), [18])  # S-1-5-18
-
-
-def _elf_image(kernel):
-    """(base, size) of the higher-half PT_LOAD segments, from binutils' readelf."""
-    out = subprocess.run(["readelf", "-lW", kernel], stdout=subprocess.PIPE, universal_newlines=True).stdout
-    segs = []
-    for line in out.splitlines():
-        f = line.split()
-        if f and f[0] == "LOAD" and int(f[2], 16) >= 0xFFFF800000000000:
-            segs.append((int(f[2], 16), int(f[5], 16)))
-    lo = min(v for v, _ in segs)
-    return lo, max(v + m for v, m in segs) - lo
 
 
 def _names(decoded):
@@ -89,8 +78,11 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
            (r.marker >> 16) & 0xFF != (0x11 if r.hook in perfinfo else 0x02)]
     check("rundown: versions and header types (PERFINFO64 or SYSTEM64, as a real file)", not bad, bad)
     f = [r.fields() for r in head]
-    check("Extension and EndExtension: GroupMasks = the run header's", f[0]["GroupMasks"] == rh["group_masks"] ==
-          f[-1]["GroupMasks"], (f[0]["GroupMasks"], rh["group_masks"]))
+    # Word 7 is kprof's own groups in the run header, Windows' control flags in an ETL file: 0 there.
+    want = list(rh["group_masks"][:7]) + [0]
+    check("Extension and EndExtension: GroupMasks = the run header's, word 7 (kprof's own groups) 0",
+          list(f[0]["GroupMasks"]) == want == list(f[-1]["GroupMasks"]) and rh["group_masks"][7] != 0,
+          (f[0]["GroupMasks"], rh["group_masks"]))
     c = f[1]
     check("SystemConfig CPU: MHz %d, NumberOfProcessors %d, PageSize 4096, granularity 64 KiB, ComputerName kprof" %
           (c["MHz"], c["NumberOfProcessors"]),
@@ -121,9 +113,10 @@ def check_rundown(build, etl_path, log_path, kernel, check, rh):
         e = f[3 + order.index((0x0503, t["ThreadId"]))]
         check("Thread DCStart %d %s: ids, priority, name, affinity" % (t["ThreadId"], t["ThreadName"]),
               thread_ok(e, t), e)
-    base, size = _elf_image(kernel)
+    base, size = kernel_image(kernel)
     e, k = f[-4], f[-3]
-    check("Image DCStart: ImageBase 0x%x, ImageSize 0x%x (readelf), FileName ends in the ELF's name" % (base, size),
+    check("Image DCStart: ImageBase 0x%x, ImageSize 0x%x (the link address, readelf), FileName ends in the ELF's "
+          "name" % (base, size),
           int(e["ImageBase"], 16) == base == e["DefaultBase"] and e["ImageSize"] == size and
           e["ProcessId"] == 0 and e["FileName"].endswith("\\" + os.path.basename(kernel)) and
           int(k["ImageBase"], 16) == base, (e, base, size))

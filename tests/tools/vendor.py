@@ -10,7 +10,8 @@ without it.
 
   etl-parser   airbus-cert's pure-Python ETL reader (github.com/
                airbus-cert/etl-parser, Apache-2.0) at a pinned revision,
-               with three real Windows ETL files in tests/example/.
+               with three real Windows ETL files in
+               etl-parser:tests/example/.
                ETL_PARSER_SRC overrides the reader's folder (the one that
                holds its `etl` package), ETL_EXAMPLES the folder of the
                real files.

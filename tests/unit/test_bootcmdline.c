@@ -2,7 +2,7 @@
  * test_bootcmdline.c - the PVH entry's command-line copy
  * (boot/common/bootcmdline.c): a line up to BOOTINFO_CMDLINE_MAX - 1 bytes
  * is copied whole, a longer one is never cut but passed on as refused
- * (issue 12: tick_hz=1000 at the limit became tick_hz=10).
+ * (a line cut at the limit once turned tick_hz=1000 into tick_hz=10).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 # unit.mk - host unit tests (included by the Makefile).
 #
-# Each tests/unit/test_NAME.c is linked with the kernel sources listed in
+# Each tests/unit/test_<name>.c is linked with the kernel sources listed in
 # unit_NAME_SRCS, compiled for the host against the shadow arch headers in
 # tests/unit/shadow (never arch/x86_64/include), with cmocka, ASan and UBSan.
 # Tests whose names are also in UNIT_TSAN_NAMES (pthreads standing in for

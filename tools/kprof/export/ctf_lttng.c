@@ -57,7 +57,7 @@ enum {                                  /* Linux task states (prev_state)   */
 };
 
 /* lttng-modules' statedump enums, with the values its state dump writes
- * (lttng-statedump-impl.c): mode unknown, submode none; status WAIT_CPU
+ * (lttng-modules:src/lttng-statedump-impl.c): mode unknown, submode none; status WAIT_CPU
  * for every TASK_RUNNING task ("the viewer will sort out if the task was
  * really running"), WAIT for a waiting one. */
 enum {

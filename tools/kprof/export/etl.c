@@ -95,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/bootinfo.h"
 #include "tools/kprof/export/etl_image.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/elf_image.h"
@@ -205,7 +206,6 @@ static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, 
 {
 	const struct kp_cpu *kc = &p->log->cpus[cpu];
 	bool flagged = false;
-	uint64_t lost = 0;
 
 	*c = (struct etl_cpu){ .cpu = cpu, .warn = warn };
 	kp_cursor_init(&c->cur, p->log, cpu);
@@ -215,10 +215,7 @@ static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, 
 		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
 	for (size_t k = 0; k < p->log->ndrops; k++)
 		flagged |= p->log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
-	if (kc->have_end)
-		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			lost += kc->end.lost[k];
-	c->loss_unplaced = lost && !flagged;
+	c->loss_unplaced = kp_cpu_lost(kc) && !flagged;
 }
 
 /* First pass: how many buffers each CPU needs (packed as write_cpu_buffer
@@ -330,7 +327,8 @@ static bool kernel_image(struct etl_rundown *rd, const char *kernel)
 		return false;
 	kp_symbols_close(syms);
 	if (!kp_elf_image(kernel, &rd->image_base, &rd->image_size)) {
-		fprintf(stderr, "kprof: --kernel %s: no loaded segment in the higher half\n", kernel);
+		fprintf(stderr, "kprof: --kernel %s: no loaded segment at or above the link address 0x%llx, or an "
+				"image of 2 GiB or more\n", kernel, (unsigned long long)KPROF_KERNEL_LINK_VA);
 		return false;
 	}
 	base = strrchr(kernel, '/');
@@ -364,8 +362,12 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 		etl_rundown_free(&rd);
 		return 3;
 	}
-	if (o->kernel) { /* its PDB next to the file, named by ImageID + DbgID_RSDS */
-		rd.pdb = etl_image_prepare(o, &pdb) ? &pdb : NULL;
+	if (o->kernel && etl_image_prepare(o, &pdb)) { /* its PDB next to the file, named by ImageID + DbgID_RSDS */
+		rd.pdb = &pdb; /* the Image event describes the image the PDB was linked with */
+		rd.image_base = pdb.image_base;
+		rd.image_size = pdb.image_size;
+		rd.image_checksum = pdb.checksum;
+		rd.image_timestamp = pdb.timestamp;
 	}
 	pass.last_ts = last_record_ts(log, &clock);
 	plan_etl(&pass, &plan);

@@ -1,8 +1,11 @@
 /*
- * etl.h - what the two files of `kprof etl` share: the clock, the writer
- * of 64 KiB buffers and the plan of the file.  etl_buffer.c fills and
- * writes buffers and the header buffer; etl.c places the records and runs
- * the command.
+ * etl.h - what the parts of `kprof etl` share: the clock, the writer of
+ * 64 KiB buffers, the queue of events waiting for one, the plan of the
+ * file and the rundown.  etl_buffer.c fills and writes buffers, the header
+ * buffer and the queue; etl_rundown.c makes the Windows events kprof
+ * writes itself (calling etl_image.c for the image's symbol events);
+ * etl.c places the records and runs the command.  Calls go one way:
+ * etl.c -> etl_rundown.c -> etl_image.c -> etl_buffer.c.
  */
 #ifndef KPROF_TOOL_ETL_H
 #define KPROF_TOOL_ETL_H
@@ -68,8 +71,6 @@ uint32_t etl_number_of_processors(const struct kp_log *log);
 /* The TSC rate in MHz, rounded: CpuSpeedInMHz and SystemConfig CPU MHz. */
 uint32_t etl_cpu_mhz(const struct etl_clock *c);
 
-/* ---------------------------------------------------------------- etl_rundown.c */
-
 /* Events waiting for a buffer: whole events, each padded to 8 bytes. */
 struct etl_queue {
 	uint8_t *b;
@@ -77,7 +78,10 @@ struct etl_queue {
 	size_t head;                 /* next event to take                     */
 };
 
+/* Append n bytes (one or more whole, padded events). */
 void etl_queue_push(struct etl_queue *q, const void *p, size_t n);
+
+/* ---------------------------------------------------------------- etl_rundown.c */
 
 /* A thread of the kernel's rundown (a KprofThread record before any
  * Windows record of its CPU). */
@@ -98,6 +102,8 @@ struct etl_rundown {
 	uint32_t interval;           /* ProfileTime interval, 100 ns units     */
 	bool have_image;             /* --kernel given: the image is known     */
 	uint64_t image_base, image_size;
+	uint32_t image_checksum;     /* the PDB's image's CheckSum, ...        */
+	uint32_t image_timestamp;    /* ... and TimeDateStamp (0 without PDB)  */
 	const char *image_name;      /* Image DCStart FileName                 */
 	const struct kp_pdb_identity *pdb; /* the PDB written for it, or NULL    */
 	char image_name_buf[512];
@@ -117,9 +123,5 @@ void etl_rundown_end(struct etl_rundown *rd, struct etl_queue *q, uint64_t ts);
 /* The ETL events for one record: the record itself (Windows hooks), a
  * Thread (and Process) Start for a KprofThread of a new thread, or none. */
 void etl_record_events(struct etl_rundown *rd, const struct kp_record *r, struct etl_queue *q);
-/* The kernel image's symbol events (ImageID, DbgID_RSDS: etl_image.c),
- * right after Image DCStart and with its time stamp ts; none without
- * rd->pdb. */
-void etl_image_rundown(const struct etl_rundown *rd, struct etl_queue *q, uint64_t ts);
 
 #endif

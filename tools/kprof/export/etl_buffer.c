@@ -1,6 +1,7 @@
 /*
- * etl_buffer.c - the buffers of an ETL file (etl.h): the clock that dates
- * them, filling and writing a 64 KiB buffer, and buffer 0, the header
+ * etl_buffer.c - the buffers of an ETL file (etl.h): the queue of events
+ * waiting for a buffer, the clock that dates them, filling and writing a
+ * 64 KiB buffer, and buffer 0, the header
  * event (SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER + the logger's and the
  * file's names in UTF-16LE).  export/etl.c explains the values chosen.
  */
@@ -9,7 +10,20 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/utf8.h"
+
+/* ---------------------------------------------------------------- the event queue */
+
+void etl_queue_push(struct etl_queue *q, const void *p, size_t n)
+{
+	if (q->len + n > q->cap) {
+		q->cap = (q->len + n) * 2;
+		q->b = kp_xrealloc(q->b, q->cap, 1);
+	}
+	memcpy(q->b + q->len, p, n);
+	q->len += n;
+}
 
 /* ---------------------------------------------------------------- clock */
 
@@ -137,10 +151,8 @@ static uint32_t events_lost(const struct kp_log *log, uint64_t too_large)
 	uint64_t lost = too_large;
 
 	for (uint32_t i = 0; i < log->ncpus; i++) {
-		if (log->cpus[i].have_end)
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-				lost += log->cpus[i].end.lost[k];
-		lost += kp_cpu_lost_file(&log->cpus[i]); /* a trace file too small for them */
+		lost = kp_sat_add(lost, kp_cpu_lost(&log->cpus[i]));
+		lost = kp_sat_add(lost, kp_cpu_lost_file(&log->cpus[i])); /* a trace file too small for them */
 	}
 	return lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost;
 }

@@ -3,7 +3,8 @@
  * etl` makes itself (the rundown and the events that replace kprof's own
  * records), x64, as the NT Kernel Logger writes them.  Sources, held
  * against each other (docs/etw-records.md, "The kernel rundown"):
- * the MOF classes in airbus-cert/etl-parser (etl/parsers/kernel/{process,thread,image,header}.py:
+ * the MOF classes of airbus-cert's etl-parser
+ * (etl-parser:etl/parsers/kernel/{process,thread,image,header}.py:
  * Process_V4_TypeGroup1, Thread_TypeGroup1 v3, ImageLoad v3,
  * KernelImageBase v2, Header_Extension_TypeGroup v2) and TraceEvent's
  * KernelTraceEventParser.cs in microsoft/perfview (SystemConfigCPUTraceData

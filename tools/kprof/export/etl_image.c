@@ -80,9 +80,8 @@ static void header(uint8_t *ev, uint32_t size, uint8_t opcode, uint64_t ts)
 	memcpy(ev, &h, sizeof(h));
 }
 
-void etl_image_rundown(const struct etl_rundown *rd, struct etl_queue *q, uint64_t ts)
+void etl_image_rundown(const struct kp_pdb_identity *id, struct etl_queue *q, uint64_t ts)
 {
-	const struct kp_pdb_identity *id = rd->pdb;
 	uint8_t ev[sizeof(struct event_trace_header) + RSDS_FIXED + 2 * KP_PDB_NAME_MAX + 2 + 8] = { 0 };
 	uint8_t *p = ev + sizeof(struct event_trace_header);
 	uint16_t name[KP_PDB_NAME_MAX];

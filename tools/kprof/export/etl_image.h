@@ -34,9 +34,11 @@ struct event_trace_header {
 /* The two events' sizes, header included (not yet 8-byte aligned). */
 uint32_t etl_image_events_size(const struct kp_pdb_identity *id);
 
-/* ImageID then DbgID_RSDS of rd->pdb's image, both at time stamp ts (the
- * Image DCStart's, so readers pair them), queued right after Image DCStart
- * (etl_rundown.c calls it; declared in etl.h); nothing without a PDB. */
+/* ImageID then DbgID_RSDS of the PDB's image, both at time stamp ts (the
+ * Image DCStart's, so readers pair them): etl_rundown.c queues them right
+ * after Image DCStart; nothing when id is NULL (no --kernel, or no PDB
+ * could be made). */
+void etl_image_rundown(const struct kp_pdb_identity *id, struct etl_queue *q, uint64_t ts);
 
 /* `kprof etl --kernel ELF` (an ELF etl.c has checked against the log, as
  * every --kernel is): write its PDB next to the ETL (the ELF's name with

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "tools/kprof/export/etl_events.h"
+#include "tools/kprof/export/etl_image.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
 
@@ -116,16 +117,6 @@ static void ev_end(struct etl_ev *e, struct etl_queue *q)
 	memcpy(e->b + 4, &size, 2);
 	memset(e->b + e->n, 0, ETL_ALIGN_UP(e->n) - e->n);
 	etl_queue_push(q, e->b, ETL_ALIGN_UP(e->n));
-}
-
-void etl_queue_push(struct etl_queue *q, const void *p, size_t n)
-{
-	if (q->len + n > q->cap) {
-		q->cap = (q->len + n) * 2;
-		q->b = kp_xrealloc(q->b, q->cap, 1);
-	}
-	memcpy(q->b + q->len, p, n);
-	q->len += n;
 }
 
 /* ---------------------------------------------------------------- processes and threads */
@@ -288,6 +279,10 @@ static void extension_event(const struct etl_rundown *rd, struct etl_queue *q, u
 
 	if (rd->log->have_header)
 		memcpy(x.GroupMasks, rd->log->header.group_masks, sizeof(x.GroupMasks));
+	/* Word 7 holds kprof's own groups (PERF_KPROF_*), which Windows reads
+	 * as its control flags (PERF_CLUSTER_OFF, PERF_MEMORY_CONTROL, ...):
+	 * no Windows event belongs to them, so the file says none are set. */
+	x.GroupMasks[PERF_KPROF_TRACETEST >> 29] = 0;
 	ev_header(&e, hook, ETL_EXTENSION_VERSION, rd->ts);
 	ev_put(&e, &x, sizeof(x));
 	ev_end(&e, q);
@@ -326,6 +321,7 @@ static void collection_event(const struct etl_rundown *rd, struct etl_queue *q, 
 static void image_events(const struct etl_rundown *rd, struct etl_queue *q)
 {
 	struct etl_image im = { .ImageBase = rd->image_base, .ImageSize = rd->image_size,
+				.ImageChecksum = rd->image_checksum, .TimeDateStamp = rd->image_timestamp,
 				.DefaultBase = rd->image_base };
 	struct etl_ev e;
 
@@ -336,7 +332,7 @@ static void image_events(const struct etl_rundown *rd, struct etl_queue *q)
 	/* The image's symbol events (ImageID, DbgID_RSDS, etl_image.c): right
 	 * after their Image event, as in merged files, with exactly the Image
 	 * DCStart event's time stamp, rd->ts. */
-	etl_image_rundown(rd, q, rd->ts);
+	etl_image_rundown(rd->pdb, q, rd->ts);
 	ev_header(&e, ETL_HOOK_KERNEL_BASE, ETL_KERNEL_BASE_VERSION, rd->ts);
 	ev_put(&e, &rd->image_base, 8);
 	ev_end(&e, q);

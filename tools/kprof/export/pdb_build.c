@@ -25,8 +25,10 @@
  *               PDB's bare file name into the RSDS record, the name WPA
  *               looks for on its symbol path.
  *
- * The PE's identity is then read back from the file (pe_ident.c), the PDB
- * copied to its place and the directory removed.  The tools are looked up on PATH (Debian: llvm-mc in
+ * The PE's CheckSum is then written (pe_checksum.c), its identity read
+ * back (pe_ident.c), the PDB copied to its place and the PE beside it as
+ * <name>.dll (the image the PDB was linked with, which a PE tool can hold
+ * against the PDB and the ETL), and the directory removed.  The tools are looked up on PATH (Debian: llvm-mc in
  * package llvm, lld-link in package lld; tools/deps.sh installs both).
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc 2.29) */
@@ -117,7 +119,7 @@ static bool path_in(char *out, size_t size, const char *dir, const char *name)
 	return n >= 0 && (size_t)n < size;
 }
 
-/* Copy the PDB out of the temporary directory. */
+/* Copy the PDB or the image out of the temporary directory. */
 static bool copy_file(const char *from, const char *to, char *why, size_t whylen)
 {
 	FILE *in = fopen(from, "rb"), *out;
@@ -161,8 +163,8 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-static bool link_pdb(const char *tmp, const char *elf_path, const char *pdb_path, const struct kp_pdb_symbols *s,
-		     struct kp_pdb_identity *id, char *why, size_t whylen)
+static bool link_pdb(const char *tmp, const char *elf_path, const char *pdb_path, const char *image_path,
+		     const struct kp_pdb_symbols *s, struct kp_pdb_identity *id, char *why, size_t whylen)
 {
 	char asm_path[4096], log[4096], out[4096], pdb[4096], base[64], pdbarg[KP_PDB_NAME_MAX + 8];
 	char outarg[KP_PDB_NAME_MAX + 8];
@@ -176,7 +178,10 @@ static bool link_pdb(const char *tmp, const char *elf_path, const char *pdb_path
 		return false;
 	}
 	snprintf(pdbarg, sizeof(pdbarg), "/pdb:%.*s.pdb", stem, name);
-	snprintf(pdb, sizeof(pdb), "%s/%s", tmp, pdbarg + 5);
+	if (!path_in(pdb, sizeof(pdb), tmp, pdbarg + 5)) {
+		snprintf(why, whylen, "a path is too long (%s)", tmp);
+		return false;
+	}
 	snprintf(outarg, sizeof(outarg), "/out:%s", name);
 	snprintf(base, sizeof(base), "/base:0x%llx", (unsigned long long)s->image_base);
 	char *mc[] = { "llvm-mc", "-filetype=obj", "-triple=x86_64-pc-windows-msvc", "kernel.s", "-o", "kernel.obj",
@@ -191,10 +196,10 @@ static bool link_pdb(const char *tmp, const char *elf_path, const char *pdb_path
 	}
 	if (!run_tool(mc, tmp, log, why, whylen) || !run_tool(ld, tmp, log, why, whylen))
 		return false;
-	if (!kp_pe_identity(out, id, why, whylen))
+	if (!kp_pe_checksum(out, why, whylen) || !kp_pe_identity(out, id, why, whylen))
 		return false;
 	snprintf(id->image_name, sizeof(id->image_name), "%s", name);
-	return copy_file(pdb, pdb_path, why, whylen);
+	return copy_file(pdb, pdb_path, why, whylen) && copy_file(out, image_path, why, whylen);
 }
 
 bool kp_pdb_write(const char *elf_path, const char *pdb_path, struct kp_pdb_identity *id, char *why,
@@ -202,9 +207,15 @@ bool kp_pdb_write(const char *elf_path, const char *pdb_path, struct kp_pdb_iden
 {
 	struct kp_pdb_symbols s;
 	const char *tmpdir = getenv("TMPDIR");
-	char tmp[4096];
+	const char *dot = strrchr(pdb_path, '.');
+	char tmp[4096], image[4096];
 	bool ok;
 
+	if (!dot || strcmp(dot, ".pdb") || strlen(pdb_path) >= sizeof(image)) {
+		snprintf(why, whylen, "%s: a PDB's name ends in .pdb", pdb_path);
+		return false;
+	}
+	snprintf(image, sizeof(image), "%.*s.dll", (int)(dot - pdb_path), pdb_path);
 	if (!kp_pdb_symbols_read(elf_path, &s, why, whylen))
 		return false;
 	snprintf(tmp, sizeof(tmp), "%s/kprof-pdb-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
@@ -213,12 +224,14 @@ bool kp_pdb_write(const char *elf_path, const char *pdb_path, struct kp_pdb_iden
 		kp_pdb_symbols_free(&s);
 		return false;
 	}
-	ok = link_pdb(tmp, elf_path, pdb_path, &s, id, why, whylen);
+	ok = link_pdb(tmp, elf_path, pdb_path, image, &s, id, why, whylen);
 	if (ok && id->image_size != s.image_size)
 		fprintf(stderr, "kprof: warning: the PDB's image is 0x%x bytes, the kernel's 0x%x (a function in its "
 				"last page)\n", id->image_size, s.image_size);
-	if (!ok)
+	if (!ok) {
 		unlink(pdb_path);
+		unlink(image);
+	}
 	remove_dir(tmp);
 	kp_pdb_symbols_free(&s);
 	return ok;

@@ -7,7 +7,8 @@
  * identity-mapped at KPROF_KERNEL_LINK_PA, below every address a sample
  * or stack can hold once the kernel runs.  The image is therefore
  * [KPROF_KERNEL_LINK_VA, end of the last PT_LOAD segment above it), its
- * size rounded up to a 4 KiB page: the range the ETL's image events give.
+ * size rounded up to a 4 KiB page (kp_elf_image_of, read/elf_image.c): the
+ * range the ETL's image events give.
  *
  * The publics.  Every STT_FUNC symbol, and every label (STT_NOTYPE) that
  * lies inside an executable section (the assembly entry stubs), whose
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "boot/bootinfo.h"
+#include "tools/kprof/read/elf_image.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
@@ -83,26 +85,6 @@ static bool is_code(Elf *elf, const GElf_Sym *sym)
 	if (!(scn = elf_getscn(elf, sym->st_shndx)) || !gelf_getshdr(scn, &sh))
 		return false;
 	return (sh.sh_flags & SHF_EXECINSTR) && sym->st_value >= sh.sh_addr && sym->st_value < sh.sh_addr + sh.sh_size;
-}
-
-/* The image size: the end of the last PT_LOAD at or above the base. */
-static bool image_size(Elf *elf, uint64_t base, uint32_t *size)
-{
-	size_t n;
-	uint64_t end = 0;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr >= base &&
-		    ph.p_vaddr + ph.p_memsz > end)
-			end = ph.p_vaddr + ph.p_memsz;
-	}
-	if (end <= base || end - base > 0x80000000u)
-		return false;
-	*size = (uint32_t)((end - base + 0xFFF) & ~0xFFFull);
-	return true;
 }
 
 /* Every code symbol of the image, with the file of the local ones. */
@@ -191,6 +173,7 @@ bool kp_pdb_symbols_read(const char *path, struct kp_pdb_symbols *s, char *why, 
 	GElf_Shdr sh;
 	struct cand *c = NULL;
 	size_t nc = 0;
+	uint64_t size = 0;
 	bool ok = false;
 
 	*s = (struct kp_pdb_symbols){ .image_base = KPROF_KERNEL_LINK_VA };
@@ -201,10 +184,10 @@ bool kp_pdb_symbols_read(const char *path, struct kp_pdb_symbols *s, char *why, 
 	}
 	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(elf) != ELF_K_ELF)
 		snprintf(why, whylen, "%s is not an ELF file", path);
-	else if (!image_size(elf, s->image_base, &s->image_size))
+	else if (!kp_elf_image_of(elf, &s->image_base, &size))
 		snprintf(why, whylen, "%s has no PT_LOAD segment at or above 0x%llx (KPROF_KERNEL_LINK_VA)", path,
 			 (unsigned long long)s->image_base);
-	else if (!(scn = symtab(elf, &sh)))
+	else if (s->image_size = (uint32_t)size, !(scn = symtab(elf, &sh)))
 		snprintf(why, whylen, "%s has no symbol table (.symtab)", path);
 	else if (c = collect(elf, scn, &sh, s, &nc), !nc)
 		snprintf(why, whylen, "%s has no function in its image", path);

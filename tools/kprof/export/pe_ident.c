@@ -94,7 +94,8 @@ static const char *parse(const struct pe *p, struct kp_pdb_identity *id)
 	if (!u16_at(p, lfanew + 6, &nsec) || !u32_at(p, lfanew + 8, &id->timestamp) ||
 	    !u16_at(p, lfanew + 20, &optsize) || !u16_at(p, opt, &magic) || magic != PE_OPT_MAGIC_PE32PLUS)
 		return "not a PE32+ image";
-	if (opt + 32 > p->n || !u32_at(p, opt + 56, &id->image_size) || !u32_at(p, opt + 108, &ndirs))
+	if (opt + 32 > p->n || !u32_at(p, opt + 56, &id->image_size) || !u32_at(p, opt + KP_PE_OPT_CHECKSUM, &id->checksum) ||
+	    !u32_at(p, opt + 108, &ndirs))
 		return "a cut optional header";
 	memcpy(&id->image_base, p->d + opt + 24, 8);
 	if (ndirs <= PE_DIR_DEBUG || !u32_at(p, opt + 112 + 8 * PE_DIR_DEBUG, &dbg_rva) ||

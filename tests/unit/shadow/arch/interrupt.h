@@ -1,6 +1,8 @@
 /*
- * shadow arch/interrupt.h - IPIs are recorded, not delivered; a test calls
- * shadow_deliver_dpc_ipis() on the target's thread to play the interrupt.
+ * shadow arch/interrupt.h - IPIs are counted (shadow_ipis[cpu][which],
+ * shadow_self_ipis), not delivered; a test plays the interrupt on the
+ * target's thread itself (ki_interrupt_enter(DISPATCH_LEVEL), then
+ * ki_interrupt_exit()).
  */
 #ifndef KPROF_SHADOW_ARCH_INTERRUPT_H
 #define KPROF_SHADOW_ARCH_INTERRUPT_H
