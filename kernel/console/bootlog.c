@@ -6,7 +6,7 @@
 #include <arch/mmu.h>
 #include <arch/platform.h>
 
-#include "kernel/init/config.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
 #include "kernel/mm/pmm.h"

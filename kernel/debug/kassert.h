@@ -6,7 +6,7 @@
  * bug-checks with KPROF_ASSERTION_FAILED, parameters (a, b, line, 0), and
  * a message naming the relation, both values and where it is:
  *
- *   *** assertion failed: s->commit + r->size <= 1u << tc->shift (320 vs 256) at kernel/trace/tracebuf.c:200
+ *   *** assertion failed: s->commit + r->size <= 1u << tc->shift (320 vs 256) at kernel/trace/tracebuf.c:199
  *
  * The backtrace's first frame is kassert_op_failed, the next the caller.
  *

@@ -13,7 +13,10 @@
  * periodic mode: the tick itself, ClockDue) is compared with the time the
  * handler is done.  More than CLOCK_LATE_US late is counted and, with
  * trace=clock, recorded (KPROF_CLOCK_LATE): from the due time on, the CPU
- * ran nothing timed, no tick, no time-out.  On a virtual machine this is mostly the host not
+ * ran nothing timed, no tick, no time-out.  An idle CPU kicked to run a
+ * thread that answers more than CLOCK_LATE_US later is recorded the same
+ * way (ke_clock_note_late_kick, from the dispatcher): it took no interrupt
+ * from the kick on.  On a virtual machine this is mostly the host not
  * running the virtual CPU, or a CPU spinning with interrupts off for a
  * lock whose holder the host does not run; on real hardware, interrupts
  * masked too long (SMIs included).
@@ -25,7 +28,7 @@
 #include <arch/timer.h>
 #include <arch/trapframe.h>
 
-#include "kernel/init/config.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/profile/profile_timer.h"
@@ -106,6 +109,14 @@ static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP
 	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
 }
 
+void ke_clock_note_late_kick(uint64_t sent, uint64_t answered)
+{
+	if (!sent || answered <= sent || answered - sent <= clock_late_cycles)
+		return;
+	KPROF_CLOCK_LATE r = { .DueTime = sent, .LateCycles = answered - sent, .InstructionPointer = 0 };
+	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
+}
+
 static void clock_interrupt(KTRAP_FRAME *tf)
 {
 	KPRCB *prcb = ke_get_current_prcb();
@@ -133,7 +144,7 @@ void ke_clock_init(void)
 {
 	enum arch_timer_mode mode;
 
-	switch (kconfig.timer) {
+	switch (ke_config->timer) {
 	case TIMER_DEADLINE: mode = ARCH_TIMER_DEADLINE; break;
 	case TIMER_ONESHOT: mode = ARCH_TIMER_ONESHOT; break;
 	case TIMER_PERIODIC: mode = ARCH_TIMER_PERIODIC; break;
@@ -147,10 +158,10 @@ void ke_clock_init(void)
 		mode = ARCH_TIMER_ONESHOT;
 	}
 	arch_timer_set_mode(mode);
-	clock_tick_cycles = ke_tsc_hz / kconfig.tick_hz;
+	clock_tick_cycles = ke_tsc_hz / ke_config->tick_hz;
 	clock_late_cycles = ke_us_to_tsc(CLOCK_LATE_US);
 	arch_interrupt_connect(ARCH_INT_CLOCK, clock_interrupt);
-	kprintf("clock: %u Hz tick at IRQL %u (vector 0x%x), timer in %s mode\n", kconfig.tick_hz,
+	kprintf("clock: %u Hz tick at IRQL %u (vector 0x%x), timer in %s mode\n", ke_config->tick_hz,
 		arch_interrupt_irql(ARCH_INT_CLOCK), arch_interrupt_vector(ARCH_INT_CLOCK), arch_timer_mode_name(mode));
 }
 

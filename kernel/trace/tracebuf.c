@@ -81,8 +81,7 @@
 #include <stddef.h>
 
 #include "kernel/debug/kassert.h"
-
-#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+#include "kernel/lib/compiler.h"
 
 void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct trace_subbuf *sub, uint32_t shift,
 		   uint32_t nsub)
@@ -214,7 +213,7 @@ bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v)
 
 	if (n >= (READ_ONCE(tc->offset) >> tc->shift))
 		return false; /* the writer is still in it */
-	KASSERT_OP((__atomic_load_n(&tc->offset, __ATOMIC_RELAXED) >> tc->shift) - n, <=, tc->nsub);
+	KASSERT_OP((READ_ONCE(tc->offset) >> tc->shift) - n, <=, tc->nsub);
 	if (READ_ONCE(s->commit) != (1u << tc->shift))
 		return false; /* a record in it is not committed yet */
 	arch_smp_rmb(); /* the commit before what it publishes */
@@ -250,7 +249,7 @@ void tracebuf_release(struct trace_cpu *tc)
 	struct trace_subbuf *s = &tc->sub[n % tc->nsub];
 
 	/* Only what a peek returned: a sub-buffer with records in it. */
-	KASSERT_OP(n, <, (__atomic_load_n(&tc->offset, __ATOMIC_RELAXED) + (1u << tc->shift) - 1) >> tc->shift);
+	KASSERT_OP(n, <, (READ_ONCE(tc->offset) + (1u << tc->shift) - 1) >> tc->shift);
 	*s = (struct trace_subbuf){ .used = 1u << tc->shift };
 	__atomic_store_n(&tc->consumed, n + 1, __ATOMIC_RELEASE);
 }

@@ -70,7 +70,7 @@ static void test_release_unwritten(void **state)
 {
 	(void)state;
 	assert_true(SHADOW_EXPECT_BUGCHECK(tracebuf_release(&tc)));
-	assert_tripped("n < (__atomic_load_n(&tc->offset, __ATOMIC_RELAXED) + (1u << tc->shift) - 1) >> tc->shift "
+	assert_tripped("n < (READ_ONCE(tc->offset) + (1u << tc->shift) - 1) >> tc->shift "
 		       "(0 vs 0)");
 	/* After a proper final release, a second one is the same bug. */
 	struct trace_view v;

@@ -18,9 +18,6 @@ UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
 unit_printf_SRCS       := kernel/lib/printf.c
 unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/lib/printf.c
-unit_cmdline_keys_SRCS := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_keys.c \
-	kernel/init/cmdline_rules.c \
-	arch/x86_64/cmdline_keys.c kernel/lib/printf.c
 unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
 unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c
@@ -34,7 +31,7 @@ unit_chunk_SRCS        := kernel/trace/chunk.c kernel/trace/trace_delta.c kernel
 unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
-unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/wait.c \
+unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/idle.c kernel/sched/wait.c \
 	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
 	kernel/sched/timer_object.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_stats_SRCS        := kernel/lib/stats.c
