@@ -29,6 +29,17 @@
 #      compiler refuses a write through the view; this refuses the ways
 #      around it: an assignment, ++/--, memcpy/memset or a cast to a
 #      non-const pointer on a *_config name, and the old global kconfig.
+#   7. the USB stack's layers, lowest first kernel/usb/xhci/ (the host
+#      controller), core/, storage/: a layer includes nothing from a layer
+#      above it (xhci/ nothing from core/ or storage/, core/ nothing from
+#      storage/), and nothing outside xhci/ includes xhci/'s own headers
+#      (the layers above reach the controller through kernel/usb/hci.h);
+#      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
+#      includes it;
+#   8. boot/ (compiled into the UEFI loader too) takes from kernel/ only
+#      kernel/lib's pure headers, the CRC-32 and the byte-order readers
+#      (crc32.h, bytes.h), and those include nothing but the C library's
+#      freestanding headers.
 #
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
@@ -69,5 +80,37 @@ report "a write to the parsed configuration outside the parser (subsystems keep 
 		-e '\bkconfig\b' \
 		kernel arch | grep -v -E '^kernel/init/cmdline(_rules|_tables)?\.c:' || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/ and the parsed configuration keep their rules"
+
+# Rule 7: each #include "kernel/usb/<layer>/..." against the including
+# file's own layer (0 for kernel/usb/hci.h and probe/: they may include no
+# layer at all).
+usb_rank() {
+	case "$1" in
+	xhci) echo 1 ;;
+	core) echo 2 ;;
+	storage) echo 3 ;;
+	*) echo 0 ;;
+	esac
+}
+usb_upward() {
+	grep -rn --include='*.[ch]' -E '#include *"kernel/usb/[a-z]+/' kernel/usb | while IFS= read -r hit; do
+		from=${hit#kernel/usb/}
+		from=${from%%[/:]*}
+		to=$(echo "$hit" | sed -E 's|.*#include *"kernel/usb/([a-z]+)/.*|\1|')
+		[ "$(usb_rank "$to")" -gt "$(usb_rank "$from")" ] && echo "$hit"
+	done
+}
+report "a USB layer includes a layer above it (lowest first: xhci/, core/, storage/; probe/ sits on hci.h)" \
+	"$(usb_upward)"
+report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB layers use kernel/usb/hci.h)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
+report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
+report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
+	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
+
+
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules"
 exit "$bad"

@@ -4,7 +4,7 @@
  * a TD's first TRB handed over last), the event ring's dequeue by cycle
  * bit and the ERDP it writes (with EHB), splitting transfers at 64 KiB
  * boundaries with TD Size, and context offsets and fields for 32- and
- * 64-byte contexts (kernel/usb/xhci_ring.c, xhci_event.c, xhci_td.c,
+ * 64-byte contexts (kernel/usb/xhci/xhci_ring.c, xhci_event.c,
  * xhci_ctx.c); and the rings' assertions, each broken on purpose (a push
  * onto a TRB the controller owns, a buffer across 64 KiB).
  *
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "shadow.h"
-#include "kernel/usb/xhci.h"
+#include "kernel/usb/xhci/xhci.h"
 
 /* ------------------------------------------------ hardware as plain memory */
 
