@@ -6,7 +6,8 @@
  * boundaries with TD Size, and context offsets and fields for 32- and
  * 64-byte contexts (kernel/usb/xhci/xhci_ring.c, xhci_event.c,
  * xhci_ctx.c); and the rings' assertions, each broken on purpose (a push
- * onto a TRB the controller owns, a buffer across 64 KiB).
+ * onto a TRB the controller owns, a buffer across 64 KiB, an index out of
+ * range).
  *
  * Physical addresses are host addresses (arch_hhdm_offset 0).  The
  * register accessors of xhci_hw.c are replaced by plain memory below.
@@ -159,6 +160,26 @@ static void test_push_onto_controllers_trb(void **state)
 		xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL) | TRB_CH);
 	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL) | TRB_IOC)));
 	assert_tripped("(t->control & TRB_CYCLE) != r->cycle (0 vs 0)");
+	free(t);
+}
+
+/* An index out of range: the enqueue index on the link TRB, the dequeue
+ * index past the event ring. */
+static void test_index_out_of_range(void **state)
+{
+	struct xhci_trb *t = trbs_alloc(8), ev;
+	struct xhci_ring r;
+
+	xhci_ring_init(&r, t, phys_of(t), 8, true);
+	r.index = 7;
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL))));
+	assert_tripped("r->index < xhci_ring_capacity(r) (7 vs 7)");
+	assert_int_equal(TRB_GET_TYPE(t[7].control), TRB_LINK); /* the link kept */
+
+	xhci_ring_init(&r, t, phys_of(t), 8, false);
+	r.index = 8;
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_event_peek(&r, &ev)));
+	assert_tripped("r->index < r->size (8 vs 8)");
 	free(t);
 }
 
@@ -389,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_chained_td_spans_link),
 		cmocka_unit_test(test_push_onto_controllers_trb),
 		cmocka_unit_test(test_push_across_64k),
+		cmocka_unit_test(test_index_out_of_range),
 		cmocka_unit_test(test_event_ring_cycle_and_erdp),
 		cmocka_unit_test(test_td_split_boundaries),
 		cmocka_unit_test(test_context_offsets),

@@ -13,8 +13,10 @@
  * waits for completion), so the controller's dequeue pointer is at the
  * enqueue index whenever a TD starts and capacity is size - 1.
  *
- * Asserted (kernel/debug/kassert.h; test_xhci_ring breaks each): the TRB
- * at the enqueue index is software's (cycle bit != PCS) when a push
+ * Asserted (kernel/debug/kassert.h; test_xhci_ring breaks each): the
+ * enqueue index is below the link TRB and the dequeue index inside the
+ * event ring (an index out of range reads or writes past the ring); the
+ * TRB at the enqueue index is software's (cycle bit != PCS) when a push
  * writes it - an enqueue index moved back over TRBs handed over, or a TD
  * longer than the ring (it comes back to its own first TRB, whose cycle
  * bit is held back until commit), would write the controller's; a Normal
@@ -69,6 +71,7 @@ uint64_t xhci_ring_push(struct xhci_ring *r, uint64_t param, uint32_t status, ui
 	uint64_t at = r->phys + (uint64_t)r->index * sizeof(struct xhci_trb);
 	uint32_t cycle = r->cycle;
 
+	KASSERT_OP(r->index, <, xhci_ring_capacity(r));
 	KASSERT_OP((t->control & TRB_CYCLE), !=, r->cycle); /* software's TRB, not the controller's */
 	check_buffer(param, status, control);
 
@@ -115,7 +118,10 @@ uint64_t xhci_ring_enqueue_ptr(const struct xhci_ring *r)
 bool xhci_event_peek(const struct xhci_ring *r, struct xhci_trb *ev)
 {
 	const volatile struct xhci_trb *t = &r->trb[r->index];
-	uint32_t control = t->control;
+	uint32_t control;
+
+	KASSERT_OP(r->index, <, r->size);
+	control = t->control;
 
 	if ((control & TRB_CYCLE) != r->cycle)
 		return false;
