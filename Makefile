@@ -16,6 +16,8 @@
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256).
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).
+# ASSERTS=1|0 (default 1: the invariant checks of kernel/debug/kassert.h,
+# docs/testing.md; likewise a separate BUILD= for 0).
 # `make run` and `make check` install missing Debian packages first
 # (tools/deps.sh says what it installs).
 
@@ -32,6 +34,7 @@ CPU      ?=
 MEM      ?=
 PYTHON   ?= /usr/bin/python3
 LOCK_CHECKS ?= 1
+ASSERTS  ?= 1
 
 KPROF_VERSION := 0.1.0
 
@@ -58,7 +61,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-common \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
-	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP -DKPROF_LOCK_CHECKS=$(LOCK_CHECKS)
+	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP -DKPROF_LOCK_CHECKS=$(LOCK_CHECKS) \
+	-DKPROF_ASSERTS=$(ASSERTS)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 

@@ -30,6 +30,7 @@ static struct usb_hci fake_hc;
 char fake_log[FAKE_LOG_BYTES];
 unsigned fake_errors;
 uint64_t fake_now_us;
+unsigned fake_bulk_overreport;
 
 #define FAKE_RAM_BASE (1ULL << 20)
 #define FAKE_RAM_BYTES (32ULL << 20)
@@ -97,6 +98,7 @@ void fake_reset(unsigned nports)
 	fake_log[0] = '\0';
 	fake_errors = 0;
 	fake_now_us = 0;
+	fake_bulk_overreport = 0;
 	if (!fake_ram) {
 		static struct bootinfo bi;
 		bi.mmap[0] = (struct bootinfo_mmap_entry){ FAKE_RAM_BASE, FAKE_RAM_BYTES, BOOTINFO_MEM_USABLE, 0 };
@@ -371,6 +373,8 @@ int hci_bulk(struct usb_device *dev, uint8_t ep, void *buf, uint32_t len, uint32
 		return USB_ERROR;
 	}
 	int rc = fake_disk_bulk(fd, ep, buf, len, actual);
+	if (fake_bulk_overreport && --fake_bulk_overreport == 0)
+		*actual = len + 1;
 	if (rc == USB_STALL) {
 		fd->ep_host_halted[n][in] = true;
 		fd->ep_dev_halted[n][in] = true;

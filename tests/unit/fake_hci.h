@@ -75,6 +75,10 @@ struct fake_hub {
 extern char fake_log[FAKE_LOG_BYTES];
 extern unsigned fake_errors;
 extern uint64_t fake_now_us;
+/* Fault of the controller driver itself (breaking hci.h): bulk transfer
+ * number N from now (1: the next) reports one byte more than it was
+ * asked for; 0: none. */
+extern unsigned fake_bulk_overreport;
 
 /* Empty bus and log, time 0; the controller answers at PCI 0000:00:03.0
  * with nports root ports. */

@@ -4,7 +4,9 @@
  * command sequence of usb_stick_open(), stalls on the data and CSW
  * stages, CSWs with a bad signature, tag, residue or a phase error (reset
  * recovery must run, then the command is retried once), short residues,
- * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION.
+ * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION; and
+ * the assertion that the controller driver never reports more bytes moved
+ * than asked, at each stage, broken by the fake controller.
  */
 #include "usbstor_fixture.h"
 
@@ -338,6 +340,34 @@ static void test_bot_refuses_bad_commands(void **state)
 	assert_string_equal(fake_log, "");
 }
 
+/* A controller driver that reports more bytes than it was asked to move
+ * (breaking hci.h) trips the assertion of the stage it answered. */
+static void hci_overreports(unsigned nth, const char *what)
+{
+	struct usb_stick *st = open_stick();
+	fake_bulk_overreport = nth;
+	assert_true(SHADOW_EXPECT_BUGCHECK(usb_stick_read(st, 40, buf, 8)));
+	assert_true(shadow_assertion_failed(what, "/bot.c:"));
+}
+
+static void test_hci_overreports_cbw(void **state)
+{
+	(void)state;
+	hci_overreports(1, "moved <= (uint32_t)BOT_CBW_LEN (32 vs 31)");
+}
+
+static void test_hci_overreports_data(void **state)
+{
+	(void)state;
+	hci_overreports(2, "data_moved <= len (4097 vs 4096)");
+}
+
+static void test_hci_overreports_csw(void **state)
+{
+	(void)state;
+	hci_overreports(3, "got <= (uint32_t)BOT_CSW_LEN (14 vs 13)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +387,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bot_refuses_bad_commands, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_cbw, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_data, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_csw, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,6 +213,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	}
 	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
 	kp_latency_build(m);
+	kp_model_check(m);
 	for (uint32_t i = 0; i < m->ncpus; i++)
 		free(p.sw[i]);
 	free(p.sw);

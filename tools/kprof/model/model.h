@@ -25,7 +25,7 @@
  * started on every CPU, or an earlier record) to `end` (the last record of
  * any CPU).  Every CPU with CSwitch records is accounted for over exactly
  * that span: its busy, idle, stalled and no-trace cycles add up to
- * end - begin, and so do its threads' runs.
+ * end - begin, and so do its threads' runs (asserted: invariants.c).
  */
 #ifndef KPROF_TOOL_MODEL_H
 #define KPROF_TOOL_MODEL_H
@@ -293,5 +293,10 @@ void kp_measure_finish(struct kp_model_cpu *c);
 void kp_latency_build(struct kp_model *m);
 /* objnames.c: a KprofObjectName record into m->object_names. */
 void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
+/* invariants.c: what this header promises of a built model (the span
+ * equation, runs end to end, threads' time against the CPUs'), checked:
+ * a model that breaks one ends the tool with the values (util/kpassert.h).
+ * kp_model_build ends with it. */
+void kp_model_check(const struct kp_model *m);
 
 #endif
