@@ -40,6 +40,7 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
+#include "kernel/usb/handoff/handoff.h"
 #include "kernel/usb/probe/probe.h"
 #include "kernel/usb/probe/probe_keys.h"
 #include "kernel/trace/trace.h"
@@ -211,6 +212,7 @@ void kernel_main(const struct bootinfo *bi)
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	configure_trace(bi);
 	end_probe_checks();
+	usb_handoff_all(); /* the firmware's USB SMIs stop before the trace */
 	if (usb_probe_config->probe)
 		usb_probe_run();
 	trace_start(bi->cmdline, workload_config->scenario);

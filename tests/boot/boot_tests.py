@@ -963,6 +963,26 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
     return check
 
 
+def check_usb_handoff(ctx):
+    """Every USB controller on PCI taken from the firmware at boot, one
+    line each: the EHCI (QEMU's usb-ehci, ICH4 8086:24cd, legacy support
+    capability at EECP 0x68, nothing owning it under direct boot) halted,
+    the xHCI's legacy support (qemu-xhci has none), UHCI and OHCI reported;
+    then the run goes on as ever."""
+    ctx.expect_status(SUCCESS)
+    addr = r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d"
+    ctx.expect(r"^usb: %s EHCI 8086:24cd: not the firmware's \(legacy SMIs off; halted\)$" % addr,
+               "the EHCI hand-off line")
+    ctx.expect(r"^usb: %s xHCI 1b36:000d: no legacy support capability \(nothing to take\)$" % addr,
+               "the xHCI line")
+    ctx.expect(r"^usb: %s UHCI 8086:7020: left to the firmware \(no hand-off for UHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the UHCI line")
+    ctx.expect(r"^usb: %s OHCI 106b:003f: left to the firmware \(no hand-off for OHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the OHCI line")
+    ctx.reject(r"^usb: .*(did not|could not|left alone)", "a hand-off that failed")
+    ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
+
+
 def check_probe_then_trace(ctx):
     """usb.probe=on, then in the same boot the trace's own open of the
     stick (a second enumeration: the probe's slot is replaced)."""
@@ -989,6 +1009,10 @@ TESTS = [
              "the firmware): the boot stick answers; then the trace (trace.out=auto: both) opens the same stick "
              "again and holds the serial trace", check_probe_then_trace, boot="usb",
              cmdline="scenario=boot usb.probe=on", timeout=120),
+    BootTest("usb-handoff", "every USB controller taken from the firmware at boot: EHCI (usb-ehci) halted with "
+             "its legacy SMIs off, xHCI, UHCI and OHCI each one line; the run succeeds", check_usb_handoff,
+             cmdline="scenario=boot", qemu_args=["-device", "usb-ehci", "-device", "qemu-xhci",
+                                                 "-device", "piix3-usb-uhci", "-device", "pci-ohci"]),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),
