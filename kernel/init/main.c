@@ -43,6 +43,7 @@
 #include "kernel/usb/handoff/handoff.h"
 #include "kernel/usb/probe/probe.h"
 #include "kernel/usb/probe/probe_keys.h"
+#include "kernel/trace/smi_count.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
@@ -216,6 +217,7 @@ void kernel_main(const struct bootinfo *bi)
 	if (usb_probe_config->probe)
 		usb_probe_run();
 	trace_start(bi->cmdline, workload_config->scenario);
+	trace_smi_count_start();
 	ps_trace_rundown();
 	trace_object_rundown();
 	user_event_rundown();
@@ -225,6 +227,7 @@ void kernel_main(const struct bootinfo *bi)
 	selftest_run(workload_config->selftest);
 	enum kprof_exit_status status = scenario_run(workload_config->scenario);
 	ke_profile_trace_stop();
+	trace_smi_count_stop();
 	trace_finish(status);
 	kprof_run_end(status);
 }

@@ -981,6 +981,23 @@ def check_usb_handoff(ctx):
                r"still run\)$" % addr, "the OHCI line")
     ctx.reject(r"^usb: .*(did not|could not|left alone)", "a hand-off that failed")
     ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
+    # SMIs: QEMU's virtual CPUs keep no count (TCG reads 0 for MSR 0x34,
+    # which must not pass for "no SMIs"): said once, then one KprofSmiCount
+    # record per CPU without KPROF_SMI_COUNTED, and the report says so.
+    ctx.expect(r"^smi: not counted on this CPU \(a virtual CPU, under a hypervisor\)$", "the SMI line")
+    out = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True).stdout
+    smi = [r for r in map(json.loads, out.splitlines()) if r.get("event") == "KprofSmiCount"]
+    if sorted(r["cpu"] for r in smi) != [0, 1] or any(r["Flags"] != 0 or r["EndCount"] for r in smi):
+        raise_failure("want one uncounted KprofSmiCount record per CPU (2), got %s" % smi)
+    kernel = os.path.join(ctx.build, "kernel.elf")
+    rep = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+    stalls = rep[rep.rfind("\nstalled:"):].replace("\n    ", " ")
+    for cpu in (0, 1):
+        if not re.search(r"^  cpu %d: .*SMIs: not counted on this CPU$" % cpu, stalls, re.M):
+            raise_failure("the report's stall lines lack cpu %d's \"SMIs: not counted on this CPU\": %s"
+                          % (cpu, stalls[:1200]))
 
 
 def check_probe_then_trace(ctx):
@@ -1010,7 +1027,8 @@ TESTS = [
              "again and holds the serial trace", check_probe_then_trace, boot="usb",
              cmdline="scenario=boot usb.probe=on", timeout=120),
     BootTest("usb-handoff", "every USB controller taken from the firmware at boot: EHCI (usb-ehci) halted with "
-             "its legacy SMIs off, xHCI, UHCI and OHCI each one line; the run succeeds", check_usb_handoff,
+             "its legacy SMIs off, xHCI, UHCI and OHCI each one line; the run succeeds; SMIs not counted on "
+             "QEMU's CPUs, in the trace and the report", check_usb_handoff, cpus=2,
              cmdline="scenario=boot", qemu_args=["-device", "usb-ehci", "-device", "qemu-xhci",
                                                  "-device", "piix3-usb-uhci", "-device", "pci-ohci"]),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
