@@ -360,8 +360,9 @@ typedef struct _KPROF_MEASURE {
 } KPROF_MEASURE;
 #define KPROF_MEASURE_PROFILE_INTERRUPT 1 /* the cost of a profile interrupt   */
 
-/* kprof's SMI count (hook 0xFE0B, in no group: written whenever a trace
- * runs): not a Windows event.  One per CPU, on that CPU, at the end of the
+/* kprof's SMI count (hook 0xFE0B, with PERF_KPROF_THREAD or
+ * PERF_KPROF_CLOCK: whenever the trace holds the CPUs' time or stalls):
+ * not a Windows event.  One per CPU, on that CPU, at the end of the
  * trace: the System Management Interrupts the CPU took from StartTime to
  * TimeStamp (MSR_SMI_COUNT, 0x34, on Intel CPUs that have it: read at both
  * ends).  Without KPROF_SMI_COUNTED the CPU has no such counter (AMD, a

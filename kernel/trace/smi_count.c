@@ -3,8 +3,10 @@
  * System Management Mode that stops the CPU and that no record can show.
  * At trace start every CPU reads its counter (<arch/smi.h>) with the
  * time; at the end every CPU reads it again and writes one
- * KprofSmiCount record into its own buffer (in no group: whenever a
- * trace runs).  Where the CPU keeps no count the record says so
+ * KprofSmiCount record into its own buffer: whenever the trace holds the
+ * CPUs' time (PERF_KPROF_THREAD, on with any group whose records carry
+ * thread ids) or their stalls (PERF_KPROF_CLOCK); not in a trace of
+ * trace=tracetest alone, whose records are counted one by one.  Where the CPU keeps no count the record says so
  * (Flags without KPROF_SMI_COUNTED, counts 0), so that the report says
  * "not counted", never 0.
  *
@@ -69,5 +71,6 @@ void trace_smi_count_start(void)
 
 void trace_smi_count_stop(void)
 {
-	ke_run_on_all_processors(write_record, NULL);
+	if (trace_enabled(PERF_KPROF_THREAD) || trace_enabled(PERF_KPROF_CLOCK))
+		ke_run_on_all_processors(write_record, NULL);
 }
