@@ -966,6 +966,43 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
     return check
 
 
+def check_usb_handoff(ctx):
+    """Every USB controller on PCI taken from the firmware at boot, one
+    line each: the EHCI (QEMU's usb-ehci, ICH4 8086:24cd, legacy support
+    capability at EECP 0x68, nothing owning it under direct boot) halted,
+    the xHCI's legacy support (qemu-xhci has none), UHCI and OHCI reported;
+    then the run goes on as ever."""
+    ctx.expect_status(SUCCESS)
+    addr = r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d"
+    ctx.expect(r"^usb: %s EHCI 8086:24cd: not the firmware's \(legacy SMIs off; halted\)$" % addr,
+               "the EHCI hand-off line")
+    ctx.expect(r"^usb: %s xHCI 1b36:000d: no legacy support capability \(nothing to take\)$" % addr,
+               "the xHCI line")
+    ctx.expect(r"^usb: %s UHCI 8086:7020: left to the firmware \(no hand-off for UHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the UHCI line")
+    ctx.expect(r"^usb: %s OHCI 106b:003f: left to the firmware \(no hand-off for OHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the OHCI line")
+    ctx.reject(r"^usb: .*(did not|could not|left alone)", "a hand-off that failed")
+    ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
+    # SMIs: QEMU's virtual CPUs keep no count (TCG reads 0 for MSR 0x34,
+    # which must not pass for "no SMIs"): said once, then one KprofSmiCount
+    # record per CPU without KPROF_SMI_COUNTED, and the report says so.
+    ctx.expect(r"^smi: not counted on this CPU \(a virtual CPU, under a hypervisor\)$", "the SMI line")
+    out = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True).stdout
+    smi = [r for r in map(json.loads, out.splitlines()) if r.get("event") == "KprofSmiCount"]
+    if sorted(r["cpu"] for r in smi) != [0, 1] or any(r["Flags"] != 0 or r["EndCount"] for r in smi):
+        raise_failure("want one uncounted KprofSmiCount record per CPU (2), got %s" % smi)
+    kernel = os.path.join(ctx.build, "kernel.elf")
+    rep = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+    stalls = rep[rep.rfind("\nstalled:"):].replace("\n    ", " ")
+    for cpu in (0, 1):
+        if not re.search(r"^  cpu %d: .*SMIs: not counted on this CPU$" % cpu, stalls, re.M):
+            raise_failure("the report's stall lines lack cpu %d's \"SMIs: not counted on this CPU\": %s"
+                          % (cpu, stalls[:1200]))
+
+
 def check_probe_then_trace(ctx):
     """usb.probe=on, then in the same boot the trace's own open of the
     stick (a second enumeration: the probe's slot is replaced); and
@@ -1108,6 +1145,11 @@ TESTS = [
              check_usb_unplugged, boot="usb", cpus=2,
              cmdline="scenario=mix trace.out=usb trace.mode=stream trace.compress=off",
              on_output=unplug_on(rb"^phase: \[2\] locks starts"), timeout=240),
+    BootTest("usb-handoff", "every USB controller taken from the firmware at boot: EHCI (usb-ehci) halted with "
+             "its legacy SMIs off, xHCI, UHCI and OHCI each one line; the run succeeds; SMIs not counted on "
+             "QEMU's CPUs, in the trace and the report", check_usb_handoff, cpus=2,
+             cmdline="scenario=boot", qemu_args=["-device", "usb-ehci", "-device", "qemu-xhci",
+                                                 "-device", "piix3-usb-uhci", "-device", "pci-ohci"]),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),

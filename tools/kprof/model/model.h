@@ -169,6 +169,9 @@ struct kp_model_cpu {
 	size_t nstalls, capstalls;
 	uint64_t stall_records;    /* KprofClockLate records                 */
 	uint64_t stalled;          /* cycles in stalls, outside holes        */
+	uint64_t smi_records;      /* KprofSmiCount records (one per CPU)    */
+	bool smi_counted;          /* the last one: the CPU counts SMIs      */
+	uint64_t smis;             /* SMIs over the trace, when counted      */
 	struct kp_measure *measures; /* by start (measure.c)                 */
 	size_t nmeasures, capmeasures;
 	uint64_t measure_samples;  /* its samples in them                    */
@@ -219,6 +222,7 @@ struct kp_model {
 	uint64_t switches, waits, samples, sample_periods, readies;
 	uint64_t thread_records;   /* KprofThread records                    */
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
+	uint64_t smi_records;      /* KprofSmiCount records, all CPUs        */
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 };
 
