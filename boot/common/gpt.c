@@ -25,6 +25,7 @@ const char *gpt_status_name(enum gpt_status st)
 	case GPT_BAD_SIZE: return "the GPT header's HeaderSize is out of range";
 	case GPT_BAD_CRC: return "the GPT header's CRC32 does not match (damaged header)";
 	case GPT_BAD_LBA: return "the GPT header's MyLBA is not 1";
+	case GPT_BAD_USABLE: return "the GPT header's usable blocks do not fit the disk";
 	}
 	return "?";
 }
@@ -50,6 +51,7 @@ enum gpt_status gpt_header_check(const uint8_t *blk, uint32_t block_size, struct
 	if (le64(blk + 24) != GPT_HEADER_LBA) /* MyLBA */
 		return GPT_BAD_LBA;
 	out->AlternateLBA = le64(blk + 32);
+	out->FirstUsableLBA = le64(blk + 40);
 	out->LastUsableLBA = le64(blk + 48);
 	for (int i = 0; i < 16; i++)
 		out->DiskGUID[i] = blk[56 + i];
