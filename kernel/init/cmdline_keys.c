@@ -135,6 +135,11 @@ const struct cmdline_key cmdline_keys[] = {
 	{ .name = "usb.probe", .type = CMDLINE_ENUM, FIELD(usb_probe), .names = off_on_names, .used_by = EVERY_RUN,
 	  .help = "before the scenario, take every xHCI controller and list each USB device on its root ports and "
 		  "hubs (port, speed, device descriptor; INQUIRY for mass storage)" },
+	{ .name = "usb.stick_port", .type = CMDLINE_UINT, FIELD(usb_stick_port), .min = 0, .max = 255,
+	  .used_by = EVERY_RUN,
+	  .help = "the root port the trace looks for the boot stick on, instead of the one the loader read from the "
+		  "firmware's device path (0: the loader's); where the stick is not, the kernel finds it by its disk's "
+		  "identity on every xHCI controller, port and hub, and says so" },
 	{ .name = "tracetest.records", .type = CMDLINE_UINT, FIELD(tracetest_records), .min = 1, .max = 10000000,
 	  .used_by = "scenario=tracetest", .help = "thread-context records each CPU writes" },
 	{ .name = "sched.ms", .type = CMDLINE_UINT, FIELD(sched_ms), .min = RUN_MIN_MS, .max = RUN_MAX_MS,
@@ -217,5 +222,6 @@ void config_defaults(struct kconfig *cfg)
 		.profile_ms = 2000,
 		.mix_ms = 1000,
 		.usb_probe = 0,
+		.usb_stick_port = 0,
 	};
 }

@@ -112,6 +112,8 @@ struct kconfig {
 	uint32_t profile_ms;      /* scenario=profile: how long it runs        */
 	uint32_t mix_ms;          /* scenario=mix: how long each workload runs */
 	uint32_t usb_probe;       /* usb.probe=on: list USB devices (kernel/usb/probe.c) */
+	uint32_t usb_stick_port;  /* usb.stick_port=N: the stick's root port instead
+				   * of the loader's (0: the loader's) */
 };
 
 extern struct kconfig kconfig;

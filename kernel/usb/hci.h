@@ -87,6 +87,10 @@ struct usb_endpoint {
  * controller opened twice returns the same handle. */
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out);
 
+/* The index-th xHCI controller on PCI (0, 1, ...): true with its
+ * location filled, false past the last one. */
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn);
+
 /* Root hub ports, 1-based, as the controller numbers them. */
 unsigned hci_port_count(struct usb_hci *hc);
 

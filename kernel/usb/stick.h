@@ -5,9 +5,14 @@
  * usb_stick_open() follows the boot device's path (PCI function of the
  * controller, root port, hub ports) from bootinfo, enumerates each hop
  * (usb.c, hub.c), binds the Bulk-Only mass-storage interface (bot.c),
- * runs INQUIRY, TEST UNIT READY, READ CAPACITY, and reads the GPT header
- * (LBA 1) to check that the disk GUID is the boot disk's: nothing is
- * written before that check passes.
+ * runs INQUIRY, TEST UNIT READY, READ CAPACITY on the loader's LUN first,
+ * and reads the disk's identity back (boot/common/diskid.h: the GPT disk
+ * GUID, or the MBR disk signature, the partition's entry and the FAT
+ * volume serial) to check that it is the boot disk: nothing is written
+ * before that check passes.  When the path cannot be used (no device
+ * there, not a mass-storage device, a disk of another identity), it finds
+ * the stick by its identity on every xHCI controller, root port and hub
+ * instead (stick_scan.c) and says so in one line.
  *
  * stick_file_write() is the only way anything is written: offsets inside
  * the trace file are mapped through its extents to LBAs, and every write
@@ -22,11 +27,12 @@
  * contiguous.
  *
  * Implementation (kernel/usb/stick.c, stick_file.c): usb_stick_open()
- * returns USB_NODEV when the device is not the boot disk (capacity, GPT
- * header or disk GUID differ) and USB_BADARG for an unusable target;
- * usb_stick_write() also refuses (USB_BADARG) blocks outside the GPT's
- * FirstUsableLBA..LastUsableLBA, and (USB_ERROR, nothing sent) any write
- * once the stick is known to be write protected.  Reads and writes are
+ * returns USB_NODEV when no device is the boot disk (capacity or
+ * identity differ everywhere) and USB_BADARG for an unusable target;
+ * usb_stick_write() also refuses (USB_BADARG) blocks outside the boot
+ * partition (for GPT also outside FirstUsableLBA..LastUsableLBA), and
+ * (USB_ERROR, nothing sent) any write once the stick is known to be
+ * write protected.  Reads and writes are
  * split into commands of at most 120 KiB.  All calls come from one
  * thread at a time, polled.
  */
@@ -36,6 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "boot/common/diskid.h"
 #include "kernel/usb/hci.h"
 
 #define STICK_PATH_MAX    6  /* root port + up to 5 hubs (USB's limit) */
@@ -48,7 +55,11 @@ struct usb_stick_target {
 	uint8_t depth;                   /* ports[] used: 1 = on a root port */
 	uint8_t ports[STICK_PATH_MAX];   /* 1-based: ports[0] root port,
 					  * ports[i] hub port of hop i        */
-	uint8_t disk_guid[16];           /* GPT header DiskGUID, as on disk  */
+	uint8_t lun;                     /* the loader's LUN (tried first)   */
+	uint8_t root_port_override;      /* usb.stick_port=: 0, or the root
+					  * port used instead of ports[0]     */
+	struct disk_identity id;         /* table, GUID or MBR signature,
+					  * partition, FAT volume serial      */
 	uint32_t block_size;             /* bytes per logical block          */
 	uint64_t blocks;                 /* the disk's size in blocks        */
 };

@@ -8,7 +8,7 @@
 
 TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/out_serial.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/trace/out_stick.c kernel/trace/frame.c kernel/lib/crc32.c kernel/lib/printf.c kernel/mm/pmm.c \
-	tests/unit/fake_stick.c tests/unit/traceout_gen.c
+	boot/common/diskid.c boot/common/gpt.c tests/unit/fake_stick.c tests/unit/traceout_gen.c
 unit_traceout_SRCS      := $(TRACEOUT_UNIT_SRCS)
 unit_traceout_file_SRCS := $(TRACEOUT_UNIT_SRCS)
 
