@@ -10,6 +10,7 @@
 #
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
+# REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
@@ -170,12 +171,18 @@ $(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace
 deps:
 	@sh tools/deps.sh check
 
+# REPEAT=N: N runs of the configuration into build/runs/$(RUNS)/1..N (RUNS:
+# the scenario unless given), for `kprof compare`.
+REPEAT ?=
+RUNS   ?= $(SCENARIO)
+RUN_OUT := $(if $(REPEAT),$(BUILD)/runs/$(RUNS) --repeat '$(REPEAT)',$(BUILD)/run)
+
 run:
 	@sh tools/deps.sh run
 	@$(MAKE) --no-print-directory all image
 	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
 		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(BUILD)/run --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
+		--kernel $(KERNEL) --image $(IMAGE) --out $(RUN_OUT) --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
 		--usb-hc '$(USB_HC)' --usb-hub '$(USB_HUB)'
 
 # ---------------------------------------------------------------- tests
@@ -207,7 +214,7 @@ $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
 	elif ! (cd tests/node && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error); then \
 		echo "node-deps: skipped: npm ci failed (offline without a cache?)"; fi
 
-tool-tests: $(KPROF_TOOL) $(TOOL_TEST_DEPS)
+tool-tests: $(KPROF_TOOL) $(KPROF_ASAN) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)
 
 boot-tests: $(KERNEL) $(IMAGE) $(KPROF_TOOL)

@@ -32,6 +32,9 @@ CHECK_PKGS="$CHECK_PKGS strace"
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
 # Node runs the trace importers (tests/node, from npm) on trace.json
 CHECK_PKGS="$CHECK_PKGS nodejs npm"
+# valgrind counts the instructions the decoder runs on hostile input, GNU time
+# its peak memory (tests/tools/test_hostile)
+CHECK_PKGS="$CHECK_PKGS valgrind time"
 # Packages a command on PATH stands for: NodeSource's nodejs bundles npm
 # and conflicts with Debian's npm package, so an npm command is enough.
 BY_COMMAND="npm"

@@ -14,7 +14,10 @@ Boot paths:
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
 
-`run` writes one run's files into its folder (--out, make run's build/run):
+`run` writes one run's files into its folder (--out, make run's build/run),
+or with --repeat N a set of N runs of one configuration into --out/1 .. N
+(make run REPEAT=N: build/runs/<name>/), each folder made as fresh_out makes
+one; `kprof compare` compares two sets.  A run writes
 serial.log, BOOT=usb's trace.bin and what convert_trace makes from the
 trace.  It empties the folder first (fresh_out), so the folder never holds
 an earlier run's files beside this one's.
@@ -415,6 +418,8 @@ def parser():
     p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
     p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
     p.add_argument("--usb-readonly", action="store_true", help="BOOT=usb: the stick is read-only (readonly=on)")
+    p.add_argument("--repeat", type=positive_int, default=0,
+                   help="N runs of the same configuration into --out/1 .. --out/N (kprof compare reads the set)")
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
                         "line names a scenario")
@@ -614,8 +619,50 @@ def convert_trace(kprof, log, out, kernel, source=None):
         print("  %-28s %s" % (path, what))
 
 
+def fresh_runs(out, n):
+    """Make `out` the folder of a set of n runs, 1 .. n, each a run's
+    folder (fresh_out).  Run folders of an earlier, bigger set are removed
+    (they would join this set); anything that is not a run's folder is
+    refused and nothing is touched."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise RunError("%s is not a folder; a set of runs needs a folder of its own" % out)
+    os.makedirs(out, exist_ok=True)
+    names = sorted(os.listdir(out))
+    foreign = [name for name in names if not (name.isdigit() and os.path.isdir(os.path.join(out, name))
+                                              and not os.path.islink(os.path.join(out, name))
+                                              and os.path.exists(os.path.join(out, name, RUN_MARK)))]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        raise RunError("%s holds %s, which is not a run's folder; a set of runs replaces its runs, so move %s "
+                       "away or write the set elsewhere" % (out, shown, "it" if len(foreign) == 1 else "them"))
+    for name in names:
+        if int(name) > n or int(name) < 1 or name != str(int(name)):
+            shutil.rmtree(os.path.join(out, name))
+    for i in range(1, n + 1):
+        fresh_out(os.path.join(out, str(i)))
+
+
 def main():
     opts = parser().parse_args()
+    if not opts.repeat:
+        return run_into(opts)
+    try:
+        fresh_runs(opts.out, opts.repeat)
+    except (RunError, OSError) as e:
+        print("kprof: %s" % e, file=sys.stderr)
+        return EXIT_OTHER
+    top, status = opts.out, 0
+    for i in range(1, opts.repeat + 1):
+        opts.out = os.path.join(top, str(i))
+        print("kprof: run %d of %d into %s" % (i, opts.repeat, opts.out), flush=True)
+        one = run_into(opts)
+        status = status or one
+    print("kprof: %d runs in %s (kprof compare reads the folder as a set)" % (opts.repeat, top))
+    return status
+
+
+def run_into(opts):
+    """One run into opts.out, emptied first."""
     try:
         fresh_out(opts.out)
     except (RunError, OSError) as e:

@@ -39,3 +39,24 @@ $(KPROF_TOOL): $(KPROF_TOOL_OBJS)
 
 .PHONY: host-tools
 host-tools: $(HOST_TOOLS)
+
+# build/asan/kprof: the same tool under AddressSanitizer and
+# UndefinedBehaviorSanitizer (any report ends it, exit status 1), for the
+# tests that feed it hostile input (tests/tools/test_hostile).
+KPROF_ASAN       := $(BUILD)/asan/kprof
+KPROF_ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+KPROF_ASAN_OBJS  := $(patsubst %.c,$(BUILD)/asan/%.o,$(KPROF_TOOL_SRCS)) $(BUILD)/asan/gen/flame_js.o
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) ASANCC $<
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $(KPROF_ASAN_FLAGS) -c $< -o $@
+$(BUILD)/asan/gen/flame_js.o: $(BUILD)/host/gen/flame_js.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $(KPROF_ASAN_FLAGS) -c $< -o $@
+$(KPROF_ASAN): $(KPROF_ASAN_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(HOST_CC) $(KPROF_ASAN_FLAGS) -o $@ $^ $(HOST_LIBS)
+
+.PHONY: kprof-asan
+kprof-asan: $(KPROF_ASAN)

@@ -13,7 +13,10 @@
  * periodic mode: the tick itself, ClockDue) is compared with the time the
  * handler is done.  More than CLOCK_LATE_US late is counted and, with
  * trace=clock, recorded (KPROF_CLOCK_LATE): from the due time on, the CPU
- * ran nothing timed, no tick, no time-out.  On a virtual machine this is mostly the host not
+ * ran nothing timed, no tick, no time-out.  An idle CPU kicked to run a
+ * thread that answers more than CLOCK_LATE_US later is recorded the same
+ * way (ke_clock_note_late_kick, from the dispatcher): it took no interrupt
+ * from the kick on.  On a virtual machine this is mostly the host not
  * running the virtual CPU, or a CPU spinning with interrupts off for a
  * lock whose holder the host does not run; on real hardware, interrupts
  * masked too long (SMIs included).
@@ -103,6 +106,14 @@ static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP
 	prcb->ClockLateCycles += r.LateCycles;
 	if (r.LateCycles > prcb->ClockLateMax)
 		prcb->ClockLateMax = r.LateCycles;
+	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
+}
+
+void ke_clock_note_late_kick(uint64_t sent, uint64_t answered)
+{
+	if (!sent || answered <= sent || answered - sent <= clock_late_cycles)
+		return;
+	KPROF_CLOCK_LATE r = { .DueTime = sent, .LateCycles = answered - sent, .InstructionPointer = 0 };
 	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
 }
 

@@ -26,6 +26,12 @@ void ki_clock_rearm(void);
  * work is due at `now`, send this CPU the clock interrupt (which re-arms
  * the timer when it runs), else re-arm the timer now. */
 void ki_clock_after_profile(uint64_t now);
+/* An idle CPU kicked at `sent` answered at `answered`: more than
+ * CLOCK_LATE_US later, that is a stretch in which it took no interrupt
+ * (the host not running it, mostly), recorded like a late clock interrupt
+ * (KprofClockLate, InstructionPointer 0) so readers count it as a stall.
+ * Not counted in the "came late" totals, which are the clock's own. */
+void ke_clock_note_late_kick(uint64_t sent, uint64_t answered);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

@@ -56,8 +56,11 @@ typedef struct kprcb {
 	uint32_t ReadySummary;            /* [D] bit p set: list p not empty              */
 	volatile uint8_t DispatchPending; /* reschedule when IRQL drops below DISPATCH    */
 	volatile uint8_t QuantumEnd;      /* the running thread's quantum ran out         */
-	volatile uint8_t IdleClaimed;     /* [D] idle, but a thread was queued for it     */
 	uint8_t IdleCState;               /* C-state the idle thread last entered (1: hlt) */
+	uint64_t IdleKickTsc;             /* [D] when this idle CPU was given a thread    */
+	                                  /* and kicked, until it answers (0: none)       */
+	KTIMER_ENTRY IdleKickTimer;       /* [D] no answer 200 us after the kick: its     */
+	                                  /* work goes to another idle CPU (sched/idle.c) */
 	struct _KTHREAD *DeferredFree;    /* a thread that ended here; its stack freed    */
 	                                  /* by the next thread after the switch          */
 	uint64_t ContextSwitches;         /* [D] switches on this CPU                     */

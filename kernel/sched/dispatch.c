@@ -2,11 +2,16 @@
  * dispatch.c - the dispatcher: making threads ready, choosing a CPU,
  * preemption, quantum end, and the thread switch itself.
  *
- * Where a ready thread goes (choose_processor): an idle CPU it may run on
- * (its ideal processor first, then the one it last ran on, then any);
- * otherwise, if some CPU it may use runs a lower-priority thread, the CPU
- * running the lowest one, which is asked to reschedule (preemption, by IPI
- * when it is another CPU); otherwise its ideal CPU's queue, to wait.
+ * Where a ready thread goes (choose_processor), whether it was just made
+ * ready, preempted, yielded or requeued at a new priority (every path goes
+ * through ki_deferred_ready_thread): an idle CPU it may run on (idle.c:
+ * its ideal processor first, then the one it last ran on, then any),
+ * claimed and kicked at once; otherwise, if some CPU it may use runs a
+ * lower-priority thread, the CPU running the lowest one, which is asked
+ * to reschedule (preemption, by IPI when it is another CPU); otherwise its
+ * ideal CPU's queue, to wait.  A CPU that blocks or answers a kick with
+ * nothing of its own looks through every queue (readyq.c), so no thread
+ * waits in a busy CPU's queue while a CPU it may run on idles.
  *
  * When a CPU reschedules (ki_dispatch_interrupt, at DISPATCH_LEVEL when
  * its IRQL falls below it with DispatchPending set) it takes the best
@@ -21,7 +26,8 @@
  *
  * Invariants: a thread is Running on at most one CPU (the CurrentThread of
  * that CPU); a Ready thread is in exactly one ready queue; a Waiting thread
- * is in none; the idle thread is never queued.
+ * is in none; the idle thread is never queued; a CPU in KiIdleSummary runs
+ * its idle thread and no Ready thread that may run there is queued (idle.c).
  * Lock: the dispatcher lock for every ki_ function here (asserted); the
  * public calls take it themselves.  With lock checks, ki_swap_thread also
  * asserts that interrupts are off and that it switches this CPU's running
@@ -37,11 +43,6 @@
 
 raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
 
-static bool cpu_idle(const KPRCB *p)
-{
-	return p->IdleThread && p->CurrentThread == p->IdleThread && !p->IdleClaimed;
-}
-
 static bool cpu_usable(const KTHREAD *t, uint32_t cpu)
 {
 	return cpu < ke_number_processors && KiProcessorBlock[cpu]->IdleThread && affinity_test(&t->Affinity, cpu);
@@ -53,14 +54,13 @@ static uint32_t choose_processor(const KTHREAD *t, bool *preempt)
 	const uint32_t prefer[2] = { t->IdealProcessor, t->NextProcessor };
 
 	*preempt = true;
-	for (int i = 0; i < 2; i++)
-		if (cpu_usable(t, prefer[i]) && cpu_idle(KiProcessorBlock[prefer[i]]))
-			return prefer[i];
-	for (uint32_t c = affinity_next(&t->Affinity, 0); c < n; c = affinity_next(&t->Affinity, c + 1))
-		if (cpu_usable(t, c) && cpu_idle(KiProcessorBlock[c]))
-			return c;
+	uint32_t idle = ki_select_idle_processor(t);
+	if (idle < n)
+		return idle;
 
-	/* No idle CPU: the one running the lowest priority below ours. */
+	/* No idle CPU: the one running the lowest priority below ours (an
+	 * idle CPU already claimed by another thread counts as lowest: it
+	 * takes the better of the two and the other waits for a CPU). */
 	int lowest = t->Priority;
 	uint32_t victim = n;
 	for (uint32_t c = affinity_next(&t->Affinity, 0); c < n; c = affinity_next(&t->Affinity, c + 1)) {
@@ -94,16 +94,15 @@ void ki_request_dispatch(uint32_t cpu)
 		arch_send_ipi(cpu, ARCH_INT_DPC); /* its exit path reschedules */
 }
 
-/* Queue t where choose_processor says; `front` keeps a preempted thread's
- * place at the head of its priority on its own CPU. */
-static void ready_thread(KTHREAD *t, bool front)
+void ki_deferred_ready_thread(KTHREAD *t, bool front)
 {
 	bool preempt;
+
+	ki_assert_dispatcher_locked();
 	uint32_t cpu = choose_processor(t, &preempt);
 	KPRCB *p = KiProcessorBlock[cpu];
 
-	if (cpu_idle(p))
-		p->IdleClaimed = 1;
+	ki_idle_claim(cpu);
 	ki_ready_queue_insert(p, t, front && cpu == t->NextProcessor);
 	if (preempt)
 		ki_request_dispatch(cpu);
@@ -112,8 +111,10 @@ static void ready_thread(KTHREAD *t, bool front)
 void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment)
 {
 	ki_assert_dispatcher_locked();
+	ki_deferred_ready_thread(t, false);
+	/* After it is queued and its CPU kicked: from this time stamp on, any
+	 * CPU may take it (a CPU the host stops in between delays both). */
 	ki_trace_ready_thread(t, reason, increment);
-	ready_thread(t, false);
 }
 
 void ki_after_switch(void)
@@ -153,7 +154,7 @@ void ki_swap_thread(KPRCB *prcb, KTHREAD *old, KTHREAD *next)
 	next->ContextSwitches++;
 	prcb->ContextSwitches++;
 	prcb->CurrentThread = next;
-	prcb->IdleClaimed = 0;
+	ki_idle_summary_update(prcb->Number, next->Idle); /* idle: nothing anywhere for it */
 
 	arch_context_switch(&old->KernelStackPointer, next->KernelStackPointer);
 	/* `old` runs again here, perhaps on another CPU, lock held. */
@@ -180,6 +181,7 @@ void ki_dispatch_interrupt(void)
 
 	prcb->DispatchPending = 0;
 	prcb->QuantumEnd = 0;
+	ki_idle_kick_answered(prcb);
 	if (cur) {
 		int min = cur->Idle ? 0 : cur->Priority + (quantum_end ? 0 : 1);
 		KTHREAD *next = ki_find_ready_thread(prcb->Number, min, true);
@@ -187,13 +189,13 @@ void ki_dispatch_interrupt(void)
 			if (!cur->Idle) {
 				cur->WaitReason = quantum_end ? WrQuantumEnd : WrPreempted;
 				cur->WaitMode = KernelMode;
-				ready_thread(cur, !quantum_end);
+				ki_deferred_ready_thread(cur, !quantum_end);
 			}
 			ki_swap_thread(prcb, cur, next);
 		} else if (cur->Idle) {
 			/* The thread queued for this idle CPU was taken by another
 			 * CPU meanwhile: idle again, and choosable again. */
-			prcb->IdleClaimed = 0;
+			ki_idle_summary_update(prcb->Number, true);
 		}
 	}
 	ki_unlock_dispatcher(flags);
@@ -249,7 +251,9 @@ void ke_yield_execution(void)
 	if (next) {
 		cur->WaitReason = WrYieldExecution;
 		cur->WaitMode = KernelMode;
-		ki_ready_queue_insert(prcb, cur, false); /* behind its equals */
+		/* An idle CPU it may run on takes it now; else it preempts a
+		 * lower priority, or waits behind its equals. */
+		ki_deferred_ready_thread(cur, false);
 		ki_swap_thread(prcb, cur, next);
 	}
 	ki_leave(old, flags);

@@ -22,9 +22,10 @@
  *   before it:  an ERESOURCE's SpinLock (an NT queued spin lock), and the
  *               console lock only in the sense that a clock interrupt on a
  *               CPU holding the console takes it;
- *   inside it:  a timer queue's lock, then a DPC queue's lock (the
- *               chain lockorder.h checks), and kva -> pmm (a dead
- *               thread's stack is freed right after a switch);
+ *   inside it:  a timer queue's lock (a wait's time-out, an idle CPU's
+ *               kick timer), then a DPC queue's lock (the chain
+ *               lockorder.h checks), and kva -> pmm (a dead thread's
+ *               stack is freed right after a switch);
  *   never inside it: the console lock (spinning for it here could wait
  *               for a CPU whose clock interrupt waits for us; text under
  *               the dispatcher lock goes out only in a bug check, in panic

@@ -7,7 +7,8 @@
  * dispatcher_lock.h): the set-up ki_ready_queue_init and ki_header_init,
  * the lock-free ki_ready_hint, the [own]-field quantum helpers
  * (ki_reset_quantum, ki_charge_cycles, ki_remaining_quantum) and
- * ki_trace_thread are the exceptions.
+ * ki_trace_thread are the exceptions; ki_idle_look_for_work (sched.h)
+ * takes the lock itself.
  */
 #ifndef KPROF_KERNEL_SCHED_KI_H
 #define KPROF_KERNEL_SCHED_KI_H
@@ -62,8 +63,29 @@ int32_t ki_remaining_quantum(const KTHREAD *t);
 void ki_boost_priority(KTHREAD *t, int increment);
 void ki_set_priority_locked(KTHREAD *t, int8_t priority);
 
+/* idle.c: idle processors.  KiIdleSummary [D]: bit n set while CPU n
+ * idles and no thread has been given to it since. */
+extern KAFFINITY_EX KiIdleSummary;
+void ki_idle_summary_update(uint32_t cpu, bool idle);
+/* A thread is given to `cpu`: out of the summary if it was in, and if it
+ * is another CPU, the time of its kick noted (IdleKickTsc). */
+void ki_idle_claim(uint32_t cpu);
+/* This CPU reschedules: a kick it had not answered is answered now (a
+ * late one is recorded as a stall). */
+void ki_idle_kick_answered(KPRCB *prcb);
+/* An idle CPU t may run on (ideal, then last, then the lowest), or
+ * ke_number_processors when none is idle. */
+uint32_t ki_select_idle_processor(const KTHREAD *t);
+
 /* dispatch.c: making threads ready, choosing CPUs, switching. */
 void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment);
+/* Place a thread that is ready (made ready, preempted, yielding, or
+ * requeued at a new priority) without a ReadyThread record: an idle CPU
+ * it may run on, claimed and kicked; else the CPU running the lowest
+ * priority below its own, asked to reschedule; else its ideal CPU's
+ * queue.  `front` keeps a preempted thread's place on its own CPU (NT's
+ * KiDeferredReadyThread). */
+void ki_deferred_ready_thread(KTHREAD *t, bool front);
 void ki_request_dispatch(uint32_t cpu);
 /* The current thread has set its own State (Waiting, Terminated): run the
  * next one.  Returns when the thread runs again (lock held again). */

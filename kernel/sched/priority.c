@@ -11,7 +11,9 @@
  *
  * Lock: charging cycles and the quantum arithmetic touch only [own]
  * fields of the running thread and take no lock; the quantum end, boosts
- * and priority changes need the dispatcher lock (asserted).
+ * and priority changes need the dispatcher lock (asserted).  A Ready
+ * thread whose priority changes is placed again as if just made ready
+ * (dispatch.c), so raising it can take an idle CPU or preempt one.
  */
 #include "kernel/sched/ki.h"
 
@@ -70,6 +72,6 @@ void ki_set_priority_locked(KTHREAD *t, int8_t priority)
 	t->BasePriority = priority;
 	t->Priority = priority;
 	t->PriorityDecrement = 0;
-	if (queued)
-		ki_ready_queue_insert(KiProcessorBlock[t->NextProcessor], t, false);
+	if (queued) /* placed again: an idle CPU, a CPU it now preempts, or a queue */
+		ki_deferred_ready_thread(t, false);
 }

@@ -33,6 +33,10 @@ __attribute__((noreturn)) void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack
 void ki_sched_clock_tick(KTRAP_FRAME *tf);
 /* Reschedule if requested (called when IRQL falls below DISPATCH_LEVEL). */
 void ki_dispatch_interrupt(void);
+/* The idle thread, when its CPU comes online (PASSIVE_LEVEL): is a
+ * thread that may run here queued on any CPU?  Then it is run now (true,
+ * once the idle thread runs again); false: nothing. */
+bool ki_idle_look_for_work(void);
 
 /* ---- threads ---- */
 KTHREAD *ps_create_system_thread(KPROCESS *process, PKSTART_ROUTINE start, void *context, int8_t priority,

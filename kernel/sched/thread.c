@@ -138,8 +138,18 @@ void ps_terminate_system_thread(void)
 	ke_bug_check_ex(KPROF_ASSERTION_FAILED, t->ThreadId, 0, 0, 0, "a terminated thread ran again");
 }
 
+/* The idle thread: first take any thread queued before this CPU came
+ * online that may run here (idle.c); then run what this CPU is given
+ * (DispatchPending), else halt until an interrupt: a thread made ready
+ * for this CPU comes with an IPI whose exit path switches to it.  It does
+ * not look through the queues before every halt: with many CPUs, every
+ * idle CPU taking the dispatcher lock at each wake-up, for threads that
+ * kicked CPUs are about to take, costs more than it finds (the idle set
+ * already keeps work off busy CPUs while one idles, and the kick timer
+ * covers a kicked CPU that does not answer). */
 static __attribute__((noreturn)) void idle_loop(void)
 {
+	ki_idle_look_for_work();
 	for (;;) {
 		KPRCB *prcb = ke_get_current_prcb();
 		if (prcb->DispatchPending) {
@@ -175,6 +185,7 @@ void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack_base, uintptr_t stack_top
 	unsigned long flags = ki_lock_dispatcher();
 	prcb->IdleThread = t;
 	prcb->CurrentThread = t;
+	ki_idle_summary_update(prcb->Number, true);
 	ki_unlock_dispatcher(flags);
 	arch_irq_enable();
 	idle_loop();

@@ -41,6 +41,7 @@
 #include <arch/rtc.h>
 
 #include "generated/version.h"
+#include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
 #include "kernel/init/config.h"
 #include "kernel/console/console.h"
@@ -421,12 +422,23 @@ static void send_end_frames(enum kprof_exit_status status, const uint64_t *stuck
 	send_frame(KPROF_FRAME_RUN_END, KPROF_FRAME_CPU_NONE, trace.run_seq++, &r, sizeof(r), 0, 0);
 }
 
+/* Nothing: that every CPU ran it is what counts (trace_finish). */
+static void grace_on_cpu(uint32_t cpu, void *ctx)
+{
+}
+
 void trace_finish(enum kprof_exit_status status)
 {
 	static uint64_t stuck[KPROF_MAX_CPUS];
 
 	if (!trace.started || trace.finished)
 		return;
+	/* Every CPU takes an interrupt while the records still flow: one the
+	 * host has not been running takes its overdue clock interrupt first
+	 * (a higher IRQL than the broadcast's DPC), so with trace=clock the
+	 * stall is in the trace and readers can tell it from the kernel's
+	 * own delays, up to the end. */
+	ke_run_on_all_processors(grace_on_cpu, NULL);
 	trace_out_workload_ended(); /* the end line's times count from here */
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

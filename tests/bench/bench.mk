@@ -54,6 +54,18 @@ $(BUILD)/bench/mix.log: $(KERNEL) tools/qemu.py
 		--cmdline "scenario=mix trace.buffer_kb=8192" > /dev/null
 	$(Q)cp $(BUILD)/bench/mixrun/serial.log $@
 
+# Sets of 5 runs of one configuration for `kprof compare` (short
+# scenario=locks runs, direct boot): its time over two sets and its
+# false-positive rate over them all (tests/bench/compare_fp.py).
+BENCH_COMPARE_SETS ?= 6
+BENCH_COMPARE_CMDLINE := scenario=locks locks.ms=500 trace.mode=dump trace.buffer_kb=8192
+$(BUILD)/bench/runs/.made: $(KERNEL) tools/qemu.py
+	@mkdir -p $(dir $@)
+	$(Q)for s in $$(seq 1 $(BENCH_COMPARE_SETS)); do \
+		$(PYTHON) tools/qemu.py run --boot direct --cpus 2 --kernel $(KERNEL) --out $(BUILD)/bench/runs/$$s \
+			--repeat 5 --cmdline "$(BENCH_COMPARE_CMDLINE)" > /dev/null || exit 1; done
+	$(Q)touch $@
+
 .PHONY: bench bench-deps bench-build bench-stick
 # Built by `make check` too, so the benchmarks cannot rot between runs.
 bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
@@ -62,7 +74,7 @@ bench-deps:
 	@sh tools/deps.sh check
 
 bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4 \
-		$(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log $(KPROF_TOOL)
+		$(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log $(BUILD)/bench/runs/.made $(KPROF_TOOL)
 	@$(BUILD)/bench/bench_trace
 	@$(BUILD)/bench/bench_locks
 	@$(BUILD)/bench/bench_lz4
@@ -70,8 +82,12 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 		tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log
 	@$(PYTHON) tests/bench/damage.py $(KPROF_TOOL) $(BUILD)/bench/mix.log --chunk 1024 --chunk 512 --rates 16
+	@$(PYTHON) tests/bench/hostile_bench.py $(KPROF_TOOL)
 	@$(PYTHON) tests/bench/bench_sched.py $(KERNEL) $(BENCH_SCHED_ROUNDS)
 	@$(PYTHON) tests/bench/sender.py $(KPROF_TOOL) $(KERNEL) --rounds $(BENCH_SENDER_ROUNDS)
+	@$(PYTHON) tests/bench/bench_assert.py $(KPROF_TOOL) $(KERNEL) $(BUILD)/bench/mix.log
+	@$(PYTHON) tests/bench/compare_fp.py $(KPROF_TOOL) $(KERNEL) \
+		$(BUILD)/bench/runs/[0-9]* --timing
 	@$(MAKE) --no-print-directory bench-stick
 
 # The trace to the USB stick against serial, under QEMU (BOOT=usb): MB/s

@@ -506,7 +506,12 @@ def check_sched(cpus):
         if not (0 < int(m.group(2)) <= switch and 0 < int(m.group(4)) <= irq):
             raise_failure("implausible costs: switch %d, interrupt %d" % (switch, irq))
         ctx.expect(r"^sched: priority inversion: the high thread waited \d+ us", "the inversion's outcome")
-        problems = schedcheck.check(ctx.kprof, ctx.log_path, quiet=True)
+        figures = {}
+        problems = schedcheck.check(ctx.kprof, ctx.log_path, quiet=True, figures=figures)
+        if "idle_ready_us" in figures:  # a measurement, printed; schedcheck fails only past a tick
+            print("    sched: longest ready while a CPU it may run on idled: %.0f us (thread %s, cpu %s; "
+                  "stalls not counted)" % (figures["idle_ready_us"], figures["idle_ready_thread"],
+                                           figures["idle_ready_cpu"]), flush=True)
         if problems:
             raise_failure("schedcheck: " + "; ".join(problems[:5]))
         check_complete_trace(ctx)
@@ -649,6 +654,33 @@ def check_mix(ctx):
     check_trace_json(ctx, kernel)
     check_mix_phases(ctx)
     check_etl_symbols(ctx, kernel)
+    check_mix_assert(ctx, kernel)
+
+
+# What a CI would assert on make run's trace (docs/assert.md): nothing lost
+# or damaged, each workload's own figures present under their names.
+MIX_RULES = """\
+lost == 0
+damaged == 0
+samples "prof_work_a" > 0       # the profile workload's hottest function
+lock "hot0" traced > 0          # the locks workload's locks, by name
+lock "ex0" traced > 0
+thread "main" in > 0
+cpu busy > 0%
+"""
+
+
+def check_mix_assert(ctx, kernel):
+    """kprof assert on the mix's trace: every rule passes (exit status 0)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rules = os.path.join(tmp, "mix.rules")
+        with open(rules, "w") as f:
+            f.write(MIX_RULES)
+        proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--kernel", kernel, "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise_failure("kprof assert on the mix (exit %d): %s" % (
+            proc.returncode, [l for l in proc.stdout.splitlines() if not l.startswith("PASS")][:4]))
 
 
 def check_etl_symbols(ctx, kernel):

@@ -5,8 +5,9 @@
 # decoder's sources, clang, ASan and UBSan; packages clang and
 # libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) in all, on
 # a working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus
-# and kept between runs: a third of the time each damaging a raw wire v2
-# log, a v1 log and a compressed v2 log (encoding-1 chunks: delta + LZ4)
+# and kept between runs: a quarter of the time each damaging a raw wire v2
+# log, a v1 log, a compressed v2 log with encoding-1 chunks (delta + LZ4)
+# and one with encoding-2 chunks (the per-writer Sequence delta as well)
 # (FUZZ_LOGS; the decoder reads them all; it links liblz4).  Prints, per log, libFuzzer's
 # closing stats line, then
 #   fuzz: LOG: N runs in S s, 0 crashes
@@ -21,8 +22,9 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
-FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log tests/golden/mix-2cpu-v2-lz4.log
-FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
+FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log tests/golden/mix-2cpu-v2-lz4.log \
+		tests/golden/tracetest-2cpu-v2-lz4.log
+FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/read/store.c tools/kprof/read/frames.c tools/kprof/read/finish.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/drops.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
 		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c kernel/trace/trace_delta.c
@@ -39,7 +41,7 @@ fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIR)/corpus
 	@cp tests/fuzz/corpus/* $(FUZZ_DIR)/corpus/
 	@rm -f $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/timeout-* $(FUZZ_DIR)/oom-* $(FUZZ_DIR)/leak-* $(FUZZ_DIR)/slow-unit-*
-	@secs_each=$$(( ($(FUZZ_SECONDS) + 2) / 3 )); \
+	@secs_each=$$(( ($(FUZZ_SECONDS) + $(words $(FUZZ_LOGS)) - 1) / $(words $(FUZZ_LOGS)) )); \
 	for log in $(FUZZ_LOGS); do \
 	printf '  %-7s %s for %s s on %s\n' FUZZ $(FUZZ_BIN) $$secs_each $$log; \
 	start=$$(date +%s); \

@@ -9,8 +9,8 @@ diversions, as `dpkg -S` does, with three things dpkg's lists do not say:
   - a name that is a symbolic link comes from the link's package, its target
     from the target's (liblz4.so from liblz4-dev, liblz4.so.1.9.4 from
     liblz4-1): every link on the way is looked up;
-  - Python's byte code (__pycache__/M.cpython-311.pyc), made when a package
-    is installed, comes from the package of M.py beside it.
+  - Python's byte code (__pycache__/<module>.cpython-311.pyc), made when a package
+    is installed, comes from the package of the <module>.py beside it.
 
 Closure: what `apt-get install --no-install-recommends PROFILE` leaves on a
 minimal Debian: the profile, every Essential: yes and Priority: required

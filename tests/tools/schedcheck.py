@@ -14,20 +14,29 @@ reads the scenario's thread list from the console text, then checks:
              thread is made ready) within the time-out plus one clock tick;
   priority   a ready thread never waits longer than one clock tick while a
              CPU it may use runs a thread of lower priority (or idles);
+  idle       the longest time a thread stayed ready while a CPU it may
+             run on was idle (from the thread's ReadyThread record, or its
+             switch out in state Ready, to its next switch in): printed in
+             microseconds; an idle CPU should take it at once, and more
+             than a clock tick fails;
   fields     CSwitch fields are in range (states, priorities, C-states).
 
 Stalls: a virtual CPU the host does not run for a while can do nothing in
 that time, and no kernel could.  The kernel records each clock interrupt
-that came more than 200 us late (KprofClockLate, trace=clock): from its
+that came more than 200 us late, and each kick to an idle CPU that it
+answered more than 200 us late (KprofClockLate, trace=clock): from its
 DueTime to its TimeStamp that CPU took no interrupt.  The timeouts and
 priority checks do not count time a CPU they depend on was stalled, and
-the totals are printed so that a host too busy to judge is visible.
+the totals are printed so that a host too busy to judge is visible.  A
+timed wait's time-out is due on the CPU the thread waited on, so the stalls
+of that CPU and of the CPU that ended the wait are both left out.
 
 The checks need every record: a trace that lost records fails.
 
 Prints one line per check with what it measured; exits 1 if any fails.
 """
 
+import bisect
 import os
 import re
 import sys
@@ -47,8 +56,15 @@ class Stalls:
         for r in recs:
             if r["event"] == "KprofClockLate":
                 self.iv.setdefault(r["cpu"], []).append((r["DueTime"], r["TimeStamp"]))
-        for l in self.iv.values():
+        for cpu, l in self.iv.items():  # merged: a late kick and a late tick may overlap
             l.sort()
+            merged = []
+            for st, en in l:
+                if merged and st <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], en))
+                else:
+                    merged.append((st, en))
+            self.iv[cpu] = merged
 
     def within(self, cpu, start, end):
         """Cycles of [start, end) during which cpu was stalled."""
@@ -57,6 +73,18 @@ class Stalls:
             if s >= end:
                 break
             total += max(0, min(e, end) - max(s, start))
+        return total
+
+    def within_any(self, cpus, start, end):
+        """Cycles of [start, end) during which any of cpus was stalled."""
+        iv = sorted((max(s, start), min(e, end)) for c in set(cpus) for s, e in self.iv.get(c, [])
+                    if s < end and e > start)
+        total, reach = 0, start
+        for s, e in iv:
+            s = max(s, reach)
+            if e > s:
+                total += e - s
+                reach = e
         return total
 
     def summary(self):
@@ -77,7 +105,27 @@ def threads_from_console(text):
     return info
 
 
-def check(kprof, log, quiet=False):
+def idle_while_ready(intervals, timeline, allowed_of, stalls):
+    """Longest (cycles, tid, cpu, start) stretch in which a thread was ready
+    and a CPU it may run on ran its idle thread, less the time that CPU
+    was stalled.  intervals: (start, end, tid) ready intervals."""
+    idle = {cpu: [(s, e) for s, e, rt, _ in segs if rt == 0] for cpu, segs in timeline.items()}
+    ends = {cpu: [e for _, e in segs] for cpu, segs in idle.items()}  # sorted: segments do not overlap
+    worst = (0, None, None, None)
+    for ts, end, tid in intervals:
+        for cpu in allowed_of(tid):
+            segs = idle.get(cpu, [])
+            for s, e in segs[bisect.bisect_right(ends.get(cpu, []), ts):]:
+                if s >= end:
+                    break
+                a, b = max(s, ts), min(e, end)
+                d = b - a - stalls.within(cpu, a, b)
+                if d > worst[0]:
+                    worst = (d, tid, cpu, a)
+    return worst
+
+
+def check(kprof, log, quiet=False, figures=None):
     recs, text, complete, decode_err = load(kprof, log)
     if not complete:
         return ["the trace is not complete (lost records or bad frames), the checks need every record:\n"
@@ -178,9 +226,10 @@ def check(kprof, log, quiet=False):
         waits += 1
         ready_ts = min(after)
         took = ready_ts - r["TimeStamp"]
-        # The CPU that ended the wait (it wrote the ReadyThread record) may
-        # have been stalled when the time-out was due.
-        stalled = stalls.within(ready_cpu[(r["OldThreadId"], ready_ts)], r["TimeStamp"], ready_ts)
+        # The time-out is in the timer queue of the CPU the thread waited
+        # on; the CPU that ended the wait (it wrote the ReadyThread record)
+        # may be another: either may have been stalled when it was due.
+        stalled = stalls.within_any((r["cpu"], ready_cpu[(r["OldThreadId"], ready_ts)]), r["TimeStamp"], ready_ts)
         over = took - stalled - t["timeout_us"] * us
         worst = max(worst, over)
         if over > tick:
@@ -241,6 +290,37 @@ def check(kprof, log, quiet=False):
                 break
     say("priority: %d ready intervals, %d waited more than a tick behind a lower priority; worst stretch %d us "
         "(tick %d us)" % (checked, waited, worst // us, tick // us))
+
+    # idle: ready while a CPU it may run on idles.  The interval starts no
+    # earlier than the thread's own switch out (a ReadyThread written by
+    # another CPU while the thread was still on its way out).
+    outs = {}
+    for r in cs:
+        if r["OldThreadId"]:
+            outs.setdefault(r["OldThreadId"], []).append(r["TimeStamp"])
+    intervals = []
+    for ts, tid in starts:
+        nxt = [t for t, _ in ins.get(tid, []) if t >= ts]
+        if not nxt:
+            continue
+        end = min(nxt)
+        left = [t for t in outs.get(tid, []) if t < end]
+        intervals.append((max([ts] + left[-1:]), end, tid))
+
+    def allowed_of(tid):
+        return [threads[tid]["cpu"]] if tid in threads and threads[tid]["cpu"] is not None else list(timeline)
+    longest, tid, cpu, at = idle_while_ready(intervals, timeline, allowed_of, stalls)
+    if longest > tick:
+        problems.append("idle: thread %d ready from %d waited %d us while cpu %d, which may run it, was idle "
+                        "(not counting stalls; tick %d us)" % (tid, at, longest // us, cpu, tick // us))
+    say("idle: %d ready intervals; longest ready while a CPU it may run on idled: %d us (thread %s, cpu %s, from %s)"
+        % (len(intervals), longest // us, tid, cpu, at))
+    if figures is not None:
+        figures["idle_ready_us"] = longest / us
+        figures["idle_ready_thread"] = tid
+        figures["idle_ready_cpu"] = cpu
+        figures["idle_ready_at"] = at
+        figures["tick_us"] = tick // us
     return problems
 
 

@@ -64,6 +64,10 @@ void kva_free_stack(struct kstack *st)
 {
 }
 
+void ke_clock_note_late_kick(uint64_t sent, uint64_t answered)
+{
+}
+
 /* The clock's timer calls, on the CPU's own queue (as clock.c). */
 void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t period_tsc)
 {

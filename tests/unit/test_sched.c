@@ -5,10 +5,7 @@
  * events, semaphores, mutants and timers, any and all, with time-outs
  * (wait.c and the object files).
  *
- * One host thread plays CPU 0 (running the thread `runner`); CPUs 1..3
- * exist as KPRCBs whose state the tests set.  Thread switches are
- * recorded by the shadow arch/context.h, not made; IPIs are counted.
- * Waiting threads are never the running one: the tests build waits with
+ * The four CPUs are sched_fixture.h's (CPU 0 runs `runner`).  Waiting threads are never the running one: the tests build waits with
  * ki_wait_setup() under the dispatcher lock, as ke_wait_for_*() does
  * before it blocks, and end them through the public signalling calls.
  * Every ki_ call is made with the dispatcher lock held, as the kernel
@@ -22,136 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <arch/context.h>
-#include <arch/cpu.h>
-#include <arch/interrupt.h>
-
-#include "kernel/ke/dpc.h"
-#include "kernel/ke/clock.h"
-#include "kernel/sched/ki.h"
-#include "kernel/ke/time.h"
-#include "shadow.h"
-
-#define NCPU 4
-
-KPRCB *KiProcessorBlock[KPROF_MAX_CPUS];
-volatile uint32_t ke_number_processors;
-volatile uint32_t ke_tick_count;
-
-static KPRCB prcbs[NCPU];
-static KTHREAD idle[NCPU];
-static KTHREAD runner; /* what CPU 0 runs */
-
-/* ---- what the dispatcher told the trace ---- */
-
-static struct {
-	uint32_t tid;
-	int reason, increment;
-} readies[64];
-static int nready;
-
-static struct {
-	uint32_t cpu, old_tid, new_tid;
-	uint8_t old_state, old_wait_reason;
-} swaps[64];
-static int nswap;
-
-void ki_trace_ready_thread(const KTHREAD *t, enum ki_adjust_reason reason, int8_t increment)
-{
-	if (nready < 64)
-		readies[nready++] = (__typeof__(readies[0])){ t->ThreadId, reason, increment };
-}
-
-void ki_trace_context_swap(KPRCB *prcb, KTHREAD *old, KTHREAD *next)
-{
-	if (nswap < 64)
-		swaps[nswap++] = (__typeof__(swaps[0])){ prcb->Number, old->ThreadId, next->ThreadId, old->State,
-							 old->WaitReason };
-}
-
-void kva_free_stack(struct kstack *st)
-{
-	(void)st;
-}
-
-/* The clock's timer calls, on the CPU's own queue (as clock.c). */
-void ke_set_timer_current(KTIMER_ENTRY *e, uint64_t deadline_tsc, uint64_t period_tsc)
-{
-	ki_timer_queue_insert(&ke_get_current_prcb()->TimerQueue, e, deadline_tsc, period_tsc);
-}
-
-bool ke_cancel_timer(KTIMER_ENTRY *e)
-{
-	return ki_timer_queue_remove(e);
-}
-
-/* ---- set-up ---- */
-
-static void mk_thread(KTHREAD *t, uint32_t tid, int8_t prio, uint32_t ideal)
-{
-	memset(t, 0, sizeof(*t));
-	ki_header_init(&t->Header, ThreadObject, 0);
-	t->ThreadId = tid;
-	t->Priority = t->BasePriority = prio;
-	t->IdealProcessor = (uint8_t)ideal;
-	t->NextProcessor = ideal;
-	t->State = Initialized;
-	affinity_set_first(&t->Affinity, NCPU);
-	list_init(&t->MutantListHead);
-	ki_reset_quantum(t);
-}
-
-static void only_on(KTHREAD *t, uint32_t cpu)
-{
-	affinity_clear_all(&t->Affinity);
-	affinity_add(&t->Affinity, cpu);
-}
-
-/* CPU `cpu` runs t (NULL: its idle thread). */
-static void cpu_runs(uint32_t cpu, KTHREAD *t)
-{
-	KTHREAD *run = t ? t : &idle[cpu];
-	prcbs[cpu].CurrentThread = run;
-	prcbs[cpu].IdleClaimed = 0;
-	run->State = Running;
-	run->NextProcessor = cpu;
-	run->LastRunTsc = arch_rdtsc();
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	memset(prcbs, 0, sizeof(prcbs));
-	memset((void *)shadow_ipis, 0, sizeof(shadow_ipis));
-	for (uint32_t i = 0; i < NCPU; i++) {
-		KPRCB *p = &prcbs[i];
-		p->Self = p;
-		p->Number = i;
-		ki_ready_queue_init(p);
-		ki_dpc_data_init(&p->DpcData);
-		memset(&idle[i], 0, sizeof(idle[i]));
-		idle[i].Idle = 1;
-		idle[i].State = Running;
-		p->IdleThread = &idle[i];
-		KiProcessorBlock[i] = p;
-		cpu_runs(i, NULL);
-	}
-	ke_number_processors = NCPU;
-	ke_tsc_hz = 1000000000;      /* deadlines in ns; real TSC time passes */
-	ki_quantum_cycles = 1000000;
-	mk_thread(&runner, 8, 8, 0);
-	arch_percpu_set(&prcbs[0]);
-	arch_set_irql(PASSIVE_LEVEL);
-	cpu_runs(0, &runner);
-	nready = nswap = 0;
-	shadow_switches = 0;
-	return 0;
-}
-
-static uint32_t ipis(uint32_t cpu)
-{
-	return shadow_ipis[cpu][ARCH_INT_DPC];
-}
+#include "sched_fixture.h"
 
 static NTSTATUS wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WAIT_TYPE type, uint64_t timeout_us)
 {
@@ -161,23 +29,7 @@ static NTSTATUS wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WA
 	return st;
 }
 
-static bool queued_on(const KTHREAD *t, uint32_t cpu)
-{
-	const LIST_ENTRY *head = &prcbs[cpu].DispatcherReadyListHead[t->Priority];
-	for (const LIST_ENTRY *e = head->Flink; e != head; e = e->Flink)
-		if (e == &t->ReadyListEntry)
-			return t->State == Ready && t->NextProcessor == cpu;
-	return false;
-}
-
 /* ---------------------------------------------------------------- ready queues */
-
-static void insert(KPRCB *prcb, KTHREAD *t, bool front)
-{
-	unsigned long flags = ki_lock_dispatcher();
-	ki_ready_queue_insert(prcb, t, front);
-	ki_unlock_dispatcher(flags);
-}
 
 static void quantum_end(KTHREAD *t)
 {
@@ -191,14 +43,6 @@ static void boost(KTHREAD *t, int increment)
 	unsigned long flags = ki_lock_dispatcher();
 	ki_boost_priority(t, increment);
 	ki_unlock_dispatcher(flags);
-}
-
-static KTHREAD *find(uint32_t cpu, int min, bool take)
-{
-	unsigned long flags = ki_lock_dispatcher();
-	KTHREAD *t = ki_find_ready_thread(cpu, min, take);
-	ki_unlock_dispatcher(flags);
-	return t;
 }
 
 static void test_ready_queue_selection(void **state)
@@ -256,13 +100,6 @@ static void test_front_insertion_keeps_place(void **state)
 
 /* ---------------------------------------------------------------- choosing a CPU */
 
-static void ready(KTHREAD *t)
-{
-	unsigned long flags = ki_lock_dispatcher();
-	ki_ready_thread(t, AdjustUnwait, 0);
-	ki_unlock_dispatcher(flags);
-}
-
 static void test_ready_goes_to_idle_ideal_then_last(void **state)
 {
 	(void)state;
@@ -270,7 +107,7 @@ static void test_ready_goes_to_idle_ideal_then_last(void **state)
 	mk_thread(&t, 100, 8, 2);
 	ready(&t);
 	assert_true(queued_on(&t, 2));
-	assert_true(prcbs[2].IdleClaimed);
+	assert_false(affinity_test(&KiIdleSummary, 2)); /* claimed */
 	assert_true(prcbs[2].DispatchPending);
 	assert_int_equal(ipis(2), 1);
 
@@ -297,7 +134,7 @@ static void test_idle_claim_released_when_work_is_gone(void **state)
 	KTHREAD t, u;
 	mk_thread(&t, 100, 8, 2);
 	ready(&t);
-	assert_true(prcbs[2].IdleClaimed);
+	assert_false(affinity_test(&KiIdleSummary, 2)); /* claimed */
 	/* Another CPU takes the thread before CPU 2 gets to it. */
 	assert_ptr_equal(find(0, 0, true), &t);
 	/* CPU 2 answers the IPI: nothing to run, so it is idle and choosable again. */
@@ -305,7 +142,7 @@ static void test_idle_claim_released_when_work_is_gone(void **state)
 	ki_dispatch_interrupt();
 	arch_percpu_set(&prcbs[0]);
 	assert_ptr_equal(prcbs[2].CurrentThread, &idle[2]);
-	assert_false(prcbs[2].IdleClaimed);
+	assert_true(affinity_test(&KiIdleSummary, 2));
 	mk_thread(&u, 104, 8, 2);
 	ready(&u);
 	assert_true(queued_on(&u, 2));
@@ -396,7 +233,11 @@ static void test_preemption_and_quantum_end(void **state)
 static void test_yield(void **state)
 {
 	(void)state;
-	KTHREAD peer, low;
+	KTHREAD peer, low, busy[NCPU];
+	for (uint32_t c = 1; c < NCPU; c++) { /* no idle CPU: test_sched_idle.c has that case */
+		mk_thread(&busy[c], 200 + 4 * c, 12, c);
+		cpu_runs(c, &busy[c]);
+	}
 	mk_thread(&peer, 100, 8, 0);
 	mk_thread(&low, 104, 7, 0);
 	insert(&prcbs[0], &low, false);
@@ -688,7 +529,9 @@ static void test_signal_cancels_timeout(void **state)
 	ke_set_event(&ev, 0, false);
 	assert_int_equal(t.WaitStatus, STATUS_WAIT_0);
 	assert_false(t.WaitTimer.Queued); /* the time-out is gone */
-	assert_int_equal(ki_timer_queue_next(&prcbs[0].TimerQueue), UINT64_MAX);
+	/* What is left is idle CPU 1's kick timer (t went there). */
+	assert_true(prcbs[1].IdleKickTimer.Queued);
+	assert_int_equal(ki_timer_queue_next(&prcbs[0].TimerQueue), prcbs[1].IdleKickTimer.Deadline);
 }
 
 static void test_wait_all_timeout_takes_nothing(void **state)

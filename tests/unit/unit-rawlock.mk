@@ -4,7 +4,7 @@
 # functions run under its lock (docs/locking.md).  pthreads stand in for
 # CPUs in the contended case, so it also runs under TSan.
 
-unit_rawlock_SRCS := kernel/sched/dispatch.c kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/wait.c \
+unit_rawlock_SRCS := kernel/sched/dispatch.c kernel/sched/idle.c kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/wait.c \
 	kernel/sched/event.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
 
 $(BUILD)/tests/unit/test_rawlock $(BUILD)/tests/unit/tsan/test_rawlock: kernel/ke/rawlock.h kernel/ke/lockorder.h \

@@ -34,7 +34,7 @@ unit_chunk_SRCS        := kernel/trace/chunk.c kernel/trace/trace_delta.c kernel
 unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
-unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/wait.c \
+unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/idle.c kernel/sched/wait.c \
 	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
 	kernel/sched/timer_object.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
 unit_stats_SRCS        := kernel/lib/stats.c

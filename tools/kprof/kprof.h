@@ -10,6 +10,9 @@
  *   export/    decode (text, JSON), ETL, CTF, Perfetto JSON
  *   report/    `kprof report`
  *   pictures/  the flame graph and the timeline (SVG)
+ *   metrics/   the report's figures by name, for assert/ (`kprof assert`:
+ *              rules for CI) and compare/ (`kprof compare`: runs against
+ *              runs with intervals)
  *   util/      allocation, sorting, UTF-8, JSON strings, text formats,
  *              output files
  */

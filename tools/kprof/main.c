@@ -14,6 +14,9 @@
  *   kprof flamegraph LOG --kernel ELF -o F.svg   flame graph of the stacks
  *   kprof timeline LOG -o F.svg            per-CPU timeline
  *   kprof perfetto LOG -o F.json           Chrome JSON trace for Perfetto
+ *   kprof assert RULES LOG...              rules on the trace, for CI
+ *   kprof compare A B                      two runs or sets of runs, with
+ *                                          95% intervals
  *
  * Common options: --strict (any loss or damage is exit status 1),
  * --summary-json FILE, --quiet.  Exit status: 0 ok, 1 --strict failure,
@@ -22,7 +25,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "tools/kprof/assert/rules.h"
+#include "tools/kprof/compare/compare.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/read/build_id.h"
@@ -42,6 +48,17 @@ static const struct kp_command commands[] = {
 	{ "perfetto", kp_cmd_perfetto, KERNEL | OUT, true, "perfetto LOG [--kernel ELF] -o FILE.json" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* Commands over several logs, which read their own arguments. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} multi_commands[] = {
+	{ "assert", kp_cmd_assert, "assert RULES LOG... [--kernel ELF] [--junit FILE]" },
+	{ "compare", kp_cmd_compare, "compare A B [--kernel ELF] [--json FILE] [--flame FILE.svg] [--fail-if-worse PCT]" },
+};
+#define NMULTI (sizeof(multi_commands) / sizeof(multi_commands[0]))
 
 int kp_write_model(struct kp_log *log, const struct kp_options *o, const char *(*lacks)(const struct kp_model *m),
 		   kp_model_writer *write)
@@ -79,8 +96,28 @@ static int usage(const char *why, const char *what)
 	fprintf(stderr, "usage:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(stderr, "  kprof %s\n", commands[i].usage);
-	fprintf(stderr, "options for every command: --strict  --summary-json FILE  --quiet\n");
+	for (size_t i = 0; i < NMULTI; i++)
+		fprintf(stderr, "  kprof %s\n", multi_commands[i].usage);
+	fprintf(stderr, "options for every command but assert and compare: --strict  --summary-json FILE  --quiet\n");
 	return 2;
+}
+
+/* An output that is the log itself (the same file, by any name) would
+ * replace it: refused before anything is read or written. */
+static int refuse_input_as_output(const struct kp_options *o)
+{
+	const char *outs[] = { o->output, o->summary_json };
+	struct stat in, out;
+
+	if (stat(o->input, &in))
+		return 0; /* reading it says why */
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+		if (outs[i] && !stat(outs[i], &out) && out.st_dev == in.st_dev && out.st_ino == in.st_ino) {
+			fprintf(stderr, "kprof: %s %s is the log being read (%s): give another output file\n",
+				i ? "--summary-json" : "-o", outs[i], o->input);
+			return 2;
+		}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -92,6 +129,9 @@ int main(int argc, char **argv)
 		return usage(NULL, NULL);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(NULL, NULL), 0;
+	for (size_t i = 0; i < NMULTI; i++)
+		if (!strcmp(argv[1], multi_commands[i].name))
+			return multi_commands[i].run(argc - 1, argv + 1);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			cmd = &commands[i];
@@ -100,9 +140,12 @@ int main(int argc, char **argv)
 	int rc = kp_options_parse(cmd, argc - 1, argv + 1, &o);
 	if (rc)
 		return rc;
+	if ((rc = refuse_input_as_output(&o)))
+		return rc;
 	struct kp_log log;
 	if (kp_log_read(o.input, &log)) {
-		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, strerror(errno));
+		char why[160];
+		fprintf(stderr, "kprof: cannot read %s: %s\n", o.input, kp_log_read_error(errno, why, sizeof(why)));
 		return 3;
 	}
 	kp_build_id_expect(log.have_header ? log.build_id : NULL, o.force_kernel);

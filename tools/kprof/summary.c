@@ -25,7 +25,7 @@ static void say_buffers_full(const struct kp_log *log)
 		if (!c->have_end || !c->end.lost[KPROF_LOSS_BUFFERS_FULL])
 			continue;
 		fprintf(stderr, "%scpu %u: %" PRIu64 " of %" PRIu64, sep, i, c->end.lost[KPROF_LOSS_BUFFERS_FULL],
-			c->end.records + c->end.lost[KPROF_LOSS_BUFFERS_FULL]);
+			kp_sat_add(c->end.records, c->end.lost[KPROF_LOSS_BUFFERS_FULL]));
 		sep = ", ";
 	}
 	fputc('\n', stderr);
@@ -66,8 +66,7 @@ static void say_where_dropped(const struct kp_log *log)
 
 static uint64_t link_lost(const struct kp_cpu *c, uint64_t decoded)
 {
-	uint64_t kept = decoded + kp_cpu_lost_file(c);
-	return c->have_end && c->end.records > kept ? c->end.records - kept : 0;
+	return c->have_end ? kp_sat_sub(c->end.records, kp_sat_add(decoded, kp_cpu_lost_file(c))) : 0;
 }
 
 /* A trace file too small for the trace: which CPUs' records did not fit
@@ -96,9 +95,7 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 		log->frames);
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		const struct kp_cpu *c = &log->cpus[i];
-		uint64_t lost = 0;
-		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
-			lost += c->end.lost[k];
+		uint64_t lost = kp_cpu_lost(c);
 		fprintf(f, "%s{\"cpu\":%u,\"records\":%" PRIu64 ",\"buffers\":%zu,\"end\":%s,\"lost\":%" PRIu64
 			   ",\"written\":%" PRIu64 ",\"lost_link\":%" PRIu64 ",\"lost_file\":%" PRIu64 "}",
 			i ? "," : "", i, per_cpu[i], c->nbuffers, c->have_end ? "true" : "false", lost,
@@ -164,7 +161,7 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 			snprintf(file, sizeof(file), ", not in the file %" PRIu64, t.lost_file);
 		fprintf(stderr, "kprof: lost %" PRIu64 " records (buffers full %" PRIu64 ", too large %" PRIu64
 				", not started %" PRIu64 "%s%s)%s\n",
-			t.lost_total + t.lost_link + t.lost_file, t.lost[KPROF_LOSS_BUFFERS_FULL],
+			kp_sat_add(kp_sat_add(t.lost_total, t.lost_link), t.lost_file), t.lost[KPROF_LOSS_BUFFERS_FULL],
 			t.lost[KPROF_LOSS_TOO_LARGE], t.lost[KPROF_LOSS_NOT_STARTED], file, link, t.stuck ? "; some reserved records were never committed" : "");
 		if (t.lost[KPROF_LOSS_BUFFERS_FULL])
 			say_buffers_full(log);

@@ -108,11 +108,14 @@ static void clock_offset(const struct kp_log *log, int64_t *off_s, uint64_t *off
 	*off_cycles = 0;
 	if (!log->have_header || !h->tsc_hz || !h->boot_unix_s)
 		return;
-	*off_s = (int64_t)h->boot_unix_s - (int64_t)(h->start_tsc / h->tsc_hz);
-	if (h->start_tsc % h->tsc_hz) {
-		*off_s -= 1;
+	/* Both terms are the sender's word: a boot time past 2^63 s, or a
+	 * difference past int64_t, is no clock and leaves the origin at 0. */
+	uint64_t up_s = h->start_tsc / h->tsc_hz + (h->start_tsc % h->tsc_hz != 0);
+	if (h->boot_unix_s > INT64_MAX || up_s > INT64_MAX)
+		return;
+	*off_s = (int64_t)h->boot_unix_s - (int64_t)up_s;
+	if (h->start_tsc % h->tsc_hz)
 		*off_cycles = h->tsc_hz - h->start_tsc % h->tsc_hz;
-	}
 }
 
 static uint64_t clock_freq(const struct kp_log *log)

@@ -165,7 +165,8 @@ static void stream_event(struct stream *s, uint32_t id, const struct bitbuf *ev,
 	s->ts_end = ts;
 	s->last_ts = ts;
 	memcpy(s->buf + s->used, h, hn);
-	memcpy(s->buf + s->used + hn, ev->p, n);
+	if (n) /* an event without fields has no bytes (and may have no pointer) */
+		memcpy(s->buf + s->used + hn, ev->p, n);
 	s->used += hn + n;
 	s->events++;
 }
@@ -209,13 +210,8 @@ static struct kp_record *cpu_records(struct kp_log *log, uint32_t cpu, size_t *n
 static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
 {
 	const struct kp_cpu *c = &log->cpus[cpu];
-	uint64_t n = 0;
 
-	if (!c->have_end)
-		return 0;
-	for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-		n += c->end.lost[k];
-	return n + c->end.stuck;
+	return c->have_end ? kp_sat_add(kp_cpu_lost(c), c->end.stuck) : 0;
 }
 
 /* Drops before the next event: an empty packet from the last event to the
@@ -227,7 +223,7 @@ static void stream_drops(struct stream *s, uint64_t n, uint64_t ts)
 	packet_open(s, s->preamble);
 	s->ts_begin = s->ts_end;
 	s->ts_end = ts > s->ts_end ? ts : s->ts_end;
-	s->discarded += n;
+	s->discarded = kp_sat_add(s->discarded, n);
 	packet_close(s, true); /* cut at its content: an empty packet */
 	packet_open(s, s->preamble);
 	s->ts_begin = s->ts_end;
@@ -293,7 +289,7 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 		if (log->have_run_end && log->run_end.end_tsc > s.ts_end)
 			s.ts_end = log->run_end.end_tsc;
 	}
-	s.discarded += lost;
+	s.discarded = kp_sat_add(s.discarded, lost);
 	packet_close(&s, true);
 	if (fclose(s.f) && !s.err)
 		s.err = errno ? errno : EIO;

@@ -192,16 +192,13 @@ static int loss_order(const void *a, const void *b)
 static int64_t gap_count(const struct kp_log *log, const struct kp_gap *g, const uint64_t *per_cpu)
 {
 	const struct kp_cpu *c = &log->cpus[g->cpu];
-	size_t n = 0;
 
 	if (g->not_in_file) /* the cut of a trace file: its end frame counts them */
 		return c->have_end ? (int64_t)kp_cpu_lost_file(c) : -1;
-	for (size_t i = 0; i < log->ngaps; i++)
-		n += log->gaps[i].cpu == g->cpu && !log->gaps[i].not_in_file;
-	if (n != 1 || !c->have_end)
+	if (c->link_gaps != 1 || !c->have_end)
 		return -1;
-	uint64_t kept = per_cpu[g->cpu] + kp_cpu_lost_file(c);
-	return c->end.records > kept ? (int64_t)(c->end.records - kept) : 0;
+	uint64_t lost = kp_sat_sub(c->end.records, kp_sat_add(per_cpu[g->cpu], kp_cpu_lost_file(c)));
+	return lost > INT64_MAX ? INT64_MAX : (int64_t)lost;
 }
 
 /* A gap: between the CPU's last record before and its first after. */

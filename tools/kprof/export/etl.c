@@ -206,7 +206,6 @@ static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, 
 {
 	const struct kp_cpu *kc = &p->log->cpus[cpu];
 	bool flagged = false;
-	uint64_t lost = 0;
 
 	*c = (struct etl_cpu){ .cpu = cpu, .warn = warn };
 	kp_cursor_init(&c->cur, p->log, cpu);
@@ -216,10 +215,7 @@ static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, 
 		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
 	for (size_t k = 0; k < p->log->ndrops; k++)
 		flagged |= p->log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
-	if (kc->have_end)
-		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			lost += kc->end.lost[k];
-	c->loss_unplaced = lost && !flagged;
+	c->loss_unplaced = kp_cpu_lost(kc) && !flagged;
 }
 
 /* First pass: how many buffers each CPU needs (packed as write_cpu_buffer

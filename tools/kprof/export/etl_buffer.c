@@ -151,10 +151,8 @@ static uint32_t events_lost(const struct kp_log *log, uint64_t too_large)
 	uint64_t lost = too_large;
 
 	for (uint32_t i = 0; i < log->ncpus; i++) {
-		if (log->cpus[i].have_end)
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-				lost += log->cpus[i].end.lost[k];
-		lost += kp_cpu_lost_file(&log->cpus[i]); /* a trace file too small for them */
+		lost = kp_sat_add(lost, kp_cpu_lost(&log->cpus[i]));
+		lost = kp_sat_add(lost, kp_cpu_lost_file(&log->cpus[i])); /* a trace file too small for them */
 	}
 	return lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost;
 }

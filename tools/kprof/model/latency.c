@@ -152,6 +152,7 @@ static void switch_in(struct kp_model_thread *t, struct th *s, const struct ev *
 		uint64_t d = e->ts - s->since;
 		l->n++;
 		l->total += d;
+		l->total2 += (double)d * (double)d;
 		l->why[s->why]++;
 		if (l->n == 1 || d > l->max) {
 			l->max = d;

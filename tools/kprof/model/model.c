@@ -167,9 +167,8 @@ static void make_holes(struct kp_model *m, const struct kp_log *log)
 		struct kp_model_cpu *c = &m->cpu[i];
 		kp_sort(c->holes, c->nholes, sizeof(*c->holes), cmp_hole);
 		c->no_trace = kp_hole_overlap(c, m->begin, m->end);
-		if (i < log->ncpus && log->cpus[i].have_end)
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-				c->lost_kernel += log->cpus[i].end.lost[k];
+		if (i < log->ncpus)
+			c->lost_kernel = kp_sat_add(c->lost_kernel, kp_cpu_lost(&log->cpus[i]));
 	}
 }
 
@@ -194,6 +193,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 
 	*m = (struct kp_model){ .ncpus = log->ncpus };
 	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
+	m->have_header = log->have_header;
 	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
 	p.sw = kp_xcalloc(m->ncpus, sizeof(*p.sw));
 	p.nsw = kp_xcalloc(m->ncpus, sizeof(*p.nsw));
@@ -246,8 +246,8 @@ bool kp_model_need_clock(const struct kp_model *m, const char *path)
 {
 	if (m->hz > 0)
 		return true;
-	fprintf(stderr, "kprof: %s: no run header, so the TSC rate is unknown: cannot place the records in time\n",
-		path);
+	fprintf(stderr, "kprof: %s: %s, so the TSC rate is unknown: cannot place the records in time\n", path,
+		m->have_header ? "its run header gives a TSC rate of 0 Hz" : "no run header");
 	return false;
 }
 

@@ -127,6 +127,7 @@ struct kp_stall {
 #define KP_READY_WHYS 4        /* quantum end, yield); 0..2 AdjustReason */
 struct kp_latency {
 	uint64_t n, total, max;    /* delays (cycles): count, sum, longest   */
+	double total2;             /* their squares summed (for a variance)  */
 	uint64_t max_at;           /* TSC the longest ended (switched in)    */
 	uint32_t max_by;           /* the thread running where it was made   */
 	                           /* ready (itself when preempted)          */
@@ -213,6 +214,7 @@ struct kp_model {
 	uint64_t begin, end;       /* span of the trace (TSC), see the top   */
 	uint64_t origin;           /* time 0: begin                          */
 	double hz;                 /* TSC rate; 0 without a run header       */
+	bool have_header;          /* a run header (hz 0: one that gave 0 Hz) */
 	uint32_t switching_cpus;   /* CPUs with CSwitch records              */
 	uint64_t switches, waits, samples, sample_periods, readies;
 	uint64_t thread_records;   /* KprofThread records                    */

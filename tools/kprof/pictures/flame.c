@@ -161,6 +161,14 @@ static void read_cpu_stacks(struct reader *rd, struct kp_log *log, uint32_t cpu)
 	}
 }
 
+void kp_flame_read(struct kp_flame *fl, struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
+{
+	struct reader rd = { .fl = fl, .m = m, .syms = syms };
+
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
+		read_cpu_stacks(&rd, log, cpu);
+}
+
 /* ---------------------------------------------------------------- command */
 
 static bool has_stacks(struct kp_log *log)
@@ -197,9 +205,7 @@ int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o)
 		return 3;
 	kp_model_build(&m, log);
 	kp_flame_init(&fl);
-	struct reader rd = { .fl = &fl, .m = &m, .syms = syms };
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
-		read_cpu_stacks(&rd, log, cpu);
+	kp_flame_read(&fl, log, &m, syms);
 	FILE *f = kp_out_open(o->output);
 	int rc = 3;
 	if (f) {

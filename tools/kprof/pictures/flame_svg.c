@@ -40,6 +40,7 @@ struct draw {
 	const struct kp_flame *fl;
 	double height;          /* of the picture                             */
 	double scale;           /* px per sample                              */
+	const struct kp_flame_style *style; /* NULL: the plain one            */
 };
 
 /* ---------------------------------------------------------------- colours */
@@ -117,9 +118,15 @@ static void draw_node(struct draw *d, const struct kp_flame_node *n, uint64_t s,
 	fprintf(d->f, "<g class=\"%s\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"><title>", kind_class[n->kind], s,
 		n->weight);
 	kp_xml_text(d->f, n->name);
-	fprintf(d->f, " (%" PRIu64 " samples, %s)</title>", n->weight, kp_pct(pct, sizeof(pct), n->weight, d->fl->total, 2));
+	fprintf(d->f, " (%" PRIu64 " samples, %s", n->weight, kp_pct(pct, sizeof(pct), n->weight, d->fl->total, 2));
+	if (d->style && d->style->note)
+		d->style->note(d->f, d->fl, (size_t)(n - d->fl->nodes), d->style->ctx);
+	fputs(")</title>", d->f);
+	struct kp_rgb fill = d->style && d->style->colour ? d->style->colour(d->fl, (size_t)(n - d->fl->nodes),
+									     d->style->ctx)
+							   : frame_colour(n);
 	fprintf(d->f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" fill=\"%s\"/>", x, y, w,
-		FRAME_H - 1, kp_colour_hex(frame_colour(n), hex));
+		FRAME_H - 1, kp_colour_hex(fill, hex));
 	frame_label(d->f, n->name, x, y, w);
 	fputs("</g>\n", d->f);
 
@@ -134,8 +141,10 @@ static void draw_node(struct draw *d, const struct kp_flame_node *n, uint64_t s,
 
 /* ---------------------------------------------------------------- the rest */
 
-static void draw_header(FILE *f, const struct kp_flame *fl, const struct kp_log *log, double height)
+static void draw_header(FILE *f, const struct kp_flame *fl, const struct kp_log *log, double height,
+			const struct kp_flame_style *style)
 {
+	const char *title = style && style->title ? style->title : "kprof flame graph";
 	char scenario[64];
 
 	kp_scenario_text(log, scenario, sizeof(scenario));
@@ -144,7 +153,8 @@ static void draw_header(FILE *f, const struct kp_flame *fl, const struct kp_log 
 		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, DejaVu Sans, sans-serif\" font-size=\"%.0f\">\n",
 		WIDTH, height, WIDTH, height, FONT_SIZE);
 	/* the document's name: a browser tab's title, what a screen reader says */
-	fputs("<title>kprof flame graph", f);
+	fputs("<title>", f);
+	kp_xml_text(f, title);
 	if (scenario[0]) {
 		fputs(": scenario ", f);
 		kp_xml_text(f, scenario);
@@ -160,9 +170,16 @@ static void draw_header(FILE *f, const struct kp_flame *fl, const struct kp_log 
 	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/>"
 	      "</linearGradient></defs>\n", f);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n", WIDTH, height);
-	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"26\">kprof flame graph%s", WIDTH / 2,
-		scenario[0] ? ": scenario " : "");
+	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"26\">", WIDTH / 2);
+	kp_xml_text(f, title);
+	fputs(scenario[0] ? ": scenario " : "", f);
 	kp_xml_text(f, scenario);
+	if (style && style->subtitle) {
+		fprintf(f, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"48\">", WIDTH / 2);
+		kp_xml_text(f, style->subtitle);
+		fputs("</text>\n", f);
+		return;
+	}
 	fprintf(f, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"48\">%" PRIu64 " samples in %" PRIu64
 		   " stacks on %u CPU%s (a stack weighs its SampledProfile's Count", WIDTH / 2, fl->total,
 		fl->stacks - fl->empty, log->ncpus, log->ncpus == 1 ? "" : "s");
@@ -199,10 +216,16 @@ static void draw_footer(FILE *f, const struct kp_log *log, const char *kernel, d
 
 void kp_flame_svg(FILE *f, const struct kp_flame *fl, const struct kp_log *log, const char *kernel)
 {
-	struct draw d = { .f = f, .fl = fl, .height = TOP + (fl->depth + 1) * FRAME_H + BOTTOM,
-			  .scale = (WIDTH - 2 * XPAD) / (double)fl->total };
+	kp_flame_svg_styled(f, fl, log, kernel, NULL);
+}
 
-	draw_header(f, fl, log, d.height);
+void kp_flame_svg_styled(FILE *f, const struct kp_flame *fl, const struct kp_log *log, const char *kernel,
+			 const struct kp_flame_style *style)
+{
+	struct draw d = { .f = f, .fl = fl, .height = TOP + (fl->depth + 1) * FRAME_H + BOTTOM,
+			  .scale = (WIDTH - 2 * XPAD) / (double)fl->total, .style = style };
+
+	draw_header(f, fl, log, d.height, style);
 	draw_controls(f, d.height);
 	fputs("<g id=\"frames\">\n", f);
 	draw_node(&d, &fl->nodes[0], 0, 0);

@@ -10,6 +10,7 @@
  * of one dirty tree.
  */
 #include "tools/kprof/read/build_id.h"
+#include "tools/kprof/util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ void kp_build_id_expect(const char *log_build_id, bool force)
 
 bool kp_build_id_check(const char *kernel, const char *elf_id, char **warning)
 {
-	char cut[KP_BUILD_ID_MAX + 1], text[512];
+	char cut[KP_BUILD_ID_MAX + 1], text[1024];
 
 	*warning = NULL;
 	if (!expect.set)
@@ -67,10 +68,14 @@ bool kp_build_id_check(const char *kernel, const char *elf_id, char **warning)
 	snprintf(cut, sizeof(cut), "%s", elf_id);
 	if (elf_id[0] && !strcmp(cut, expect.id))
 		return true;
+	/* Both ids are bytes of files: printed with their control characters escaped. */
+	char log_id[4 * KP_BUILD_ID_MAX + 1], file_id[4 * KP_BUILD_ID_MAX + 1];
+	kp_printable(log_id, sizeof(log_id), expect.id);
+	kp_printable(file_id, sizeof(file_id), cut);
 	snprintf(text, sizeof(text), "--kernel %s is not the kernel that recorded the log: its build id is %s%s%s, the "
-		 "log's is \"%s\"", kernel, elf_id[0] ? "\"" : "", elf_id[0] ? elf_id : "unknown (no " KP_BUILD_ID_SECTION
+		 "log's is \"%s\"", kernel, elf_id[0] ? "\"" : "", elf_id[0] ? file_id : "unknown (no " KP_BUILD_ID_SECTION
 		 " section: not a kprof kernel, or one built before kprof named its builds)", elf_id[0] ? "\"" : "",
-		 expect.id);
+		 log_id);
 	if (!expect.force) {
 		fprintf(stderr, "kprof: %s; give the kernel.elf of that build (its functions are elsewhere in "
 				"another), or --force-kernel to use this one anyway\n", text);

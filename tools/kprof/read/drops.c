@@ -33,6 +33,7 @@
 
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
 
 static const char *const cause_names[KPROF_LOSS_CAUSES] = {
 	[KPROF_LOSS_BUFFERS_FULL] = "buffers full",
@@ -79,25 +80,17 @@ static void cpu_records(struct kp_log *log, uint32_t cpu, uint64_t placed[KPROF_
 		KPROF_RECORDS_LOST l;
 		memcpy(&l, r.payload, sizeof(l));
 		struct kp_drop d = { .cpu = cpu, .ts_before = before, .first_ts = l.FirstLossTime, .ts = r.h.TimeStamp,
-				     .buffer = r.buffer, .log_offset = r.log_offset };
+				     .buffer = r.buffer, .log_offset = r.log_offset, .raw = r.raw };
 		memcpy(d.lost, &l.BuffersFull, sizeof(d.lost));
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			d.total += d.lost[k];
+			d.total = kp_sat_add(d.total, d.lost[k]);
 		if (!d.total)
 			continue;
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
-			placed[k] += d.lost[k];
+			placed[k] = kp_sat_add(placed[k], d.lost[k]);
 		push(log, &d);
 	}
 	*last = before;
-}
-
-static bool cpu_has_gap(const struct kp_log *log, uint32_t cpu)
-{
-	for (size_t i = 0; i < log->ngaps; i++)
-		if (log->gaps[i].cpu == cpu)
-			return true;
-	return false;
 }
 
 /* The tail of one CPU, checked against its end frame. */
@@ -117,9 +110,9 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 			continue;
 		}
 		d.lost[k] = c->end.lost[k] - placed[k];
-		d.total += d.lost[k];
+		d.total = kp_sat_add(d.total, d.lost[k]);
 	}
-	if (!old && d.total != c->end.pending && !cpu_has_gap(log, cpu))
+	if (!old && d.total != c->end.pending && !c->gaps)
 		kp_issue_add(log, KP_ISSUE_LOSS_MISMATCH, log->size, cpu, 0, 0,
 			     "cpu %u: %llu records dropped are in no records-lost record, but its end frame says "
 			     "%u dropped after the last one", cpu, (unsigned long long)d.total, c->end.pending);
@@ -129,12 +122,41 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 
 const struct kp_drop *kp_drop_at(const struct kp_log *log, const struct kp_record *r)
 {
+	size_t lo = 0, hi = log->ndrop_index;
+
 	if (r->h.HookId != KPROF_LOG_TYPE_RECORDS_LOST)
 		return NULL;
+	while (lo < hi) { /* drop_index: by the record's place in memory */
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)log->drops[log->drop_index[mid]].raw < (uintptr_t)r->raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < log->ndrop_index && log->drops[log->drop_index[lo]].raw == r->raw ? &log->drops[log->drop_index[lo]]
+										    : NULL;
+}
+
+static const struct kp_drop *index_of; /* the drops by_raw orders */
+
+static int by_raw(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)index_of[*(const size_t *)a].raw, y = (uintptr_t)index_of[*(const size_t *)b].raw;
+	return kp_cmp_u64(x, y);
+}
+
+/* The drops placed by a record, sorted by where the record is in memory
+ * (unique, unlike a decoded chunk's log offsets), for kp_drop_at: one
+ * look-up is a binary search, not a walk of every drop. */
+static void index_drops(struct kp_log *log)
+{
+	log->ndrop_index = 0;
+	log->drop_index = kp_xrealloc(log->drop_index, log->ndrops, sizeof(*log->drop_index));
 	for (size_t i = 0; i < log->ndrops; i++)
-		if (!log->drops[i].tail && log->drops[i].cpu == r->cpu && log->drops[i].log_offset == r->log_offset)
-			return &log->drops[i];
-	return NULL;
+		if (!log->drops[i].tail)
+			log->drop_index[log->ndrop_index++] = i;
+	index_of = log->drops;
+	kp_sort(log->drop_index, log->ndrop_index, sizeof(*log->drop_index), by_raw);
 }
 
 void kp_drops_find(struct kp_log *log)
@@ -161,4 +183,5 @@ void kp_drops_find(struct kp_log *log)
 	}
 	free(placed);
 	free(last);
+	index_drops(log);
 }

@@ -36,6 +36,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
+#include "tools/kprof/util/sat.h"
 
 enum kp_issue_kind {
 	KP_ISSUE_CORRUPT,      /* payload CRC mismatch                        */
@@ -70,6 +71,8 @@ struct kp_buffer {
 	uint16_t chunk_flags;  /* v2: KPROF_CHUNK_*                           */
 	bool chunk;            /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported;     /* a malformed record in it was reported       */
+	bool timed;            /* holds a record: ts_first, ts_last known  */
+	uint64_t ts_first, ts_last; /* its first and last records' stamps   */
 	bool decoded;          /* encoding 1, 2: data is the decoded copy (not in
 	                          the log), wire_bytes the LZ4 block's size  */
 	uint32_t wire_bytes;
@@ -115,10 +118,11 @@ struct kp_drop {
 	uint64_t total;
 	const struct kp_buffer *buffer; /* holding the record (tail: NULL)    */
 	uint64_t log_offset;          /* of the record (tail: 0)              */
+	const uint8_t *raw;           /* the record's bytes (tail: NULL)      */
 };
 
 struct kp_cpu {
-	struct kp_buffer *buffers;  /* in arrival order                       */
+	struct kp_buffer *buffers;  /* in sequence order once read (store.c)  */
 	size_t nbuffers, cap;
 	bool have_end;
 	struct kprof_cpu_end end;
@@ -126,7 +130,22 @@ struct kp_cpu {
 	struct kprof_file_tail file_tail;
 	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
+	uint64_t *seq_set;          /* buffers' frame_seq + 1, hashed (store.c) */
+	size_t seq_n, seq_cap;
+	bool unsorted;              /* a buffer came late: sorted at the end  */
+	size_t gaps;                /* gaps in its frames (finish.c)          */
+	size_t link_gaps;           /* ... of them lost on the link            */
 };
+
+/* Records the kernel dropped on a CPU, all causes (its end frame; 0
+ * without one), summed saturating (util/sat.h). */
+static inline uint64_t kp_cpu_lost(const struct kp_cpu *c)
+{
+	uint64_t n = 0;
+	for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
+		n = kp_sat_add(n, c->end.lost[k]);
+	return n;
+}
 
 /* Records of a CPU that a trace file had no room for (0 in a serial log). */
 static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
@@ -151,6 +170,8 @@ struct kp_log {
 	size_t ngaps, gaps_cap;
 	struct kp_drop *drops;      /* kernel drops, per CPU in time (drops.c) */
 	size_t ndrops, drops_cap;
+	size_t *drop_index;         /* drops placed by a record, by its raw   */
+	size_t ndrop_index;
 	bool drops_flagged;         /* an old log: losses flagged on buffers
 	                               (KPROF_BUFFER_LOSSES), not placed      */
 	char build_id[65];
@@ -173,6 +194,11 @@ struct kp_log {
 	uint8_t **decoded;          /* records of compressed chunks, decoded  */
 	size_t ndecoded, decoded_cap;
 	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
+	size_t damage_run;          /* scan: the damaged-header issue (index
+	                               + 1) a run of damage extends, 0: none  */
+	uint64_t damage_count;      /* ... how many headers it holds, the last */
+	uint64_t damage_last;
+	uint64_t damaged_headers;   /* damaged frame headers met so far       */
 	char *console;              /* text between frames, NUL-terminated    */
 	size_t console_len;
 };
@@ -192,11 +218,20 @@ static inline uint64_t kp_drop_start(const struct kp_drop *d)
 	return d->first_ts && d->first_ts >= d->ts_before && d->first_ts <= d->ts ? d->first_ts : d->ts_before;
 }
 
-/* Read and scan a log; 0, or -1 with errno set if it cannot be read. */
+/* The largest log read, in MiB (the environment's KPROF_LOG_LIMIT_MB may
+ * set a lower limit): a trace file from the stick is under 4 GiB. */
+#define KP_LOG_LIMIT_MB 4096ull
+/* Read and scan a log: a regular file, a pipe or a character device of
+ * at most the limit; 0, or -1 with errno set if it cannot be read (EISDIR,
+ * ENODEV: another kind of file; EFBIG: over the limit). */
 int kp_log_read(const char *path, struct kp_log *log);
+/* Why a log could not be read (errno of kp_log_read), for people. */
+const char *kp_log_read_error(int err, char *buf, size_t size);
 /* Scan bytes already in memory (taken over, freed by kp_log_free). */
 void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size);
 void kp_log_free(struct kp_log *log);
+/* finish.c: the checks once every frame is in (kp_log_scan's last step). */
+void kp_log_finish(struct kp_log *log);
 
 void kp_issue_add(struct kp_log *log, enum kp_issue_kind kind, uint64_t offset, uint32_t cpu, uint32_t first,
 		  uint32_t last, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

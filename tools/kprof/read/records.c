@@ -115,15 +115,14 @@ void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)
 		t->records += n;
 		t->cpus_with_records += n != 0;
 		if (log->cpus[i].have_end) {
-			for (int k = 0; k < KPROF_LOSS_CAUSES; k++) {
-				t->lost[k] += log->cpus[i].end.lost[k];
-				t->lost_total += log->cpus[i].end.lost[k];
-			}
-			t->stuck += log->cpus[i].end.stuck;
+			for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
+				t->lost[k] = kp_sat_add(t->lost[k], log->cpus[i].end.lost[k]);
+			t->lost_total = kp_sat_add(t->lost_total, kp_cpu_lost(&log->cpus[i]));
+			t->stuck = kp_sat_add(t->stuck, log->cpus[i].end.stuck);
 			uint64_t not_in_file = kp_cpu_lost_file(&log->cpus[i]);
-			t->lost_file += not_in_file;
-			if (log->cpus[i].end.records > n + not_in_file)
-				t->lost_link += log->cpus[i].end.records - n - not_in_file;
+			t->lost_file = kp_sat_add(t->lost_file, not_in_file);
+			t->lost_link = kp_sat_add(t->lost_link,
+						  kp_sat_sub(log->cpus[i].end.records, kp_sat_add(n, not_in_file)));
 		} else {
 			t->cpus_without_end++;
 		}

@@ -317,3 +317,15 @@ const char *kp_symbols_format(const struct kp_symbols *s, uint64_t addr, char *b
 		snprintf(buf, size, "%s+0x%" PRIx64, name, addr - start);
 	return buf;
 }
+
+size_t kp_symbols_count(const struct kp_symbols *s)
+{
+	return s ? s->n : 0;
+}
+
+const char *kp_symbols_at(const struct kp_symbols *s, size_t i, uint64_t *start)
+{
+	if (start)
+		*start = s->syms[i].start;
+	return s->syms[i].name;
+}

@@ -44,6 +44,11 @@ bool kp_symbols_site_line(const struct kp_symbols *s, uint64_t addr, bool return
 bool kp_symbols_lookup(const struct kp_symbols *s, uint64_t addr, const char **name, uint64_t *start,
 		       uint64_t *size);
 
+/* The functions, in address order: how many, and the i-th one's name
+ * and start (for looking a function up by its name). */
+size_t kp_symbols_count(const struct kp_symbols *s);
+const char *kp_symbols_at(const struct kp_symbols *s, size_t i, uint64_t *start);
+
 /* "name+0xoff" (or "name" at offset 0), else "0x<addr>"; returns buf. */
 const char *kp_symbols_format(const struct kp_symbols *s, uint64_t addr, char *buf, size_t size);
 

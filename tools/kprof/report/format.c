@@ -70,9 +70,8 @@ void kp_report_lost_note(FILE *f, const struct kp_log *log)
 	uint64_t lost = 0;
 
 	for (uint32_t i = 0; i < log->ncpus; i++) {
-		for (int k = 0; log->cpus[i].have_end && k < KPROF_LOSS_CAUSES; k++)
-			lost += log->cpus[i].end.lost[k];
-		lost += kp_cpu_lost_file(&log->cpus[i]); /* not in a trace file too small */
+		lost = kp_sat_add(lost, kp_cpu_lost(&log->cpus[i]));
+		lost = kp_sat_add(lost, kp_cpu_lost_file(&log->cpus[i])); /* not in a trace file too small */
 	}
 	if (lost)
 		fprintf(f, "note: the trace lost %" PRIu64 " records (of all kinds): these counts are low\n", lost);

@@ -13,6 +13,7 @@
 
 #include "include/kprof/exit_status.h"
 #include "tools/kprof/util/sort.h"
+#include "tools/kprof/util/utf8.h"
 
 /* text after a label in a 10-column (or indent-column) margin, wrapped at
  * spaces to the width */
@@ -51,8 +52,12 @@ static void header_run(FILE *f, const struct kp_log *log, const char *input, con
 			 h->cpu_count, h->cpu_count == 1 ? "" : "s", h->tsc_hz,
 			 h->trace_mode == KPROF_TRACE_DUMP ? "dump" : "stream", h->buffers_per_cpu, h->buffer_size / 1024);
 		wrap_label(f, "run", 10, line);
-		wrap_label(f, "cmdline", 10, log->cmdline[0] ? log->cmdline : "(empty: defaults)");
-		fprintf(f, "%-10s%s\n", "build", log->build_id[0] ? log->build_id : "(none)");
+		/* The log's strings, with their control characters escaped. */
+		char shown[4 * sizeof(log->cmdline)];
+		wrap_label(f, "cmdline", 10,
+			   log->cmdline[0] ? kp_printable(shown, sizeof(shown), log->cmdline) : "(empty: defaults)");
+		fprintf(f, "%-10s%s\n", "build",
+			log->build_id[0] ? kp_printable(shown, sizeof(shown), log->build_id) : "(none)");
 	}
 	if (log->have_run_end)
 		fprintf(f, "%-10s%s (0x%02x)\n", "ended", status_name(log->run_end.status), log->run_end.status);
@@ -124,9 +129,7 @@ static void loss_counts(FILE *f, const struct kp_report *r, const struct kp_tota
 	wrap_label(f, "lost", 10, line);
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		const struct kp_cpu *c = &log->cpus[i];
-		uint64_t n = 0;
-		for (int k = 0; c->have_end && k < KPROF_LOSS_CAUSES; k++)
-			n += c->end.lost[k];
+		uint64_t n = kp_cpu_lost(c);
 		if (!n && !(c->have_end && c->end.stuck))
 			continue;
 		where_dropped(r, i, where, sizeof(where));

@@ -3,7 +3,8 @@
  * SampledProfile samples (weighted by Count, the periods each stands for)
  * and PmcInterrupt samples by function, in total and per CPU; the short
  * form for --summary; and the table of functions the profile objects
- * (objects.c) print too.
+ * (objects.c) print too; the rows of the ProfileTime table for `kprof
+ * assert` and `kprof compare` (kp_hot_profile_rows).
  */
 #include "tools/kprof/report/report.h"
 
@@ -265,3 +266,24 @@ void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 	}
 	free(s.v);
 }
+
+size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows, struct kp_hot_row *all)
+{
+	struct samples s = { 0 };
+	size_t n = 0, nr;
+
+	collect_samples(rp, &s);
+	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
+	while (n < s.n && s.v[n].group == 0)
+		n++;
+	*rows = kp_xcalloc(n ? n : 1, sizeof(**rows));
+	nr = make_rows(s.v, n, -1, *rows, all);
+	for (size_t i = 0; i < nr; i++) { /* the table's totals, as hot_table() sums them */
+		all->weight += (*rows)[i].weight;
+		all->count += (*rows)[i].count;
+		all->w2 += (*rows)[i].w2;
+	}
+	free(s.v);
+	return nr;
+}
+

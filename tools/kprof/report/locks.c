@@ -51,7 +51,7 @@
 #define TOP_SITES 5
 #define NAME_COLS 30                  /* release-site column; longer get a line    */
 #define SITE_MODE_COLS 53             /* the modes under it, up to "hold"          */
-#define MODES 6                       /* the five AcquireModes, then "other"       */
+#define MODES KP_LOCK_MODES
 
 /* AcquireMode i as the field table names it; the last one is any other. */
 static const char *mode_name(int i)
@@ -59,81 +59,10 @@ static const char *mode_name(int i)
 	return i < MODES - 1 ? kp_acquire_mode_name((uint8_t)i) : "other";
 }
 
-/* One traced release. */
-struct sl_rec {
-	uint64_t lock, caller;
-	uint64_t wait, hold;          /* WaitTimeInCycles less stalled; ReleaseTime */
-	                              /* - AcquireTime                               */
-	uint64_t stalled;             /* of WaitTimeInCycles, on a stalled CPU       */
-	uint64_t weight;              /* acquisitions it stands for                 */
-	uint32_t spins;
-	int config;                   /* setting in force (index), -1: none yet     */
-	uint8_t mode;                 /* AcquireMode, MODES - 1 for any other       */
-	bool contended;
-};
-
-/* A lock, or a call site of one. */
-struct sl_group {
-	uint64_t addr;
-	uint64_t traced, contended, spins, wait_total, stalled;
-	uint64_t est_acq, est_cont, est_wait;
-	double var_acq, var_cont, var_wait; /* their variance estimates, sum w(w-1)x^2 */
-	uint64_t modes[MODES];
-	struct kp_stats wait, hold;
-	struct kp_stats hold_est;  /* weighted by what each record stands for    */
-	size_t site0, nsites;         /* locks: their call sites in sites[]         */
-};
-
-/* The model's SpinLock records as the section counts them. */
-static struct sl_rec *collect(const struct kp_model *m)
-{
-	struct sl_rec *recs = kp_xcalloc(m->nspinlocks, sizeof(*recs));
-
-	for (size_t i = 0; i < m->nspinlocks; i++) {
-		const WMI_SPINLOCK *w = &m->spinlocks[i].r;
-		unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
-		uint32_t cpu = m->spinlocks[i].cpu;
-		uint64_t stalled = cpu < m->ncpus && w->WaitTimeInCycles <= w->AcquireTime
-					   ? kp_stall_overlap(&m->cpu[cpu], w->AcquireTime - w->WaitTimeInCycles, w->AcquireTime)
-					   : 0;
-		recs[i] = (struct sl_rec){
-			.lock = w->SpinLockAddress,
-			.caller = w->CallerAddress,
-			.wait = w->WaitTimeInCycles - stalled,
-			.stalled = stalled,
-			.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
-			.spins = w->SpinCount,
-			.config = m->spinlocks[i].config,
-			.mode = (uint8_t)(mode < MODES - 1 ? mode : MODES - 1),
-		};
-	}
-	return recs;
-}
-
-/* Contended or not, and what the record stands for (see the top). */
-static void classify(const struct kp_lock_sampling *s, struct sl_rec *r)
-{
-	const KPROF_SPINLOCK_CONFIG *c = kp_lock_sampling_at(s, r->config);
-	bool long_hold = c->SpinLockHoldThreshold && r->hold >= c->SpinLockHoldThreshold;
-	uint32_t rate;
-
-	r->contended = r->spins >= c->SpinLockSpinThreshold;
-	rate = r->contended ? c->SpinLockContentionSampleRate : c->SpinLockAcquireSampleRate;
-	r->weight = long_hold || !rate ? 1 : rate;
-}
-
-static int by_lock_caller(const void *a, const void *b)
-{
-	const struct sl_rec *x = a, *y = b;
-	if (x->lock != y->lock)
-		return x->lock < y->lock ? -1 : 1;
-	return x->caller < y->caller ? -1 : x->caller > y->caller;
-}
-
 /* Locks: total wait descending, then address. */
 static int lock_order(const void *a, const void *b)
 {
-	const struct sl_group *x = a, *y = b;
+	const struct kp_lock_group *x = a, *y = b;
 	if (x->wait_total != y->wait_total)
 		return x->wait_total > y->wait_total ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
@@ -142,44 +71,12 @@ static int lock_order(const void *a, const void *b)
 /* Call sites: total wait descending, then traced descending, then address. */
 static int site_order(const void *a, const void *b)
 {
-	const struct sl_group *x = a, *y = b;
+	const struct kp_lock_group *x = a, *y = b;
 	if (x->wait_total != y->wait_total)
 		return x->wait_total > y->wait_total ? -1 : 1;
 	if (x->traced != y->traced)
 		return x->traced > y->traced ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Fill g from recs[0..n), which share g->addr. */
-static void summarise(struct sl_group *g, const struct sl_rec *recs, size_t n, uint64_t *v, struct kp_weighted *vw)
-{
-	size_t nw = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct sl_rec *r = &recs[i];
-		g->traced++;
-		g->contended += r->contended;
-		g->spins += r->spins;
-		g->wait_total += r->wait;
-		g->stalled += r->stalled;
-		g->est_acq += r->weight;
-		g->est_cont += r->contended ? r->weight : 0;
-		g->est_wait += r->weight * r->wait;
-		double ww = (double)r->weight * (double)(r->weight - 1);
-		g->var_acq += ww;
-		g->var_cont += r->contended ? ww : 0;
-		g->var_wait += ww * (double)r->wait * (double)r->wait;
-		g->modes[r->mode]++;
-		if (r->wait)
-			v[nw++] = r->wait;
-	}
-	kp_stats_of(v, nw, &g->wait);
-	for (size_t i = 0; i < n; i++)
-		v[i] = recs[i].hold;
-	kp_stats_of(v, n, &g->hold);
-	for (size_t i = 0; i < n; i++)
-		vw[i] = (struct kp_weighted){ recs[i].hold, recs[i].weight };
-	kp_stats_weighted(vw, n, &g->hold_est);
 }
 
 /* "SpinLock 12, QueuedSpinLock 3" in at most cols; "+k more" when cut. */
@@ -210,13 +107,13 @@ static const char *mode_list(const uint64_t *modes, char *buf, size_t cols)
 /* Only executive spin locks: their CallerAddress is the return address
  * of the release call (exspinlock.c), the others' the release itself
  * (KI_HERE in spinlock.h). */
-static bool site_is_return(const struct sl_group *c)
+static bool site_is_return(const struct kp_lock_group *c)
 {
 	return !c->modes[SpinLockModeOrdinary] && !c->modes[SpinLockModeQueued] && !c->modes[MODES - 1];
 }
 
 /* Two rows: counts and wait, then the modes and hold (cycles). */
-static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbols *syms)
+static void print_site(FILE *f, const struct kp_lock_group *c, const struct kp_symbols *syms)
 {
 	char name[512], modes[SITE_MODE_COLS + 1], p[16], med[24], p99[24], max[24];
 
@@ -235,7 +132,7 @@ static void print_site(FILE *f, const struct sl_group *c, const struct kp_symbol
 
 /* The estimates' 95% intervals (interval.c), when any record stood for
  * more than itself. */
-static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const struct sl_group *g)
+static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const struct kp_lock_group *g)
 {
 	char a[48], c[48], w[80], lo[32], hi[32];
 	double half = 1.959963984540054 * sqrt(g->var_wait);
@@ -262,8 +159,8 @@ static const char *stalled_text(const struct kp_log *log, uint64_t stalled, char
 	return buf;
 }
 
-static void print_lock(FILE *f, const struct kp_report *rp, int rank, const struct sl_group *g,
-		       const struct sl_group *sites)
+static void print_lock(FILE *f, const struct kp_report *rp, int rank, const struct kp_lock_group *g,
+		       const struct kp_lock_group *sites)
 {
 	const struct kp_symbols *syms = rp->syms;
 	struct kp_log *log = rp->log;
@@ -309,11 +206,11 @@ static void print_lock(FILE *f, const struct kp_report *rp, int rank, const stru
  * most (the site with the most traced releases, then the lowest
  * address), whole: the line wraps instead (report.c's --summary keeps the
  * continuation lines with it). */
-static void print_most_contended(FILE *f, const struct kp_report *rp, const struct sl_group *best,
-				 const struct sl_group *sites)
+static void print_most_contended(FILE *f, const struct kp_report *rp, const struct kp_lock_group *best,
+				 const struct kp_lock_group *sites)
 {
 	char name[300], site[512], pct[16];
-	const struct sl_group *top = &sites[best->site0];
+	const struct kp_lock_group *top = &sites[best->site0];
 
 	for (size_t i = 1; i < best->nsites; i++)
 		if (sites[best->site0 + i].traced > top->traced ||
@@ -328,14 +225,14 @@ static void print_most_contended(FILE *f, const struct kp_report *rp, const stru
 /* The lock with the most contended acquisitions (estimated, then traced,
  * then total wait, then lowest address), and the one waited for longest
  * (then lowest address). */
-static void print_leaders(FILE *f, const struct kp_report *rp, const struct sl_group *locks, size_t nlocks,
-			  const struct sl_group *sites)
+static void print_leaders(FILE *f, const struct kp_report *rp, const struct kp_lock_group *locks, size_t nlocks,
+			  const struct kp_lock_group *sites)
 {
-	const struct sl_group *best = NULL, *waited = NULL;
+	const struct kp_lock_group *best = NULL, *waited = NULL;
 	char name[300], us[32];
 
 	for (size_t i = 0; i < nlocks; i++) { /* locks[] is in address order here */
-		const struct sl_group *g = &locks[i];
+		const struct kp_lock_group *g = &locks[i];
 		if (g->contended && (!best || g->est_cont > best->est_cont ||
 				     (g->est_cont == best->est_cont &&
 				      (g->contended > best->contended ||
@@ -361,10 +258,10 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
 	struct kp_lock_sampling smp;
-	struct sl_group *locks, *sites, all = { 0 };
+	struct kp_lock_group *locks, *sites, all = { 0 };
 	size_t n = rp->m->nspinlocks, nlocks = 0, nsites = 0;
 	struct kp_weighted *vw;
-	struct sl_rec *recs;
+	struct kp_lock_rec *recs;
 	uint64_t *v;
 	char p[16], us[32], st[64];
 
@@ -374,27 +271,24 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		return;
 	}
 	kp_lock_sampling_init(&smp, rp);
-	recs = collect(rp->m);
-	for (size_t i = 0; i < n; i++)
-		classify(&smp, &recs[i]);
-	kp_sort(recs, n, sizeof(*recs), by_lock_caller);
-	v = kp_xcalloc(n, sizeof(*v)); /* room for summarise() */
+	recs = kp_lock_recs(rp);
+	v = kp_xcalloc(n, sizeof(*v)); /* room for kp_lock_summarise() */
 	vw = kp_xcalloc(n, sizeof(*vw));
 	locks = kp_xcalloc(n, sizeof(*locks));
 	sites = kp_xcalloc(n, sizeof(*sites));
-	summarise(&all, recs, n, v, vw);
+	kp_lock_summarise(&all, recs, n, v, vw);
 	for (size_t i = 0, j; i < n; i = j) {
-		struct sl_group *g = &locks[nlocks++];
+		struct kp_lock_group *g = &locks[nlocks++];
 		for (j = i; j < n && recs[j].lock == recs[i].lock; j++)
 			;
 		g->addr = recs[i].lock;
-		summarise(g, &recs[i], j - i, v, vw);
+		kp_lock_summarise(g, &recs[i], j - i, v, vw);
 		g->site0 = nsites;
 		for (size_t k = i, l; k < j; k = l) {
 			for (l = k; l < j && recs[l].caller == recs[k].caller; l++)
 				;
 			sites[nsites].addr = recs[k].caller;
-			summarise(&sites[nsites++], &recs[k], l - k, v, vw);
+			kp_lock_summarise(&sites[nsites++], &recs[k], l - k, v, vw);
 		}
 		g->nsites = nsites - g->site0;
 		kp_sort(&sites[g->site0], g->nsites, sizeof(*sites), site_order);

@@ -81,6 +81,11 @@ int kp_hot_row_cmp(const void *a, const void *b);
 /* Rows [0, top) by name, then one line for the rest. */
 void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row *rows, size_t nr, size_t top,
 		 uint64_t total, bool weighted, const struct kp_hot_row *all);
+/* The rows of the ProfileTime table over all CPUs (the first table of
+ * Hot spots: samples of kprof's own measurement left out), heaviest first,
+ * into *rows (malloc'd); *all gets their totals with the samples outside
+ * any function.  Returns the number of rows. */
+size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows, struct kp_hot_row *all);
 /* One row: weight, share of total, count, with `all` (the table's totals)
  * the 95% interval of the row's share (NULL: none), and the name cut to
  * the width. */
@@ -193,5 +198,43 @@ void kp_stats_row(FILE *f, const struct kp_log *log, const char *label, const st
 		  const struct kp_stats_units *u);
 /* v in decimal, or "-" when there is no value. */
 const char *kp_stats_num(char *buf, size_t size, uint64_t v, bool have);
+
+/* ---- the spin-lock figures (lock_stats.c; locks.c prints them) ---- */
+
+#define KP_LOCK_MODES 6               /* the five AcquireModes, then "other"        */
+/* One traced release. */
+struct kp_lock_rec {
+	uint64_t lock, caller;
+	uint64_t wait, hold;          /* WaitTimeInCycles less stalled; ReleaseTime */
+	                              /* - AcquireTime                               */
+	uint64_t stalled;             /* of WaitTimeInCycles, on a stalled CPU       */
+	uint64_t weight;              /* acquisitions it stands for                 */
+	uint32_t spins;
+	int config;                   /* setting in force (index), -1: none yet     */
+	uint8_t mode;                 /* AcquireMode, KP_LOCK_MODES - 1: any other     */
+	bool contended;
+};
+
+/* A lock, or a call site of one. */
+struct kp_lock_group {
+	uint64_t addr;
+	uint64_t traced, contended, spins, wait_total, stalled;
+	uint64_t est_acq, est_cont, est_wait;
+	double var_acq, var_cont, var_wait; /* their variance estimates, sum w(w-1)x^2 */
+	uint64_t modes[KP_LOCK_MODES];
+	struct kp_stats wait, hold;
+	struct kp_stats hold_est;  /* weighted by what each record stands for    */
+	size_t site0, nsites;         /* locks: their call sites in sites[]         */
+};
+
+/* The model's SpinLock records as the section counts them: the wait less
+ * its stalled part, contended or not and the acquisitions each stands for
+ * under the sampling in force (lock_sampling.c); sorted by lock, then
+ * release site.  m->nspinlocks of them, malloc'd. */
+struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp);
+/* Fill g (zeroed, g->addr set) from recs[0..n); v and vw: room for n
+ * values each. */
+void kp_lock_summarise(struct kp_lock_group *g, const struct kp_lock_rec *recs, size_t n, uint64_t *v,
+		       struct kp_weighted *vw);
 
 #endif

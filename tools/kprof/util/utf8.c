@@ -14,6 +14,10 @@
  */
 #include "tools/kprof/util/utf8.h"
 
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
 unsigned kp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 {
 	unsigned len;
@@ -49,4 +53,30 @@ unsigned kp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 	}
 	*cp = c;
 	return len;
+}
+
+const char *kp_printable(char *buf, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), at = 0;
+
+	if (!size)
+		return buf;
+	while (n) {
+		uint32_t cp;
+		unsigned len = kp_utf8_decode(p, n, &cp);
+		bool ok = len && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0);
+		size_t need = ok ? len : 4;
+		if (at + need >= size)
+			break;
+		if (ok)
+			memcpy(buf + at, p, len);
+		else
+			snprintf(buf + at, 5, "\\x%02x", *p);
+		at += need;
+		p += ok ? len : 1;
+		n -= ok ? len : 1;
+	}
+	buf[at] = '\0';
+	return buf;
 }

@@ -16,4 +16,11 @@
  * byte, ...).  n must be at least 1. */
 unsigned kp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 
+/* The one helper for strings from a log that reach a terminal or a text
+ * report (the run header's command line and build id): s with every
+ * control character (C0, DEL, C1 as U+0080..U+009F) and every byte that is
+ * not well-formed UTF-8 written as \xNN, so no escape sequence of the
+ * log's reaches the terminal; cut to fit size bytes.  Returns buf. */
+const char *kp_printable(char *buf, size_t size, const char *s);
+
 #endif

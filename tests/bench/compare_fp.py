@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""compare_fp.py KPROF KERNEL SET... - how often `kprof compare` marks a
+difference significant between sets of runs of one configuration, where
+no difference is real: its false-positive rate, to hold against the 5%
+level of its intervals (docs/compare.md).
+
+Each SET is a folder of runs (make run REPEAT=N, or tools/qemu.py run
+--repeat N).  The sets are compared in disjoint pairs (1 with 2, 3 with 4,
+...: independent comparisons) and, for more figures, in every pair (not
+independent: each set is used several times).  It counts, over the figures
+that got an interval, how many were marked significant, per kind of figure
+and in all, and gives the rate with its 95% Wilson interval.  Figures
+the same in every run (a lock never contended: 0 against 0, an interval
+of width 0) are left out: they cannot be marked either way.  Single runs
+are compared too (run i of one set against run i of its pair), where the
+intervals come from within each run.  With
+--timing it also times one compare of the first two sets (the `make
+bench` figure: under 2 s on 2 cores).
+"""
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def wilson(k, n, z=1.959963984540054):
+    if not n:
+        return 0, 0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0, c - h), min(1, c + h)
+
+
+def compare(kprof, kernel, a, b):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        p = subprocess.run([kprof, "compare", a, b, "--kernel", kernel, "--json", f.name, "-o", "/dev/null"],
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            sys.exit("kprof compare %s %s: exit %d: %s" % (a, b, p.returncode, p.stderr.strip()))
+        return json.load(open(f.name))["figures"]
+
+
+def tally(kprof, kernel, pairs):
+    kinds = {}
+    for a, b in pairs:
+        for fig in compare(kprof, kernel, a, b):
+            if fig["lo"] is None or fig["hi"] <= fig["lo"]:
+                continue  # no interval, or none to speak of: the figure the same in every run
+            k = kinds.setdefault(fig["kind"], [0, 0])
+            k[0] += fig["significant"]
+            k[1] += 1
+    return kinds
+
+
+def show(title, kinds):
+    print(title)
+    tot = [sum(v[0] for v in kinds.values()), sum(v[1] for v in kinds.values())]
+    for name, (k, n) in sorted(kinds.items()) + [("all", tot)]:
+        lo, hi = wilson(k, n)
+        print("  %-11s %4d of %4d significant: %5.1f%% (95%% CI %.1f-%.1f%%)" % (name, k, n, 100.0 * k / n if n else 0,
+                                                                             100 * lo, 100 * hi))
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--timing"]
+    if len(args) < 4:
+        sys.exit(__doc__)
+    kprof, kernel, sets = args[0], args[1], args[2:]
+    show("compare_fp: %d sets, %d disjoint pairs (independent comparisons)" % (len(sets), len(sets) // 2),
+         tally(kprof, kernel, [(sets[i], sets[i + 1]) for i in range(0, len(sets) - 1, 2)]))
+    show("compare_fp: every pair (%d; not independent)" % (len(sets) * (len(sets) - 1) // 2),
+         tally(kprof, kernel, list(itertools.combinations(sets, 2))))
+    singles = []
+    for i in range(0, len(sets) - 1, 2):
+        for r in sorted(os.listdir(sets[i])):
+            if os.path.isdir(os.path.join(sets[i + 1], r)):
+                singles.append((os.path.join(sets[i], r), os.path.join(sets[i + 1], r)))
+    show("compare_fp: single runs against single runs (%d pairs; within-run intervals)" % len(singles),
+         tally(kprof, kernel, singles))
+    if "--timing" in sys.argv:
+        times = []
+        for _ in range(5):
+            t0 = time.monotonic()
+            compare(kprof, kernel, sets[0], sets[1])
+            times.append(time.monotonic() - t0)
+        print("compare_fp: kprof compare of two sets: median %.3f s of 5 (goal: under 2 s)" % sorted(times)[2])
+
+
+if __name__ == "__main__":
+    main()

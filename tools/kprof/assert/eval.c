@@ -1,0 +1,315 @@
+/*
+ * eval.c - a rule measured on one run (rules.h), from the figures the
+ * report prints (metrics/metrics.h):
+ *
+ *   the run     lost (every record lost: dropped by the kernel, not in
+ *               the trace file, lost on the link), damaged (frames with
+ *               problems), records, switches, samples (ProfileTime),
+ *               duration (first record to last)
+ *   lock        traced, contended (a count, or with % the share of the
+ *               traced), spins, acquisitions (the estimate), wait total /
+ *               median / p99 / max, hold median / p99 / max: the Spin
+ *               locks section's figures
+ *   thread      cpu (a time, or with % the share of the CPUs' time), stalled, in,
+ *               vol, invol (Threads); latency count / total / avg / max
+ *               (Scheduling latency); threads of one name are summed (max:
+ *               the largest)
+ *   samples     a function's samples (the samples column), or with % its
+ *               share of the profile periods (the % column)
+ *   event       count: events of a type the workload declared
+ *   cpu         busy, idle, stalled, no-trace shares and switches (CPUs);
+ *               without a number, all CPUs with CSwitch records together
+ *
+ * A rule that cannot be measured on the run is an ERROR with the reason:
+ * a name not in it (with the near matches), a lock that never waited for
+ * a wait statistic, losses not known, no TSC rate for a time, no symbols
+ * for a function.
+ */
+#include "tools/kprof/assert/rules.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/metrics/metrics.h"
+
+enum {
+	M_LOST, M_DAMAGED, M_RECORDS, M_SWITCHES, M_SAMPLES, M_DURATION,
+	L_TRACED, L_CONTENDED, L_SPINS, L_ACQ, L_WAIT_TOTAL, L_WAIT_MEDIAN, L_WAIT_P99, L_WAIT_MAX, L_HOLD_MEDIAN,
+	L_HOLD_P99, L_HOLD_MAX,
+	T_CPU, T_STALLED, T_IN, T_VOL, T_INVOL, T_LAT_COUNT, T_LAT_TOTAL, T_LAT_AVG, T_LAT_MAX,
+	F_SAMPLES, E_COUNT, C_BUSY, C_IDLE, C_STALLED, C_NO_TRACE, C_SWITCHES,
+};
+
+#define C KP_KIND_COUNT
+#define T KP_KIND_TIME
+#define S KP_KIND_SHARE
+static const struct kp_measure_def metric_defs[] = {
+	{ "lost", C, M_LOST }, { "damaged", C, M_DAMAGED }, { "records", C, M_RECORDS },
+	{ "switches", C, M_SWITCHES }, { "samples", C, M_SAMPLES }, { "duration", T, M_DURATION }, { NULL, 0, 0 },
+};
+static const struct kp_measure_def lock_defs[] = {
+	{ "traced", C, L_TRACED }, { "contended", C | S, L_CONTENDED }, { "spins", C, L_SPINS },
+	{ "acquisitions", C, L_ACQ }, { "wait total", T, L_WAIT_TOTAL }, { "wait median", T, L_WAIT_MEDIAN },
+	{ "wait p99", T, L_WAIT_P99 }, { "wait max", T, L_WAIT_MAX }, { "hold median", T, L_HOLD_MEDIAN },
+	{ "hold p99", T, L_HOLD_P99 }, { "hold max", T, L_HOLD_MAX }, { NULL, 0, 0 },
+};
+static const struct kp_measure_def thread_defs[] = {
+	{ "cpu", T | S, T_CPU }, { "stalled", T, T_STALLED }, { "in", C, T_IN }, { "vol", C, T_VOL },
+	{ "invol", C, T_INVOL }, { "latency count", C, T_LAT_COUNT }, { "latency total", T, T_LAT_TOTAL },
+	{ "latency avg", T, T_LAT_AVG }, { "latency max", T, T_LAT_MAX }, { NULL, 0, 0 },
+};
+static const struct kp_measure_def samples_defs[] = { { "", C | S, F_SAMPLES }, { NULL, 0, 0 } };
+static const struct kp_measure_def event_defs[] = { { "count", C, E_COUNT }, { NULL, 0, 0 } };
+static const struct kp_measure_def cpu_defs[] = {
+	{ "busy", S, C_BUSY }, { "idle", S, C_IDLE }, { "stalled", S, C_STALLED }, { "no-trace", S, C_NO_TRACE },
+	{ "switches", C, C_SWITCHES }, { NULL, 0, 0 },
+};
+#undef C
+#undef T
+#undef S
+
+const struct kp_measure_def *kp_rule_measures(enum kp_subject s)
+{
+	static const struct kp_measure_def *const defs[] = {
+		[KP_SUBJ_METRIC] = metric_defs, [KP_SUBJ_LOCK] = lock_defs, [KP_SUBJ_THREAD] = thread_defs,
+		[KP_SUBJ_SAMPLES] = samples_defs, [KP_SUBJ_EVENT] = event_defs, [KP_SUBJ_CPU] = cpu_defs,
+	};
+	return defs[s];
+}
+
+const char *kp_op_text(enum kp_op op)
+{
+	static const char *const text[] = { "<", "<=", ">", ">=", "==", "!=" };
+	return text[op];
+}
+
+/* What was measured: a count, cycles, or part of whole. */
+struct figure {
+	unsigned kind;
+	uint64_t count, cycles, part, whole;
+};
+
+static bool error(struct kp_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool error(struct kp_outcome *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->why, sizeof(o->why), fmt, ap);
+	va_end(ap);
+	o->verdict = KP_ERROR;
+	return false;
+}
+
+static bool metric(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	char why[300];
+
+	switch (r->measure->id) {
+	case M_LOST:
+		return kp_run_lost(run, &f->count, why, sizeof(why)) || error(o, "records lost: %s", why);
+	case M_DAMAGED: f->count = run->log.nissues; return true;
+	case M_RECORDS: f->count = run->totals.records; return true;
+	case M_SWITCHES: f->count = run->m.switches; return true;
+	case M_SAMPLES: f->count = run->hot_all.count; return true;
+	case M_DURATION: {
+		bool any = false;
+		uint64_t first = 0, last = 0;
+		for (uint32_t i = 0; i < run->m.ncpus; i++)
+			if (run->m.cpu[i].any) {
+				first = any && first < run->m.cpu[i].first ? first : run->m.cpu[i].first;
+				last = any && last > run->m.cpu[i].last ? last : run->m.cpu[i].last;
+				any = true;
+			}
+		f->cycles = last - first;
+		return any || error(o, "no records in the log");
+	}
+	}
+	return error(o, "internal: metric %d", r->measure->id);
+}
+
+/* A wait statistic of a lock none of whose traced acquisitions waited. */
+static bool lock_stat(const struct kp_stats *s, uint64_t v, struct figure *f, const struct kp_rule *r,
+		      struct kp_outcome *o)
+{
+	f->cycles = v;
+	return s->n || error(o, "lock \"%s\": no traced acquisition waited, so it has no %s", r->name, r->measure->name);
+}
+
+static bool lock(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_lock_rec *recs;
+	struct kp_lock_group g = { 0 };
+	char near[400];
+	size_t n;
+	bool ok = true;
+
+	if (!run->m.nspinlocks)
+		return error(o, "no SpinLock records in the log (spin-lock tracing is trace=spinlock)");
+	if (!kp_run_lock(run, r->name, &recs, &n, near, sizeof(near)))
+		return error(o, "no lock \"%s\" in the log's SpinLock records%s%s", r->name,
+			     near[0] ? "; near: " : " (locks are named as the report names them: the kernel's name, "
+						    "or the address 0x...)", near);
+	uint64_t *v = calloc(n, sizeof(*v));
+	struct kp_weighted *vw = calloc(n, sizeof(*vw));
+	kp_lock_summarise(&g, recs, n, v, vw);
+	switch (r->measure->id) {
+	case L_TRACED: f->count = g.traced; break;
+	case L_CONTENDED: f->count = g.contended, f->part = g.contended, f->whole = g.traced; break;
+	case L_SPINS: f->count = g.spins; break;
+	case L_ACQ: f->count = g.est_acq; break;
+	case L_WAIT_TOTAL: f->cycles = g.wait_total; break;
+	case L_WAIT_MEDIAN: ok = lock_stat(&g.wait, g.wait.median, f, r, o); break;
+	case L_WAIT_P99: ok = lock_stat(&g.wait, g.wait.p99, f, r, o); break;
+	case L_WAIT_MAX: ok = lock_stat(&g.wait, g.wait.max, f, r, o); break;
+	case L_HOLD_MEDIAN: f->cycles = g.hold.median; break;
+	case L_HOLD_P99: f->cycles = g.hold.p99; break;
+	case L_HOLD_MAX: f->cycles = g.hold.max; break;
+	}
+	free(v);
+	free(vw);
+	free(recs);
+	return ok;
+}
+
+static bool thread(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	const struct kp_model_thread **t = calloc(run->m.nthreads ? run->m.nthreads : 1, sizeof(*t));
+	char near[400], who[160];
+	size_t n = kp_run_threads(run, r->name, r->by_id, r->id, t, near, sizeof(near));
+	uint64_t lat_n = 0;
+
+	if (r->by_id)
+		snprintf(who, sizeof(who), "thread %u", r->id);
+	else
+		snprintf(who, sizeof(who), "thread \"%s\"", r->name);
+	if (!n) {
+		free(t);
+		return error(o, "no %s in the log%s%s", who, near[0] ? (r->by_id ? ": " : "; near: ") : "", near);
+	}
+	f->whole = (uint64_t)run->m.switching_cpus * (run->m.end - run->m.begin);
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_latency *l = &t[i]->lat;
+		f->part += t[i]->cycles;
+		switch (r->measure->id) {
+		case T_CPU: f->cycles += t[i]->cycles; break;
+		case T_STALLED: f->cycles += t[i]->stalled; break;
+		case T_IN: f->count += t[i]->in; break;
+		case T_VOL: f->count += t[i]->out - t[i]->out_ready; break;
+		case T_INVOL: f->count += t[i]->out_ready; break;
+		case T_LAT_COUNT: f->count += l->n; break;
+		case T_LAT_TOTAL: case T_LAT_AVG: f->cycles += l->total; break;
+		case T_LAT_MAX: f->cycles = l->n && l->max > f->cycles ? l->max : f->cycles; break;
+		}
+		lat_n += l->n;
+	}
+	free(t);
+	if (r->measure->id == T_STALLED && !run->m.stall_records)
+		return error(o, "%s: stalls are not known: the run did not trace=clock", who);
+	if (r->measure->id >= T_LAT_TOTAL && r->measure->id <= T_LAT_MAX && !lat_n)
+		return error(o, "%s never went from ready to running in the trace, so it has no %s", who,
+			     r->measure->name);
+	if (r->measure->id == T_LAT_AVG)
+		f->cycles /= lat_n;
+	return true;
+}
+
+static bool samples(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_hot_row row;
+	char near[400];
+
+	if (!run->syms)
+		return error(o, "samples \"%s\" needs the kernel's symbols: give --kernel ELF", r->name);
+	if (!kp_run_function(run, r->name, &row, near, sizeof(near)))
+		return error(o, "no function \"%s\" in the kernel's symbols%s%s", r->name, near[0] ? "; near: " : "", near);
+	if (!run->hot_all.count)
+		return error(o, "no ProfileTime samples in the log (trace=profile)");
+	f->count = row.count;
+	f->part = row.weight;
+	f->whole = run->hot_all.weight;
+	return true;
+}
+
+static bool cpu(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	const struct kp_model *m = &run->m;
+	uint64_t span = m->end - m->begin;
+	bool any = false;
+
+	if (r->by_id && r->id >= m->ncpus)
+		return error(o, "no cpu %u: the log has CPUs 0 to %u", r->id, m->ncpus ? m->ncpus - 1 : 0);
+	if (r->measure->id == C_STALLED && !m->stall_records && !kp_report_group_on(&run->log, PERF_KPROF_CLOCK))
+		return error(o, "stalls are not known: the run did not trace=clock");
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct kp_model_cpu *c = &m->cpu[i];
+		if ((r->by_id && i != r->id) || !c->switches)
+			continue;
+		any = true;
+		f->whole += span;
+		f->count += c->switches;
+		f->part += r->measure->id == C_BUSY ? c->busy : r->measure->id == C_IDLE ? c->idle
+			 : r->measure->id == C_STALLED ? c->stalled : c->no_trace;
+	}
+	return any || error(o, "%s CSwitch records, so %s busy and idle time are not known (trace=cswitch)",
+			    r->by_id ? "the CPU has no" : "no CPU has", r->by_id ? "its" : "their");
+}
+
+static bool compare(double v, enum kp_op op, double bound)
+{
+	switch (op) {
+	case KP_OP_LT: return v < bound;
+	case KP_OP_LE: return v <= bound;
+	case KP_OP_GT: return v > bound;
+	case KP_OP_GE: return v >= bound;
+	case KP_OP_EQ: return v == bound;
+	case KP_OP_NE: return v != bound;
+	}
+	return false;
+}
+
+void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct kp_outcome *o)
+{
+	struct figure f = { 0 };
+	bool ok = false;
+	double v = 0;
+
+	*o = (struct kp_outcome){ .verdict = KP_ERROR };
+	switch (r->subject) {
+	case KP_SUBJ_METRIC: ok = metric(r, run, &f, o); break;
+	case KP_SUBJ_LOCK: ok = lock(r, run, &f, o); break;
+	case KP_SUBJ_THREAD: ok = thread(r, run, &f, o); break;
+	case KP_SUBJ_SAMPLES: ok = samples(r, run, &f, o); break;
+	case KP_SUBJ_CPU: ok = cpu(r, run, &f, o); break;
+	case KP_SUBJ_EVENT:
+		error(o, "event \"%s\": this trace declares no event types of its own (no user event types in this "
+			 "trace), so no event count can be measured", r->name);
+		break;
+	}
+	if (!ok)
+		return;
+	if (r->kind == KP_KIND_TIME) {
+		char t[48];
+		if (run->m.hz <= 0) {
+			error(o, "the log has no run header, so no TSC rate to turn cycles into time");
+			return;
+		}
+		v = (double)f.cycles / run->m.hz;
+		snprintf(o->measured, sizeof(o->measured), "%s (%" PRIu64 " cycles)",
+			 kp_report_time(&run->log, f.cycles, t, sizeof(t)), f.cycles);
+	} else if (r->kind == KP_KIND_SHARE) {
+		if (!f.whole) {
+			error(o, "a share of nothing: the whole it is a share of is 0");
+			return;
+		}
+		v = 100.0 * (double)f.part / (double)f.whole;
+		snprintf(o->measured, sizeof(o->measured), "%.2f%% (%" PRIu64 " of %" PRIu64 ")", v, f.part, f.whole);
+	} else {
+		v = (double)f.count;
+		snprintf(o->measured, sizeof(o->measured), "%" PRIu64, f.count);
+	}
+	o->verdict = compare(v, r->op, r->bound) ? KP_PASS : KP_FAIL;
+}

@@ -1,0 +1,97 @@
+/*
+ * rules.h - `kprof assert RULES LOG...`: rules on a trace, for CI.
+ *
+ *   parse.c   the rule file: one rule a line, `#` comments, blank lines;
+ *             a malformed rule is an error at its line and column
+ *   eval.c    a rule measured on one run (metrics/metrics.h: the figures
+ *             the report prints), and PASS, FAIL or ERROR (cannot be
+ *             evaluated, with why)
+ *   junit.c   the outcomes as JUnit XML (--junit FILE)
+ *   assert.c  the command: options, every rule on every log, the lines
+ *             and the exit status
+ *
+ * A rule is a subject, a measure, a comparison and a bound:
+ *
+ *   lost == 0                              a metric of the run
+ *   lock "hot2" wait p99 < 50us            a lock, by name or address
+ *   thread "ping" latency max < 2ms        a thread, by name (or id)
+ *   samples "ke_stall_execution_processor" < 40%   a function's samples
+ *   event "my_op" count >= 1000            an event type of the workload
+ *   cpu busy > 50%                         all CPUs, or `cpu 1 busy`
+ */
+#ifndef KPROF_TOOL_RULES_H
+#define KPROF_TOOL_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum kp_subject { KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU };
+
+/* What a figure is: a count, a time, a share; a measure admits a set. */
+enum { KP_KIND_COUNT = 1, KP_KIND_TIME = 2, KP_KIND_SHARE = 4 };
+
+enum kp_op { KP_OP_LT, KP_OP_LE, KP_OP_GT, KP_OP_GE, KP_OP_EQ, KP_OP_NE };
+
+/* A measure a subject has: "wait p99", its kinds, and which figure. */
+struct kp_measure_def {
+	const char *name;
+	unsigned kinds;               /* KP_KIND_*                                 */
+	int id;                       /* eval.c's figure                          */
+};
+
+struct kp_rule {
+	unsigned line;                /* in the rule file, from 1                  */
+	char text[1024];              /* the rule as written, without comment      */
+	enum kp_subject subject;
+	char name[128];               /* lock, thread, function or event name      */
+	bool by_id;                   /* thread 12 / cpu 1                         */
+	uint32_t id;
+	const struct kp_measure_def *measure;
+	enum kp_op op;
+	double bound;                 /* seconds for a time, percent for a share   */
+	unsigned kind;                /* the bound's kind: KP_KIND_*                */
+	char bound_text[280];         /* "50us" as written                         */
+};
+
+/* The measures of a subject, ended by a NULL name. */
+const struct kp_measure_def *kp_rule_measures(enum kp_subject s);
+const char *kp_op_text(enum kp_op op);
+
+/* Read the rule file at path into *rules (malloc'd), *n of them.  0, 2
+ * after "PATH:LINE:COL: what is wrong, what is accepted" on stderr for a
+ * malformed rule (every one in the file is reported), or 3 when the file
+ * cannot be read. */
+int kp_rules_read(const char *path, struct kp_rule **rules, size_t *n);
+
+/* ---- evaluation (eval.c) ---- */
+
+enum kp_verdict { KP_PASS, KP_FAIL, KP_ERROR };
+
+struct kp_outcome {
+	enum kp_verdict verdict;
+	char measured[160];           /* "1.465 ms (3804580 cycles)"               */
+	char why[600];                /* ERROR: why it cannot be evaluated         */
+};
+
+struct kp_runlog;
+void kp_rule_eval(const struct kp_rule *rule, const struct kp_runlog *run, struct kp_outcome *out);
+
+/* ---- JUnit XML (junit.c) ---- */
+
+struct kp_assert_log {
+	const char *path;
+	bool loaded;                  /* false: the log could not be read          */
+	struct kp_outcome *outcomes;  /* one per rule                              */
+	double seconds;               /* to load and evaluate                      */
+};
+/* testsuites > a testsuite per log > a testcase per rule, with a failure
+ * (measured value and bound) or an error (why) element.  0 or 3. */
+int kp_junit_write(const char *path, const char *rules_path, const struct kp_rule *rules, size_t nrules,
+		   const struct kp_assert_log *logs, size_t nlogs);
+
+/* The command (assert.c). */
+int kp_cmd_assert(int argc, char **argv);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * collect.c - each run's figures for `kprof compare` (compare.h), read
+ * from the figures the report prints (metrics/metrics.h), each with its
+ * variance estimated within the run, for comparing a run with a run:
+ *
+ *   hot         a function's share p of the ProfileTime periods (Hot
+ *               spots): binomial, p (1 - p) / n with Kish's effective n
+ *               (the report's interval of the same share)
+ *   contention  a lock's contended share of its traced acquisitions (Spin
+ *               locks): binomial, p (1 - p) / traced
+ *   wait, hold  a lock's mean wait (of the traced acquisitions that waited,
+ *               less stalls) and mean hold (of all traced): s^2 / n of the
+ *               traced records
+ *   latency     a thread's mean ready-to-running delay (Scheduling
+ *               latency): s^2 / n of its delays
+ *   cpu         a thread's share of the CPUs' traced time (Threads): its
+ *               runs taken as a compound Poisson process, so the variance
+ *               of its total is the sum of its runs' squared lengths
+ *
+ * Threads of one name are one figure (ids differ between runs, names do
+ * not); locks are named as the report names them.
+ */
+#include "tools/kprof/compare/compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+
+bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
+{
+	return k == KP_CMP_HOT || k == KP_CMP_CPU;
+}
+
+bool kp_cmp_is_share(enum kp_cmp_kind k)
+{
+	return k == KP_CMP_HOT || k == KP_CMP_CONTENTION || k == KP_CMP_CPU;
+}
+
+const char *kp_cmp_kind_name(enum kp_cmp_kind k)
+{
+	static const char *const names[] = { "hot", "contention", "wait", "hold", "latency", "cpu" };
+	return names[k];
+}
+
+/* The figure of this name and kind, made if new. */
+static struct kp_cmp_metric *metric(struct kp_cmp_table *t, enum kp_cmp_kind k, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].kind == k && !strcmp(t->m[i].name, name))
+			return &t->m[i];
+	t->m = kp_grow(t->m, &t->cap, t->n + 1, sizeof(*t->m));
+	struct kp_cmp_metric *m = &t->m[t->n++];
+	*m = (struct kp_cmp_metric){ .kind = k };
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	for (int s = 0; s < 2; s++)
+		m->obs[s] = kp_xcalloc(t->runs[s] ? t->runs[s] : 1, sizeof(*m->obs[s]));
+	return m;
+}
+
+static void put(struct kp_cmp_table *t, int side, size_t run, enum kp_cmp_kind k, const char *name, double v,
+		double var)
+{
+	struct kp_cmp_obs *o = &metric(t, k, name)->obs[side][run];
+	*o = (struct kp_cmp_obs){ .have = true, .value = v, .var = var };
+}
+
+/* Mean and the variance of the mean of n values with sum s, squares ss. */
+static double mean_var(double s, double ss, double n, double *var)
+{
+	double mean = s / n;
+	*var = n > 1 ? (ss - s * mean) / (n - 1) / n : NAN;
+	*var = *var < 0 ? 0 : *var;
+	return mean;
+}
+
+static void hot(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
+{
+	double w = (double)r->hot_all.weight, neff = r->hot_all.w2 > 0 ? w * w / r->hot_all.w2 : 0;
+	const char *name;
+
+	if (!r->syms || !w)
+		return;
+	for (size_t i = 0; i < r->nhot; i++) {
+		if (!r->hot[i].known || !kp_symbols_lookup(r->syms, r->hot[i].func, &name, NULL, NULL))
+			continue;
+		double p = (double)r->hot[i].weight / w;
+		put(t, side, run, KP_CMP_HOT, name, p, p * (1 - p) / neff);
+	}
+}
+
+static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
+{
+	char name[200];
+	double hz = r->m.hz;
+
+	for (size_t i = 0, j; i < r->nlocks && hz > 0; i = j) {
+		double ws = 0, wss = 0, wn = 0, hs = 0, hss = 0, var;
+		size_t contended = 0;
+		for (j = i; j < r->nlocks && r->locks[j].lock == r->locks[i].lock; j++) {
+			const struct kp_lock_rec *k = &r->locks[j];
+			double wt = (double)k->wait / hz, ht = (double)k->hold / hz;
+			contended += k->contended;
+			hs += ht, hss += ht * ht;
+			if (k->wait)
+				ws += wt, wss += wt * wt, wn++;
+		}
+		double n = (double)(j - i), p = (double)contended / n;
+		kp_run_lock_name(r, r->locks[i].lock, name, sizeof(name));
+		put(t, side, run, KP_CMP_CONTENTION, name, p, p * (1 - p) / n);
+		double hold = mean_var(hs, hss, n, &var);
+		put(t, side, run, KP_CMP_HOLD, name, hold, var);
+		if (wn) {
+			double wait = mean_var(ws, wss, wn, &var);
+			put(t, side, run, KP_CMP_WAIT, name, wait, var);
+		}
+	}
+}
+
+static void threads(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
+{
+	const struct kp_model *m = &r->m;
+	double whole = (double)m->switching_cpus * (double)(m->end - m->begin), hz = m->hz;
+	double *sq = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*sq));
+	char name[64];
+
+	if (!m->switches || whole <= 0 || hz <= 0) {
+		free(sq);
+		return;
+	}
+	for (uint32_t c = 0; c < m->ncpus; c++)
+		for (size_t i = 0; i < m->cpu[c].nruns; i++) {
+			const struct kp_run *u = &m->cpu[c].runs[i];
+			const struct kp_model_thread *th = kp_model_thread(m, u->tid);
+			double len = (double)(u->end - u->start) - (double)u->no_trace - (double)u->stalled;
+			if (th)
+				sq[th - m->threads] += len * len;
+		}
+	/* the threads of one name together: sums, then one figure per name */
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct kp_model_thread *th = &m->threads[i];
+		bool first = true;
+		if (!th->in && !th->out && !th->lat.n)
+			continue;
+		kp_report_thread_name(th, true, name, sizeof(name));
+		double cyc = 0, csq = 0, ln = 0, ls = 0, lss = 0, var;
+		for (size_t k = 0; k < m->nthreads; k++) {
+			char other[64];
+			const struct kp_model_thread *u = &m->threads[k];
+			if (strcmp(kp_report_thread_name(u, true, other, sizeof(other)), name))
+				continue;
+			first &= k >= i;
+			cyc += (double)u->cycles, csq += sq[k];
+			ln += (double)u->lat.n, ls += (double)u->lat.total / hz, lss += u->lat.total2 / (hz * hz);
+		}
+		if (!first)
+			continue; /* counted with the first of its name */
+		put(t, side, run, KP_CMP_CPU, name, cyc / whole, csq / (whole * whole));
+		if (ln) {
+			double lat = mean_var(ls, lss, ln, &var);
+			put(t, side, run, KP_CMP_LATENCY, name, lat, var);
+		}
+	}
+	free(sq);
+}
+
+void kp_cmp_collect(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
+{
+	hot(t, side, run, r);
+	locks(t, side, run, r);
+	threads(t, side, run, r);
+}
+
+void kp_cmp_table_free(struct kp_cmp_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->m[i].obs[0]), free(t->m[i].obs[1]);
+	free(t->m);
+}

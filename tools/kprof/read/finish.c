@@ -1,0 +1,242 @@
+/*
+ * finish.c - the checks made once every frame of a log is in (after the
+ * scan, log.c): gaps placed in time, then everything that must agree
+ * across frames, each reported with its CPU and offset while the rest
+ * decodes:
+ *   - time stamps: a CPU's records, in sequence order, never go back in
+ *     time (the kernel stamps them as it writes them);
+ *   - the CPU end frame: no more records decoded than it says were
+ *     written, no more chunks received than it says were sent;
+ *   - the frames the end frames count that never arrived.
+ * Each pass is linear in the buffers and records (one walk of each
+ * buffer's records; gaps find their place by binary search).
+ */
+#include "tools/kprof/read/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/read/frames.h"
+#include "tools/kprof/read/store.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+#include "include/kprof/wmi.h"
+
+/* One walk of a buffer's records: their number and first and last time
+ * stamps (b->times), and where the time goes back (*back: how often,
+ * *back_at: the first, log offset, *back_ts / *prev: its stamp and the one
+ * before). *ts: the CPU's last stamp so far (0: none). */
+struct cpu_walk {
+	uint64_t ts, records, back, back_at, back_ts, prev;
+};
+
+static void walk_buffer(const struct kp_log *log, struct kp_buffer *b, struct cpu_walk *w)
+{
+	PERFINFO_TRACE_HEADER r;
+
+	for (uint32_t off = 0; off + sizeof(r) <= b->hdr.used; off += (r.Size + 7u) & ~7u) {
+		memcpy(&r, b->data + off, sizeof(r));
+		if ((r.Marker & 0xFFFF0000u) != PERFINFO_MARKER_64 || r.Size < sizeof(r) || off + r.Size > b->hdr.used)
+			break;
+		if (!b->timed)
+			b->ts_first = r.TimeStamp;
+		b->ts_last = r.TimeStamp;
+		b->timed = true;
+		w->records++;
+		if (w->records > 1 && r.TimeStamp < w->ts && !w->back++) {
+			w->back_at = kp_buffer_log_offset(b, log->bytes, off);
+			w->back_ts = r.TimeStamp;
+			w->prev = w->ts;
+		}
+		w->ts = r.TimeStamp;
+	}
+}
+
+/* Every CPU's records walked once, against time and its end frame. */
+static void check_records(struct kp_log *log)
+{
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		struct kp_cpu *c = &log->cpus[i];
+		struct cpu_walk w = { 0 };
+		for (size_t k = 0; k < c->nbuffers; k++)
+			walk_buffer(log, &c->buffers[k], &w);
+		if (w.back)
+			kp_issue_add(log, KP_ISSUE_BAD_RECORD, w.back_at, i, 0, 0,
+				     "cpu %u: time goes back at offset %llu (time stamp %llu after %llu)%s", i,
+				     (unsigned long long)w.back_at, (unsigned long long)w.back_ts,
+				     (unsigned long long)w.prev, w.back > 1 ? ", and more often after" : "");
+		if (!c->have_end)
+			continue;
+		if (w.records > c->end.records)
+			kp_issue_add(log, KP_ISSUE_LOSS_MISMATCH, log->size, i, 0, 0,
+				     "cpu %u: its end frame says %llu records written, %llu decoded", i,
+				     (unsigned long long)c->end.records, (unsigned long long)w.records);
+		if (c->nbuffers > c->end.buffers)
+			kp_issue_add(log, KP_ISSUE_LOSS_MISMATCH, log->size, i, 0, 0,
+				     "cpu %u: its end frame says %u %s sent, %zu received", i, c->end.buffers,
+				     log->version == KPROF_FRAME_VERSION_1 ? "buffer frames" : "chunks", c->nbuffers);
+	}
+}
+
+static void format_when(const struct kp_log *log, uint64_t ts, char *out, size_t n)
+{
+	if (!ts)
+		snprintf(out, n, "%s", "?");
+	else if (log->have_header && log->header.tsc_hz && ts >= log->header.start_tsc)
+		snprintf(out, n, "+%.3f ms", (double)(ts - log->header.start_tsc) * 1e3 / (double)log->header.tsc_hz);
+	else
+		snprintf(out, n, "ts %llu", (unsigned long long)ts);
+}
+
+/* A trace file's end frames say from which frame on it had no room
+ * (wire_file.h): the part of a gap from there is not in the file rather
+ * than lost on the link, and a gap across that point is split in two. */
+static void mark_not_in_file(struct kp_log *log)
+{
+	size_t n = log->ngaps;
+
+	for (size_t i = 0; i < n; i++) {
+		struct kp_gap *g = &log->gaps[i];
+		const struct kprof_file_tail *t = NULL;
+		if (g->cpu == KPROF_FRAME_CPU_NONE && log->have_run_file_tail)
+			t = &log->run_file_tail;
+		else if (g->cpu != KPROF_FRAME_CPU_NONE && log->cpus[g->cpu].have_file_tail)
+			t = &log->cpus[g->cpu].file_tail;
+		if (!t || g->seq_last < t->frames)
+			continue;
+		if (g->seq_first >= t->frames) {
+			g->not_in_file = true;
+			continue;
+		}
+		uint32_t cpu = g->cpu, last = g->seq_last;
+		uint64_t offset = g->offset;
+		g->seq_last = t->frames - 1;
+		kp_gap_add(log, cpu, t->frames, last, offset); /* may move log->gaps */
+		log->gaps[log->ngaps - 1].not_in_file = true;
+	}
+}
+
+/* The time of the last record before buffer k of c, and of the first
+ * from buffer k on (0: none), for every k: two passes. */
+struct near_times {
+	uint64_t *before, *after;
+};
+
+static struct near_times near_times(const struct kp_cpu *c)
+{
+	struct near_times t = { kp_xcalloc(c->nbuffers + 1, sizeof(uint64_t)),
+				kp_xcalloc(c->nbuffers + 1, sizeof(uint64_t)) };
+
+	for (size_t k = 0; k < c->nbuffers; k++)
+		t.before[k + 1] = c->buffers[k].timed ? c->buffers[k].ts_last : t.before[k];
+	for (size_t k = c->nbuffers; k-- > 0;)
+		t.after[k] = c->buffers[k].timed ? c->buffers[k].ts_first : t.after[k + 1];
+	return t;
+}
+
+/* One gap as an issue (frames not in a trace file: none). */
+static void report_gap(struct kp_log *log, const struct kp_gap *g)
+{
+	char before[40], after[40];
+
+	if (g->not_in_file)
+		return;
+	if (g->cpu == KPROF_FRAME_CPU_NONE) {
+		kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
+			     "run: frames %u..%u missing before offset %llu", g->seq_first, g->seq_last,
+			     (unsigned long long)g->offset);
+		return;
+	}
+	format_when(log, g->ts_before, before, sizeof(before));
+	format_when(log, g->ts_after, after, sizeof(after));
+	kp_issue_add(log, KP_ISSUE_MISSING, g->offset, g->cpu, g->seq_first, g->seq_last,
+		     "cpu %u: %s %u..%u missing before offset %llu (between %s and %s)", g->cpu,
+		     log->version == KPROF_FRAME_VERSION_1 ? "frames" : "chunks", g->seq_first, g->seq_last,
+		     (unsigned long long)g->offset, before, after);
+}
+
+static const struct kp_gap *sort_gaps; /* the gaps by_cpu orders (indices) */
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct kp_gap *x = &sort_gaps[*(const size_t *)a], *y = &sort_gaps[*(const size_t *)b];
+	return x->cpu != y->cpu ? kp_cmp_u64(x->cpu, y->cpu) : kp_cmp_u64(x->seq_first, y->seq_first);
+}
+
+/* Gaps become "missing" issues (in log order), each placed between the
+ * last record before it and the first record after it on its CPU; frames
+ * a trace file had no room for are placed the same way but are no issue
+ * (the summary counts their records, from the file's end frames).  The
+ * gaps are visited CPU by CPU so that each CPU's near times are made once. */
+static void finish_gaps(struct kp_log *log)
+{
+	struct near_times t = { NULL, NULL };
+	uint32_t t_cpu = KPROF_FRAME_CPU_NONE;
+	size_t *order = kp_xcalloc(log->ngaps, sizeof(*order));
+
+	mark_not_in_file(log);
+	for (size_t i = 0; i < log->ngaps; i++)
+		order[i] = i;
+	sort_gaps = log->gaps;
+	kp_sort(order, log->ngaps, sizeof(*order), by_cpu);
+	for (size_t i = 0; i < log->ngaps; i++) {
+		struct kp_gap *g = &log->gaps[order[i]];
+		if (g->cpu == KPROF_FRAME_CPU_NONE)
+			continue;
+		struct kp_cpu *c = &log->cpus[g->cpu];
+		if (g->cpu != t_cpu) {
+			free(t.before);
+			free(t.after);
+			t = near_times(c);
+			t_cpu = g->cpu;
+		}
+		size_t k = kp_store_first_at(c, g->seq_first);
+		g->ts_before = t.before[k];
+		g->ts_after = t.after[k];
+		c->gaps++;
+		c->link_gaps += !g->not_in_file;
+	}
+	free(t.before);
+	free(t.after);
+	free(order);
+	for (size_t i = 0; i < log->ngaps; i++)
+		report_gap(log, &log->gaps[i]);
+}
+
+/* Final checks once every frame is in. */
+void kp_log_finish(struct kp_log *log)
+{
+	kp_store_finish(log);
+	check_records(log);
+	finish_gaps(log);
+	if (log->other_run_frames)
+		kp_issue_add(log, KP_ISSUE_OTHER_RUN, 0, KPROF_FRAME_CPU_NONE, 0, 0,
+			     "%zu frames of another run (run id %08x%s) left out: this decodes run %08x, the first in "
+			     "the log", log->other_run_frames, log->other_run_id, log->other_run_id ? "" : ", wire v1",
+			     log->run_id);
+	if (!log->header_frame)
+		kp_issue_add(log, KP_ISSUE_INCOMPLETE, 0, KPROF_FRAME_CPU_NONE, 0, 0, "%s",
+			     log->have_header ? "no run header frame in the log (it starts mid-run); clock and CPUs "
+						"from a run info frame"
+					      : "no run header frame in the log");
+
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		struct kp_cpu *c = &log->cpus[i];
+		if (!c->have_end) {
+			kp_issue_add(log, KP_ISSUE_INCOMPLETE, log->size, i, 0, 0,
+				     "cpu %u: no end frame (the log stops before the run ended)", i);
+			continue;
+		}
+		/* Buffer frames that never arrived at the end: the end frame counts them. */
+		if (c->end.buffers > c->nbuffers && c->next_seq <= c->end.buffers)
+			kp_issue_add(log, KP_ISSUE_MISSING, log->size, i, (uint32_t)c->next_seq, c->end.buffers,
+				     "cpu %u: %u %s sent, %zu received", i, c->end.buffers,
+				     log->version == KPROF_FRAME_VERSION_1 ? "buffer frames" : "chunks", c->nbuffers);
+	}
+	if (!log->have_run_end)
+		kp_issue_add(log, KP_ISSUE_INCOMPLETE, log->size, KPROF_FRAME_CPU_NONE, 0, 0,
+			     "no run end frame (the log stops before the run ended)");
+}
+

@@ -1,0 +1,21 @@
+/*
+ * frames.h - what each valid frame adds to the log being read (frames.c),
+ * for the scanner (log.c).
+ */
+#ifndef KPROF_TOOL_FRAMES_H
+#define KPROF_TOOL_FRAMES_H
+
+#include <stdint.h>
+
+#include "tools/kprof/read/log.h"
+
+#define KP_MAX_CPUS 4096 /* frames naming a higher CPU are treated as damaged */
+
+/* A frame whose header and payload CRCs hold, at byte offset. */
+void kp_take_frame(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload, uint64_t offset);
+/* CPU cpu's entry, cpus[] grown to hold it (cpu < KP_MAX_CPUS). */
+struct kp_cpu *kp_cpu_slot(struct kp_log *log, uint32_t cpu);
+/* Frames first..last of a CPU (or KPROF_FRAME_CPU_NONE) missing. */
+void kp_gap_add(struct kp_log *log, uint32_t cpu, uint32_t first, uint32_t last, uint64_t offset);
+
+#endif
