@@ -5,7 +5,7 @@
  * serial (and refused when any one differs), its writes kept inside the
  * partition; and, when the loader's path is no use, the search of every
  * root port and hub: a stick behind a hub, two sticks of which only one
- * matches, the boot disk on LUN 1 of a card reader, usb.stick_port= on an
+ * matches (on root ports, and behind the hub the path went through), the boot disk on LUN 1 of a card reader, usb.stick_port= on an
  * empty port, and no matching disk anywhere.  Each found stick is then
  * written and the fake disks compared: only the boot disk changed.
  */
@@ -142,6 +142,29 @@ static void test_scan_two_sticks_one_matches(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* The loader's path goes through a hub to the wrong stick on its port 1;
+ * the search resets the hub's root port, opens the hub again and takes
+ * the stick on its port 2, skipping port 1. */
+static void test_scan_through_the_paths_hub(void **state)
+{
+	(void)state;
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	struct fake_dev *wrong = mbr_disk("wrong", SIGNATURE ^ 1, SERIAL);
+	struct fake_dev *right = mbr_disk("right", SIGNATURE, SERIAL);
+	fake_attach_root(5, hub);
+	fake_hub_attach(hub, 1, wrong);
+	fake_hub_attach(hub, 2, right);
+	struct usb_stick_target t = mbr_target(2, (const uint8_t[]){ 5, 1 });
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_CONSOLE_HAS("stick: the MBR disk signature differs");
+	FX_CONSOLE_HAS("stick: not at the loader's port 5 > 1; found by its identity at port 5 > 2 (controller "
+		       "0000:00:03.0)\n");
+	assert_int_equal(fake_log_count("READ_CAPACITY"), 2);
+	write_lands_on(st, right, (struct fake_dev *const[]){ wrong }, 1);
+	FX_NO_FAKE_ERRORS();
+}
+
 /* A card reader on root port 3 with the boot disk on LUN 1; the loader
  * said LUN 1 on port 1, where nothing is.  LUN 1 is tried first. */
 static void test_scan_lun1(void **state)
@@ -205,6 +228,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mbr_identity_differs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_scan_behind_hub, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_scan_two_sticks_one_matches, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_scan_through_the_paths_hub, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_scan_lun1, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_scan_port_override, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_scan_nowhere, fx_setup, fx_teardown),
