@@ -8,16 +8,38 @@
 #      the unit tests compile kernel/ on the host against the shadow
 #      <arch/...> headers of tests/unit/shadow/, and another architecture
 #      would be a new folder beside arch/x86_64/, not edits to kernel/;
-#   2. arch/ does not read the kernel's configuration (kernel/init/config.h,
-#      kconfig): it owns its own keys (arch/x86_64/cmdline_keys.c), so
-#      the architecture does not depend on kernel/init;
+#   2. arch/ does not read the kernel's configuration (a subsystem's
+#      *_keys.h, or the old global kconfig and its header): it owns its own
+#      keys (arch/x86_64/cmdline_keys.c), so the architecture does not
+#      depend on the kernel's subsystems;
 #   3. the workloads (kernel/workloads/) use the kernel's public headers
 #      only: no subsystem-private header (ki.h, *_internal.h,
 #      dispatcher_lock.h, lockstat_stack.h).  They use the kernel as any
 #      caller would, and a subsystem may change its insides freely;
 #   4. include/kprof/ (shared with the host tool) includes nothing from the
 #      kernel: the host tool compiles it too, so it stands on the C
-#      standard headers alone and says the wire format once for both.
+#      standard headers alone and says the wire format once for both;
+#   5. kernel/ke/, the ground floor, includes nothing from kernel/init/ (the
+#      configuration, the top) or kernel/locks/ (the instrumented locks
+#      built on it);
+#   6. nothing writes the parsed configuration once config_parse() has run:
+#      each subsystem's keys fill a struct that only the parser writes
+#      (through its table, kernel/init/cmdline*.c) and everyone else reads
+#      through a const view named *_config (docs/config-keys.md).  The
+#      compiler refuses a write through the view; this refuses the ways
+#      around it: an assignment, ++/--, memcpy/memset or a cast to a
+#      non-const pointer on a *_config name, and the old global kconfig.
+#   7. the USB stack's layers, lowest first kernel/usb/xhci/ (the host
+#      controller), core/, storage/: a layer includes nothing from a layer
+#      above it (xhci/ nothing from core/ or storage/, core/ nothing from
+#      storage/), and nothing outside xhci/ includes xhci/'s own headers
+#      (the layers above reach the controller through kernel/usb/hci.h);
+#      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
+#      includes it;
+#   8. boot/ (compiled into the UEFI loader too) takes from kernel/ only
+#      kernel/lib's pure headers, the CRC-32 and the byte-order readers
+#      (crc32.h, bytes.h), and those include nothing but the C library's
+#      freestanding headers.
 #
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
@@ -36,12 +58,59 @@ report "kernel/ has inline assembly (put it behind <arch/...>)" \
 	"$(grep -rn --include='*.[ch]' -E '(__asm__|\basm\b)' kernel |
 		grep -v '^kernel/lib/libk.h:.*define compiler_barrier() __asm__ volatile("" ::: "memory")' || true)"
 report "arch/ reads the kernel's configuration (arch owns its keys)" \
-	"$(grep -rn --include='*.[ch]' -E '(kernel/init/config\.h|\bkconfig\b)' arch || true)"
+	"$(grep -rn --include='*.[ch]' -E '(kernel/init/config\.h|"kernel/[a-z]+/[a-z_]+_keys\.h"|\bkconfig\b)' arch || true)"
 report "a workload includes a subsystem-private header" \
 	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/[a-z]+/(ki|[a-z_]+_internal|dispatcher_lock|lockstat_stack)\.h"' \
 		kernel/workloads || true)"
 report "include/kprof/ includes kernel headers (it is shared with the host tool)" \
 	"$(grep -rn '#include *"kernel/' include || true)"
+report "kernel/ke/ includes kernel/init/ or kernel/locks/ (ke is the ground floor: move the type down)" \
+	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/(init|locks)/' kernel/ke || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/workloads/ and include/kprof/ keep their rules"
+# A *_config name: a view (trace_config->x) or the storage behind it
+# (parsed_config.x in a *_keys.c).
+cfg='\b[a-z0-9_]*_config\b'
+member="$cfg *(->|\.) *[a-z0-9_]+ *(\[[^]]*\] *)*"
+report "a write to the parsed configuration outside the parser (subsystems keep derived values in their own settings)" \
+	"$(grep -rn --include='*.[ch]' -E \
+		-e "$member([-+*/%&|^]|<<|>>)?=([^=]|\$)" \
+		-e "(\+\+|--) *$member" -e "$member(\+\+|--)" \
+		-e "\bmem(cpy|set|move) *\( *&? *$cfg" \
+		-e "\( *(struct +[a-z0-9_]+|void|uint32_t|char) *\* *\) *&? *$cfg" \
+		-e '\bkconfig\b' \
+		kernel arch | grep -v -E '^kernel/init/cmdline(_rules|_tables)?\.c:' || true)"
+
+
+# Rule 7: each #include "kernel/usb/<layer>/..." against the including
+# file's own layer (0 for kernel/usb/hci.h and probe/: they may include no
+# layer at all).
+usb_rank() {
+	case "$1" in
+	xhci) echo 1 ;;
+	core) echo 2 ;;
+	storage) echo 3 ;;
+	*) echo 0 ;;
+	esac
+}
+usb_upward() {
+	grep -rn --include='*.[ch]' -E '#include *"kernel/usb/[a-z]+/' kernel/usb | while IFS= read -r hit; do
+		from=${hit#kernel/usb/}
+		from=${from%%[/:]*}
+		to=$(echo "$hit" | sed -E 's|.*#include *"kernel/usb/([a-z]+)/.*|\1|')
+		[ "$(usb_rank "$to")" -gt "$(usb_rank "$from")" ] && echo "$hit"
+	done
+}
+report "a USB layer includes a layer above it (lowest first: xhci/, core/, storage/; probe/ sits on hci.h)" \
+	"$(usb_upward)"
+report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB layers use kernel/usb/hci.h)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
+report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
+report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
+	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
+
+
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules"
 exit "$bad"

@@ -6,11 +6,17 @@
 # kernel does.  The unit test cmdline_doc (tests/unit/unit-cmdline.mk)
 # fails when docs/cmdline.md is not what this writes.
 
-CMDLINE_DOC_SRCS := tools/cmdline_doc.c kernel/init/cmdline.c kernel/init/cmdline_report.c \
-	kernel/init/cmdline_keys.c kernel/init/cmdline_rules.c arch/x86_64/cmdline_keys.c kernel/lib/printf.c
+# Every subsystem's table of keys: the *_keys.c files (each registers its
+# table with CMDLINE_TABLE, kernel/lib/cmdline_key.h); the unit tests of
+# the command line link the same list (tests/unit/unit-cmdline.mk).
+CMDLINE_KEY_SRCS := $(sort $(shell find kernel -name '*_keys.c')) arch/x86_64/cmdline_keys.c
+CMDLINE_PARSER_SRCS := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_tables.c \
+	kernel/init/cmdline_rules.c kernel/lib/printf.c $(CMDLINE_KEY_SRCS)
+CMDLINE_DOC_SRCS := tools/cmdline_doc.c $(CMDLINE_PARSER_SRCS)
 CMDLINE_DOC      := $(BUILD)/cmdline-doc
 
-$(CMDLINE_DOC): $(CMDLINE_DOC_SRCS) $(wildcard kernel/init/*.h tools/cmdline_doc.h) $(VERSION_H)
+$(CMDLINE_DOC): $(CMDLINE_DOC_SRCS) $(wildcard kernel/init/*.h kernel/*/*_keys.h tools/cmdline_doc.h) \
+	kernel/lib/cmdline_key.h $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(HOST_CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude \

@@ -20,6 +20,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/cmdline_key.h" /* cmdline_refuse_at_probe */
 #include "kernel/lib/printf.h"
 
 #define CALIBRATE_US 50000   /* boot CPU: the rate itself             */
@@ -66,7 +67,7 @@ static uint32_t tsc_source_here(uint64_t cpuid_hz)
 		[TSC_SOURCE_HPET] = x86.hpet_clock != NULL,
 		[TSC_SOURCE_PMTIMER] = x86.pm_clock != NULL,
 	};
-	uint32_t src = arch_config.tsc_source;
+	uint32_t src = arch_config->tsc_source;
 	char here[64];
 	size_t len = 0;
 

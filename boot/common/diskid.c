@@ -11,21 +11,13 @@
  */
 #include "boot/common/diskid.h"
 
+#include "kernel/lib/bytes.h"
+
 #define MBR_SIGNATURE_OFFSET 440
 #define MBR_ENTRY_OFFSET 446
 #define MBR_ENTRY_BYTES 16
 #define MBR_ENTRIES 4
 #define MBR_TYPE_PROTECTIVE 0xEE /* GPT's protective MBR */
-
-static uint32_t rd16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return rd16(p) | rd16(p + 2) << 16;
-}
 
 static int boot_signature(const uint8_t *b)
 {
@@ -34,12 +26,12 @@ static int boot_signature(const uint8_t *b)
 
 int fat_boot_serial(const uint8_t *bs, uint32_t *serial)
 {
-	uint32_t bps = rd16(bs + 11); /* BPB_BytsPerSec */
-	uint32_t at = rd16(bs + 22) ? 38 : 66; /* BS_BootSig: FAT12/16, FAT32 */
+	uint32_t bps = get_le16(bs + 11); /* BPB_BytsPerSec */
+	uint32_t at = get_le16(bs + 22) ? 38 : 66; /* BS_BootSig: FAT12/16, FAT32 */
 
 	if (!boot_signature(bs) || bps < 512 || bps > 4096 || (bps & (bps - 1)) || bs[at] != 0x29)
 		return -1;
-	*serial = rd32(bs + at + 1); /* BS_VolID */
+	*serial = get_le32(bs + at + 1); /* BS_VolID */
 	return 0;
 }
 
@@ -48,10 +40,10 @@ static enum diskid_status mbr_read(const uint8_t *blk, uint64_t lba, uint64_t n,
 {
 	if (!boot_signature(blk))
 		return DISKID_NO_MBR;
-	out->mbr_signature = rd32(blk + MBR_SIGNATURE_OFFSET);
+	out->mbr_signature = get_le32(blk + MBR_SIGNATURE_OFFSET);
 	for (int i = 0; i < MBR_ENTRIES; i++) {
 		const uint8_t *e = blk + MBR_ENTRY_OFFSET + i * MBR_ENTRY_BYTES;
-		if (e[4] && e[4] != MBR_TYPE_PROTECTIVE && rd32(e + 8) == lba && rd32(e + 12) == n)
+		if (e[4] && e[4] != MBR_TYPE_PROTECTIVE && get_le32(e + 8) == lba && get_le32(e + 12) == n)
 			return DISKID_OK;
 	}
 	return DISKID_NO_ENTRY;

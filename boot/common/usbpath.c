@@ -11,6 +11,8 @@
  */
 #include "boot/common/usbpath.h"
 
+#include "kernel/lib/bytes.h"
+
 #define DP_HARDWARE  0x01
 #define DP_ACPI      0x02
 #define DP_MESSAGING 0x03
@@ -23,15 +25,6 @@
 #define BOT_LUN_MAX  15
 #define MEDIA_HD     0x01
 #define HD_NODE_LEN  42 /* Header 4, number 4, start 8, size 8, sig 16, types 2 */
-
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 const char *usbpath_result_name(enum usbpath_result r)
 {
@@ -60,7 +53,7 @@ enum usbpath_result usbpath_parse(const uint8_t *dp, size_t max, struct usbpath 
 		if (off + 4 > max)
 			return USBPATH_BAD;
 		uint8_t type = dp[off] & 0x7F, sub = dp[off + 1];
-		size_t len = (size_t)le(dp + off + 2, 2);
+		size_t len = get_le16(dp + off + 2);
 
 		if (len < 4 || off + len > max)
 			return USBPATH_BAD;
@@ -89,8 +82,8 @@ enum usbpath_result usbpath_parse(const uint8_t *dp, size_t max, struct usbpath 
 
 			if (len < (sub == MSG_UNIT ? 5u : 8u))
 				return USBPATH_BAD;
-			lun = sub == MSG_UNIT ? dp[off + 4] : le(dp + off + 6, 2);
-			if (lun > BOT_LUN_MAX || (sub == MSG_SCSI && le(dp + off + 4, 2)))
+			lun = sub == MSG_UNIT ? dp[off + 4] : get_le16(dp + off + 6);
+			if (lun > BOT_LUN_MAX || (sub == MSG_SCSI && get_le16(dp + off + 4)))
 				return USBPATH_BAD_LUN; /* a SCSI target other than 0 */
 			out->lun = (uint8_t)lun;
 			seen_lun = 1;
@@ -100,10 +93,10 @@ enum usbpath_result usbpath_parse(const uint8_t *dp, size_t max, struct usbpath 
 			if (len < HD_NODE_LEN)
 				return USBPATH_BAD;
 			out->hd_offset = (uint32_t)off;
-			out->partition_number = (uint32_t)le(dp + off + 4, 4);
-			out->partition_start = le(dp + off + 8, 8);
-			out->partition_size = le(dp + off + 16, 8);
-			out->mbr_signature = (uint32_t)le(dp + off + 24, 4);
+			out->partition_number = get_le32(dp + off + 4);
+			out->partition_start = get_le64(dp + off + 8);
+			out->partition_size = get_le64(dp + off + 16);
+			out->mbr_signature = get_le32(dp + off + 24);
 			out->signature_type = dp[off + 41];
 			return USBPATH_USB;
 		} else if (seen_usb) {

@@ -29,8 +29,9 @@
  *     anonymous: whichever registered waiter takes the count or the event
  *     is an owner, and records itself in an owner entry ("claims") when it
  *     next holds the SpinLock.
- *   - Waiting (resource_wait.c) happens in slices of resource.timeout_ms
- *     (NT's ExpTimeout, 4 s): a slice that ends without ownership is an
+ *   - Waiting (resource_wait.c) happens in slices of the excessive-wait
+ *     interval (NT's ExpTimeout, 4 s; resource.timeout_ms=, applied at
+ *     boot with ex_resource_set_timeout): a slice that ends without ownership is an
  *     excessive wait, recorded, and the owners are boosted
  *     (ke_boost_owner_thread); the thread then waits again.  The
  *     ..._timeout calls end at the caller's time-out: recorded the same
@@ -191,5 +192,11 @@ struct ex_resource_counts {
 };
 void ex_resource_get_counts(struct ex_resource_counts *c);
 uint32_t ex_resource_action(enum ex_resource_event e);
+
+/* The excessive-wait interval, ms (0 counts as 1): set at boot from
+ * resource.timeout_ms=, and by a workload for its own run (scenario=mix
+ * sets a tenth of mix.ms).  A wait already in a slice keeps its slice. */
+void ex_resource_set_timeout(uint32_t ms);
+uint32_t ex_resource_timeout(void);
 
 #endif /* KPROF_KERNEL_EX_RESOURCE_H */

@@ -4,7 +4,8 @@
  * caller's time-out of the ..._timeout calls.
  *
  * A registered waiter waits on SharedWaiters or ExclusiveWaiters (wait
- * reason WrResource) for at most one slice of resource.timeout_ms.  Taking
+ * reason WrResource) for at most one slice of the excessive-wait interval
+ * (resource.timeout_ms=, or what a workload set: ex_resource_set_timeout).  Taking
  * a count or the event means it was let in.  A slice that ends without
  * one: take the SpinLock and poll the object once more, since a release
  * may have let us in just as the slice ended.  If the poll fails we are
@@ -26,10 +27,22 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/init/config.h"
 #include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+
+/* NT's ExpTimeout; the key's default until the kernel applies the key. */
+static uint32_t excessive_wait_ms = 4000;
+
+void ex_resource_set_timeout(uint32_t ms)
+{
+	__atomic_store_n(&excessive_wait_ms, ms, __ATOMIC_RELAXED);
+}
+
+uint32_t ex_resource_timeout(void)
+{
+	return __atomic_load_n(&excessive_wait_ms, __ATOMIC_RELAXED);
+}
 
 void exp_register_waiter(ERESOURCE *r, struct exp_wait *w, uint64_t timeout_us)
 {
@@ -81,7 +94,8 @@ static void cancel_wait(ERESOURCE *r, bool exclusive)
 
 static uint64_t slice_us(const struct exp_wait *w)
 {
-	uint64_t us = (uint64_t)(kconfig.resource_timeout_ms ? kconfig.resource_timeout_ms : 1) * 1000;
+	uint32_t ms = ex_resource_timeout();
+	uint64_t us = (uint64_t)(ms ? ms : 1) * 1000;
 	if (w->deadline != EXP_NO_DEADLINE) {
 		uint64_t now = arch_rdtsc();
 		uint64_t left = w->deadline > now ? ke_tsc_to_us(w->deadline - now) + 1 : 1;

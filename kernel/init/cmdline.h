@@ -3,15 +3,17 @@
  * check of the whole configuration.
  *
  * Syntax: words separated by spaces or tabs, each `key=value`.  Every key
- * may appear once.  The keys come from two tables walked as one: the
- * kernel's (cmdline_keys.c, filling struct kconfig) and the architecture's
- * (<arch/cmdline.h>, filling its own struct arch_config).
+ * may appear once.  The keys come from every subsystem's own table,
+ * registered with CMDLINE_TABLE() (kernel/lib/cmdline_key.h) and walked
+ * as one in their order (cmdline_tables.c); each table fills its owner's
+ * struct, which the rest of the kernel reads through a const view.
  *
  * config_parse() is the one pass: defaults, then every word checked
  * against its key's type and range, then every rule between keys
  * (cmdline_rules.c).  Each problem is reported through the callback with
  * the key, the value given and what is accepted; all of them, not only
- * the first.  With any problem the configuration must not be used.
+ * the first.  With any problem the configuration must not be used.  After
+ * it nothing writes the parsed structs (tools/check-layering.sh).
  * docs/cmdline.md is generated from these tables (make docs).
  */
 #ifndef KPROF_KERNEL_CMDLINE_H
@@ -22,10 +24,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "kernel/init/cmdline_key.h"
-#include "kernel/init/config.h"
-
-struct arch_config; /* <arch/cmdline.h>: what the architecture's keys fill */
+#include "kernel/lib/cmdline_key.h"
 
 /* What became of each key (index over all tables, in order). */
 enum cmdline_key_state {
@@ -34,7 +33,8 @@ enum cmdline_key_state {
 	CMDLINE_REJECTED, /* given and refused: the default still stands */
 };
 
-#define CMDLINE_MAX_KEYS 64 /* keys in all tables together */
+#define CMDLINE_MAX_KEYS   64 /* keys in all tables together */
+#define CMDLINE_MAX_TABLES 48 /* registered tables            */
 
 /* What a line handed to the error callback is (cmdline_report.c). */
 enum cmdline_line {
@@ -68,12 +68,14 @@ typedef const char *(*cmdline_item_fn)(const void *src, size_t i);
 void cmdline_report_list(cmdline_error_fn err, void *ctx, cmdline_item_fn item, const void *src, const char *fmt,
 			 ...) __attribute__((format(printf, 5, 6)));
 
-/* The kernel's keys (cmdline_keys.c). */
-extern const struct cmdline_key cmdline_keys[];
-extern const size_t cmdline_key_count;
+/* Every registered table (CMDLINE_TABLE), sorted by order then owner,
+ * copied into out (max entries).  Returns how many are registered; when
+ * that is more than max, out is left untouched. */
+size_t cmdline_tables(struct cmdline_table *out, size_t max);
 
-/* Fill cfg with the kernel's defaults. */
-void config_defaults(struct kconfig *cfg);
+/* Copy each table's defaults into its struct (all of them before any key
+ * is parsed: several tables may fill one struct). */
+void cmdline_tables_defaults(const struct cmdline_table *tables, size_t ntables);
 
 /* Parse `line` into the tables' structs (which should hold the defaults),
  * walking the tables as one.  state (CMDLINE_MAX_KEYS entries, or NULL)
@@ -98,8 +100,13 @@ struct cmdline_rule {
 extern const struct cmdline_rule cmdline_rules[];
 extern const size_t cmdline_rule_count;
 
-/* The one pass: defaults into cfg and arch, the command line, then every
- * rule whose keys were all accepted.  Returns the number of problems. */
-int config_parse(const char *line, struct kconfig *cfg, struct arch_config *arch, cmdline_error_fn err, void *ctx);
+/* Is `name` a key of one of the tables?  (The unit tests check that
+ * every key a rule reads is.) */
+bool config_key_known(const struct cmdline_table *tables, size_t ntables, const char *name);
+
+/* The one pass over every registered table: defaults, the command line,
+ * then every rule whose keys were all accepted.  Returns the number of
+ * problems.  Run once, on the boot CPU, before anything reads a key. */
+int config_parse(const char *line, cmdline_error_fn err, void *ctx);
 
 #endif /* KPROF_KERNEL_CMDLINE_H */

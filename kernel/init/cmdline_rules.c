@@ -20,20 +20,22 @@
  */
 #include "kernel/init/cmdline.h"
 
-#include <arch/cmdline.h>
 #include <arch/pmu.h>
 
+#include "include/kprof/scenario.h"
 #include "include/kprof/wmi.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/locks/spinlock_params.h"
 #include "kernel/profile/source.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_keys.h"
 
-
+/* A rule reads the values by key name, whichever subsystem's struct holds
+ * them: the rules speak for combinations across owners. */
 struct config_view {
-	const struct kconfig *cfg;           /* the parsed configuration      */
-	const struct cmdline_table *tables;  /* every key, for names and sets */
+	const struct cmdline_table *tables;  /* every key, with its struct    */
 	size_t ntables;
 	const uint8_t *state;                /* enum cmdline_key_state by key */
 	cmdline_error_fn err;
@@ -42,13 +44,16 @@ struct config_view {
 
 #define report(v, ...) cmdline_report((v)->err, (v)->ctx, __VA_ARGS__)
 
-static const struct cmdline_key *find(const struct config_view *v, const char *name, size_t *index)
+static const struct cmdline_key *find(const struct config_view *v, const char *name, size_t *index,
+				      const struct cmdline_table **table)
 {
 	size_t base = 0;
 	for (size_t t = 0; t < v->ntables; t++) {
 		for (size_t i = 0; i < v->tables[t].count; i++)
 			if (!strcmp(v->tables[t].keys[i].name, name)) {
 				*index = base + i;
+				if (table)
+					*table = &v->tables[t];
 				return &v->tables[t].keys[i];
 			}
 		base += v->tables[t].count;
@@ -56,10 +61,30 @@ static const struct cmdline_key *find(const struct config_view *v, const char *n
 	return NULL;
 }
 
+/* Where the value of the key `name` is held (every name a rule reads is
+ * a key of some table: test_cmdline_rules checks it). */
+static uint32_t *field(const struct config_view *v, const char *name)
+{
+	size_t i;
+	const struct cmdline_table *t;
+	const struct cmdline_key *k = find(v, name, &i, &t);
+	static uint32_t none;
+	if (!k) {
+		none = 0;
+		return &none;
+	}
+	return (uint32_t *)((char *)t->config + k->offset);
+}
+
+static uint32_t value(const struct config_view *v, const char *name)
+{
+	return *field(v, name);
+}
+
 static enum cmdline_key_state state_of(const struct config_view *v, const char *name)
 {
 	size_t i;
-	if (!find(v, name, &i) || i >= CMDLINE_MAX_KEYS)
+	if (!find(v, name, &i, NULL) || i >= CMDLINE_MAX_KEYS)
 		return CMDLINE_DEFAULT;
 	return (enum cmdline_key_state)v->state[i];
 }
@@ -74,7 +99,7 @@ static const char *dflt(const struct config_view *v, const char *name)
 static const char *set_text(const struct config_view *v, const char *name, uint32_t bits, char *buf, size_t size)
 {
 	size_t i, len = 0;
-	const struct cmdline_key *k = find(v, name, &i);
+	const struct cmdline_key *k = find(v, name, &i, NULL);
 	buf[0] = '\0';
 	for (uint32_t b = 0; k && k->names[b] && b < 32 && len < size; b++)
 		if (bits & (1u << b))
@@ -91,7 +116,7 @@ static void describe_trace_none(char *buf, size_t size)
 
 static int check_trace_none(const struct config_view *v)
 {
-	uint32_t bits = v->cfg->trace;
+	uint32_t bits = value(v, "trace");
 	char text[256];
 	if (!(bits & (1u << TRACE_ITEM_NONE)) || bits == (1u << TRACE_ITEM_NONE))
 		return 0;
@@ -108,13 +133,13 @@ static void describe_trace_buffer(char *buf, size_t size)
 
 static int check_trace_buffer(const struct config_view *v)
 {
-	const struct kconfig *c = v->cfg;
-	if (c->trace_buffer_kb / c->trace_subbuf_kb >= TRACE_MIN_SUBBUFS)
+	uint32_t buffer_kb = value(v, "trace.buffer_kb"), subbuf_kb = value(v, "trace.subbuf_kb");
+	if (buffer_kb / subbuf_kb >= TRACE_MIN_SUBBUFS)
 		return 0;
 	report(v, "cmdline: trace.buffer_kb=%u%s: holds fewer than %u sub-buffers of trace.subbuf_kb=%u%s; accepted: at "
-		  "least %llu (%u x trace.subbuf_kb), or a smaller trace.subbuf_kb", c->trace_buffer_kb,
-	       dflt(v, "trace.buffer_kb"), TRACE_MIN_SUBBUFS, c->trace_subbuf_kb, dflt(v, "trace.subbuf_kb"),
-	       (unsigned long long)TRACE_MIN_SUBBUFS * c->trace_subbuf_kb, TRACE_MIN_SUBBUFS);
+		  "least %llu (%u x trace.subbuf_kb), or a smaller trace.subbuf_kb", buffer_kb,
+	       dflt(v, "trace.buffer_kb"), TRACE_MIN_SUBBUFS, subbuf_kb, dflt(v, "trace.subbuf_kb"),
+	       (unsigned long long)TRACE_MIN_SUBBUFS * subbuf_kb, TRACE_MIN_SUBBUFS);
 	return 1;
 }
 
@@ -128,11 +153,11 @@ static int check_tracetest(const struct config_view *v)
 {
 	uint32_t want = (1u << TRACE_ITEM_TRACETEST) | (1u << TRACE_ITEM_ALL);
 	char text[256];
-	if (v->cfg->scenario != SCENARIO_TRACETEST || (v->cfg->trace & want))
+	if (value(v, "scenario") != SCENARIO_TRACETEST || (value(v, "trace") & want))
 		return 0;
 	report(v, "cmdline: trace=%s%s: scenario=tracetest writes only trace=tracetest records, which this list leaves "
 		  "out; accepted with scenario=tracetest: a list that includes tracetest, or all",
-	       set_text(v, "trace", v->cfg->trace, text, sizeof(text)), dflt(v, "trace"));
+	       set_text(v, "trace", value(v, "trace"), text, sizeof(text)), dflt(v, "trace"));
 	return 1;
 }
 
@@ -149,12 +174,11 @@ static void describe_spinlock(char *buf, size_t size)
 
 static int check_spinlock(const struct config_view *v)
 {
-	const struct kconfig *c = v->cfg;
 	const struct spinlock_params p = {
-		.SpinThreshold = c->spin_threshold,
-		.AcquireSampleRate = c->acquire_sample_rate,
-		.ContentionSampleRate = c->contention_sample_rate,
-		.HoldThreshold = c->hold_threshold,
+		.SpinThreshold = value(v, "spinlock.spin_threshold"),
+		.AcquireSampleRate = value(v, "spinlock.acquire_sample_rate"),
+		.ContentionSampleRate = value(v, "spinlock.contention_sample_rate"),
+		.HoldThreshold = value(v, "spinlock.hold_threshold"),
 	};
 	if (spinlock_params_valid(&p))
 		return 0;
@@ -196,11 +220,12 @@ static void describe_pmc_time(char *buf, size_t size)
 static int check_pmc_time(const struct config_view *v)
 {
 	char text[512];
-	if (!(v->cfg->pmc_sources & (1u << ProfileTime)))
+	uint32_t sources = value(v, "pmc.sources");
+	if (!(sources & (1u << ProfileTime)))
 		return 0;
 	report(v, "cmdline: pmc.sources: Time is the profile timer (trace=profile), not a counter; accepted: the other "
 		  "KPROFILE_SOURCE names, e.g. TotalCycles,TotalIssues,BranchMispredictions,CacheMisses (given: "
-		  "pmc.sources=%s)", set_text(v, "pmc.sources", v->cfg->pmc_sources, text, sizeof(text)));
+		  "pmc.sources=%s)", set_text(v, "pmc.sources", sources, text, sizeof(text)));
 	return 1;
 }
 
@@ -212,32 +237,27 @@ static void describe_pmc_count(char *buf, size_t size)
 
 static int check_pmc_count(const struct config_view *v)
 {
-	uint32_t counters = v->cfg->pmc_sources & ~(1u << ProfileTime), n = 0;
+	uint32_t sources = value(v, "pmc.sources"), counters = sources & ~(1u << ProfileTime), n = 0;
 	char text[512];
 	for (uint32_t b = counters; b; b &= b - 1)
 		n++;
 	if (n <= ARCH_PMU_MAX_SOURCES)
 		return 0;
 	report(v, "cmdline: pmc.sources=%s: names %u counter sources; accepted: at most %u at once",
-	       set_text(v, "pmc.sources", v->cfg->pmc_sources, text, sizeof(text)), n, ARCH_PMU_MAX_SOURCES);
+	       set_text(v, "pmc.sources", sources, text, sizeof(text)), n, ARCH_PMU_MAX_SOURCES);
 	return 1;
 }
 
 /* The profile workload runs alone (scenario=profile, for profile.ms) and
  * in the mix (for mix.ms each). */
-static bool runs_profile(const struct kconfig *c, const char **ms_key, uint32_t *ms)
+static bool runs_profile(const struct config_view *v, const char **ms_key, uint32_t *ms)
 {
-	if (c->scenario == SCENARIO_PROFILE) {
-		*ms_key = "profile.ms";
-		*ms = c->profile_ms;
-		return true;
-	}
-	if (c->scenario == SCENARIO_MIX) {
-		*ms_key = "mix.ms";
-		*ms = c->mix_ms;
-		return true;
-	}
-	return false;
+	uint32_t scenario = value(v, "scenario");
+	if (scenario != SCENARIO_PROFILE && scenario != SCENARIO_MIX)
+		return false;
+	*ms_key = scenario == SCENARIO_PROFILE ? "profile.ms" : "mix.ms";
+	*ms = value(v, *ms_key);
+	return true;
 }
 
 static void describe_periodic(char *buf, size_t size)
@@ -251,11 +271,12 @@ static int check_periodic(const struct config_view *v)
 {
 	const char *ms_key;
 	uint32_t ms;
-	if (v->cfg->timer != TIMER_PERIODIC || !runs_profile(v->cfg, &ms_key, &ms))
+	if (value(v, "timer") != TIMER_PERIODIC || !runs_profile(v, &ms_key, &ms))
 		return 0;
+	const char *scenario = kprof_scenario_name(value(v, "scenario"));
 	report(v, "cmdline: timer=periodic with scenario=%s: the profile workload needs the profile timer (ProfileTime), "
 		  "which does not run while the timer is periodic; accepted with scenario=%s: timer=auto, deadline or "
-		  "oneshot", kprof_scenario_name(v->cfg->scenario), kprof_scenario_name(v->cfg->scenario));
+		  "oneshot", scenario, scenario);
 	return 1;
 }
 
@@ -269,17 +290,16 @@ static void describe_profile_samples(char *buf, size_t size)
 
 static int check_profile_samples(const struct config_view *v)
 {
-	const struct kconfig *c = v->cfg;
 	const char *ms_key;
-	uint32_t ms;
-	if (!runs_profile(c, &ms_key, &ms))
+	uint32_t ms, interval = value(v, "profile.interval");
+	if (!runs_profile(v, &ms_key, &ms))
 		return 0;
 	uint64_t most = (uint64_t)ms * PROFILE_TIME_UNITS_PER_MS;
-	if (c->profile_interval <= most)
+	if (interval <= most)
 		return 0;
 	report(v, "cmdline: profile.interval=%u%s: with %s=%u%s the profile workload would take no sample (one period "
-		  "is %u ms); accepted: at most %s*%u = %llu, or a longer %s", c->profile_interval,
-	       dflt(v, "profile.interval"), ms_key, ms, dflt(v, ms_key), c->profile_interval / PROFILE_TIME_UNITS_PER_MS,
+		  "is %u ms); accepted: at most %s*%u = %llu, or a longer %s", interval,
+	       dflt(v, "profile.interval"), ms_key, ms, dflt(v, ms_key), interval / PROFILE_TIME_UNITS_PER_MS,
 	       ms_key, PROFILE_TIME_UNITS_PER_MS, (unsigned long long)most, ms_key);
 	return 1;
 }
@@ -298,20 +318,30 @@ const struct cmdline_rule cmdline_rules[] = {
 
 const size_t cmdline_rule_count = ARRAY_SIZE(cmdline_rules);
 
-int config_parse(const char *line, struct kconfig *cfg, struct arch_config *arch, cmdline_error_fn err, void *ctx)
+/* The keys every rule reads, and the one written below, are keys of some
+ * table (for the unit tests, which check it). */
+bool config_key_known(const struct cmdline_table *tables, size_t ntables, const char *name)
 {
-	const struct cmdline_table tables[] = {
-		{ cmdline_keys, cmdline_key_count, cfg },
-		{ arch_cmdline_keys, arch_cmdline_key_count, arch },
-	};
+	const struct config_view v = { .tables = tables, .ntables = ntables };
+	size_t i;
+	return find(&v, name, &i, NULL) != NULL;
+}
+
+int config_parse(const char *line, cmdline_error_fn err, void *ctx)
+{
+	struct cmdline_table tables[CMDLINE_MAX_TABLES];
 	uint8_t state[CMDLINE_MAX_KEYS];
+	size_t ntables = cmdline_tables(tables, ARRAY_SIZE(tables));
 
-	config_defaults(cfg);
-	arch_config_defaults(arch);
-	int errors = cmdline_parse(line, tables, ARRAY_SIZE(tables), state, err, ctx);
+	if (ntables > ARRAY_SIZE(tables)) {
+		cmdline_report(err, ctx, "cmdline: %zu tables of keys are registered; the parser walks at most %zu "
+			       "(CMDLINE_MAX_TABLES)", ntables, ARRAY_SIZE(tables));
+		return 1;
+	}
+	cmdline_tables_defaults(tables, ntables);
+	int errors = cmdline_parse(line, tables, ntables, state, err, ctx);
 
-	const struct config_view v = { .cfg = cfg, .tables = tables, .ntables = ARRAY_SIZE(tables), .state = state,
-				       .err = err, .ctx = ctx };
+	const struct config_view v = { .tables = tables, .ntables = ntables, .state = state, .err = err, .ctx = ctx };
 	for (size_t r = 0; r < cmdline_rule_count; r++) {
 		bool judged = true;
 		for (size_t k = 0; k < ARRAY_SIZE(cmdline_rules[r].keys) && cmdline_rules[r].keys[k]; k++)
@@ -320,9 +350,10 @@ int config_parse(const char *line, struct kconfig *cfg, struct arch_config *arch
 			errors += cmdline_rules[r].check(&v);
 	}
 	/* trace.buffer_fit=auto: a size the user chose is refused if it does
-	 * not fit, a default one is made smaller (main.c, at probe time). */
-	if (cfg->trace_buffer_fit == TRACE_FIT_AUTO)
-		cfg->trace_buffer_fit = state_of(&v, "trace.buffer_kb") == CMDLINE_GIVEN ? TRACE_FIT_REFUSE
-											  : TRACE_FIT_SHRINK;
+	 * not fit, a default one is made smaller (trace_configure, at probe
+	 * time).  The last write to a parsed value: the pass is not over. */
+	uint32_t *fit = field(&v, "trace.buffer_fit");
+	if (*fit == TRACE_FIT_AUTO)
+		*fit = state_of(&v, "trace.buffer_kb") == CMDLINE_GIVEN ? TRACE_FIT_REFUSE : TRACE_FIT_SHRINK;
 	return errors;
 }

@@ -6,7 +6,6 @@
 
 #include <stdarg.h>
 
-#include <arch/cmdline.h>
 #include <arch/platform.h>
 #include <arch/pmu.h>
 #include <arch/serial.h>
@@ -16,32 +15,36 @@
 #include "kernel/init/boot_stick.h"
 #include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
 #include "kernel/ex/resource.h"
+#include "kernel/ex/resource_keys.h"
 #include "kernel/ex/sysinfo.h"
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/locks/lockstat.h"
+#include "kernel/locks/spinlock_keys.h"
 #include "kernel/debug/panic.h"
 #include "kernel/profile/profile.h"
+#include "kernel/profile/profile_keys.h"
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/ke/rawlock.h"
 #include "kernel/workloads/scenario.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workloads/selftest.h"
+#include "kernel/workloads/workload_keys.h"
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
-#include "kernel/usb/probe.h"
+#include "kernel/usb/probe/probe.h"
+#include "kernel/usb/probe/probe_keys.h"
 #include "kernel/trace/trace.h"
-#include "kernel/trace/out.h"
-#include "kernel/trace/tracefit.h"
+#include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
 
-struct kconfig kconfig;
 struct kstack kernel_main_stack;
 
 static const char *cmdline_source_name(uint32_t src)
@@ -92,7 +95,7 @@ static void check_loader_cmdline(const struct bootinfo *bi)
 static void parse_command_line(const struct bootinfo *bi)
 {
 	kprintf("cmdline: \"%s\" (%s)\n", bi->cmdline, cmdline_source_name(bi->cmdline_source));
-	int errors = config_parse(bi->cmdline, &kconfig, &arch_config, print_cmdline_error, NULL);
+	int errors = config_parse(bi->cmdline, print_cmdline_error, NULL);
 	if (errors)
 		reject_command_line((unsigned)errors);
 }
@@ -117,10 +120,10 @@ static void apply_spinlock_keys(void)
 {
 	EVENT_TRACE_SPINLOCK_INFORMATION info = {
 		.EventTraceInformationClass = EventTraceSpinlockInformation,
-		.SpinLockSpinThreshold = kconfig.spin_threshold,
-		.SpinLockAcquireSampleRate = kconfig.acquire_sample_rate,
-		.SpinLockContentionSampleRate = kconfig.contention_sample_rate,
-		.SpinLockHoldThreshold = kconfig.hold_threshold,
+		.SpinLockSpinThreshold = spinlock_config->spin_threshold,
+		.SpinLockAcquireSampleRate = spinlock_config->acquire_sample_rate,
+		.SpinLockContentionSampleRate = spinlock_config->contention_sample_rate,
+		.SpinLockHoldThreshold = spinlock_config->hold_threshold,
 	};
 	NTSTATUS st = nt_set_system_information(SystemPerformanceTraceInformation, &info, sizeof(info));
 	if (st == STATUS_SUCCESS)
@@ -136,76 +139,38 @@ static void apply_spinlock_keys(void)
  * here, at probe time. */
 static void apply_profile_keys(void)
 {
-	NTSTATUS st = nt_set_interval_profile(kconfig.profile_interval, ProfileTime);
+	const struct profile_config *c = profile_config;
+	NTSTATUS st = nt_set_interval_profile(c->interval, ProfileTime);
 	if (st != STATUS_SUCCESS && st != STATUS_NOT_SUPPORTED) /* not supported: timer=periodic */
 		cmdline_refuse_at_probe("cmdline: profile.interval=%u: refused by NtSetIntervalProfile with %s",
-					kconfig.profile_interval, nt_status_name(st));
+					c->interval, nt_status_name(st));
 	for (int16_t s = 1; s < ProfileMaximum; s++) {
-		if (!(kconfig.pmc_sources & (1u << s)) || !ki_profile_source_supported(s))
+		if (!(c->pmc_sources & (1u << s)) || !ki_profile_source_supported(s))
 			continue; /* an unsupported source is reported when trace=pmc starts it */
-		st = nt_set_interval_profile(kconfig.pmc_interval, s);
+		st = nt_set_interval_profile(c->pmc_interval, s);
 		if (st != STATUS_SUCCESS)
 			cmdline_refuse_at_probe("cmdline: pmc.interval=%u: refused for %s by NtSetIntervalProfile with %s; "
-						"accepted: %u to %llu events on this CPU", kconfig.pmc_interval,
+						"accepted: %u to %llu events on this CPU", c->pmc_interval,
 						kprofile_source_name((unsigned)s), nt_status_name(st),
 						PROFILE_PMC_MIN_INTERVAL,
 						(unsigned long long)arch_pmu_max_interval((uint32_t)s));
 	}
 }
 
-/* "256 MiB", "510.6 MiB" (rounded down), or "640 KiB" below a MiB. */
-static const char *size_text(uint64_t kb, char *buf, size_t size)
-{
-	if (kb < 1024)
-		ksnprintf(buf, size, "%llu KiB", (unsigned long long)kb);
-	else if (kb % 1024)
-		ksnprintf(buf, size, "%llu.%llu MiB", (unsigned long long)(kb / 1024),
-			  (unsigned long long)(kb % 1024 * 10 / 1024));
-	else
-		ksnprintf(buf, size, "%llu MiB", (unsigned long long)(kb / 1024));
-	return buf;
-}
-
-/* Every CPU's trace buffer, against the memory left once the CPUs are up
- * (tracefit.h).  A size the user gave that does not fit is refused, like a
- * probe-time key; with trace.buffer_fit=shrink (the default when
- * trace.buffer_kb is not given) each CPU gets the largest ring that fits
- * and the console says so.  Either way no CPU is left without a buffer. */
-static void check_trace_buffers(void)
+/* The trace's keys against what probing found (trace_configure): the
+ * output, and every CPU's buffer against the memory left once the CPUs
+ * are up. */
+static void configure_trace(const struct bootinfo *bi)
 {
 	struct pmm_stats st;
-	char want[32], free_text[32], reserve[32];
-	uint32_t ncpu = ke_number_processors, kb = kconfig.trace_buffer_kb, sub = kconfig.trace_subbuf_kb;
 
 	pmm_get_stats(&st);
-	uint64_t free_kb = st.free_pages * (PAGE_SIZE / 1024);
-	uint64_t need = (uint64_t)ncpu * trace_fit_cpu_kb(kb, sub), keep = trace_fit_reserve_kb(ncpu);
-	if (need + keep <= free_kb)
-		return;
-	uint32_t most = trace_fit_most_kb(free_kb, ncpu, sub, kb);
-	size_text((uint64_t)kb / sub * sub, want, sizeof(want));
-	size_text(free_kb, free_text, sizeof(free_text));
-	size_text(keep, reserve, sizeof(reserve));
-	if (!most) {
-		cmdline_refuse_at_probe("cmdline: trace.buffer_kb=%u: %u CPU%s x %s do not fit in the %s free (%s of it kept "
-					"for the kernel), and not even %u sub-buffers of trace.subbuf_kb=%u per CPU do; "
-					"accepted here: fewer CPUs (cpus=) or more memory (MEM= with make run)",
-					kb, ncpu, ncpu == 1 ? "" : "s", want, free_text, reserve, TRACE_MIN_SUBBUFS, sub);
-		return;
-	}
-	if (kconfig.trace_buffer_fit != TRACE_FIT_SHRINK) {
-		cmdline_refuse_at_probe("cmdline: trace.buffer_kb=%u: %u CPU%s x %s do not fit in the %s free (%s of it kept "
-					"for the kernel); accepted here: at most %u (or fewer CPUs, or more memory: MEM= "
-					"with make run; or trace.buffer_fit=shrink)",
-					kb, ncpu, ncpu == 1 ? "" : "s", want, free_text, reserve, most);
-		return;
-	}
-	char got[32];
-	kprintf("trace: buffers sized down to fit: %u CPU%s x %s do not fit in the %s free (%s of it kept for the "
-		"kernel), so each CPU gets %s, trace.buffer_kb=%u (trace.buffer_fit=shrink: the size was a default, "
-		"not the user's choice; more memory keeps it whole)\n", ncpu, ncpu == 1 ? "" : "s", want, free_text,
-		reserve, size_text(most, got, sizeof(got)), most);
-	kconfig.trace_buffer_kb = most;
+	const struct trace_probe probe = {
+		.ncpu = ke_number_processors,
+		.free_kb = st.free_pages * (PAGE_SIZE / 1024),
+		.stick = &bi->stick,
+	};
+	trace_configure(trace_config, &probe);
 }
 
 /* Probing is done (platform, clocks, counters, every CPU): a value it
@@ -229,9 +194,10 @@ void kernel_main(const struct bootinfo *bi)
 	check_loader_cmdline(bi);
 	parse_command_line(bi);
 	apply_spinlock_keys();
-	if (kconfig.rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */
-		raw_lock_set_test_and_set(kconfig.rawlock == RAWLOCK_TAS);
-	bootlog_locks(kconfig.rawlock);
+	if (ke_config->rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */
+		raw_lock_set_test_and_set(ke_config->rawlock == RAWLOCK_TAS);
+	bootlog_locks(ke_config->rawlock);
+	ex_resource_set_timeout(resource_config->timeout_ms);
 
 	arch_platform_init(bi);
 	ke_clock_init();
@@ -239,22 +205,21 @@ void kernel_main(const struct bootinfo *bi)
 	ki_processor_start_boot();
 	ke_init_scheduler(kernel_main_stack.base, kernel_main_stack.top);
 	ke_broadcast_init();
-	ke_start_processors(kconfig.cpus);
+	ke_start_processors(ke_config->cpus);
 	apply_profile_keys();
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
-	check_trace_buffers();
-	trace_out_configure(&bi->stick, ke_number_processors);
+	configure_trace(bi);
 	end_probe_checks();
-	if (kconfig.usb_probe)
+	if (usb_probe_config->probe)
 		usb_probe_run();
-	trace_start(bi->cmdline);
+	trace_start(bi->cmdline, workload_config->scenario);
 	ps_trace_rundown();
 	trace_object_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 
-	selftest_run(kconfig.selftest);
-	enum kprof_exit_status status = scenario_run(kconfig.scenario);
+	selftest_run(workload_config->selftest);
+	enum kprof_exit_status status = scenario_run(workload_config->scenario);
 	ke_profile_trace_stop();
 	trace_finish(status);
 	kprof_run_end(status);

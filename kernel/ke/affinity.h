@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/init/config.h"
+#include "kernel/ke/cpus.h"
 
 #define KAFFINITY_WORDS ((KPROF_MAX_CPUS + 63) / 64)
 

@@ -28,7 +28,7 @@
 #include <arch/timer.h>
 #include <arch/trapframe.h>
 
-#include "kernel/init/config.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/profile/profile_timer.h"
@@ -144,7 +144,7 @@ void ke_clock_init(void)
 {
 	enum arch_timer_mode mode;
 
-	switch (kconfig.timer) {
+	switch (ke_config->timer) {
 	case TIMER_DEADLINE: mode = ARCH_TIMER_DEADLINE; break;
 	case TIMER_ONESHOT: mode = ARCH_TIMER_ONESHOT; break;
 	case TIMER_PERIODIC: mode = ARCH_TIMER_PERIODIC; break;
@@ -158,10 +158,10 @@ void ke_clock_init(void)
 		mode = ARCH_TIMER_ONESHOT;
 	}
 	arch_timer_set_mode(mode);
-	clock_tick_cycles = ke_tsc_hz / kconfig.tick_hz;
+	clock_tick_cycles = ke_tsc_hz / ke_config->tick_hz;
 	clock_late_cycles = ke_us_to_tsc(CLOCK_LATE_US);
 	arch_interrupt_connect(ARCH_INT_CLOCK, clock_interrupt);
-	kprintf("clock: %u Hz tick at IRQL %u (vector 0x%x), timer in %s mode\n", kconfig.tick_hz,
+	kprintf("clock: %u Hz tick at IRQL %u (vector 0x%x), timer in %s mode\n", ke_config->tick_hz,
 		arch_interrupt_irql(ARCH_INT_CLOCK), arch_interrupt_vector(ARCH_INT_CLOCK), arch_timer_mode_name(mode));
 }
 

@@ -14,9 +14,9 @@
 
 #include <arch/percpu.h>
 
-#include "kernel/init/config.h"
+#include "kernel/ke/cpus.h"
 #include "kernel/ke/dpc.h"
-#include "kernel/locks/lockstat.h"
+#include "kernel/ke/lockstat_cpu.h"
 #include "kernel/ke/timerq.h"
 
 struct trace_cpu;

@@ -42,10 +42,9 @@
 #include <arch/cpu.h>
 
 #include "include/kprof/wmi.h"
+#include "kernel/ke/lockstat_cpu.h" /* LOCKSTAT_CPU, in every PRCB */
 #include "kernel/locks/spinlock_params.h"
 #include "kernel/trace/trace.h"
-
-#define LOCKSTAT_DEPTH 8
 
 /* The sampling parameters (EVENT_TRACE_SPINLOCK_INFORMATION), their
  * minimums and spinlock_params_valid() are in spinlock_params.h. */
@@ -56,36 +55,6 @@ extern struct spinlock_params lockstat_params;
 /* Check and apply (all or nothing): STATUS_INVALID_PARAMETER if any value
  * is below its minimum, the old values then stay. */
 int32_t spinlock_params_set(const struct spinlock_params *p);
-
-/* One lock held by this CPU. */
-struct lock_hold {
-	const volatile void *Lock;
-	uint64_t TryTsc;        /* first test of the lock                */
-	uint64_t AcquireTsc;    /* AcquireTime                           */
-	uint32_t Spins;         /* SpinCount                             */
-	uint32_t Interrupts;    /* the CPU's InterruptCount at the try   */
-	uint8_t Mode;           /* enum spinlock_acquire_mode            */
-};
-
-/* Per-CPU counts, for the report and for checking the trace against
- * something that did not travel through it. */
-struct lockstat_counts {
-	uint64_t Instrumented;        /* acquisitions timed (tracing on)          */
-	uint64_t Contended;           /* ... whose spins reached SpinThreshold    */
-	uint64_t Uncontended;         /* ... the others                           */
-	uint64_t LongHolds;           /* held >= HoldThreshold (when not 0)       */
-	uint64_t UncontendedShort;    /* uncontended and not a long hold          */
-	uint64_t Traced;              /* WMI_SPINLOCK records handed to the trace */
-	uint64_t Untracked;           /* deeper than LOCKSTAT_DEPTH: not timed    */
-};
-
-typedef struct lockstat_cpu {
-	uint32_t Depth;               /* entries of Stack in use                  */
-	uint32_t Reserved;
-	uint64_t Rng;                 /* xorshift state for the sampling draws    */
-	struct lockstat_counts Count;
-	struct lock_hold Stack[LOCKSTAT_DEPTH];
-} LOCKSTAT_CPU;
 
 /* Is spin-lock tracing on?  (The only test on the untraced path.) */
 static inline bool lockstat_on(void)

@@ -21,7 +21,7 @@
 #include <arch/cpu.h>
 #include <arch/stackwalk.h>
 
-#include "kernel/init/config.h"
+#include "kernel/profile/profile_keys.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/ntstatus.h"
 #include "kernel/ke/prcb.h"
@@ -196,7 +196,7 @@ void ke_profile_trace_start(void)
 	if (!trace_enabled(PERF_PMC_PROFILE))
 		return;
 	for (int16_t s = 1; s < ProfileMaximum; s++)
-		if (kconfig.pmc_sources & (1u << s))
+		if (profile_config->pmc_sources & (1u << s))
 			start_pmc_profile(s);
 }
 

@@ -26,7 +26,7 @@
 
 #include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
-#include "kernel/init/config.h"
+#include "kernel/ke/cpus.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"

@@ -23,20 +23,22 @@
 #include <arch/cpu.h>
 
 #include "kernel/console/console.h"
-#include "kernel/init/cmdline_key.h"
-#include "kernel/init/config.h"
 #include "kernel/ke/time.h"
+#include "kernel/lib/cmdline_key.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/trace/frame.h"
 #include "kernel/trace/out_file.h"
 #include "kernel/trace/out_sink.h"
+#include "kernel/trace/trace_keys.h"
 
 #define OUT_SINKS 2
 #define STICK_MIN_BYTES (64u * 1024) /* a file smaller than this beyond the end frames is refused */
 
 static struct {
 	const struct bootinfo_stick *stick; /* the kernel's bootinfo copy     */
+	uint32_t sel;                       /* trace.out= resolved: not AUTO  */
 	struct trace_sink *sinks[OUT_SINKS];
 	uint32_t nsinks;
 	bool serial;                        /* serial is among the sinks      */
@@ -44,8 +46,6 @@ static struct {
 	bool finished;                      /* trace_out_finish() ran         */
 	uint64_t end_tsc;                   /* the workload ended; 0: not yet */
 } out;
-
-static const char *const trace_out_names[TRACE_OUT_COUNT] = { "auto", "serial", "usb", "both" };
 
 static const char *const stick_status_why[] = {
 	[BOOTINFO_STICK_NONE] = "the kernel was not booted from a USB stick",
@@ -96,21 +96,23 @@ static const char *stick_unusable(const struct bootinfo_stick *bs, uint32_t ncpu
 	return NULL;
 }
 
-void trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu)
+uint32_t trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu, uint32_t requested)
 {
 	char buf[160];
 	const char *why = stick_unusable(stick, ncpu, buf, sizeof(buf));
 
 	out.stick = stick;
-	if (kconfig.trace_out == TRACE_OUT_AUTO) {
-		kconfig.trace_out = why ? TRACE_OUT_SERIAL : TRACE_OUT_BOTH;
+	out.sel = requested;
+	if (requested == TRACE_OUT_AUTO) {
+		out.sel = why ? TRACE_OUT_SERIAL : TRACE_OUT_BOTH;
 		if (why && stick && stick->status != BOOTINFO_STICK_NONE)
 			kprintf("trace: not written to the USB stick, serial only: %s\n", why);
-	} else if (kconfig.trace_out != TRACE_OUT_SERIAL && why) {
+	} else if (requested != TRACE_OUT_SERIAL && why) {
 		cmdline_refuse_at_probe("cmdline: trace.out=%s: %s; accepted here: trace.out=serial (or auto)",
-					trace_out_names[kconfig.trace_out % TRACE_OUT_COUNT], why);
-		kconfig.trace_out = TRACE_OUT_SERIAL; /* as if the key had its default; the run ends anyway */
+					trace_out_names[requested % TRACE_OUT_COUNT], why);
+		out.sel = TRACE_OUT_SERIAL; /* as if the key had its default; the run ends anyway */
 	}
+	return out.sel;
 }
 
 static uint64_t cycles_to_ms(uint64_t cycles)
@@ -143,12 +145,12 @@ void trace_out_start(uint32_t ncpu)
 	out.serial = out.serial_late = out.finished = false;
 	out.end_tsc = 0;
 	out_serial_sink.bytes = out_serial_sink.cycles = 0;
-	if (kconfig.trace_out == TRACE_OUT_USB || kconfig.trace_out == TRACE_OUT_BOTH) {
+	if (out.sel == TRACE_OUT_USB || out.sel == TRACE_OUT_BOTH) {
 		stick = out.stick ? out_stick_open(out.stick, ncpu) : NULL;
 		if (!stick)
 			kprintf("trace: the USB stick is not written; the trace goes to serial\n");
 	}
-	if (!stick || kconfig.trace_out != TRACE_OUT_USB)
+	if (!stick || out.sel != TRACE_OUT_USB)
 		add_sink(&out_serial_sink);
 	if (stick)
 		add_sink(stick);
@@ -182,16 +184,10 @@ void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, u
 	}
 }
 
-/* "2.6 MB" (decimal); "0.3 MB" below 1 MB. */
-static void mb(char *buf, size_t size, uint64_t bytes)
-{
-	ksnprintf(buf, size, "%llu.%llu MB", (unsigned long long)(bytes / 1000000),
-		  (unsigned long long)(bytes % 1000000 / 100000));
-}
-
 /* One line: how long the output took after the workload, and each sink's
- * bytes, time and rate ("under 1 ms" for a sink that took less).  Not on
- * the bug check path (the workload never ended there). */
+ * bytes, time and rate ("under 1 ms" for a sink that took less), sizes as
+ * "2.6 MB" (decimal; "0.3 MB" below 1 MB).  Not on the bug check path (the
+ * workload never ended there). */
 static void say_throughput(void)
 {
 	char line[256], size[32], rate[32];
@@ -204,9 +200,9 @@ static void say_throughput(void)
 	for (uint32_t i = 0; i < out.nsinks && n > 0 && (size_t)n < sizeof(line); i++) {
 		const struct trace_sink *s = out.sinks[i];
 		uint64_t ms = cycles_to_ms(s->cycles);
-		mb(size, sizeof(size), s->bytes);
+		size_format(size, sizeof(size), s->bytes, SIZE_MB);
 		if (ms)
-			mb(rate, sizeof(rate), s->bytes * 1000 / ms);
+			size_format(rate, sizeof(rate), s->bytes * 1000 / ms, SIZE_MB);
 		n += ksnprintf(line + n, sizeof(line) - (size_t)n, "%s %s %s in %llu ms (%s%s)", i ? "," : "", s->name,
 			       size, (unsigned long long)ms, ms ? rate : "under 1 ms", ms ? "/s" : "");
 	}

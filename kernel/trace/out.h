@@ -7,15 +7,17 @@
  * same bytes, in the same order, to each selected sink: the serial port
  * (out_serial.c), the trace file on the USB stick the kernel booted from
  * (out_stick.c, through the file form of out_file.c), or both
- * (trace.out=, resolved at probe time by trace_out_configure()).
+ * (trace.out=, resolved at probe time by trace_out_configure(), through
+ * trace_configure()).
  *
  * Invariants: every sink sees the frames in the order trace.c sends
  * them; a sink that fails stops on its own (saying why) and never stops
  * another; if the stick fails, serial carries the trace from then on even
  * when trace.out=usb, so the trace always has a way out.
  *
- * Callers and context: trace_out_configure() once, on the boot CPU at
- * probe time (after the CPUs are started, before trace_start);
+ * Callers and context: trace_out_configure() once, from trace_configure()
+ * on the boot CPU at probe time (after the CPUs are started, before
+ * trace_start);
  * trace_out_start(), trace_out_frame() and trace_out_finish() only from
  * the one trace sender of the moment (trace_start, the logger thread,
  * trace_finish; all at PASSIVE_LEVEL), or from the bug check path, where
@@ -30,11 +32,13 @@
 
 #include "boot/bootinfo.h"
 
-/* Probe time: turn trace.out=auto into serial or both from what the
- * loader found; refuse (cmdline_refuse_at_probe) usb or both without a
- * usable stick, saying why.  stick stays referenced for the run (the
- * kernel's own copy of bootinfo). */
-void trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu);
+/* Probe time (trace_configure): the output for trace.out=requested (enum
+ * kprof_trace_out), returned and kept for trace_out_start: auto becomes
+ * serial or both from what the loader found; usb or both without a
+ * usable stick is refused (cmdline_refuse_at_probe), saying why, and
+ * serial returned.  stick stays referenced for the run (the kernel's own
+ * copy of bootinfo). */
+uint32_t trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu, uint32_t requested);
 
 /* Trace start, before the run header: open the selected sinks.  A stick
  * that cannot be opened is reported in one line (with its sense data)

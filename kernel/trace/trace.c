@@ -43,7 +43,6 @@
 #include "generated/version.h"
 #include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/mm/heap.h"
@@ -57,6 +56,7 @@
 #include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
 #include "kernel/trace/send_policy.h"
+#include "kernel/trace/trace_configure.h"
 #include "kernel/lib/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */
@@ -66,13 +66,15 @@ static struct {
 	bool finished;                /* end frames sent                      */
 	uint32_t ncpu;                /* CPUs with buffers                    */
 	uint32_t nsub;                /* sub-buffers in each CPU's ring       */
+	uint32_t scenario;            /* in the run header and run info       */
 	uint32_t run_seq;             /* sequence of run-level frames         */
 	PERFINFO_GROUPMASK groups;    /* what trace_start() switched on       */
 	KDPC flush_dpc;               /* wakes the logger thread              */
 	KEVENT flush_event;           /* the logger waits on it               */
 	KTHREAD *logger;              /* stream mode: sends full sub-buffers  */
 	volatile bool stopping;       /* the logger is asked to end           */
-	volatile uint32_t hold;       /* > 0: streaming paused (measurements) */
+	uint32_t hold;                /* > 0: streaming paused (measurements); */
+	                              /* __atomic only (trace_hold_stream)    */
 	uint64_t start_tsc;
 	uint64_t boot_unix_s;         /* RTC when tracing started             */
 	uint32_t run_id;              /* in every v2 frame                     */
@@ -102,6 +104,15 @@ static const uint32_t item_group[TRACE_ITEM_NONE] = {
 	[TRACE_ITEM_CLOCK] = PERF_KPROF_CLOCK,
 };
 
+/* Is streaming paused (trace_hold_stream)?  trace.hold is only ever
+ * touched through __atomic builtins: a relaxed load is enough here, since
+ * a reader that misses a change in flight only looks again at the next
+ * tick or the next filled sub-buffer. */
+static bool streaming_held(void)
+{
+	return __atomic_load_n(&trace.hold, __ATOMIC_RELAXED) != 0;
+}
+
 /* ---------------------------------------------------------------- frames */
 
 static void send_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
@@ -120,10 +131,10 @@ static void send_run_info(void)
 		.tsc_hz = ke_tsc_hz,
 		.start_tsc = trace.start_tsc,
 		.boot_unix_s = trace.boot_unix_s,
-		.trace_mode = kconfig.trace_mode,
-		.scenario = kconfig.scenario,
-		.buffer_size = kconfig.trace_subbuf_kb * 1024,
-		.buffers_per_cpu = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb,
+		.trace_mode = trace_settings->mode,
+		.scenario = trace.scenario,
+		.buffer_size = trace_settings->subbuf_kb * 1024,
+		.buffers_per_cpu = trace.nsub,
 	};
 	send_frame(KPROF_FRAME_RUN_INFO, KPROF_FRAME_CPU_NONE, trace.run_seq++, &ri, sizeof(ri), 0, 0);
 }
@@ -180,7 +191,7 @@ void trace_subbuffer_filled(void)
 {
 	/* Stream mode: wake the flusher on CPU 0 now rather than at its next
 	 * clock tick.  Inserting a DPC that is already queued is a no-op. */
-	if (kconfig.trace_mode == KPROF_TRACE_STREAM && trace.started && !trace.finished && !trace.hold)
+	if (trace_settings->mode == KPROF_TRACE_STREAM && trace.started && !trace.finished && !streaming_held())
 		ke_insert_queue_dpc(&trace.flush_dpc, 0, 0);
 }
 
@@ -189,7 +200,7 @@ void trace_hold_stream(bool hold)
 	if (hold) {
 		__atomic_fetch_add(&trace.hold, 1, __ATOMIC_ACQ_REL);
 	} else if (__atomic_sub_fetch(&trace.hold, 1, __ATOMIC_ACQ_REL) == 0 && trace.started && !trace.finished &&
-		   kconfig.trace_mode == KPROF_TRACE_STREAM) {
+		   trace_settings->mode == KPROF_TRACE_STREAM) {
 		ke_insert_queue_dpc(&trace.flush_dpc, 0, 0); /* catch up */
 	}
 }
@@ -245,7 +256,7 @@ static void logger_thread(void *context)
 
 	while (!trace.stopping) {
 		ke_wait_for_single_object(&trace.flush_event, WrExecutive, KernelMode, KE_WAIT_FOREVER);
-		while (!trace.stopping && !trace.hold) {
+		while (!trace.stopping && !streaming_held()) {
 			uint64_t most;
 			struct trace_cpu *tc = fullest_cpu(&cursor, &most);
 			logger_set_priority(send_policy_update(&trace.policy, most, trace.nsub, arch_rdtsc(),
@@ -261,7 +272,7 @@ static void logger_thread(void *context)
 
 void trace_poll(void)
 {
-	if (!trace.started || trace.finished || kconfig.trace_mode != KPROF_TRACE_STREAM || trace.hold)
+	if (!trace.started || trace.finished || trace_settings->mode != KPROF_TRACE_STREAM || streaming_held())
 		return;
 	for (uint32_t i = 0; i < trace.ncpu; i++) {
 		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
@@ -294,12 +305,12 @@ static void send_run_header(const char *cmdline)
 		.start_tsc = trace.start_tsc,
 		.boot_unix_s = trace.boot_unix_s,
 		.clock_type = KPROF_CLOCK_CYCLES,
-		.trace_mode = kconfig.trace_mode,
-		.buffer_size = kconfig.trace_subbuf_kb * 1024,
-		.buffers_per_cpu = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb,
+		.trace_mode = trace_settings->mode,
+		.buffer_size = trace_settings->subbuf_kb * 1024,
+		.buffers_per_cpu = trace.nsub,
 		.build_id_offset = sizeof(*h),
 		.cmdline_offset = (uint32_t)(sizeof(*h) + MIN(id_len, 64)),
-		.scenario = kconfig.scenario,
+		.scenario = trace.scenario,
 		.run_id = trace.run_id,
 	};
 	memcpy(h->group_masks, trace.groups.Masks, sizeof(h->group_masks));
@@ -330,14 +341,12 @@ static bool alloc_cpu(KPRCB *prcb, uint32_t shift, uint32_t nsub)
 	return true;
 }
 
-void trace_start(const char *cmdline)
+void trace_start(const char *cmdline, uint32_t scenario)
 {
-	uint32_t items = kconfig.trace, shift = 10;
+	uint32_t items = trace_settings->items, shift = 10, nsub = trace_settings->nsub;
 
-	while ((1u << shift) < kconfig.trace_subbuf_kb * 1024)
+	while ((1u << shift) < trace_settings->subbuf_kb * 1024)
 		shift++;
-	/* At least TRACE_MIN_SUBBUFS: the command line was refused otherwise. */
-	uint32_t nsub = kconfig.trace_buffer_kb / kconfig.trace_subbuf_kb;
 	if (items & (1u << TRACE_ITEM_ALL))
 		items |= (1u << TRACE_ITEM_NONE) - 1;
 	if (items & (1u << TRACE_ITEM_NONE))
@@ -351,15 +360,16 @@ void trace_start(const char *cmdline)
 
 	trace.ncpu = ke_number_processors;
 	trace.nsub = nsub;
-	for (uint32_t i = 0; kconfig.trace_compress && i < trace.ncpu && i < KPROF_MAX_CPUS; i++)
+	trace.scenario = scenario;
+	for (uint32_t i = 0; trace_settings->compress && i < trace.ncpu && i < KPROF_MAX_CPUS; i++)
 		senders[i] = kzalloc(sizeof(*senders[i])); /* none: that CPU sends raw */
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);
 	ke_initialize_event(&trace.flush_event, SynchronizationEvent, false);
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < trace.ncpu; i++)
 		failed += !alloc_cpu(KiProcessorBlock[i], shift, nsub);
-	/* The sizes were checked against free memory at probe time (main.c:
-	 * check_trace_buffers); a CPU without a buffer would lose every record
+	/* The sizes were checked against free memory at probe time
+	 * (trace_configure); a CPU without a buffer would lose every record
 	 * with nothing to count them, so a failure here is a bug, said loudly. */
 	if (failed)
 		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, failed, nsub, shift, 0,
@@ -374,12 +384,12 @@ void trace_start(const char *cmdline)
 	trace.run_id = crc32_update(0, seed, sizeof(seed)) | 1;
 	trace.started = true;
 	send_run_header(cmdline);
-	if (kconfig.trace_mode == KPROF_TRACE_STREAM)
+	if (trace_settings->mode == KPROF_TRACE_STREAM)
 		trace.logger = ps_create_system_thread(NULL, logger_thread, NULL, SEND_PRIORITY_IDLE, NULL,
 							"TraceLogger");
 	kprintf("trace: %u CPUs x %u KiB (%u sub-buffers of %u KiB), %s mode, groups %08x %08x\n", trace.ncpu,
-		kconfig.trace_buffer_kb, nsub, kconfig.trace_subbuf_kb,
-		kconfig.trace_mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],
+		trace_settings->buffer_kb, nsub, trace_settings->subbuf_kb,
+		trace_settings->mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],
 		trace.groups.Masks[7]);
 	/* Last: from here on writers find their buffers. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -49,11 +49,12 @@ void trace_record_commit(struct trace_record *rec);
 /* Write a whole record; false if dropped or the group is off. */
 bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size);
 
-/* Session: allocate buffers on every online CPU and send the run header
- * (after the CPUs are up); at the end stop, flush everything, and send
+/* Session: allocate buffers on every online CPU, as trace_configure()
+ * settled them, and send the run header, which names the scenario (after
+ * the CPUs are up); at the end stop, flush everything, and send
  * the per-CPU and run end frames.  trace_poll() runs on CPU 0's clock tick
  * and schedules the streaming flush. */
-void trace_start(const char *cmdline);
+void trace_start(const char *cmdline, uint32_t scenario);
 void trace_finish(enum kprof_exit_status status);
 void trace_poll(void);
 /* After a bug check: send what is committed, without waiting for anyone. */

@@ -68,7 +68,7 @@
 #include <arch/local.h>
 #include <stddef.h>
 
-#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+#include "kernel/lib/compiler.h"
 
 void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct trace_subbuf *sub, uint32_t shift,
 		   uint32_t nsub)

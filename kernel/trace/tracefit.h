@@ -1,8 +1,8 @@
 /*
  * tracefit.h - do the trace buffers of every CPU fit in free memory?
  *
- * Checked once the CPUs are up and before anything runs (kernel/init/
- * main.c, check_trace_buffers): a trace.buffer_kb the user gave that does
+ * Checked once the CPUs are up and before anything runs
+ * (trace_configure.c): a trace.buffer_kb the user gave that does
  * not fit is refused like any probe-time key; one left at its default
  * (trace.buffer_fit=shrink) is made smaller.  Pure arithmetic, so the unit
  * tests run it on the host.

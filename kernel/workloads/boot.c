@@ -12,7 +12,6 @@
  */
 #include "kernel/workloads/scenario.h"
 
-#include "kernel/init/config.h"
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
@@ -82,7 +81,7 @@ static bool check_dpcs(void)
  * how late it is (ClockLateCycles, kernel/ke/clock.c), so ticks taken +
  * periods late = the periods that passed, whatever the host's load.  The
  * check is on that sum; the ticks alone are printed too. */
-static bool check_ticks(void)
+static bool check_ticks(uint32_t tick_hz)
 {
 	uint32_t n = ke_number_processors;
 	uint64_t before[KPROF_MAX_CPUS], late_before[KPROF_MAX_CPUS];
@@ -101,7 +100,7 @@ static bool check_ticks(void)
 		alo = a < alo ? a : alo;
 		ahi = a > ahi ? a : ahi;
 	}
-	uint64_t expect = (uint64_t)kconfig.tick_hz * TICK_WINDOW_US / 1000000;
+	uint64_t expect = (uint64_t)tick_hz * TICK_WINDOW_US / 1000000;
 	kprintf("check: clock ticks in %u ms: %llu to %llu per CPU over %u CPUs, %llu to %llu with the periods they "
 		"came late (expected %llu)\n",
 		TICK_WINDOW_US / 1000, (unsigned long long)lo, (unsigned long long)hi, n, (unsigned long long)alo,
@@ -142,10 +141,10 @@ static bool check_oneshot(void)
 	return true;
 }
 
-enum kprof_exit_status scenario_boot(void)
+enum kprof_exit_status scenario_boot(uint32_t tick_hz)
 {
 	bool ok = check_dpcs();
-	ok &= check_ticks();
+	ok &= check_ticks(tick_hz);
 	ok &= check_oneshot();
 	struct irq_cost irq = measure_interrupt_round_trip(IPI_ROUNDS);
 	kprintf("check: empty interrupt round trip (self-IPI at IRQL %u): %llu cycles median, %llu average, %llu best, "

@@ -29,7 +29,6 @@
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/ex/sysinfo.h"
@@ -320,7 +319,7 @@ static void list_lock(const volatile void *addr, enum kprof_object_kind kind, co
 	kprintf("locks: lock 0x%llx kind %s name %s%u\n", (unsigned long long)(uintptr_t)addr, words[kind], name, i);
 }
 
-enum kprof_exit_status scenario_locks(void)
+enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
 {
 	uint32_t ncpu = ke_number_processors;
 	KTHREAD *threads[KPROF_MAX_CPUS];
@@ -328,8 +327,8 @@ enum kprof_exit_status scenario_locks(void)
 	memset(&s, 0, sizeof(s));
 	bool ok = check_parameter_calls();
 
-	s.hold_cycles = ke_ns_to_tsc(kconfig.locks_hold_ns);
-	s.think_cycles = ke_ns_to_tsc(kconfig.locks_think_ns);
+	s.hold_cycles = ke_ns_to_tsc(hold_ns);
+	s.think_cycles = ke_ns_to_tsc(think_ns);
 	uint32_t hold_threshold = lockstat_params.HoldThreshold;
 	s.long_cycles = hold_threshold ? hold_threshold + hold_threshold / 4 : ke_us_to_tsc(500);
 	for (uint32_t i = 0; i < HOT; i++)
@@ -341,8 +340,8 @@ enum kprof_exit_status scenario_locks(void)
 	list_lock(&s.isr.lock, KprofObjectSpinLock, "interrupt", 0);
 	list_lock(&s.dpc.lock, KprofObjectSpinLock, "dpc", 0);
 	list_lock(&s.ex, KprofObjectExecutiveSpinLock, "ex", 0);
-	kprintf("locks: %u workers for %u ms, hold %u ns, think %u ns, long holds %llu cycles\n", ncpu, kconfig.locks_ms,
-		kconfig.locks_hold_ns, kconfig.locks_think_ns, (unsigned long long)s.long_cycles);
+	kprintf("locks: %u workers for %u ms, hold %u ns, think %u ns, long holds %llu cycles\n", ncpu, ms, hold_ns,
+		think_ns, (unsigned long long)s.long_cycles);
 
 	arch_interrupt_connect(ARCH_INT_IPI, ipi_handler);
 	ke_initialize_event(&s.go, NotificationEvent, false);
@@ -352,7 +351,7 @@ enum kprof_exit_status scenario_locks(void)
 		affinity_add(&one, i);
 		threads[i] = ps_create_system_thread(NULL, locks_worker, (void *)(uintptr_t)i, 10, &one, "locks");
 	}
-	s.deadline = arch_rdtsc() + ke_us_to_tsc((uint64_t)kconfig.locks_ms * 1000);
+	s.deadline = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
 	for (uint32_t i = 0; i < ncpu; i++)
 		ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);

@@ -59,7 +59,6 @@
 #include "kernel/profile/source.h"
 #include "kernel/workloads/scenario.h"
 
-#include "kernel/init/config.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 #include "kernel/ke/time.h"
@@ -337,21 +336,16 @@ static bool report_shares(const struct object work[WORKS])
 	return !enough || err <= 5000;
 }
 
-static enum kprof_exit_status profile_run(uint32_t stretch);
+static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch);
 
-enum kprof_exit_status scenario_profile(void)
+enum kprof_exit_status scenario_profile(uint32_t ms, bool quick)
 {
-	return profile_run(STRETCH);
+	return profile_run(ms, quick ? 1 : STRETCH);
 }
 
-enum kprof_exit_status scenario_profile_quick(void)
-{
-	return profile_run(1);
-}
-
-/* stretch: the run may last up to stretch x profile.ms to reach
- * TARGET_SAMPLES samples (1: exactly profile.ms). */
-static enum kprof_exit_status profile_run(uint32_t stretch)
+/* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
+ * samples (1: exactly ms). */
+static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 {
 	uint32_t n = ke_number_processors;
 	struct object work[WORKS], proc_a, one_cpu, edge;
@@ -361,7 +355,7 @@ static enum kprof_exit_status profile_run(uint32_t stretch)
 	bool ok = true;
 
 	kprintf("scenario profile: %u CPUs for %u ms (up to %u ms until %u samples), ProfileTime every %u.%u us\n", n,
-		kconfig.profile_ms, kconfig.profile_ms * stretch, TARGET_SAMPLES,
+		ms, ms * stretch, TARGET_SAMPLES,
 		ki_profile_source_interval(ProfileTime) / 10, ki_profile_source_interval(ProfileTime) % 10);
 	if (!ki_profile_source_supported(ProfileTime)) {
 		kprintf("scenario profile: the profile timer is not available: %s\n",
@@ -412,8 +406,8 @@ static enum kprof_exit_status profile_run(uint32_t stretch)
 		threads[i] = ps_create_system_thread(i % 2 ? s.proc_b : s.proc_a, profile_worker, (void *)(uintptr_t)i, 12, &one,
 						     i % 2 ? "profB" : "profA");
 	}
-	s.end_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)kconfig.profile_ms * 1000);
-	s.hard_end_tsc = s.end_tsc + ke_us_to_tsc((uint64_t)kconfig.profile_ms * 1000 * (stretch - 1));
+	s.end_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
+	s.hard_end_tsc = s.end_tsc + ke_us_to_tsc((uint64_t)ms * 1000 * (stretch - 1));
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
 	for (uint32_t i = 0; i < n; i++)
 		ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);

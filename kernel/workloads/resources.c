@@ -32,7 +32,6 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/ex/resource.h"
 #include "kernel/lib/libk.h"
@@ -384,16 +383,16 @@ static bool idle(ERESOURCE *r)
 	return free;
 }
 
-enum kprof_exit_status scenario_resources(void)
+enum kprof_exit_status scenario_resources(uint32_t ms)
 {
 	uint32_t ncpu = ke_number_processors;
-	uint64_t slice_us = (uint64_t)kconfig.resource_timeout_ms * 1000;
+	uint64_t slice_us = (uint64_t)ex_resource_timeout() * 1000;
 	struct ex_resource_counts c0, c;
 
 	memset(&s, 0, sizeof(s));
 	ke_set_priority_thread(ke_get_current_thread(), 24); /* main keeps control */
 	ex_resource_get_counts(&c0);
-	s.long_hold_us = MIN(LONG_HOLD_SLICES * slice_us, (uint64_t)kconfig.resources_ms * 500);
+	s.long_hold_us = MIN(LONG_HOLD_SLICES * slice_us, (uint64_t)ms * 500);
 	s.slow_timeout_us = slice_us * 5 / 2;
 	kprintf("resources: excessive-wait interval %llu us; long holds %llu us; %u data resources\n",
 		(unsigned long long)slice_us, (unsigned long long)s.long_hold_us, NDATA);
@@ -423,7 +422,7 @@ enum kprof_exit_status scenario_resources(void)
 	spawn(slow_waiter, 3, 11, "slow-timed-reader", s.slow_timeout_us);
 	spawn(lifecycle, 0, 8, "lifecycle", 0);
 
-	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)kconfig.resources_ms * 1000);
+	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
 	join_all(0);
 	int8_t boost_priority = boost_phase();

@@ -26,7 +26,6 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/libk.h"
@@ -277,7 +276,7 @@ static void tick_dpc(KDPC *dpc, void *context, void *a1, void *a2)
 	ke_set_event(&s.tick_event, IO_NO_INCREMENT, false);
 }
 
-enum kprof_exit_status scenario_sched(void)
+enum kprof_exit_status scenario_sched(uint32_t ms)
 {
 	uint32_t ncpu = ke_number_processors;
 	static KDPC tick;
@@ -320,7 +319,7 @@ enum kprof_exit_status scenario_sched(void)
 	for (uint32_t i = 0; i < ncpu; i++)
 		spawn(inversion_medium, NULL, 8, NULL, "inversion-medium", 0);
 
-	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)kconfig.sched_ms * 1000);
+	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
 	ke_set_timer(&s.tick_timer, 7000, 7000, &tick);
 

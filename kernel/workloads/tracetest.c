@@ -19,7 +19,6 @@
 #include <arch/interrupt.h>
 
 #include "kernel/ke/broadcast.h"
-#include "kernel/init/config.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
 #include "kernel/ke/prcb.h"
@@ -67,7 +66,9 @@ static void tracetest_cpu(uint32_t cpu, void *ctx)
 {
 	struct tt_cpu *me = &tt[cpu];
 
-	for (uint32_t i = 0; i < kconfig.tracetest_records; i++) {
+	uint32_t records = (uint32_t)(uintptr_t)ctx;
+
+	for (uint32_t i = 0; i < records; i++) {
 		struct trace_record rec;
 		uint32_t seq = me->thread_seq, len = seq % (TRACETEST_MAX_PATTERN + 1);
 		KPROF_TRACETEST *t = trace_record_begin(&rec, KPROF_LOG_TYPE_TRACETEST, TRACETEST_VERSION,
@@ -92,11 +93,11 @@ static void tracetest_cpu(uint32_t cpu, void *ctx)
 
 /* trace= includes tracetest: the command line was refused otherwise
  * (kernel/init/cmdline_rules.c). */
-enum kprof_exit_status scenario_tracetest(void)
+enum kprof_exit_status scenario_tracetest(uint32_t records)
 {
 	memset(tt, 0, sizeof(tt));
 	arch_interrupt_connect(ARCH_INT_IPI, tracetest_ipi);
-	ke_run_on_all_processors(tracetest_cpu, 0);
+	ke_run_on_all_processors(tracetest_cpu, (void *)(uintptr_t)records);
 	for (uint32_t i = 0; i < ke_number_processors; i++)
 		kprintf("tracetest: cpu %u attempted %u thread records and %u interrupt records, %u writes interrupted "
 			"mid-record\n", i, tt[i].thread_seq, tt[i].irq_seq, tt[i].nested);

@@ -869,7 +869,7 @@ def check_uefi_bad_value(ctx):
     ctx.expect(r"^cmdline: \"cpus=x\" \(\\kprof\\cmdline.txt\)$", "the command line read from the ESP")
 
 
-# usb.probe=on: the xHCI driver (kernel/usb/xhci_*.c) takes the controller,
+# usb.probe=on: the xHCI driver (kernel/usb/xhci/xhci_*.c) takes the controller,
 # resets every root port and hub port, reads each device descriptor and,
 # for the stick, runs INQUIRY, READ CAPACITY and 1 MiB READs over
 # Bulk-Only (bulk OUT then IN), checked against LBA 1 read alone.  Under

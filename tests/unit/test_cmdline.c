@@ -48,8 +48,8 @@ static const struct cmdline_key second_keys[] = {
 static struct first f;
 static struct second sec;
 static const struct cmdline_table tables[] = {
-	{ first_keys, sizeof(first_keys) / sizeof(first_keys[0]), &f },
-	{ second_keys, 1, &sec },
+	{ .keys = first_keys, .count = sizeof(first_keys) / sizeof(first_keys[0]), .config = &f },
+	{ .keys = second_keys, .count = 1, .config = &sec },
 };
 
 static uint8_t state[CMDLINE_MAX_KEYS];
@@ -198,7 +198,7 @@ static char many_names[MANY_KEYS][200];
 static const char *many_list[MANY_KEYS + 1];
 static struct cmdline_key many_keys[MANY_KEYS];
 static uint32_t many_value;
-static const struct cmdline_table many_table[] = { { many_keys, MANY_KEYS, &many_value } };
+static const struct cmdline_table many_table[] = { { .keys = many_keys, .count = MANY_KEYS, .config = &many_value } };
 
 /* Key i: 20 to 96 bytes, every 50th 150 (wider than a wrapped line). */
 static void make_many_keys(void)
@@ -282,7 +282,7 @@ static void test_long_name_list(void **st)
 	(void)st;
 	make_many_keys();
 	const struct cmdline_key k = { .name = "pick", .type = CMDLINE_ENUM, .names = many_list };
-	const struct cmdline_table t = { &k, 1, &many_value };
+	const struct cmdline_table t = { .keys = &k, .count = 1, .config = &many_value };
 	lines_reset();
 	assert_int_equal(cmdline_parse("pick=nothing", &t, 1, NULL, lines_collect, NULL), 1);
 	lines_check_lengths();

@@ -1,9 +1,10 @@
 /*
- * test_cmdline_keys.c - the real key tables, the kernel's
- * (kernel/init/cmdline_keys.c) and the architecture's
- * (arch/x86_64/cmdline_keys.c), through the one pass (config_parse):
- * defaults, every key accepting its documented values, the messages for
- * the failures docs/cmdline.md shows, and the tables' own consistency.
+ * test_cmdline_keys.c - the real key tables, every subsystem's (the
+ * *_keys.c files under kernel/) and the architecture's
+ * (arch/x86_64/cmdline_keys.c), registered as in the kernel, through the
+ * one pass (config_parse): defaults, every key landing in its owner's
+ * struct, the messages for the failures docs/cmdline.md shows, the
+ * tables' order and their own consistency.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +15,16 @@
 
 #include <arch/cmdline.h>
 
+#include "include/kprof/scenario.h"
 #include "kernel/init/cmdline.h"
+#include "kernel/ke/ke_keys.h"
+#include "kernel/locks/spinlock_keys.h"
+#include "kernel/profile/profile_keys.h"
+#include "kernel/trace/trace_keys.h"
+#include "kernel/usb/probe/probe_keys.h"
+#include "kernel/ex/resource_keys.h"
+#include "kernel/workloads/selftest.h"
+#include "kernel/workloads/workload_keys.h"
 #include "cmdline_lines.h"
 
 /* The last problem's first line, and how many problems there were. */
@@ -29,15 +39,12 @@ static void keep(void *ctx, const char *line, enum cmdline_line kind)
 	count++;
 }
 
-static struct kconfig c;
-static struct arch_config a;
-
 static int parse(const char *line)
 {
 	count = 0;
 	last[0] = '\0';
 	lines_reset();
-	int n = config_parse(line, &c, &a, keep, NULL);
+	int n = config_parse(line, keep, NULL);
 	assert_int_equal(n, count);
 	lines_check_lengths();
 	return n;
@@ -47,25 +54,25 @@ static void test_defaults(void **state)
 {
 	(void)state;
 	assert_int_equal(parse(""), 0);
-	assert_int_equal(c.scenario, SCENARIO_BOOT);
-	assert_int_equal(c.cpus, 0);
-	assert_int_equal(c.selftest, SELFTEST_NONE);
-	assert_int_equal(c.trace, 1u << TRACE_ITEM_ALL);
-	assert_int_equal(a.tsc_source, TSC_SOURCE_AUTO);
+	assert_int_equal(workload_config->scenario, SCENARIO_BOOT);
+	assert_int_equal(ke_config->cpus, 0);
+	assert_int_equal(workload_config->selftest, SELFTEST_NONE);
+	assert_int_equal(trace_config->items, 1u << TRACE_ITEM_ALL);
+	assert_int_equal(arch_config->tsc_source, TSC_SOURCE_AUTO);
 }
 
 static void test_real_keys(void **state)
 {
 	(void)state;
 	assert_int_equal(parse("scenario=boot cpus=256 selftest=fault"), 0);
-	assert_int_equal(c.cpus, 256);
-	assert_int_equal(c.selftest, SELFTEST_FAULT);
+	assert_int_equal(ke_config->cpus, 256);
+	assert_int_equal(workload_config->selftest, SELFTEST_FAULT);
 	const char *tests[] = { "none", "fault", "ud", "panic", "stack", "irql" };
 	for (unsigned i = 0; i < 6; i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "selftest=%s", tests[i]);
 		assert_int_equal(parse(line), 0);
-		assert_int_equal(c.selftest, i);
+		assert_int_equal(workload_config->selftest, i);
 	}
 	/* The command lines of the boot tests and make run. */
 	assert_int_equal(parse("scenario=profile trace=profile,stack,pmc trace.mode=dump trace.buffer_kb=16384 "
@@ -79,16 +86,16 @@ static void test_real_keys(void **state)
 			       "BranchMispredictions"), 0);
 }
 
-/* tsc_source= is the architecture's key: it lands in arch_config, and the
- * kernel's struct has no field for it. */
+/* tsc_source= is the architecture's key: it lands in arch_config, and no
+ * kernel struct has a field for it. */
 static void test_arch_key(void **state)
 {
 	(void)state;
 	assert_int_equal(parse("tsc_source=pmtimer"), 0);
-	assert_int_equal(a.tsc_source, TSC_SOURCE_PMTIMER);
+	assert_int_equal(arch_config->tsc_source, TSC_SOURCE_PMTIMER);
 	assert_int_equal(parse("tsc_source=hpet scenario=locks"), 0);
-	assert_int_equal(a.tsc_source, TSC_SOURCE_HPET);
-	assert_int_equal(c.scenario, SCENARIO_LOCKS);
+	assert_int_equal(arch_config->tsc_source, TSC_SOURCE_HPET);
+	assert_int_equal(workload_config->scenario, SCENARIO_LOCKS);
 	assert_int_equal(parse("tsc_source=rdtsc"), 1);
 	assert_string_equal(last, "cmdline: tsc_source=rdtsc: unknown value; accepted: auto, cpuid, hpet, pmtimer");
 	assert_int_equal(parse("tsc_source=cpuid tsc_source=hpet"), 1);
@@ -115,19 +122,34 @@ static void test_documented_failures(void **state)
 				  "from 0 to 4294967295");
 }
 
+static struct cmdline_table tables[CMDLINE_MAX_TABLES];
+static size_t ntables;
+
 static size_t total_keys(void)
 {
-	return cmdline_key_count + arch_cmdline_key_count;
+	size_t n = 0;
+	for (size_t t = 0; t < ntables; t++)
+		n += tables[t].count;
+	return n;
+}
+
+/* The i-th key over all tables, with its table. */
+static const struct cmdline_key *key_in(size_t i, const struct cmdline_table **table)
+{
+	for (size_t t = 0; t < ntables; i -= tables[t].count, t++)
+		if (i < tables[t].count) {
+			*table = &tables[t];
+			return &tables[t].keys[i];
+		}
+	return NULL;
 }
 
 static const struct cmdline_key *key_at(size_t i, size_t *size)
 {
-	if (i < cmdline_key_count) {
-		*size = sizeof(struct kconfig);
-		return &cmdline_keys[i];
-	}
-	*size = sizeof(struct arch_config);
-	return &arch_cmdline_keys[i - cmdline_key_count];
+	const struct cmdline_table *t;
+	const struct cmdline_key *k = key_in(i, &t);
+	*size = t->size;
+	return k;
 }
 
 static const struct cmdline_key *key_named(const char *name)
@@ -139,9 +161,8 @@ static const struct cmdline_key *key_named(const char *name)
 	return NULL;
 }
 
-/* An unknown key lists every key of both tables, in order, each once,
- * on lines the console writes whole: the architecture's after the
- * kernel's. */
+/* An unknown key lists every key of every table, in order, each once,
+ * on lines the console writes whole: the architecture's last. */
 static void test_unknown_key_lists_every_key(void **state)
 {
 	(void)state;
@@ -169,11 +190,18 @@ static void test_unknown_key_lists_every_key(void **state)
 static void test_tables_are_well_formed(void **state)
 {
 	(void)state;
-	struct kconfig d;
-	struct arch_config ad;
-	config_defaults(&d);
-	arch_config_defaults(&ad);
 	assert_true(total_keys() <= CMDLINE_MAX_KEYS);
+	for (size_t t = 0; t < ntables; t++) {
+		assert_non_null(tables[t].owner);
+		assert_non_null(tables[t].config);
+		assert_non_null(tables[t].defaults);
+		assert_true(tables[t].count > 0);
+		/* One place per table: the order never depends on the link. */
+		if (t)
+			assert_true(tables[t - 1].order < tables[t].order ||
+				    (tables[t - 1].order == tables[t].order &&
+				     strcmp(tables[t - 1].owner, tables[t].owner) < 0));
+	}
 	for (size_t i = 0; i < total_keys(); i++) {
 		size_t size;
 		const struct cmdline_key *k = key_at(i, &size);
@@ -195,7 +223,9 @@ static void test_tables_are_well_formed(void **state)
 		}
 		/* Every default is a value the key accepts. */
 		uint32_t v;
-		memcpy(&v, (const char *)(i < cmdline_key_count ? (void *)&d : (void *)&ad) + k->offset, sizeof(v));
+		const struct cmdline_table *t;
+		key_in(i, &t);
+		memcpy(&v, (const char *)t->defaults + k->offset, sizeof(v));
 		if (k->type == CMDLINE_UINT && !(v == 0 && (k->special || k->or_zero)))
 			assert_true(v >= k->min && v <= k->max);
 		if (k->type == CMDLINE_ENUM) {
@@ -205,12 +235,82 @@ static void test_tables_are_well_formed(void **state)
 			assert_true(v < n);
 		}
 	}
-	/* Every key a rule reads exists. */
+	/* Every key a rule reads exists, and the one config_parse resolves. */
 	for (size_t r = 0; r < cmdline_rule_count; r++) {
 		assert_non_null(cmdline_rules[r].keys[0]);
-		for (size_t k = 0; k < 4 && cmdline_rules[r].keys[k]; k++)
+		for (size_t k = 0; k < 4 && cmdline_rules[r].keys[k]; k++) {
 			assert_non_null(key_named(cmdline_rules[r].keys[k]));
+			assert_true(config_key_known(tables, ntables, cmdline_rules[r].keys[k]));
+		}
 	}
+	const char *read_by_rules[] = { "trace", "trace.buffer_kb", "trace.subbuf_kb", "scenario", "timer",
+					"pmc.sources", "profile.interval", "profile.ms", "mix.ms", "trace.buffer_fit",
+					"spinlock.spin_threshold", "spinlock.acquire_sample_rate",
+					"spinlock.contention_sample_rate", "spinlock.hold_threshold" };
+	for (size_t i = 0; i < sizeof(read_by_rules) / sizeof(read_by_rules[0]); i++)
+		assert_true(config_key_known(tables, ntables, read_by_rules[i]));
+	assert_false(config_key_known(tables, ntables, "trace.buffer"));
+}
+
+/* Each subsystem's table, registered on its own, comes out in one fixed
+ * order: the order docs/cmdline.md and the accepted-keys list have always
+ * had, whatever the linker put first. */
+static void test_keys_keep_their_order(void **state)
+{
+	(void)state;
+	static const char *const order[] = {
+		"scenario", "cpus", "selftest", "timer", "tick_hz", "trace", "trace.mode", "trace.buffer_kb",
+		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "tracetest.records",
+		"sched.ms", "rawlock", "spinlock.spin_threshold", "spinlock.acquire_sample_rate",
+		"spinlock.contention_sample_rate", "spinlock.hold_threshold", "locks.ms", "locks.hold_ns",
+		"locks.think_ns", "resources.ms", "resource.timeout_ms", "profile.interval", "pmc.sources",
+		"pmc.interval", "profile.ms", "mix.ms", "tsc_source",
+	};
+	size_t size;
+	assert_int_equal(total_keys(), sizeof(order) / sizeof(order[0]));
+	for (size_t i = 0; i < total_keys(); i++)
+		assert_string_equal(key_at(i, &size)->name, order[i]);
+}
+
+/* Every key lands in its owner's struct, read through the owner's const
+ * view, and a parse starts again from the defaults. */
+static void test_keys_land_in_their_owners_struct(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("timer=oneshot tick_hz=250 rawlock=tas trace=cswitch trace.mode=dump "
+			       "trace.buffer_kb=512 trace.subbuf_kb=16 trace.out=serial trace.compress=off usb.probe=on "
+			       "spinlock.acquire_sample_rate=2000 resource.timeout_ms=30 profile.interval=2000 "
+			       "pmc.interval=5000 scenario=locks locks.ms=300 locks.hold_ns=7 mix.ms=900"), 0);
+	assert_int_equal(ke_config->timer, TIMER_ONESHOT);
+	assert_int_equal(ke_config->tick_hz, 250);
+	assert_int_equal(ke_config->rawlock, RAWLOCK_TAS);
+	assert_int_equal(trace_config->items, 1u << TRACE_ITEM_CSWITCH);
+	assert_int_equal(trace_config->buffer_kb, 512);
+	assert_int_equal(trace_config->subbuf_kb, 16);
+	assert_int_equal(trace_config->out, TRACE_OUT_SERIAL);
+	assert_int_equal(trace_config->compress, 0);
+	assert_int_equal(usb_probe_config->probe, 1);
+	assert_int_equal(spinlock_config->acquire_sample_rate, 2000);
+	assert_int_equal(resource_config->timeout_ms, 30);
+	assert_int_equal(profile_config->interval, 2000);
+	assert_int_equal(profile_config->pmc_interval, 5000);
+	assert_int_equal(workload_config->scenario, SCENARIO_LOCKS);
+	assert_int_equal(workload_config->locks_ms, 300);
+	assert_int_equal(workload_config->locks_hold_ns, 7);
+	assert_int_equal(workload_config->mix_ms, 900);
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(ke_config->tick_hz, 100);
+	assert_int_equal(trace_config->buffer_kb, 4096);
+	assert_int_equal(usb_probe_config->probe, 0);
+	assert_int_equal(resource_config->timeout_ms, 4000);
+	assert_int_equal(workload_config->mix_ms, 1000);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	ntables = cmdline_tables(tables, CMDLINE_MAX_TABLES);
+	return ntables > 0 && ntables <= CMDLINE_MAX_TABLES ? 0 : -1;
 }
 
 int main(void)
@@ -222,6 +322,8 @@ int main(void)
 		cmocka_unit_test(test_documented_failures),
 		cmocka_unit_test(test_unknown_key_lists_every_key),
 		cmocka_unit_test(test_tables_are_well_formed),
+		cmocka_unit_test(test_keys_keep_their_order),
+		cmocka_unit_test(test_keys_land_in_their_owners_struct),
 	};
-	return cmocka_run_group_tests_name("cmdline_keys", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("cmdline_keys", tests, setup, NULL);
 }

@@ -15,6 +15,7 @@
 #include <arch/cmdline.h>
 
 #include "kernel/init/cmdline.h"
+#include "kernel/trace/trace_keys.h"
 
 #define MAX_MSGS 16
 
@@ -35,13 +36,10 @@ static void collect(void *ctx, const char *msg, enum cmdline_line kind)
 	msgs.n++;
 }
 
-static struct kconfig c;
-static struct arch_config a;
-
 static int parse(const char *line)
 {
 	memset(&msgs, 0, sizeof(msgs));
-	int n = config_parse(line, &c, &a, collect, NULL);
+	int n = config_parse(line, collect, NULL);
 	assert_int_equal(n, msgs.n);
 	return n;
 }
@@ -61,15 +59,15 @@ static void test_trace_buffer_fit_resolved(void **state)
 {
 	(void)state;
 	assert_int_equal(parse(""), 0);
-	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK);
+	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_SHRINK);
 	assert_int_equal(parse("trace.buffer_kb=262144"), 0);
-	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_REFUSE);
+	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_REFUSE);
 	assert_int_equal(parse("trace.buffer_kb=16384 trace.buffer_fit=shrink"), 0);
-	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK);
+	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_SHRINK);
 	assert_int_equal(parse("trace.buffer_fit=refuse"), 0);
-	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_REFUSE);
+	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_REFUSE);
 	assert_int_equal(parse("trace.buffer_fit=auto trace.buffer_kb=x"), 1);
-	assert_int_equal(c.trace_buffer_fit, TRACE_FIT_SHRINK); /* a refused size: the default stands */
+	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_SHRINK); /* a refused size: the default stands */
 }
 
 static void test_trace_none_stands_alone(void **state)

@@ -28,7 +28,6 @@
 #include <arch/cpu.h>
 
 #include "kernel/debug/bugcheck.h"
-#include "kernel/init/config.h"
 #include "kernel/ex/resource.h"
 #include "kernel/lib/libk.h"
 #include "kernel/ke/prcb.h"
@@ -40,7 +39,6 @@
 
 KPRCB *KiProcessorBlock[KPROF_MAX_CPUS];
 volatile uint32_t ke_number_processors;
-struct kconfig kconfig;
 PERFINFO_GROUPMASK trace_groups;
 
 #define MAIN_TID 8
@@ -201,7 +199,7 @@ static int setup(void **state)
 	me = shadow_sync_adopt(MAIN_TID, 8, 0);
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	perfinfo_group_set(&trace_groups, PERF_SYNC_OBJECTS);
-	kconfig.resource_timeout_ms = 10000; /* no slice ends unless a test wants it */
+	ex_resource_set_timeout(10000); /* no slice ends unless a test wants it */
 	pthread_mutex_lock(&tr.lock);
 	tr.n = 0;
 	pthread_mutex_unlock(&tr.lock);
@@ -663,7 +661,7 @@ static void test_excessive_waits_boost_owner(void **state)
 	struct ex_resource_counts before, after;
 
 	me = shadow_sync_adopt(MAIN_TID, 4, 0); /* a low owner */
-	kconfig.resource_timeout_ms = 20;
+	ex_resource_set_timeout(20);
 	memset(&f, 0, sizeof(f));
 	ex_initialize_resource_lite(&f.r);
 	ex_resource_get_counts(&before);
@@ -982,7 +980,7 @@ static void test_contention(void **state)
 	struct shadow_thread *t[NWORKERS];
 	struct ex_resource_counts before, after;
 
-	kconfig.resource_timeout_ms = 3; /* slices end often: records and boosts under load */
+	ex_resource_set_timeout(3); /* slices end often: records and boosts under load */
 	memset(&st, 0, sizeof(st));
 	for (int i = 0; i < NRES; i++)
 		ex_initialize_resource_lite(&st.r[i]);

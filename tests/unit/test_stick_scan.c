@@ -13,7 +13,7 @@
 
 #include "usbstor_fixture.h"
 
-#include "kernel/usb/usb.h"
+#include "kernel/usb/core/usb.h"
 
 #define BS 512
 #define STORE_BLOCKS 4096

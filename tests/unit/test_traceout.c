@@ -22,7 +22,7 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
-#include "kernel/init/config.h"
+#include "kernel/trace/trace_keys.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/time.h"
 #include "kernel/trace/out.h"
@@ -74,22 +74,19 @@ static void test_default_follows_bootinfo(void **state)
 	struct bootinfo_stick bs = { .status = BOOTINFO_STICK_NONE };
 
 	gen_test_reset(TRACE_OUT_AUTO);
-	trace_out_configure(&bs, 2);
-	assert_int_equal(kconfig.trace_out, TRACE_OUT_SERIAL);
+	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_SERIAL);
 	assert_string_equal(shadow_console, ""); /* not booted from USB: nothing to say */
 
 	gen_test_reset(TRACE_OUT_AUTO);
 	bs.status = BOOTINFO_STICK_NO_FILE;
-	trace_out_configure(&bs, 2);
-	assert_int_equal(kconfig.trace_out, TRACE_OUT_SERIAL);
+	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_SERIAL);
 	assert_non_null(strstr(shadow_console, "trace: not written to the USB stick, serial only: the stick has no "
 					       "\\kprof\\trace.bin"));
 	assert_int_equal(probe_refusals, 0);
 
 	gen_test_reset(TRACE_OUT_AUTO);
 	bs = gen_stick(4 * MiB, 512, 1, &sf);
-	trace_out_configure(&bs, 2);
-	assert_int_equal(kconfig.trace_out, TRACE_OUT_BOTH);
+	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_BOTH);
 	assert_int_equal(probe_refusals, 0);
 }
 
@@ -99,28 +96,28 @@ static void test_explicit_usb_refused_without_stick(void **state)
 	struct bootinfo_stick bs = { .status = BOOTINFO_STICK_FRAGMENTED };
 
 	gen_test_reset(TRACE_OUT_USB);
-	trace_out_configure(&bs, 2);
+	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_SERIAL); /* as if the default */
 	assert_int_equal(probe_refusals, 1);
 	assert_non_null(strstr(probe_refusal, "cmdline: trace.out=usb: \\kprof\\trace.bin is in more pieces"));
 	assert_non_null(strstr(probe_refusal, "accepted here: trace.out=serial"));
 
 	gen_test_reset(TRACE_OUT_BOTH);
 	bs = gen_stick(4 * MiB, 1000, 1, &sf);
-	trace_out_configure(&bs, 2);
+	trace_out_configure(&bs, 2, gen_trace_out);
 	assert_int_equal(probe_refusals, 1);
 	assert_non_null(strstr(probe_refusal, "trace.out=both: the loader gave a block size of 1000 bytes; accepted: a "
 					      "power of two from 512 to 65536"));
 
 	gen_test_reset(TRACE_OUT_USB);
 	bs = gen_stick(32 * 1024, 512, 1, &sf);
-	trace_out_configure(&bs, 4);
+	trace_out_configure(&bs, 4, gen_trace_out);
 	assert_int_equal(probe_refusals, 1);
 	assert_non_null(strstr(probe_refusal, "the trace file holds 32768 bytes; a trace of 4 CPUs needs at least"));
 
 	gen_test_reset(TRACE_OUT_USB);
 	bs = gen_stick(4 * MiB, 512, 2, &sf);
 	bs.extents[1].blocks -= 1;
-	trace_out_configure(&bs, 4);
+	trace_out_configure(&bs, 4, gen_trace_out);
 	assert_int_equal(probe_refusals, 1);
 	assert_non_null(strstr(probe_refusal, "extents cover 4193792 bytes, less than its size of 4194304"));
 }
@@ -135,7 +132,7 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 
 	gen_test_reset(TRACE_OUT_AUTO);
 	uint64_t free_before = fake_ram_free_pages();
-	trace_out_configure(&bs, 2);
+	trace_out_configure(&bs, 2, gen_trace_out);
 	trace_out_start(2);
 	assert_non_null(strstr(shadow_console, "trace: writing to \\kprof\\trace.bin on the USB stick (8192 KiB, in "
 					       "writes of 1024 KiB)"));
@@ -252,7 +249,7 @@ static void test_write_error_stops_the_stick_serial_goes_on(void **state)
 	assert_int_equal(fake_stick.writes, 2); /* none after the error */
 	assert_int_equal(fake_stick.syncs, 0);
 	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset 1048576 of "
-					       "\\kprof\\trace.bin failed: transaction error (sense key 3, asc 0c, "
+					       "\\kprof\\trace.bin failed: error (sense key 3, asc 0c, "
 					       "ascq 00); nothing more is written to it"));
 	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above)\n"
 					       "trace: the whole trace went to serial\n"));

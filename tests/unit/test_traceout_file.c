@@ -23,7 +23,7 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
-#include "kernel/init/config.h"
+#include "kernel/trace/trace_keys.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/out_file.h"
 #include "shadow.h"

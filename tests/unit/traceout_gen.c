@@ -17,7 +17,7 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
-#include "kernel/init/config.h"
+#include "kernel/trace/trace_keys.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/out.h"
 #include "shadow.h"
@@ -298,7 +298,7 @@ bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v)
 
 /* ------------------------------------------------------------ probe */
 
-struct kconfig kconfig;
+uint32_t gen_trace_out;
 char probe_refusal[1024];
 unsigned probe_refusals;
 
@@ -318,14 +318,13 @@ void gen_test_reset(uint32_t trace_out_sel)
 	shadow_console[0] = '\0';
 	probe_refusal[0] = '\0';
 	probe_refusals = 0;
-	memset(&kconfig, 0, sizeof(kconfig));
-	kconfig.trace_out = trace_out_sel;
+	gen_trace_out = trace_out_sel;
 }
 
 void gen_open(uint32_t trace_out_sel, const struct bootinfo_stick *bs, uint32_t ncpu)
 {
 	gen_test_reset(trace_out_sel);
-	trace_out_configure(bs, ncpu);
+	trace_out_configure(bs, ncpu, trace_out_sel);
 	trace_out_start(ncpu);
 }
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define GEN_MAX_CPUS 8
 
@@ -90,6 +90,8 @@ extern unsigned probe_refusals;
 /* Fresh state for a test: fake RAM, serial, console capture, refusals,
  * trace.out=sel. */
 void gen_test_reset(uint32_t trace_out_sel);
+/* trace.out= as the last gen_test_reset() chose it (enum kprof_trace_out). */
+extern uint32_t gen_trace_out;
 /* gen_test_reset(), then probe and trace start as main.c and trace.c do
  * them (trace_out_configure, trace_out_start) for ncpu CPUs; bs stays
  * referenced, and the fake stick's faults set before are kept. */

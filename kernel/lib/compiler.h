@@ -1,0 +1,15 @@
+/*
+ * compiler.h - what the kernel asks of the compiler, arch-neutral.
+ *
+ * READ_ONCE(x): one load of x, neither torn nor merged with another, nor
+ * moved across another volatile access; for a value another CPU writes
+ * with its own atomics, read where the code around it gives the order
+ * (barriers of <arch/barrier.h>, or none needed).  Not an atomic and not
+ * a fence: use __atomic builtins where the load itself must order.
+ */
+#ifndef KPROF_KERNEL_LIB_COMPILER_H
+#define KPROF_KERNEL_LIB_COMPILER_H
+
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+
+#endif /* KPROF_KERNEL_LIB_COMPILER_H */
