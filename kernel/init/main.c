@@ -24,6 +24,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock_keys.h"
 #include "kernel/debug/panic.h"
@@ -215,6 +216,7 @@ void kernel_main(const struct bootinfo *bi)
 	trace_start(bi->cmdline, workload_config->scenario);
 	ps_trace_rundown();
 	trace_object_rundown();
+	user_event_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 

@@ -53,6 +53,11 @@ static enum kprof_exit_status mix(const struct workload_config *c)
 	return scenario_mix(c->mix_ms, c->locks_hold_ns, c->locks_think_ns);
 }
 
+static enum kprof_exit_status events(const struct workload_config *c)
+{
+	return scenario_events();
+}
+
 static const scenario_fn scenarios[SCENARIO_COUNT] = {
 	[SCENARIO_BOOT] = boot,
 	[SCENARIO_TRACETEST] = tracetest,
@@ -61,6 +66,7 @@ static const scenario_fn scenarios[SCENARIO_COUNT] = {
 	[SCENARIO_RESOURCES] = resources,
 	[SCENARIO_PROFILE] = profile,
 	[SCENARIO_MIX] = mix,
+	[SCENARIO_EVENTS] = events,
 };
 
 enum kprof_exit_status scenario_run(enum kprof_scenario which)

@@ -25,6 +25,7 @@ enum kprof_exit_status scenario_resources(uint32_t ms);
 /* quick: without stretching the run for the accuracy goal (the mix). */
 enum kprof_exit_status scenario_profile(uint32_t ms, bool quick);
 enum kprof_exit_status scenario_mix(uint32_t ms, uint32_t locks_hold_ns, uint32_t locks_think_ns);
+enum kprof_exit_status scenario_events(void);
 
 /* Run the scenario and return how the run should end. */
 enum kprof_exit_status scenario_run(enum kprof_scenario which);

@@ -518,6 +518,69 @@ def check_sched(cpus):
     return check
 
 
+def check_events(cpus):
+    """scenario=events: the workload's own event types decoded from the trace
+    (kernel/workloads/events.c says what every field holds), in JSON Lines,
+    CTF (babeltrace2 prints the fields), trace.json, the report's counts and
+    kprof assert."""
+    def check(ctx):
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^scenario events: 100 rounds of ev_request, ev_transfer and ev_depth on %d CPUs$" % cpus,
+                   "the scenario's end")
+        check_complete_trace(ctx)
+        dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        recs = [json.loads(line) for line in dec.stdout.splitlines()]
+        counts = {}
+        seen, bad, spans = set(), [], {}
+        for r in recs:
+            counts[r["event"]] = counts.get(r["event"], 0) + 1
+            if r["event"] == "ev_request":
+                c, i = r["cpu"], r["Bytes"] - r["cpu"] * 1000
+                want = {"Bytes": c * 1000 + i, "Buffer": "0x%016x" % (0xffff800000000000 + i * 64),
+                        "Who": ("cpu%d-worker-number-%d" % (c, i))[:12], "Mode": i % 3, "Delta": i - 50}
+                if {k: r.get(k) for k in want} != want or (c, i) in seen:
+                    bad.append(r)
+                seen.add((c, i))
+            elif r["event"] == "ev_transfer":
+                key = (r["cpu"], r["Id"])
+                spans[key] = spans.get(key, 0) + (1 if r["Phase"] == 1 else -1 if r["Phase"] == 2 else 99)
+        if bad or seen != {(c, i) for c in range(cpus) for i in range(100)}:
+            raise_failure("ev_request fields or rounds wrong: %s" % (bad[:2] or sorted(seen)[:3]))
+        want = {"ev_request": 100 * cpus, "ev_transfer": 250 * cpus, "ev_depth": 100 * cpus, "KprofEventType": 3}
+        if any(counts.get(k) != n for k, n in want.items()) or "KprofUserEvent" in counts:
+            raise_failure("events by type %s, want %s and none raw" % (counts, want))
+        if len(spans) != 125 * cpus or any(v != 0 for v in spans.values()):
+            raise_failure("ev_transfer: every Begin closed by its End (%d spans, unbalanced %s)"
+                          % (len(spans), [k for k, v in spans.items() if v][:3]))
+        with tempfile.TemporaryDirectory() as tmp:
+            ctf = os.path.join(tmp, "ctf")
+            subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+            out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, universal_newlines=True).stdout
+            line = 'Bytes = 1007, Buffer = 0xFFFF8000000001C0, Who = "cpu1-worker-", Mode = ( "write" : container = 1 )'
+            if line not in out or out.count(" ev_depth: ") != 100 * cpus:
+                raise_failure("babeltrace2 does not print the user events' fields (%r)" % line)
+            trace = os.path.join(tmp, "trace.json")
+            subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
+            with open(trace) as f:
+                doc = json.load(f)
+            by = {}
+            for e in doc["traceEvents"]:
+                if e.get("cat") == "user":
+                    by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+            if by != {("i", "ev_request"): 100 * cpus, ("X", "ev_transfer"): 125 * cpus, ("C", "ev_depth"): 100 * cpus}:
+                raise_failure("trace.json: user events drawn as %s" % by)
+            rules = os.path.join(tmp, "events.rules")
+            with open(rules, "w") as f:
+                f.write('event "ev_request" count == %d\nevent "ev_transfer" count == %d\n'
+                        'event "ev_depth" count == %d\n' % (100 * cpus, 250 * cpus, 100 * cpus))
+            proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--quiet"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, universal_newlines=True)
+            if proc.returncode != 0:
+                raise_failure("kprof assert on the events (exit %d): %s" % (proc.returncode, proc.stdout[-300:]))
+    return check
+
+
 def check_resources(cpus):
     def check(ctx):
         check_direct(ctx)
@@ -1043,6 +1106,9 @@ TESTS = [
              "CTF, ETL, the report and the pictures", check_drops, cpus=2,
              cmdline="scenario=sched trace=cswitch,profile,stack,clock trace.buffer_kb=8 trace.subbuf_kb=4",
              timeout=120),
+    BootTest("events-2", "scenario=events on 2 CPUs: the workload's own event types and every field decoded, in "
+             "CTF (babeltrace2), trace.json and kprof assert", check_events(2), cpus=2,
+             cmdline="scenario=events trace=cswitch"),
     BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
              check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
     BootTest("resources-4", "scenario=resources on 4 CPUs: ERESOURCE records counted, holds mutually exclusive, "
