@@ -144,7 +144,8 @@ def check_stick(ports, remade=None):
     def check(ctx):
         facts = remade.facts if remade else stickcheck.image_facts(ctx.image)
         if remade:  # an MBR or table-less stick is never called "not a GPT disk" or unsupported
-            ctx.reject(r"not a GPT disk|not a stick kprof can write to|not a USB mass-storage stick", "a GPT-only refusal")
+            ctx.reject(r"not a GPT disk|not a stick kprof can write to|not a USB mass-storage stick",
+                       "a GPT-only refusal")
         ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, %d blocks of 512 bytes, %s$" % (
             re.escape(" > ".join(ports)), facts["blocks"], re.escape(facts["identity"])), "the loader's stick line")
         m = ctx.expect(stickcheck.stick_line_pattern(ports), "the kernel's stick line")

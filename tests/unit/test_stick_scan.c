@@ -1,12 +1,13 @@
 /*
  * test_stick_scan.c - the boot stick found by its identity (kernel/usb/
- * stick.c, stick_scan.c) against the fake controller, hubs and disks:
- * an MBR stick recognised by disk signature, partition and FAT volume
- * serial (and refused when any one differs), its writes kept inside the
- * partition; and, when the loader's path is no use, the search of every
- * root port and hub: a stick behind a hub, two sticks of which only one
- * matches (on root ports, and behind the hub the path went through), the boot disk on LUN 1 of a card reader, usb.stick_port= on an
- * empty port, and no matching disk anywhere.  Each found stick is then
+ * storage/stick.c, stick_scan.c) against the fake controller, hubs and
+ * disks: an MBR stick recognised by disk signature, partition and FAT
+ * volume serial (and refused when any one differs), its writes kept
+ * inside the partition; and, when the loader's path is no use, the search
+ * of every root port and hub: a stick behind a hub, two sticks of which
+ * only one matches (on root ports, and behind the hub the path went
+ * through), the boot disk on LUN 1 of a card reader, usb.stick_port= on
+ * an empty port, and no matching disk anywhere.  Each found stick is then
  * written and the fake disks compared: only the boot disk changed.
  */
 #include <stdlib.h>
