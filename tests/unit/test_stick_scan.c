@@ -1,7 +1,7 @@
 /*
- * test_stick_scan.c - the boot stick found by its identity (kernel/usb/
- * storage/stick.c, stick_scan.c) against the fake controller, hubs and
- * disks: an MBR stick recognised by disk signature, partition and FAT
+ * test_stick_scan.c - the boot stick found by its identity
+ * (kernel/usb/storage/stick.c, stick_scan.c) against the fake controller,
+ * hubs and disks: an MBR stick recognised by disk signature, partition and FAT
  * volume serial (and refused when any one differs), its writes kept
  * inside the partition; and, when the loader's path is no use, the search
  * of every root port and hub: a stick behind a hub, two sticks of which
