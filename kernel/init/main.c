@@ -42,6 +42,7 @@
 #include "kernel/trace/objname.h"
 #include "kernel/usb/probe/probe.h"
 #include "kernel/usb/probe/probe_keys.h"
+#include "kernel/trace/out.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
@@ -224,5 +225,5 @@ void kernel_main(const struct bootinfo *bi)
 	enum kprof_exit_status status = scenario_run(workload_config->scenario);
 	ke_profile_trace_stop();
 	trace_finish(status);
-	kprof_run_end(status);
+	kprof_run_end(trace_out_exit_status(status));
 }

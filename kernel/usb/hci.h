@@ -92,6 +92,12 @@ int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_
  * location filled, false past the last one. */
 bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn);
 
+/* Reset a controller hci_open() took (halt, HCRST, start again, ports
+ * powered): every device on it is gone and must be added again.  The
+ * last rung of the stick's recovery (stick.c); the old rings and contexts
+ * are not reused (a few pages, once per reset). */
+int hci_controller_reset(struct usb_hci *hc);
+
 /* Root hub ports, 1-based, as the controller numbers them. */
 unsigned hci_port_count(struct usb_hci *hc);
 

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stickcheck  # noqa: E402
 import sticktrace  # noqa: E402
 
-SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
+SUCCESS, FAILURE, PANIC, CONFIG, LOADER, TRACE_SPLIT = 0, 1, 2, 3, 4, 5
 
 
 class Failure(Exception):
@@ -35,7 +35,7 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 usb_readonly=False, qemu_args=()):
+                 usb_readonly=False, qemu_args=(), usb_write_error=None, on_output=None):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
@@ -44,6 +44,9 @@ class BootTest:
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
         self.usb_readonly = usb_readonly  # BOOT=usb: the stick attached readonly=on
+        # BOOT=usb: (sector, once) for QEMU's blkdebug, and a maker of a
+        # function called with the output so far and the monitor (mid-run acts)
+        self.usb_write_error, self.on_output = usb_write_error, on_output
 
 
 BANNER = r"^kprof \d+\.\d+\.\d+ \(build \S+, \d{4}-\d\d-\d\d\) booted by (\S+)"
@@ -989,9 +992,109 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
 
 def check_probe_then_trace(ctx):
     """usb.probe=on, then in the same boot the trace's own open of the
-    stick (a second enumeration: the probe's slot is replaced)."""
+    stick (a second enumeration: the probe's slot is replaced); and
+    trace.out=auto from a stick: the trace on the stick alone, not one
+    frame on serial, the end line naming only the stick."""
     check_usb_probe("1b36:000d", "1", "SuperSpeed")(ctx)
-    check_stick_trace(ctx)
+    check_stick_only(ctx)
+
+
+def check_stick_only(ctx):
+    """The whole trace on the stick, none of it on serial."""
+    ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(262144 KiB, in writes of 1024 KiB\)$",
+               "the stick opened at trace start")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    ctx.expect(r"^trace: %s records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick \d+\.\d\d s after the "
+               r"workload; power off and move the stick to your computer$" % m.group(1), "the saved line")
+    ctx.expect(r"^trace: output \d+ ms after the workload ended: USB stick [\d.]+ MB in \d+ ms \([^)]*\)$",
+               "the end line naming the stick alone")
+    ctx.reject(r"serial carries", "serial taking over")
+    check_stick_untouched(ctx)
+    problems = sticktrace.stick_only(ctx.kprof, ctx.log_path, ctx.stick_file, int(m.group(1)))
+    if problems:
+        raise_failure("stick only: " + "; ".join(problems[:4]))
+
+
+# The trace file starts at LBA 6192 (docs/usb-stick.md); QEMU's blkdebug
+# fails writes that cover a chosen sector of the disk.
+TRACE_FILE_LBA = 6192
+
+
+def check_usb_write_error_once(ctx):
+    """One write fails (EIO once, 32 KiB into the file): reset recovery,
+    the stage written again, the whole trace on the stick, success."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect_in_order([r"^stick: WRITE\(10\) at LBA \d+ failed: sense b/00/06",
+                         r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: error "
+                         r"\(sense key b, asc 00, ascq 06\); recovering \(Bulk-Only reset recovery\)$",
+                         r"^stick: Bulk-Only reset recovery",
+                         r"^trace: USB stick: recovered by Bulk-Only reset recovery; writing \d+ bytes at offset 0 "
+                         r"of \\kprof\\trace\.bin done again$"], "the failed write, the recovery, the write again")
+    check_stick_only(ctx)
+
+
+def unplug_on(pattern):
+    """on_output for a boot test: once the serial output matches pattern,
+    device_del the stick on QEMU's monitor (tools/qemu.py names it
+    stickdev)."""
+    def make():
+        state = {"done": False, "tail": b""}
+
+        def on_output(chunks, monitor):
+            if state["done"]:
+                return
+            state["tail"] = (state["tail"] + chunks[-1])[-8192:]  # a line may come in pieces
+            if re.search(pattern, state["tail"], re.M):
+                state["done"] = True
+                monitor.command("device_del stickdev")
+        return on_output
+    return make
+
+
+def check_usb_unplugged(ctx):
+    """The stick pulled mid-run: every rung fails, serial takes over with
+    what the stick does not hold whole, the run ends (no hang), and every
+    record the kernel sent is in the file or on serial, what serial lacks
+    counted by its decoder; 0x15 if the stick holds part, else success."""
+    ctx.expect_in_order([r"^phase: \[2\] locks starts", r"recovering \(Bulk-Only reset recovery\)$",
+                         r"recovering \(controller reset\)$",
+                         r"; nothing more is written to it$",
+                         r"^trace: serial carries the trace from here on"], "the failed ladder, serial taking over")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    sent = int(m.group(1))
+    if ctx.result.status == TRACE_SPLIT:
+        problems = sticktrace.split_trace(ctx.kprof, ctx.log_path, ctx.stick_file, sent)
+    else:
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^trace: the whole trace went to serial$", "serial has it all")
+        problems = sticktrace.serial_whole(ctx.kprof, ctx.log_path, sent)
+    if problems:
+        raise_failure("unplugged: " + "; ".join(problems[:4]))
+
+
+def check_usb_write_errors_always(ctx):
+    """Every write over one sector 1.5 MiB into the file fails: the
+    ladder climbed (reset recovery, port reset, controller reset, each
+    proving the disk again), then serial carries the rest from the first
+    frame the stick does not hold whole; together they hold every record,
+    each record serial lacks is counted as missing there; status 0x15."""
+    ctx.expect_status(TRACE_SPLIT)
+    rungs = ["Bulk-Only reset recovery", "port reset and new address", "controller reset"]
+    ctx.expect_in_order([r"recovering \(%s\)$" % r for r in rungs] + [
+        r"^stick: disk GUID \S+ is the boot disk's$",
+        r"; nothing more is written to it$",
+        r"^trace: serial carries the trace from here on, starting with the \d+ bytes of frames the stick did not hold "
+        r"whole$",
+        r"^trace: \d+ records sent, 0 lost",
+        r"^trace: not saved to \\kprof\\trace\.bin on the USB stick \(see above\)$",
+        r"^trace: the USB stick holds the trace up to where it failed and serial the rest",
+        r"^kprof: run ended: trace split between the stick and serial \(exit status 0x15\)$"],
+        "the ladder, the fall-back, the split")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    check_stick_untouched(ctx)
+    problems = sticktrace.split_trace(ctx.kprof, ctx.log_path, ctx.stick_file, int(m.group(1)))
+    if problems:
+        raise_failure("split trace: " + "; ".join(problems[:4]))
 
 
 TESTS = [
@@ -1010,9 +1113,25 @@ TESTS = [
              check_usb_probe("1033:0194", "1", "SuperSpeed", access="legacy configuration ports"), machine="pc",
              cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci")),
     BootTest("usb-probe-uefi", "usb.probe=on booted by OVMF from the USB stick (qemu-xhci halted and reset by "
-             "the firmware): the boot stick answers; then the trace (trace.out=auto: both) opens the same stick "
-             "again and holds the serial trace", check_probe_then_trace, boot="usb",
+             "the firmware): the boot stick answers; then the trace (trace.out=auto: the stick alone) opens the "
+             "same stick again and holds the whole trace, serial none of it", check_probe_then_trace, boot="usb",
              cmdline="scenario=boot usb.probe=on", timeout=120),
+    BootTest("usb-write-error", "one write to the stick fails (QEMU blkdebug, EIO once, 32 KiB into the file), "
+             "trace.out=usb in dump mode: reset recovery, the write done again, the whole trace on the stick",
+             check_usb_write_error_once, boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=5000 trace.out=usb trace.mode=dump",
+             usb_write_error=(TRACE_FILE_LBA + 64, True), timeout=120),
+    BootTest("usb-write-errors", "every write over one sector 1.5 MiB into the file fails: the recovery ladder, "
+             "then serial carries the rest; stick and serial together hold every record; exit status 0x15",
+             check_usb_write_errors_always, boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=40000 trace.buffer_kb=8192 "
+                     "trace.compress=off trace.out=usb trace.mode=dump",
+             usb_write_error=(TRACE_FILE_LBA + 3072, False), timeout=150),
+    BootTest("usb-unplug", "the stick removed (QEMU device_del) while the locks workload runs, trace.out=usb in "
+             "stream mode: the run ends, every record sent is in the file or on serial, the missing ones counted",
+             check_usb_unplugged, boot="usb", cpus=2,
+             cmdline="scenario=mix trace.out=usb trace.mode=stream trace.compress=off",
+             on_output=unplug_on(rb"^phase: \[2\] locks starts"), timeout=240),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),

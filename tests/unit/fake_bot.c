@@ -175,6 +175,11 @@ static bool fake_rw(struct fake_disk *k, const uint8_t *cb, bool write, char *li
 	}
 	if (write) {
 		k->out_lba = lba;
+		if (k->write_errors) {
+			k->write_errors--;
+			fake_fail(k, 0xb, 0x00, 0x06);
+			return false;
+		}
 		if (k->wp_media) {
 			fake_fail(k, 7, 0x27, 0);
 			k->stall_this = k->wp_stalls_data;

@@ -171,8 +171,10 @@ static void fake_bus_reset(struct fake_dev *d)
 	memset(d->ep_dev_halted, 0, sizeof(d->ep_dev_halted));
 	memset(d->ep_host_resets, 0, sizeof(d->ep_host_resets));
 	memset(d->ep_dev_resets, 0, sizeof(d->ep_dev_resets));
-	if (d->disk)
+	if (d->disk) {
 		d->disk->state = 0;
+		d->disk->hung = false;
+	}
 	if (d->hub) {
 		struct fake_hub *h = d->hub;
 		h->configured_in_hc = false;
@@ -184,6 +186,29 @@ static void fake_bus_reset(struct fake_dev *d)
 			if (h->port_dev[p])
 				fake_bus_reset(h->port_dev[p]);
 	}
+}
+
+int hci_controller_reset(struct usb_hci *hc)
+{
+	fake_log_add("hc CONTROLLER_RESET");
+	for (unsigned p = 1; p <= hc->nports; p++)
+		if (hc->root[p])
+			fake_bus_reset(hc->root[p]);
+	for (unsigned i = 0; i < hc->ndevs; i++) {
+		hc->all[i]->slot = 0;
+		if (hc->all[i]->disk)
+			hc->all[i]->disk->hung_until_hc_reset = false;
+	}
+	return USB_OK;
+}
+
+/* A hung disk answers nothing: every transfer times out. */
+static bool fake_hung(const struct fake_dev *fd)
+{
+	if (!fd->disk || !(fd->disk->hung || fd->disk->hung_until_hc_reset))
+		return false;
+	fake_log_add("s%u TIMEOUT", fd->slot);
+	return true;
 }
 
 int hci_port_reset(struct usb_hci *hc, unsigned port, enum usb_speed *speed)
@@ -294,6 +319,8 @@ int hci_control(struct usb_device *dev, const struct usb_setup *setup, void *dat
 	if (setup->wLength && !data)
 		fake_log_add("BAD control transfer of %u bytes without a buffer", setup->wLength);
 	fake_check_dma("control", data, setup->wLength);
+	if (fake_hung(fd))
+		return USB_TIMEOUT;
 	int rc;
 	if ((setup->bmRequestType & 0x60) == 0)
 		rc = fake_std_control(fd, setup, data, &moved);
@@ -338,6 +365,8 @@ int hci_bulk(struct usb_device *dev, uint8_t ep, void *buf, uint32_t len, uint32
 	unsigned n = ep & 15, in = ep >> 7;
 	*actual = 0;
 	fake_check_dma("bulk", buf, len);
+	if (fake_hung(fd))
+		return USB_TIMEOUT;
 	if (!fd->ep_configured[n][in]) {
 		fake_log_add("BAD bulk on endpoint 0x%02x that was not configured", ep);
 		return USB_ERROR;

@@ -12,6 +12,9 @@
  * side (hci_clear_halt() and CLEAR_FEATURE(ENDPOINT_HALT) must pair), a
  * CBW while the disk expects data or a CSW.  Every request is logged
  * (one line each, in order) so tests can assert exact sequences.
+ * hci_controller_reset() puts every device back in its default state and
+ * forgets every slot; a disk can be made to fail WRITEs or to answer
+ * nothing until a bus or controller reset (the stick's recovery ladder).
  * Time is virtual: ke_stall_execution_processor() advances fake_now_us,
  * and hubs complete power-on and reset against it.
  * Single-threaded, reset by fake_reset() before each test.
@@ -111,6 +114,10 @@ struct fake_disk {
 	unsigned bad_csw_sig, bad_csw_tag, big_residue, phase_error;
 	unsigned read_short;       /* READ: send this many bytes less, pass  */
 	bool reset_fails;          /* Bulk-Only Mass Storage Reset stalls   */
+	unsigned write_errors;     /* WRITEs failed b/00/06 (I/O aborted)   */
+	bool hung;                 /* answers nothing (time-outs) until a
+				    * bus reset                             */
+	bool hung_until_hc_reset;  /* ... until a controller reset          */
 	/* device state */
 	int state;                 /* fake_bot.c's BOT state                */
 	uint32_t tag, expected;

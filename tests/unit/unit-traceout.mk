@@ -14,12 +14,13 @@ TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/ou
 	tests/unit/fake_stick.c tests/unit/traceout_gen.c
 unit_traceout_SRCS      := $(TRACEOUT_UNIT_SRCS)
 unit_traceout_file_SRCS := $(TRACEOUT_UNIT_SRCS)
+unit_traceout_recovery_SRCS := $(TRACEOUT_UNIT_SRCS)
 unit_traceconfig_SRCS   := $(TRACEOUT_UNIT_SRCS)
 
-TRACEOUT_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,traceout traceout_file traceconfig)
+TRACEOUT_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,traceout traceout_file traceout_recovery traceconfig)
 $(TRACEOUT_UNIT_BINS): UNIT_CFLAGS += -Iarch/x86_64/include -DKPROF_TOOL_PATH='"$(abspath $(KPROF_TOOL))"'
 $(TRACEOUT_UNIT_BINS): $(KPROF_TOOL) $(wildcard kernel/trace/out*.h kernel/trace/trace_*.h) kernel/usb/storage/stick.h \
 	include/kprof/wire_file.h \
 	tests/unit/fake_stick.h tests/unit/traceout_gen.h
 
-UNIT_NAMES += traceout traceout_file traceconfig
+UNIT_NAMES += traceout traceout_file traceout_recovery traceconfig

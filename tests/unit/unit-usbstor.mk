@@ -16,9 +16,9 @@ USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage
 unit_usb_enum_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_bot_SRCS      := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_stick_SRCS    := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
+unit_stick_recover_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_stick_scan_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 
-$(BUILD)/tests/unit/test_usb_enum $(BUILD)/tests/unit/test_bot $(BUILD)/tests/unit/test_stick \
-	$(BUILD)/tests/unit/test_stick_scan: $(USBSTOR_HDRS)
+$(addprefix $(BUILD)/tests/unit/test_,usb_enum bot stick stick_recover stick_scan): $(USBSTOR_HDRS)
 
-UNIT_NAMES += usb_enum bot stick stick_scan
+UNIT_NAMES += usb_enum bot stick stick_recover stick_scan

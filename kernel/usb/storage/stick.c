@@ -22,6 +22,13 @@
  * known to be write protected, and every block lies inside the boot
  * partition (for GPT also between FirstUsableLBA and LastUsableLBA): never
  * the MBR, the GPT's structures, or another partition.
+ * Recovery (usb_stick_recover), one rung at a time as the caller climbs:
+ * Bulk-Only reset recovery and TEST UNIT READY; a port reset and a new
+ * address along the same path (the one the stick was found on, when the
+ * search found it); a controller reset and every hop again.  The last two
+ * bind the interface anew and run every identity check of
+ * usb_stick_open() again (verified is cleared first), so a different disk
+ * put in the same port is never written.
  * Callers: the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/usb/storage/stick.h"
@@ -38,6 +45,7 @@
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
 
 struct usb_stick {
+	struct usb_stick_target target; /* where it is and what it must be */
 	struct usb_device *dev;      /* the stick, configured              */
 	struct bot bot;              /* its Bulk-Only transport            */
 	struct scsi_lun lun;         /* LUN 0 on it                        */
@@ -197,11 +205,18 @@ static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t
 	return rc;
 }
 
-static void stick_free(struct usb_stick *st)
+/* The transport's and SCSI's buffers (the device stays the controller's). */
+static void stick_unbind(struct usb_stick *st)
 {
 	usb_dma_free(st->lun.scratch, SCSI_SCRATCH_BYTES);
+	st->lun.scratch = NULL;
 	if (st->bot.cbw)
 		bot_release(&st->bot);
+}
+
+static void stick_free(struct usb_stick *st)
+{
+	stick_unbind(st);
 	kfree(st);
 }
 
@@ -210,6 +225,7 @@ int stick_on_device(struct usb_device *dev, const struct usb_stick_target *t, st
 	struct usb_stick *st = kzalloc(sizeof(*st));
 	if (!st)
 		return USB_NOMEM;
+	st->target = *t; /* where recovery finds it again */
 	st->dev = dev;
 	int rc = stick_bind(st);
 	if (rc == USB_OK)
@@ -220,6 +236,7 @@ int stick_on_device(struct usb_device *dev, const struct usb_stick_target *t, st
 		stick_free(st);
 		return rc;
 	}
+	st->target.lun = st->bot.lun; /* recovery tries the LUN found first */
 	*out = st;
 	return USB_OK;
 }
@@ -299,6 +316,56 @@ int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_
 		return USB_BADARG;
 	}
 	return stick_transfer(st, true, lba, (uint8_t *)buf, blocks);
+}
+
+static const char *const recovery_names[STICK_RECOVER_COUNT] = {
+	[STICK_RECOVER_RESET] = "Bulk-Only reset recovery",
+	[STICK_RECOVER_PORT] = "port reset and new address",
+	[STICK_RECOVER_CONTROLLER] = "controller reset",
+};
+
+const char *usb_stick_recovery_name(enum stick_recovery stage)
+{
+	return stage < STICK_RECOVER_COUNT ? recovery_names[stage] : "none";
+}
+
+/* Port reset and a new address along the same path (after a controller
+ * reset: every hop again), then the interface bound anew and the
+ * identity checked as at open: nothing is written to another disk. */
+static int stick_rebind(struct usb_stick *st)
+{
+	stick_unbind(st);
+	st->verified = false;
+	int rc = stick_path_open(&st->target, &st->dev);
+	if (rc == USB_OK)
+		rc = stick_bind(st);
+	if (rc == USB_OK)
+		rc = stick_find_lun(st, &st->target);
+	return rc;
+}
+
+int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage)
+{
+	int rc;
+
+	kprintf("stick: recovering: %s\n", usb_stick_recovery_name(stage));
+	switch (stage) {
+	case STICK_RECOVER_RESET:
+		if (!st->bot.cbw || !st->lun.scratch)
+			return USB_NODEV; /* an earlier rung left it unbound */
+		st->bot.broken = false;
+		rc = bot_reset_recovery(&st->bot, "a command failed");
+		if (rc == USB_OK)
+			rc = scsi_wait_ready(&st->lun) == SCSI_GOOD ? USB_OK : USB_ERROR;
+		return rc;
+	case STICK_RECOVER_PORT:
+		return stick_rebind(st);
+	case STICK_RECOVER_CONTROLLER:
+		rc = hci_controller_reset(st->dev->hci);
+		return rc == USB_OK ? stick_rebind(st) : rc;
+	default:
+		return USB_BADARG;
+	}
 }
 
 int usb_stick_sync(struct usb_stick *st)

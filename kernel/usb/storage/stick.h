@@ -91,6 +91,21 @@ bool usb_stick_write_protected(const struct usb_stick *st);
 int usb_stick_read(struct usb_stick *st, uint64_t lba, void *buf, uint32_t blocks);
 int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_t blocks);
 int usb_stick_sync(struct usb_stick *st);
+
+/* The rungs of recovery after a failed command, in the order a caller
+ * climbs them (retrying its command after each that succeeds). */
+enum stick_recovery {
+	STICK_RECOVER_RESET,      /* Bulk-Only reset recovery, TEST UNIT READY */
+	STICK_RECOVER_PORT,       /* port reset, new address, bind, identity   */
+	STICK_RECOVER_CONTROLLER, /* controller reset, then as PORT            */
+	STICK_RECOVER_COUNT
+};
+
+/* Run one rung; USB_OK when the stick answers again and (PORT,
+ * CONTROLLER) is proved to be the same disk.  Writes are idempotent, so
+ * the caller writes again what failed. */
+int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage);
+const char *usb_stick_recovery_name(enum stick_recovery stage);
 struct stick_sense usb_stick_last_sense(const struct usb_stick *st);
 
 /* Inside the layer (stick_path.c, for stick.c): follow t's port chain

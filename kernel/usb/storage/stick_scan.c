@@ -15,7 +15,8 @@
  *
  * Every device met is reset and addressed anew (a new slot; slots of the
  * devices left behind are not given back, as in stick_path.c); the devices
- * and hubs stay configured for the rest of the run.  Called once, by
+ * and hubs stay configured for the rest of the run.  The stick found keeps
+ * the path it was found on as its target, for recovery (stick.c).  Called once, by
  * usb_stick_open(), from the thread that drives USB.
  */
 #include "kernel/console/console.h"
@@ -35,6 +36,8 @@ struct scan {
 	const struct usb_device *tried; /* the path's device: not the stick */
 	const struct usb_device *found;
 	unsigned controllers, devices;
+	uint16_t seg;               /* the controller being walked        */
+	uint8_t bus, dev, fn;
 };
 
 /* "5" or "5 > 1 > 3": the root port, then each hub port. */
@@ -95,7 +98,16 @@ static int scan_device(struct scan *s, struct usb_device *d)
 	if (s->tried && d->hci == s->tried->hci && d->root_port == s->tried->root_port &&
 	    d->route == s->tried->route && d->depth == s->tried->depth)
 		return USB_NODEV; /* the loader's device, already refused */
-	rc = stick_on_device(d, s->t, s->out);
+	/* The target as found here, so that recovery's port reset and
+	 * controller reset follow this device's path, not the loader's. */
+	struct usb_stick_target here = *s->t;
+	here.pci_segment = s->seg, here.pci_bus = s->bus, here.pci_dev = s->dev, here.pci_fn = s->fn;
+	here.root_port_override = 0;
+	here.depth = (uint8_t)(d->depth + 1);
+	here.ports[0] = d->root_port;
+	for (unsigned tier = 0; tier < d->depth && tier + 1 < STICK_PATH_MAX; tier++)
+		here.ports[tier + 1] = (uint8_t)((d->route >> (4 * tier)) & 0xF);
+	rc = stick_on_device(d, &here, s->out);
 	if (rc == USB_OK)
 		s->found = d;
 	return rc == USB_OK || rc == USB_NOMEM ? rc : USB_NODEV;
@@ -161,6 +173,7 @@ int stick_scan(const struct usb_stick_target *t, const struct usb_device *tried,
 	for (unsigned i = 0; rc != USB_OK && rc != USB_NOMEM && hci_find(i, &seg, &bus, &dev, &fn); i++) {
 		struct usb_hci *hc = NULL;
 		s.controllers++;
+		s.seg = seg, s.bus = bus, s.dev = dev, s.fn = fn;
 		if (hci_open(seg, bus, dev, fn, &hc) != USB_OK)
 			continue;
 		rc = scan_controller(&s, hc);

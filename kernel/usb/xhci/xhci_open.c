@@ -6,8 +6,10 @@
  * direct boot (PVH) leaves whatever QEMU made; both go the same way.
  *
  * A controller opened twice returns the same handle (a small table of
- * opened controllers, never freed).  hci_find() lists the xHCI functions
- * on PCI, for the stick's search by identity (stick_scan.c).  Called by the one thread that drives
+ * opened controllers, never freed).  hci_controller_reset() takes an
+ * opened one through halt, reset and start again (the stick's recovery);
+ * hci_find() lists the xHCI functions on PCI, for the stick's search by
+ * identity (stick_scan.c).  Called by the one thread that drives
  * USB (hci.h).
  */
 #include "kernel/usb/xhci/xhci.h"
@@ -132,4 +134,20 @@ fail:
 	kprintf("xhci: %s: not usable (%s)\n", where, usb_status_name(rc));
 	kfree(hc);
 	return rc;
+}
+
+int hci_controller_reset(struct usb_hci *hc)
+{
+	int rc;
+
+	kprintf("xhci: %04x:%02x:%02x.%x: resetting the controller\n", hc->pci.segment, hc->pci.bus, hc->pci.dev,
+		hc->pci.fn);
+	hc->running = false;
+	if ((rc = xhci_halt(hc)) || (rc = xhci_reset(hc)))
+		return rc;
+	memset(hc->slot, 0, sizeof(hc->slot)); /* the reset forgot every slot */
+	if ((rc = xhci_start(hc)))
+		return rc;
+	xhci_power_ports(hc);
+	return USB_OK;
 }
