@@ -13,7 +13,8 @@
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
-# behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256).
+# behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
+# IMAGE_TABLE=gpt|mbr its partition table (default gpt; mbr as shops sell sticks).
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).
 # ASSERTS=1|0 (default 1: the invariant checks of kernel/debug/kassert.h,
@@ -156,18 +157,20 @@ include tools/cmdline-doc.mk
 
 # TRACE_FILE_MB: the size of \kprof\trace.bin, the space reserved on the
 # stick for the trace (docs/usb-stick.md); the disk grows to fit beyond
-# 896 MiB.  The image is rebuilt when it changes (image.cfg).
+# 896 MiB.  IMAGE_TABLE: gpt (default) or mbr, the stick's partition
+# table.  The image is rebuilt when either changes (image.cfg).
 TRACE_FILE_MB ?= 256
+IMAGE_TABLE ?= gpt
 IMAGE := $(BUILD)/kprof.img
 IMAGE_CFG := $(BUILD)/image.cfg
 image: $(IMAGE)
 $(IMAGE_CFG): FORCE
 	@mkdir -p $(dir $@)
-	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB)' > $@.tmp
+	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB) IMAGE_TABLE=$(IMAGE_TABLE)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
 	$(quiet) IMAGE $@
-	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)'
+	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '' '$(IMAGE_TABLE)'
 
 # ---------------------------------------------------------------- run
 

@@ -65,7 +65,8 @@ static const char *const stick_status_why[] = {
 	[BOOTINFO_STICK_FRAGMENTED] = "\\kprof\\trace.bin is in more pieces on the stick than the kernel takes "
 				      "(write the image to the stick anew: docs/usb-stick.md)",
 	[BOOTINFO_STICK_UNSUPPORTED] = "the boot device is not a USB mass-storage stick on an xHCI controller",
-	[BOOTINFO_STICK_BAD_FS] = "the loader could not read the stick's FAT file system, or found it damaged",
+	[BOOTINFO_STICK_BAD_FS] = "the loader could not read the stick's partition table or FAT file system, or "
+				  "found them damaged",
 };
 
 /* Why the stick bootinfo describes cannot take a trace of ncpu CPUs, or

@@ -51,6 +51,7 @@
 #include "kernel/lib/size.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/usb/storage/stick.h"
+#include "kernel/usb/storage/stick_keys.h"
 
 #define STAGE_MAX (1u << 20)  /* bytes per write at most: 1 MiB          */
 #define STAGE_MIN (64u << 10) /* ... and at least, if memory is short    */
@@ -283,6 +284,7 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 	struct usb_stick_target t = {
 		.pci_segment = bs->pci_segment, .pci_bus = bs->pci_bus, .pci_dev = bs->pci_dev, .pci_fn = bs->pci_fn,
 		.depth = (uint8_t)MIN(bs->depth, STICK_PATH_MAX), .block_size = bs->block_size, .blocks = bs->disk_blocks,
+		.lun = bs->lun, .root_port_override = (uint8_t)usb_stick_config->port,
 	};
 	struct usb_stick *st = NULL;
 
@@ -290,7 +292,7 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 	memcpy(stick.name_buf, bs->file_name, BOOTINFO_STICK_NAME_MAX);
 	stick.name = stick.name_buf[0] ? stick.name_buf : "\\kprof\\trace.bin";
 	memcpy(t.ports, bs->ports, t.depth);
-	memcpy(t.disk_guid, bs->disk_guid, sizeof(t.disk_guid));
+	diskid_from_stick(bs, &t.id);
 	int rc = usb_stick_open(&t, &st);
 	if (rc) {
 		kprintf("trace: USB stick: the stick the kernel booted from (xHCI at PCI %04x:%02x:%02x.%u, %u port%s deep) "

@@ -108,6 +108,10 @@ int hci_take_from_firmware(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t f
  * controller opened twice returns the same handle. */
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out);
 
+/* The index-th xHCI controller on PCI (0, 1, ...): true with its
+ * location filled, false past the last one. */
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn);
+
 /* Reset a controller hci_open() took (halt, HCRST, start again, ports
  * powered): every device on it is gone and must be added again.  The
  * last rung of the stick's recovery (stick.c); the old rings and contexts

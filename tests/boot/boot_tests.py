@@ -137,21 +137,26 @@ def check_uefi(online):
     return check
 
 
-def check_stick(ports):
+def check_stick(ports, remade=None):
     """BOOT=usb: the loader and the kernel report the stick where QEMU put it
     (xHCI at 00:05.0, tools/qemu.py; the port chain `ports`), the image's
-    disk GUID and size (sgdisk), and the trace file's sectors as the ESP's
-    boot sector and mshowfat place them (stickcheck.py)."""
+    identity (GPT: the disk GUID; MBR: disk signature, partition, FAT volume
+    serial: sfdisk and minfo) and size, and the trace file's sectors as the
+    ESP's boot sector and mshowfat place them (stickcheck.py); of the
+    image, or of the run's copy as `remade` (a stickcheck.Remade) made it."""
     def check(ctx):
-        facts = stickcheck.image_facts(ctx.image)
-        ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, " % re.escape(" > ".join(ports)),
-                   "the loader's stick line")
+        facts = remade.facts if remade else stickcheck.image_facts(ctx.image)
+        if remade:  # an MBR or table-less stick is never called "not a GPT disk" or unsupported
+            ctx.reject(r"not a GPT disk|not a stick kprof can write to|not a USB mass-storage stick",
+                       "a GPT-only refusal")
+        ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, %d blocks of 512 bytes, %s$" % (
+            re.escape(" > ".join(ports)), facts["blocks"], re.escape(facts["identity"])), "the loader's stick line")
         m = ctx.expect(stickcheck.stick_line_pattern(ports), "the kernel's stick line")
-        guid, blocks, mib, n = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        identity, blocks, mib, n = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
         extents = [(int(a), int(b)) for a, b in re.findall(r"LBA (\d+) \((\d+) blocks\)", m.group(5))]
-        if guid != facts["guid"] or blocks != facts["blocks"]:
-            raise_failure("stick: disk GUID %s, %d blocks; sgdisk says %s, %d" % (
-                guid, blocks, facts["guid"], facts["blocks"]))
+        if identity != facts["identity"] or blocks != facts["blocks"]:
+            raise_failure("stick: %s, %d blocks; the image (sfdisk, minfo) says %s, %d" % (
+                identity, blocks, facts["identity"], facts["blocks"]))
         if mib << 20 != facts["size"] or n != len(extents) or extents != facts["extents"]:
             raise_failure("stick: trace file %d MiB in %s; the image holds %d bytes in %s" % (
                 mib, extents, facts["size"], facts["extents"]))
@@ -169,10 +174,10 @@ def check_stick_untouched(ctx):
                       ctx.result.stick_changed)
 
 
-def check_usb(online, ports):
+def check_usb(online, ports, remade=None):
     def check(ctx):
         check_uefi(online)(ctx)
-        check_stick(ports)(ctx)
+        check_stick(ports, remade)(ctx)
     return check
 
 
@@ -191,12 +196,31 @@ def check_stick_trace(ctx):
         raise_failure("stick vs serial: " + "; ".join(problems[:4]))
 
 
-def check_usb_both(online, ports):
+def check_usb_both(online, ports, remade=None):
     """A healthy USB boot with trace.out=both whose stick holds the serial trace."""
     def check(ctx):
-        check_usb(online, ports)(ctx)
+        check_usb(online, ports, remade)(ctx)
         check_stick_trace(ctx)
     return check
+
+
+def check_usb_found_by_scan(ports, hint):
+    """usb.stick_port= names a root port where nothing is: the kernel finds
+    the stick by its identity where QEMU put it (the port chain `ports`),
+    says so in one line, and the trace on it still equals serial."""
+    def check(ctx):
+        check_usb_both(1, ports)(ctx)
+        ctx.expect(r"^stick: looking for the disk with the boot disk's disk GUID [0-9a-f-]{36} on every xHCI "
+                   r"controller$", "the search's first line")
+        ctx.expect(r"^stick: not at %s; found by its identity at port %s \(controller 0000:00:05\.0\)$" % (
+            re.escape(hint), re.escape(" > ".join(ports))), "the line saying where the stick was found")
+        ctx.reject(r"^stick: no disk with the boot disk's", "the search failing")
+    return check
+
+
+MBR_STICK = stickcheck.Remade(stickcheck.remake_as_mbr)
+HAND_STICK = stickcheck.Remade(stickcheck.remake_by_hand)
+SUPERFLOPPY_STICK = stickcheck.Remade(stickcheck.remake_superfloppy)
 
 
 def check_usb_readonly(ctx):
@@ -1166,6 +1190,23 @@ TESTS = [
     BootTest("usb-nec-hub", "nec-usb-xhci with the stick behind a usb-hub, trace.out=both in dump mode: the same "
              "records on the stick as on serial", check_usb_both(1, ["5", "1"]), boot="usb", usb_hub="1",
              usb_hc="nec-usb-xhci", cmdline="scenario=boot trace.out=both trace.mode=dump", timeout=90),
+    BootTest("usb-mbr", "the image rebuilt with an MBR (mkimage.sh IMAGE_TABLE=mbr, the same files): the loader and "
+             "the kernel name it by disk signature, partition and FAT volume serial; trace.out=both, stream mode: "
+             "the same records on the stick as on serial", check_usb_both(1, ["1"], MBR_STICK), boot="usb",
+             cmdline="scenario=boot trace.out=both", timeout=90, prepare_disk=MBR_STICK),
+    BootTest("usb-mbr-by-hand", "a shop's MBR stick (sfdisk, mkfs.vfat defaults) prepared as docs/usb-stick.md's "
+             "by-hand recipe says; trace.out=both in dump mode: the same records on the stick as on serial",
+             check_usb_both(1, ["1"], HAND_STICK), boot="usb", cmdline="scenario=boot trace.out=both trace.mode=dump",
+             timeout=90, prepare_disk=HAND_STICK),
+    BootTest("usb-superfloppy", "a stick with no partition table (FAT32 on the whole disk, OVMF's path without HD "
+             "node): named by its FAT volume serial; trace.out=both: the same records on the stick as on serial",
+             check_usb_both(1, ["1"], SUPERFLOPPY_STICK), boot="usb", cmdline="scenario=boot trace.out=both",
+             timeout=90, prepare_disk=SUPERFLOPPY_STICK),
+    BootTest("usb-scan-hub", "usb.stick_port=2 (an empty root port) with the stick behind a usb-hub: the kernel "
+             "finds it by its disk GUID at port 5 > 1 and says so in one line; trace.out=both: the same records on "
+             "the stick as on serial",
+             check_usb_found_by_scan(["5", "1"], "port 2 (usb.stick_port=2; the loader's port 5 > 1)"),
+             boot="usb", usb_hub="1", cmdline="scenario=boot trace.out=both usb.stick_port=2", timeout=120),
     BootTest("usb-readonly", "a read-only stick (readonly=on): one clear line, nothing written, the whole trace on "
              "serial, exit 0", check_usb_readonly, boot="usb", usb_readonly=True, cmdline="scenario=boot",
              timeout=90),

@@ -139,6 +139,15 @@ void ke_stall_execution_processor(uint64_t us)
 	fake_now_us += us;
 }
 
+/* One controller, at 0000:00:03.0. */
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn)
+{
+	if (index)
+		return false;
+	*segment = 0, *bus = 0, *dev = 3, *fn = 0;
+	return true;
+}
+
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out)
 {
 	fake_log_add("hc OPEN %04x:%02x:%02x.%u", segment, bus, dev, fn);

@@ -144,6 +144,10 @@ struct fake_dev *fake_disk_new(const char *name, enum usb_speed speed, uint32_t 
 			       uint64_t store_blocks);
 /* A GPT header at LBA 1 with this DiskGUID (FirstUsableLBA 34). */
 void fake_disk_write_gpt(struct fake_disk *k, const uint8_t guid[16]);
+/* An MBR at LBA 0 (disk signature, one FAT32 LBA entry) and a FAT32 boot
+ * sector with this volume serial at part_lba (inside the store). */
+void fake_disk_write_mbr(struct fake_disk *k, uint32_t signature, uint32_t part_lba, uint32_t part_blocks,
+			 uint32_t serial);
 int fake_disk_control(struct fake_dev *d, const struct usb_setup *s, uint8_t *data, uint32_t *actual);
 int fake_disk_bulk(struct fake_dev *d, uint8_t ep, uint8_t *buf, uint32_t len, uint32_t *actual);
 void fake_disk_free(struct fake_dev *d);

@@ -105,7 +105,7 @@ static void test_port_rung_after_time_out(void **state)
 		   "s2 SET_CONFIGURATION 1", "hc CONFIGURE s2 0x81/512/0 0x02/512/0", "disk CBW 1 INQUIRY len 36",
 		   "disk CBW 3 READ_CAPACITY(10) len 8", "disk CBW 5 READ(10) lba 1 n 1 len 512",
 		   "disk CSW 5 status 0 residue 0");
-	FX_CONSOLE_HAS("stick: disk GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B is the boot disk's");
+	FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's");
 	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
 	assert_written(data, 8);
 	FX_NO_FAKE_ERRORS();
@@ -145,7 +145,8 @@ static void test_identity_checked_again(void **state)
 	fake_disk_write_gpt(disk->disk, other);
 	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
 	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_NODEV);
-	FX_CONSOLE_HAS("is not the boot disk's");
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs: disk GUID 04030201-0605-0807-090a-0b0c0d0e0f10, the boot "
+		       "disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b: nothing written\n");
 	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_BADARG);
 	FX_CONSOLE_HAS("not verified as the boot disk");
 	assert_written(NULL, 0);

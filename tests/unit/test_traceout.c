@@ -139,7 +139,14 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 	assert_int_equal(fake_stick.target.pci_dev, 4);
 	assert_int_equal(fake_stick.target.depth, 2);
 	assert_int_equal(fake_stick.target.ports[0], 3);
-	assert_int_equal(fake_stick.target.disk_guid[0], 0xde);
+	assert_int_equal(fake_stick.target.id.disk_guid[0], 0xde);
+	/* the rest of the identity and the LUN travel from bootinfo too */
+	assert_int_equal(fake_stick.target.lun, 2);
+	assert_int_equal(fake_stick.target.id.table, DISKID_TABLE_MBR);
+	assert_int_equal(fake_stick.target.id.mbr_signature, 0x1a2b3c4d);
+	assert_int_equal(fake_stick.target.id.part_lba, 2048);
+	assert_int_equal(fake_stick.target.id.part_blocks, 1 << 20);
+	assert_int_equal(fake_stick.target.id.volume_serial, 0x12345678);
 
 	gen_run(&g, 2, 3 * MiB + 12345, 100);
 	/* Stream mode: the stage went out whole as it filled, before the end;

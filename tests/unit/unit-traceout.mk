@@ -10,7 +10,8 @@
 TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/out_serial.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/trace/out_stick.c kernel/trace/frame.c kernel/lib/crc32.c kernel/lib/printf.c kernel/lib/size.c kernel/mm/pmm.c \
 	kernel/trace/trace_keys.c kernel/trace/trace_configure.c kernel/trace/tracefit.c \
-	kernel/usb/core/usb_status.c tests/unit/fake_stick.c tests/unit/traceout_gen.c
+	kernel/usb/core/usb_status.c kernel/usb/storage/stick_keys.c boot/common/diskid.c boot/common/gpt.c \
+	tests/unit/fake_stick.c tests/unit/traceout_gen.c
 unit_traceout_SRCS      := $(TRACEOUT_UNIT_SRCS)
 unit_traceout_file_SRCS := $(TRACEOUT_UNIT_SRCS)
 unit_traceout_recovery_SRCS := $(TRACEOUT_UNIT_SRCS)

@@ -7,7 +7,9 @@
  *
  * A controller opened twice returns the same handle (a small table of
  * opened controllers, never freed).  hci_controller_reset() takes an
- * opened one through halt, reset and start again (the stick's recovery).  Called by the one thread that drives
+ * opened one through halt, reset and start again (the stick's recovery);
+ * hci_find() lists the xHCI functions on PCI, for the stick's search by
+ * identity (stick_scan.c).  Called by the one thread that drives
  * USB (hci.h).
  */
 #include "kernel/usb/xhci/xhci.h"
@@ -62,6 +64,21 @@ static int map_registers(struct usb_hci *hc, const char *where)
 		hc->csz, HCSPARAMS2_MAX_SCRATCHPAD(hc->hcsparams2),
 		(hc->hccparams1 & HCCPARAMS1_AC64) ? ", 64-bit addressing" : "");
 	return USB_OK;
+}
+
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn)
+{
+	struct pci_func f;
+
+	if (pci_access_method() == PCI_ACCESS_NONE && pci_init() == PCI_ACCESS_NONE)
+		return false;
+	if (!pci_find_class(0x0C, 0x03, 0x30, index, &f))
+		return false;
+	*segment = f.addr.segment;
+	*bus = f.addr.bus;
+	*dev = f.addr.dev;
+	*fn = f.addr.fn;
+	return true;
 }
 
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out)
