@@ -13,7 +13,9 @@
  * Memory: every data buffer handed to hci_control() or hci_bulk() must be
  * physically contiguous and in the direct map (pmm_alloc_pages +
  * phys_to_virt, or a kzalloc'ed buffer that does not cross a page for
- * small control data); the driver translates with virt_to_phys().
+ * small control data) and below USB_DMA_LIMIT (4 GiB: every controller
+ * can reach it, including one without 64-bit addressing or one whose
+ * claim to it is not trusted); the driver translates with virt_to_phys().
  *
  * Host unit tests link a fake controller implementing these functions
  * (tests/unit/fake_hci.c) in place of xhci/xhci_*.c.
@@ -51,6 +53,8 @@ struct usb_setup {
 	uint16_t wIndex;
 	uint16_t wLength;
 } __attribute__((packed));
+
+#define USB_DMA_LIMIT (1ull << 32) /* data buffers lie below this address */
 
 struct usb_hci; /* one controller, opaque to the USB layer */
 
