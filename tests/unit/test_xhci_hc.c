@@ -127,6 +127,29 @@ static void test_slow_reset(void **state)
 
 /* -------------------------------------------------------- quirk table */
 
+/* Renesas uPD720201/2 keep the upper halves of their address registers
+ * over HCRST: with the quirk they are zeroed before it, else untouched. */
+static void test_zero_64b_regs(void **state)
+{
+	static const unsigned regs[] = { MODEL_OP + XHCI_DCBAAP, MODEL_RT + XHCI_IR0 + XHCI_ERSTBA,
+					 MODEL_RT + XHCI_IR0 + XHCI_ERDP };
+
+	for (int quirk = 1; quirk >= 0; quirk--) {
+		setup(state);
+		hc.hcsparams1 = *model_reg(XHCI_HCSPARAMS1);
+		hc.quirks = quirk ? xhci_quirks_lookup(0x1912, 0x0015, NULL) : 0;
+		assert_int_equal(xhci_halt(&hc), USB_OK);
+		for (unsigned i = 0; i < 3; i++)
+			model_reg(regs[i])[1] = 0x12;
+		model.cmd_deq = 0x12ull << 32; /* CRCR's pointer (it reads as 0) */
+		assert_int_equal(xhci_reset(&hc), USB_OK);
+		for (unsigned i = 0; i < 3; i++)
+			assert_int_equal(model_reg(regs[i])[1], quirk ? 0 : 0x12);
+		assert_int_equal(model.cmd_deq >> 32, quirk ? 0 : 0x12);
+	}
+	assert_int_equal(xhci_quirks_lookup(0x1912, 0x0014, NULL), XHCI_QUIRK_ZERO_64B_REGS);
+}
+
 static void test_quirk_table(void **state)
 {
 	const char *chip = "x";
@@ -289,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reset_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quirk_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_64b_regs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_below_4g, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_lap_the_rings, setup, teardown),

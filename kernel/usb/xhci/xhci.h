@@ -189,6 +189,7 @@ int xhci_reset(struct usb_hci *hc);
 /* --- xhci_quirks.c: controllers by PCI id, rules by HCIVERSION. */
 #define XHCI_QUIRK_NO_AC64   (1u << 0) /* AC64 set but wrong: 32-bit DMA  */
 #define XHCI_QUIRK_FORCED_32 (1u << 1) /* usb.dma32=on: treated the same  */
+#define XHCI_QUIRK_ZERO_64B_REGS (1u << 2) /* upper halves kept over HCRST */
 #define XHCI_DMA_LIMIT_32    (1ull << 32)
 /* The table's quirks for vendor:device (0 if none); *chip gets its name. */
 uint32_t xhci_quirks_lookup(uint16_t vendor, uint16_t device, const char **chip);

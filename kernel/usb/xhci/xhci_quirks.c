@@ -3,8 +3,9 @@
  * believed, by PCI id, and the rules that follow its HCIVERSION.
  *
  * The table holds facts about chips (which ones report HCCPARAMS1.AC64
- * but drop the upper 32 address bits on the bus); the same facts steer
- * Linux's xhci-pci.  Pure computation on the ids and registers read in
+ * but drop the upper 32 address bits on the bus, which keep the upper
+ * halves of their 64-bit address registers over a reset: xhci_reset.c);
+ * the same facts steer Linux's xhci-pci.  Pure computation on the ids and registers read in
  * hci_open(): no hardware access, callable from host unit tests.
  *
  * Invariant: hc->dma_limit is 4 GiB whenever AC64 is clear, the
@@ -21,6 +22,7 @@ struct xhci_quirk_entry {
 };
 
 #define PCI_VENDOR_ASMEDIA 0x1B21
+#define PCI_VENDOR_RENESAS 0x1912
 
 /* ASMedia: AC64 set, but DMA above 4 GiB reads and writes the wrong
  * memory (ASM1042A, ASM1142, ASM2142/ASM3142, ASM3242). */
@@ -29,6 +31,9 @@ static const struct xhci_quirk_entry table[] = {
 	{ PCI_VENDOR_ASMEDIA, 0x1242, XHCI_QUIRK_NO_AC64, "ASMedia ASM1142" },
 	{ PCI_VENDOR_ASMEDIA, 0x2142, XHCI_QUIRK_NO_AC64, "ASMedia ASM2142/ASM3142" },
 	{ PCI_VENDOR_ASMEDIA, 0x3242, XHCI_QUIRK_NO_AC64, "ASMedia ASM3242" },
+	/* Renesas uPD720201 / uPD720202: upper address halves survive HCRST. */
+	{ PCI_VENDOR_RENESAS, 0x0014, XHCI_QUIRK_ZERO_64B_REGS, "Renesas uPD720201" },
+	{ PCI_VENDOR_RENESAS, 0x0015, XHCI_QUIRK_ZERO_64B_REGS, "Renesas uPD720202" },
 };
 
 uint32_t xhci_quirks_lookup(uint16_t vendor, uint16_t device, const char **chip)
