@@ -69,7 +69,7 @@ NASMFLAGS := -f elf64 -g -F dwarf
 
 # A subsystem's sources are its folder's .c files and its layers' (one
 # folder deeper, e.g. kernel/usb/xhci/).
-KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*/*.c kernel/*/*/*.c)
+KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*/*.c kernel/*/*/*.c kernel/*/*/*/*.c)
 # trampoline.asm is a flat binary (the AP start-up page), embedded as data.
 KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \

@@ -35,7 +35,7 @@
 #      storage/), and nothing outside xhci/ includes xhci/'s own headers
 #      (the layers above reach the controller through kernel/usb/hci.h);
 #      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
-#      includes it;
+#      includes it; no folder of the stack holds more than 16 files;
 #   8. boot/ (compiled into the UEFI loader too) takes from kernel/ only
 #      kernel/lib's pure headers, the CRC-32 and the byte-order readers
 #      (crc32.h, bytes.h), and those include nothing but the C library's
@@ -106,6 +106,9 @@ report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
 report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+report "a folder of the USB stack holds more than 16 files (kernel/usb is a folder per layer, each small: split by concept)" \
+	"$(for d in kernel/usb/*/ kernel/usb/*/*/; do [ -d "$d" ] || continue; n=$(find "$d" -maxdepth 1 -type f | wc -l);
+		[ "$n" -gt 16 ] && echo "$d: $n files"; done)"
 report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
 report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \

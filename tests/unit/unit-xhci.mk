@@ -5,7 +5,7 @@
 # for the hand-off, halt, reset, start and command sequences and their
 # timeouts; test_xhci_xfer: devices and transfers against the same model
 # (tests/unit/xhci_model.c, xhci_model_slots.c), which replaces
-# kernel/usb/xhci/xhci_hw.c (register access, time), the page allocator and
+# kernel/usb/xhci/pci/xhci_hw.c (register access, time), the page allocator and
 # the heap.  usb_status_name() is the core's (kernel/usb/core/usb_status.c).
 
 XHCI_DIR := kernel/usb/xhci
@@ -20,10 +20,11 @@ unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port q
 
 UNIT_NAMES += xhci_hc
 
-# The whole layer but the hardware (the model stands in) and PCI (hci_open's
-# search and the Intel port routing: test_pci; hci_take_from_firmware:
-# test_usb_handoff; the keys: the command line).
-unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel takeover keys),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
+# The whole layer but its machine side, kernel/usb/xhci/pci/: the hardware
+# (the model stands in), PCI (hci_open's search and the Intel port routing:
+# test_pci; hci_take_from_firmware: test_usb_handoff) and the keys (the
+# command line).
+unit_xhci_xfer_SRCS := $(wildcard $(XHCI_DIR)/*.c) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_xfer
 $(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/xhci_model.h

@@ -1,6 +1,6 @@
 /*
  * xhci_model.h - a software model of an xHCI controller, standing in for
- * kernel/usb/xhci/xhci_hw.c in the host unit tests of the driver
+ * kernel/usb/xhci/pci/xhci_hw.c in the host unit tests of the driver
  * (test_xhci_hc.c, test_xhci_xfer.c).
  *
  * Every register access of the driver lands in the model, which plays

@@ -3,7 +3,13 @@
  * functions the xhci_*.c files share.  The USB layer sees only hci.h.
  *
  * The host-controller layer (kernel/usb/xhci/), the lowest of the USB
- * stack's three (then core/, then storage/):
+ * stack's three (then core/, then storage/).  Its files are the xHCI
+ * protocol (rings, commands, contexts, ports, transfers, reset, quirks);
+ * kernel/usb/xhci/pci/ is its machine side: register access and time
+ * (xhci_hw.c, which the unit tests' model replaces), finding and opening
+ * the controller on PCI (xhci_open.c), Intel port routing, the boot-time
+ * firmware hand-off of every controller (xhci_takeover.c) and the
+ * driver's keys.
  *  - It offers kernel/usb/hci.h and nothing else: this header and
  *    xhci_regs.h are private to the folder (and the driver's unit tests).
  *  - Below it, it calls kernel/pci (finding and enabling the function),

@@ -13,7 +13,7 @@
  * USB (hci.h).
  */
 #include "kernel/usb/xhci/xhci.h"
-#include "kernel/usb/xhci/xhci_keys.h"
+#include "kernel/usb/xhci/pci/xhci_keys.h"
 
 #include <arch/mmu.h>
 

@@ -3,7 +3,7 @@
  * among every subsystem's tables (docs/cmdline.md).  Both are for testing
  * the 32-bit DMA path on controllers that can reach all memory.
  */
-#include "kernel/usb/xhci/xhci_keys.h"
+#include "kernel/usb/xhci/pci/xhci_keys.h"
 
 #include "kernel/lib/cmdline_key.h"
 #include "kernel/lib/libk.h"
