@@ -768,12 +768,15 @@ static void check_issue(const struct kp_issue *is, const struct frame *g, size_t
 			     is->seq_first);
 		break;
 	case KP_ISSUE_BAD_HEADER:
-		/* A run header claiming more than 4096 CPUs is refused for its
-		 * content although its CRCs hold. */
+		/* A run header claiming more than 4096 CPUs, or a TSC rate of
+		 * 0 Hz, is refused for its content although its CRCs hold. */
 		if (f && f->len - HDR >= frame_min_payload(f->type) &&
 		    ((f->type != KPROF_FRAME_BUFFER && f->type != KPROF_FRAME_CHUNK && f->type != KPROF_FRAME_CPU_END) ||
 		     f->cpu != KPROF_FRAME_CPU_NONE) &&
-		    !(f->type == KPROF_FRAME_RUN_HEADER && rd32(b + q + HDR + 8) > 4096))
+		    !(f->type == KPROF_FRAME_RUN_HEADER &&
+		      (rd32(b + q + HDR + 8) > 4096 ||
+		       (rd32(b + q + HDR + offsetof(struct kprof_run_header, tsc_hz)) == 0 &&
+			rd32(b + q + HDR + offsetof(struct kprof_run_header, tsc_hz) + 4) == 0))))
 			fail("bad-header issue at %zu, but a good frame of type %u is there", q, f->type);
 		if (!f && (!magic_at(b, size, q) || header_ok(b, size, q)))
 			fail("bad-header issue at %zu, but no damaged header there", q);
