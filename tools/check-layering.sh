@@ -29,9 +29,19 @@
 #      compiler refuses a write through the view; this refuses the ways
 #      around it: an assignment, ++/--, memcpy/memset or a cast to a
 #      non-const pointer on a *_config name, and the old global kconfig.
+#   7. a workload from outside the tree (make WORKLOADS=DIR, and every
+#      folder of examples/) uses the workload API only: its quoted
+#      includes are kernel/workloads/api/*.h or its own headers (a name
+#      without a folder, present beside it), its angle includes <stdint.h>,
+#      <stdbool.h>, <stddef.h> and <stdarg.h>, and it has no inline
+#      assembly.  docs/workloads.md promises that API stays stable; this
+#      keeps workloads from reaching past it.
 #
+# Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
+# 7 on those folders (what make WORKLOADS=DIR runs before compiling them).
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
+here=$(pwd)
 cd "$(dirname "$0")/.."
 bad=0
 report() { # rule, grep output
@@ -40,6 +50,41 @@ report() { # rule, grep output
 	echo "$2" | sed 's/^/  /'
 	bad=1
 }
+
+# Rule 7 on one folder of workload sources.
+workload_dir() { # dir
+	d=$1
+	files=$(find "$d" -maxdepth 1 -name '*.[ch]' | sort)
+	[ -n "$files" ] || return 0
+	# shellcheck disable=SC2086
+	report "a workload in $d includes more than the workload API (kernel/workloads/api/*.h, its own headers, <stdint.h> <stdbool.h> <stddef.h> <stdarg.h>)" \
+		"$(grep -n -H -E '^[[:space:]]*#[[:space:]]*include' $files | while IFS= read -r line; do
+			inc=$(echo "$line" | sed -E 's/^[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*//')
+			case "$inc" in
+			'"kernel/workloads/api/'*'.h"'|'<stdint.h>'*|'<stdbool.h>'*|'<stddef.h>'*|'<stdarg.h>'*) continue ;;
+			'"'*/*) ;;
+			'"'*'"'*) own=$(echo "$inc" | sed -E 's/^"([^"]*)".*/\1/')
+				[ -f "$d/$own" ] && continue ;;
+			esac
+			echo "$line"
+		done)"
+	# shellcheck disable=SC2086
+	report "a workload in $d has inline assembly (the API has what it needs)" \
+		"$(grep -n -H -E '(__asm__|\basm\b)' $files || true)"
+}
+
+if [ "${1:-}" = "--workloads-only" ]; then
+	shift
+	for d in "$@"; do
+		case "$d" in /*) ;; *) d="$here/$d" ;; esac
+		workload_dir "$d"
+	done
+	[ "$bad" -eq 0 ] && echo "layering: workloads $* use the workload API only"
+	exit "$bad"
+fi
+for d in examples/*/; do
+	[ -d "$d" ] && workload_dir "${d%/}"
+done
 
 report "kernel/ includes an architecture's own header (use <arch/...>)" \
 	"$(grep -rn --include='*.[ch]' '#include *"arch/' kernel || true)"
@@ -69,5 +114,5 @@ report "a write to the parsed configuration outside the parser (subsystems keep 
 		-e '\bkconfig\b' \
 		kernel arch | grep -v -E '^kernel/init/cmdline(_rules|_tables)?\.c:' || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/ and the parsed configuration keep their rules"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/ and the parsed configuration keep their rules; examples/ uses the workload API only"
 exit "$bad"

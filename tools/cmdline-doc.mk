@@ -10,7 +10,7 @@
 # table with CMDLINE_TABLE, kernel/lib/cmdline_key.h); the unit tests of
 # the command line link the same list (tests/unit/unit-cmdline.mk).
 CMDLINE_KEY_SRCS := $(sort $(shell find kernel -name '*_keys.c')) arch/x86_64/cmdline_keys.c
-CMDLINE_PARSER_SRCS := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_tables.c \
+CMDLINE_PARSER_SRCS := kernel/workloads/registry.c kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_tables.c \
 	kernel/init/cmdline_rules.c kernel/lib/printf.c $(CMDLINE_KEY_SRCS)
 CMDLINE_DOC_SRCS := tools/cmdline_doc.c $(CMDLINE_PARSER_SRCS)
 CMDLINE_DOC      := $(BUILD)/cmdline-doc

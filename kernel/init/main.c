@@ -32,6 +32,7 @@
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/ke/rawlock.h"
+#include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/scenario.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workloads/selftest.h"
@@ -212,7 +213,8 @@ void kernel_main(const struct bootinfo *bi)
 	end_probe_checks();
 	if (usb_probe_config->probe)
 		usb_probe_run();
-	trace_start(bi->cmdline, workload_config->scenario);
+	const char *scenario = scenario_name(workload_config->scenario);
+	trace_start(bi->cmdline, workload_wire_number(scenario), scenario);
 	ps_trace_rundown();
 	trace_object_rundown();
 	ke_trace_spinlock_config();

@@ -35,7 +35,7 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 usb_readonly=False, qemu_args=()):
+                 usb_readonly=False, qemu_args=(), kernel="default"):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
@@ -44,6 +44,9 @@ class BootTest:
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
         self.usb_readonly = usb_readonly  # BOOT=usb: the stick attached readonly=on
+        # "workloads": boots the kernel built with the example workloads
+        # from outside the tree (run_boot_tests.py --workloads-kernel).
+        self.kernel = kernel
 
 
 BANNER = r"^kprof \d+\.\d+\.\d+ \(build \S+, \d{4}-\d\d-\d\d\) booted by (\S+)"
@@ -726,6 +729,68 @@ def check_mix_phases(ctx):
             raise_failure("phase %s: %.1f us between its records, %d us on the console" % (key, us, console[key]))
 
 
+def check_workloads_example(ctx):
+    """examples/ticketlock, built from outside the tree into the kernel:
+    the console names it (its descriptor) and gives both locks' rates and
+    hand-off times; its KprofPhase records are the scenario around its two
+    phases, ticket then queued; the kernel's queued lock it names is traced
+    (KprofObjectName "ticketlock.queued", SpinLock records at its address)
+    and only inside the queued phase, which the ticket lock's phase leaves
+    untouched; the timeline names the scenario from the run info (the wire
+    gives it no number)."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect(r"^scenario: ticketlock: a ticket lock of its own against the kernel's queued spin lock$",
+               "the descriptor's name and description")
+    for kind in ("ticket", "queued"):
+        m = ctx.expect(r"^ticketlock: %s acquisitions: (\d+) per second \((\d+) in \d+ ms\)$" % kind,
+                       "the %s lock's rate" % kind)
+        if int(m.group(2)) < 100:
+            raise_failure("the %s lock was taken %s times: not contention" % (kind, m.group(2)))
+        m = ctx.expect(r"^ticketlock: %s hand-off: n=(\d+)(?: of \d+)? min \d+ median \d+ p99 \d+ max \d+ "
+                       r"mean \d+ ns$" % kind, "the %s lock's hand-off times" % kind)
+        if int(m.group(1)) == 0:
+            raise_failure("no hand-off of the %s lock was measured" % kind)
+    ctx.expect(r"^ticketlock: done$", "the guarded counters checked")
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    recs = [json.loads(line) for line in proc.stdout.splitlines()]
+    phases = sorted((r for r in recs if r.get("event") == "KprofPhase"), key=lambda r: r["TimeStamp"])
+    got = [(r["Index"], r["Name"], r["End"]) for r in phases]
+    want = [(0, "ticketlock", 0), (1, "ticket", 0), (1, "ticket", 1), (2, "queued", 0), (2, "queued", 1),
+            (0, "ticketlock", 1)]
+    if got != want:
+        raise_failure("the KprofPhase records are not the example's phases in order: %s" % got)
+    names = [r["Object"] for r in recs if r.get("event") == "KprofObjectName" and r["Name"] == "ticketlock.queued"]
+    if len(names) != 1:
+        raise_failure("%d KprofObjectName records name ticketlock.queued, not 1" % len(names))
+    held = [r["AcquireTime"] for r in recs if r.get("event") == "SpinLock" and r["SpinLockAddress"] == names[0]]
+    if not held:
+        raise_failure("no SpinLock record of ticketlock.queued (%s): the kernel's lock was not traced" % names[0])
+    start, end = phases[3]["TimeStamp"], phases[4]["TimeStamp"]
+    outside = [t for t in held if not start <= t <= end]
+    if outside:
+        raise_failure("%d of %d acquisitions of ticketlock.queued lie outside its phase" % (len(outside), len(held)))
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = os.path.join(tmp, "t.svg")
+        subprocess.run([ctx.kprof, "timeline", ctx.log_path, "-o", svg, "--quiet"], check=False)
+        if not os.path.exists(svg) or "scenario ticketlock" not in open(svg).read():
+            raise_failure("the timeline does not name the scenario ticketlock (from the run info)")
+
+
+def check_workloads_refused(ctx):
+    """scenario= takes any registered workload: an unknown one is refused
+    with the accepted list naming the kernel's own and both example
+    workloads, each from its own folder (they coexist)."""
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: scenario=nope: unknown value; accepted:", "the refusal")
+    # The list goes on over "cmdline:   " lines.
+    listed = re.search(r"^cmdline: scenario=nope: unknown value; accepted:(.*(?:\ncmdline:   .*)*)",
+                       ctx.text, re.M).group(1)
+    for name in ("boot", "mix", "pingpong", "ticketlock"):
+        if not re.search(r"\b%s\b" % name, listed):
+            raise_failure("the accepted list does not name %s: %r" % (name, listed))
+    ctx.reject(r"^scenario: ", "the scenario running")
+
+
 def check_drops(ctx):
     """Stream mode with tiny buffers: the kernel drops records, and every
     drop is placed in time (KprofRecordsLost records, the rest after a
@@ -1051,6 +1116,10 @@ TESTS = [
     BootTest("frame-byte-refused", "a key with a 0xFE byte is refused and echoed without it",
              check_frame_byte_refused, cmdline="bog\udcfeus=1"),
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),
+    BootTest("workloads-example", "examples/ticketlock built from outside the tree: ticket lock vs queued lock",
+             check_workloads_example, cpus=2, cmdline="scenario=ticketlock ticketlock.ms=300", kernel="workloads"),
+    BootTest("workloads-refused", "two example folders built in: scenario= lists both; an unknown one refused",
+             check_workloads_refused, cmdline="scenario=nope", kernel="workloads"),
     BootTest("uefi-bad-value", "cpus=x from \\kprof\\cmdline.txt is refused", check_uefi_bad_value, boot="uefi",
              cmdline="cpus=x", timeout=90),
 ]

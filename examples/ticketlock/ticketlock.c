@@ -1,0 +1,200 @@
+/*
+ * ticketlock.c - an example workload built from outside the tree
+ * (make run WORKLOADS=examples/ticketlock SCENARIO=ticketlock): a ticket
+ * lock of its own against the kernel's queued spin lock
+ * (KeAcquireInStackQueuedSpinLock) under the same contention.
+ *
+ * Two phases, one per lock, each ticketlock.ms long with the same
+ * ticketlock.threads threads (pinned round-robin to the CPUs, priority 10)
+ * holding the lock for ticketlock.hold_ns and thinking ticketlock.think_ns
+ * between acquisitions, both at DISPATCH_LEVEL while held.  Each prints
+ * the acquisitions per second and the hand-off time: from one holder's
+ * release to the next holder's acquisition, when that one was already
+ * waiting (measured the same way for both locks).  The kernel's queued
+ * lock is traced as every kernel lock (WMI_SPINLOCK records, named
+ * "ticketlock.queued" in the report); the phases are KprofPhase records.
+ *
+ * Invariant checked: each lock guards a counter updated non-atomically
+ * inside it; at the end it must equal the acquisitions the threads
+ * counted, or the lock let two holders in (the run fails).
+ *
+ * Uses only the workload API (kernel/workloads/api/workload.h).
+ */
+#include "kernel/workloads/api/workload.h"
+
+#include "ticket.h"
+
+#define MAX_THREADS 64
+#define SAMPLES_PER_THREAD 4096
+
+struct ticketlock_config {
+	uint32_t ms, threads, hold_ns, think_ns;
+};
+
+static struct ticketlock_config config;
+static const struct ticketlock_config defaults = { .ms = 500, .threads = 0, .hold_ns = 200, .think_ns = 1000 };
+
+#define FIELD(f) .offset = offsetof(struct ticketlock_config, f)
+#define USED_BY "scenario=ticketlock"
+static const struct cmdline_key keys[] = {
+	{ .name = "ticketlock.ms", .type = CMDLINE_UINT, FIELD(ms), .min = 50, .max = 600000, .used_by = USED_BY,
+	  .help = "how long each lock's phase runs, ms" },
+	{ .name = "ticketlock.threads", .type = CMDLINE_UINT, FIELD(threads), .min = 1, .max = MAX_THREADS,
+	  .special = "cpus", .used_by = USED_BY, .help = "contending threads, pinned round-robin (cpus: one per CPU)" },
+	{ .name = "ticketlock.hold_ns", .type = CMDLINE_UINT, FIELD(hold_ns), .min = 0, .max = 1000000,
+	  .used_by = USED_BY, .help = "how long a lock is held, ns" },
+	{ .name = "ticketlock.think_ns", .type = CMDLINE_UINT, FIELD(think_ns), .min = 0, .max = 1000000,
+	  .used_by = USED_BY, .help = "time between acquisitions, ns" },
+};
+
+/* Its own rule: each thread gets at least 100 turns in a phase. */
+static const char *check(const void *c, char *buf, size_t size)
+{
+	const struct ticketlock_config *k = c;
+	uint64_t turn = (uint64_t)k->hold_ns + k->think_ns, room = (uint64_t)k->ms * 1000000;
+	if (turn * 100 <= room)
+		return NULL;
+	ksnprintf(buf, size, "cmdline: ticketlock.hold_ns=%u + ticketlock.think_ns=%u leave fewer than 100 "
+		  "acquisitions per thread in ticketlock.ms=%u; accepted: hold_ns + think_ns <= ms * 10000",
+		  k->hold_ns, k->think_ns, k->ms);
+	return buf;
+}
+
+WORKLOAD_KEYS(ticketlock, keys, &config, &defaults, check);
+
+/* The two locks under test, behind one interface. */
+enum kind { TICKET, QUEUED };
+static const char *const kind_names[] = { "ticket", "queued" };
+
+static struct {
+	struct ticket_lock ticket __attribute__((aligned(64)));
+	KSPIN_LOCK queued __attribute__((aligned(64)));
+	/* Guarded by the lock under test. */
+	uint64_t counter __attribute__((aligned(64)));
+	uint64_t released_at; /* cycles: the last holder's release */
+	enum kind kind;
+	uint64_t deadline;
+	KEVENT go;
+	struct worker {
+		uint64_t acquisitions;
+		struct workload_samples handoff; /* cycles */
+	} workers[MAX_THREADS];
+} s;
+
+/* One acquisition, hold, release; a hand-off sample when this thread
+ * waited for another's release. */
+static void turn(struct worker *w, uint32_t hold_ns)
+{
+	KLOCK_QUEUE_HANDLE handle;
+	KIRQL old = DISPATCH_LEVEL;
+	uint64_t asked = workload_cycles();
+
+	if (s.kind == TICKET) {
+		old = ke_raise_irql(DISPATCH_LEVEL);
+		ticket_acquire(&s.ticket);
+	} else {
+		ke_acquire_in_stack_queued_spin_lock(&s.queued, &handle);
+	}
+	uint64_t got = workload_cycles();
+	if (s.released_at > asked) /* the lock was held when asked for */
+		workload_samples_add(&w->handoff, got - s.released_at);
+	s.counter++;
+	workload_spin_ns(hold_ns);
+	s.released_at = workload_cycles();
+	if (s.kind == TICKET) {
+		ticket_release(&s.ticket);
+		ke_lower_irql(old);
+	} else {
+		ke_release_in_stack_queued_spin_lock(&handle);
+	}
+	w->acquisitions++;
+}
+
+static void worker(void *context)
+{
+	struct worker *w = context;
+	uint32_t hold_ns = config.hold_ns, think_ns = config.think_ns;
+
+	ke_wait_for_single_object(&s.go, Executive, KernelMode, KE_WAIT_FOREVER);
+	while (workload_cycles() < s.deadline) {
+		turn(w, hold_ns);
+		workload_spin_ns(think_ns);
+	}
+}
+
+/* One phase: every thread on one lock.  false when the counter shows two
+ * holders at once (or a thread did not start). */
+static bool phase(uint32_t index, enum kind kind, uint32_t nthreads, uint32_t ms)
+{
+	KTHREAD *threads[MAX_THREADS];
+	struct workload_samples all;
+	uint64_t acquisitions = 0;
+	char what[48];
+	bool ok = true;
+
+	s.kind = kind;
+	s.counter = 0;
+	s.released_at = 0;
+	ke_initialize_event(&s.go, NotificationEvent, false);
+	workload_samples_init(&all, nthreads * SAMPLES_PER_THREAD);
+	for (uint32_t i = 0; i < nthreads; i++) {
+		KAFFINITY_EX one;
+		affinity_clear_all(&one);
+		affinity_add(&one, i % ke_number_processors);
+		s.workers[i].acquisitions = 0;
+		workload_samples_init(&s.workers[i].handoff, SAMPLES_PER_THREAD);
+		threads[i] = ps_create_system_thread(NULL, worker, &s.workers[i], 10, &one, kind_names[kind]);
+		ok &= threads[i] != NULL;
+	}
+	workload_phase(index, kind_names[kind], false);
+	uint64_t start = workload_cycles();
+	s.deadline = start + workload_ns_to_cycles((uint64_t)ms * 1000000);
+	ke_set_event(&s.go, IO_NO_INCREMENT, false);
+	for (uint32_t i = 0; i < nthreads; i++)
+		if (threads[i])
+			ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);
+	uint64_t took = workload_cycles() - start;
+	workload_phase(index, kind_names[kind], true);
+
+	for (uint32_t i = 0; i < nthreads; i++) {
+		acquisitions += s.workers[i].acquisitions;
+		workload_samples_merge(&all, &s.workers[i].handoff);
+		workload_samples_free(&s.workers[i].handoff);
+	}
+	ksnprintf(what, sizeof(what), "ticketlock: %s acquisitions", kind_names[kind]);
+	workload_print_rate(what, acquisitions, took);
+	for (uint32_t i = 0; i < all.count; i++)
+		all.v[i] = workload_cycles_to_ns(all.v[i]);
+	struct workload_summary sum = workload_samples_summary(&all);
+	ksnprintf(what, sizeof(what), "ticketlock: %s hand-off", kind_names[kind]);
+	workload_print_summary(what, "ns", &sum);
+	workload_samples_free(&all);
+	if (s.counter != acquisitions) {
+		kprintf("ticketlock: %s: the guarded counter is %llu, the threads counted %llu: two holders at once\n",
+			kind_names[kind], (unsigned long long)s.counter, (unsigned long long)acquisitions);
+		ok = false;
+	}
+	return ok;
+}
+
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	uint32_t ms = r->ms ? r->ms / 2 : config.ms;
+	uint32_t nthreads = config.threads ? config.threads : ke_number_processors;
+	bool ok;
+
+	if (nthreads > MAX_THREADS)
+		nthreads = MAX_THREADS;
+	ticket_init(&s.ticket);
+	ke_initialize_spin_lock(&s.queued);
+	trace_name_object(&s.queued, KprofObjectQueuedSpinLock, "ticketlock.queued");
+	kprintf("ticketlock: %u threads, %u ms per lock, hold %u ns, think %u ns\n", nthreads, ms, config.hold_ns,
+		config.think_ns);
+	ok = phase(1, TICKET, nthreads, ms);
+	ok &= phase(2, QUEUED, nthreads, ms);
+	kprintf("ticketlock: %s\n", ok ? "done" : "SOME CHECKS FAILED");
+	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
+}
+
+WORKLOAD_DEFINE(ticketlock, .name = "ticketlock",
+		.description = "a ticket lock of its own against the kernel's queued spin lock", .run = run);
