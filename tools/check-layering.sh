@@ -29,16 +29,28 @@
 #      compiler refuses a write through the view; this refuses the ways
 #      around it: an assignment, ++/--, memcpy/memset or a cast to a
 #      non-const pointer on a *_config name, and the old global kconfig.
-#   7. a workload from outside the tree (make WORKLOADS=DIR, and every
+#   7. the USB stack's layers, lowest first kernel/usb/xhci/ (the host
+#      controller), core/, storage/: a layer includes nothing from a layer
+#      above it (xhci/ nothing from core/ or storage/, core/ nothing from
+#      storage/), and nothing outside xhci/ includes xhci/'s own headers
+#      (the layers above reach the controller through kernel/usb/hci.h);
+#      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
+#      includes it;
+#   8. boot/ (compiled into the UEFI loader too) takes from kernel/ only
+#      kernel/lib's pure headers, the CRC-32 and the byte-order readers
+#      (crc32.h, bytes.h), and those include nothing but the C library's
+#      freestanding headers.
+#   9. a workload from outside the tree (make WORKLOADS=DIR, and every
 #      folder of examples/) uses the workload API only: its quoted
-#      includes are kernel/workloads/api/*.h or its own headers (a name
+#      includes are kernel/workloads/api/*.h, kernel/trace/user_event.h
+#      (events of its own) or its own headers (a name
 #      without a folder, present beside it), its angle includes <stdint.h>,
 #      <stdbool.h>, <stddef.h> and <stdarg.h>, and it has no inline
 #      assembly.  docs/workloads.md promises that API stays stable; this
 #      keeps workloads from reaching past it.
 #
 # Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
-# 7 on those folders (what make WORKLOADS=DIR runs before compiling them).
+# 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
 here=$(pwd)
@@ -51,17 +63,18 @@ report() { # rule, grep output
 	bad=1
 }
 
-# Rule 7 on one folder of workload sources.
+# Rule 9 on one folder of workload sources.
 workload_dir() { # dir
 	d=$1
 	files=$(find "$d" -maxdepth 1 -name '*.[ch]' | sort)
 	[ -n "$files" ] || return 0
 	# shellcheck disable=SC2086
-	report "a workload in $d includes more than the workload API (kernel/workloads/api/*.h, its own headers, <stdint.h> <stdbool.h> <stddef.h> <stdarg.h>)" \
+	report "a workload in $d includes more than the workload API (kernel/workloads/api/*.h, kernel/trace/user_event.h, its own headers, <stdint.h> <stdbool.h> <stddef.h> <stdarg.h>)" \
 		"$(grep -n -H -E '^[[:space:]]*#[[:space:]]*include' $files | while IFS= read -r line; do
 			inc=$(echo "$line" | sed -E 's/^[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*//')
 			case "$inc" in
-			'"kernel/workloads/api/'*'.h"'|'<stdint.h>'*|'<stdbool.h>'*|'<stddef.h>'*|'<stdarg.h>'*) continue ;;
+			*..*) ;; # no way out of a folder
+			'"kernel/workloads/api/'*'.h"'*|'"kernel/trace/user_event.h"'*|'<stdint.h>'*|'<stdbool.h>'*|'<stddef.h>'*|'<stdarg.h>'*) continue ;;
 			'"'*/*) ;;
 			'"'*'"'*) own=$(echo "$inc" | sed -E 's/^"([^"]*)".*/\1/')
 				[ -f "$d/$own" ] && continue ;;
@@ -114,5 +127,37 @@ report "a write to the parsed configuration outside the parser (subsystems keep 
 		-e '\bkconfig\b' \
 		kernel arch | grep -v -E '^kernel/init/cmdline(_rules|_tables)?\.c:' || true)"
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/ and the parsed configuration keep their rules; examples/ uses the workload API only"
+
+# Rule 7: each #include "kernel/usb/<layer>/..." against the including
+# file's own layer (0 for kernel/usb/hci.h and probe/: they may include no
+# layer at all).
+usb_rank() {
+	case "$1" in
+	xhci) echo 1 ;;
+	core) echo 2 ;;
+	storage) echo 3 ;;
+	*) echo 0 ;;
+	esac
+}
+usb_upward() {
+	grep -rn --include='*.[ch]' -E '#include *"kernel/usb/[a-z]+/' kernel/usb | while IFS= read -r hit; do
+		from=${hit#kernel/usb/}
+		from=${from%%[/:]*}
+		to=$(echo "$hit" | sed -E 's|.*#include *"kernel/usb/([a-z]+)/.*|\1|')
+		[ "$(usb_rank "$to")" -gt "$(usb_rank "$from")" ] && echo "$hit"
+	done
+}
+report "a USB layer includes a layer above it (lowest first: xhci/, core/, storage/; probe/ sits on hci.h)" \
+	"$(usb_upward)"
+report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB layers use kernel/usb/hci.h)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
+report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
+report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
+report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
+	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
+
+
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; examples/ uses the workload API only"
 exit "$bad"

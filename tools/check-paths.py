@@ -28,7 +28,7 @@ arch/x86_64/include/: <arch/cpu.h>, kprof/wire.h); a bare file name
 (trace_delta.c) also anywhere in the repository.  A Markdown link resolves
 relative to its document, and its #anchor must be a heading there.
 Patterns must match: `*`, `?`, `[..]`, `<name>` and a `...` segment are
-wildcards that must match at least one entry (kernel/usb/xhci_*.c), and
+wildcards that must match at least one entry (kernel/usb/xhci/xhci_*.c), and
 each alternative of `{a,b}` must exist.
 
 Issue numbers (the word "issue" and a number, anywhere read; "#" and a

@@ -11,19 +11,11 @@
  */
 #include "boot/common/fat.h"
 
+#include "kernel/lib/bytes.h"
+
 #define FAT16_MIN_CLUSTERS 4085u  /* fewer: FAT12 (specification, 3.5)   */
 #define FAT32_MIN_CLUSTERS 65525u /* fewer: FAT16                         */
 #define FAT32_MAX_CLUSTERS 0x0FFFFFF5u
-
-static uint32_t le16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return le16(p) | le16(p + 2) << 16;
-}
 
 static int is_pow2(uint32_t x)
 {
@@ -62,20 +54,20 @@ enum fat_status fat_mount(struct fat_volume *v, fat_read_fn read, void *ctx)
 	if (bs[510] != 0x55 || bs[511] != 0xAA)
 		return fat_bad(v, "no boot sector signature 0x55 0xAA");
 
-	uint32_t bps = le16(bs + 11);            /* BPB_BytsPerSec */
+	uint32_t bps = get_le16(bs + 11);            /* BPB_BytsPerSec */
 	uint32_t spc = bs[13];                   /* BPB_SecPerClus */
-	uint32_t rsvd = le16(bs + 14);           /* BPB_RsvdSecCnt */
+	uint32_t rsvd = get_le16(bs + 14);           /* BPB_RsvdSecCnt */
 	uint32_t nfats = bs[16];                 /* BPB_NumFATs    */
-	uint32_t root_ents = le16(bs + 17);      /* BPB_RootEntCnt */
-	uint32_t tot = le16(bs + 19);            /* BPB_TotSec16   */
-	uint32_t fatsz = le16(bs + 22);          /* BPB_FATSz16    */
+	uint32_t root_ents = get_le16(bs + 17);      /* BPB_RootEntCnt */
+	uint32_t tot = get_le16(bs + 19);            /* BPB_TotSec16   */
+	uint32_t fatsz = get_le16(bs + 22);          /* BPB_FATSz16    */
 	uint32_t ext_flags = 0;
 
 	if (!tot)
-		tot = le32(bs + 32);             /* BPB_TotSec32   */
+		tot = get_le32(bs + 32);             /* BPB_TotSec32   */
 	if (!fatsz) {
-		fatsz = le32(bs + 36);           /* BPB_FATSz32    */
-		ext_flags = le16(bs + 40);       /* BPB_ExtFlags   */
+		fatsz = get_le32(bs + 36);           /* BPB_FATSz32    */
+		ext_flags = get_le16(bs + 40);       /* BPB_ExtFlags   */
 	}
 	if (bps < 512 || bps > FAT_SECTOR_MAX || !is_pow2(bps))
 		return fat_bad(v, "BPB_BytsPerSec is not 512, 1024, 2048 or 4096");
@@ -112,7 +104,7 @@ enum fat_status fat_mount(struct fat_volume *v, fat_read_fn read, void *ctx)
 		v->root_cluster = 0;
 		return FAT_OK;
 	}
-	if (root_ents || le16(bs + 22))
+	if (root_ents || get_le16(bs + 22))
 		return fat_bad(v, "FAT32 by its cluster count, but BPB_RootEntCnt or BPB_FATSz16 is not 0");
 	if (ext_flags & 0x80) { /* mirroring off: only the active FAT is current */
 		if ((ext_flags & 0xF) >= nfats)
@@ -121,7 +113,7 @@ enum fat_status fat_mount(struct fat_volume *v, fat_read_fn read, void *ctx)
 	}
 	v->root_entries = 0;
 	v->root_offset = 0;
-	v->root_cluster = le32(bs + 44); /* BPB_RootClus */
+	v->root_cluster = get_le32(bs + 44); /* BPB_RootClus */
 	if (v->root_cluster < 2 || v->root_cluster >= v->clusters + 2)
 		return fat_bad(v, "BPB_RootClus is not a cluster of the volume");
 	return FAT_OK;
@@ -151,7 +143,7 @@ int fat_next(struct fat_volume *v, uint32_t c, uint32_t *next)
 	}
 
 	const uint8_t *e = v->cache + (off - win);
-	uint32_t val = v->type == 32 ? le32(e) & 0x0FFFFFFF : le16(e);
+	uint32_t val = v->type == 32 ? get_le32(e) & 0x0FFFFFFF : get_le16(e);
 	uint32_t eoc = v->type == 32 ? 0x0FFFFFF8 : 0xFFF8;
 	uint32_t bad = eoc - 1;
 

@@ -5,17 +5,8 @@
  */
 #include "boot/common/gpt.h"
 
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/crc32.h"
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 const char *gpt_status_name(enum gpt_status st)
 {
@@ -38,30 +29,31 @@ enum gpt_status gpt_header_check(const uint8_t *blk, uint32_t block_size, struct
 	for (int i = 0; i < 8; i++)
 		if (blk[i] != sig[i])
 			return GPT_NO_SIGNATURE;
-	size = le32(blk + 12); /* HeaderSize */
+	size = get_le32(blk + 12); /* HeaderSize */
 	if (size < GPT_HEADER_MIN || size > block_size)
 		return GPT_BAD_SIZE;
 	/* HeaderCRC32 (offset 16) over HeaderSize bytes with itself zeroed. */
 	crc = crc32_update(0, blk, 16);
 	crc = crc32_update(crc, zero, 4);
 	crc = crc32_update(crc, blk + 20, size - 20);
-	if (crc != le32(blk + 16))
+	if (crc != get_le32(blk + 16))
 		return GPT_BAD_CRC;
-	if (le64(blk + 24) != GPT_HEADER_LBA) /* MyLBA */
+	if (get_le64(blk + 24) != GPT_HEADER_LBA) /* MyLBA */
 		return GPT_BAD_LBA;
-	out->AlternateLBA = le64(blk + 32);
-	out->LastUsableLBA = le64(blk + 48);
+	out->AlternateLBA = get_le64(blk + 32);
+	out->FirstUsableLBA = get_le64(blk + 40);
+	out->LastUsableLBA = get_le64(blk + 48);
 	for (int i = 0; i < 16; i++)
 		out->DiskGUID[i] = blk[56 + i];
-	out->NumberOfPartitionEntries = le32(blk + 80);
+	out->NumberOfPartitionEntries = get_le32(blk + 80);
 	return GPT_OK;
 }
 
-void gpt_guid_format(const uint8_t g[16], char out[37])
+static void guid_format(const uint8_t g[16], char out[37], const char hex[16])
 {
-	/* Byte order of the text: fields 1-3 little-endian, the rest as is. */
+	/* Byte order of the text: fields 1-3 little-endian, the rest as is
+	 * (UEFI 2.10, appendix A). */
 	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-	static const char hex[] = "0123456789abcdef";
 	int n = 0;
 
 	for (int i = 0; i < 16; i++) {
@@ -71,4 +63,14 @@ void gpt_guid_format(const uint8_t g[16], char out[37])
 		out[n++] = hex[g[order[i]] & 15];
 	}
 	out[n] = 0;
+}
+
+void gpt_guid_format(const uint8_t g[16], char out[37])
+{
+	guid_format(g, out, "0123456789abcdef");
+}
+
+void gpt_guid_format_upper(const uint8_t g[16], char out[37])
+{
+	guid_format(g, out, "0123456789ABCDEF");
 }

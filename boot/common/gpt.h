@@ -2,8 +2,9 @@
  * gpt.h - the GPT header of a disk (UEFI 2.10, 5.3.2), read-only.
  *
  * Pure C, shared by the UEFI loader (the boot stick's identity for
- * bootinfo) and anything else that must recognise the disk by its
- * DiskGUID; the host unit tests check it against sgdisk's images.
+ * bootinfo) and the kernel, which reads the header back from the stick
+ * before it writes (kernel/usb/storage/stick.c) and prints the GUID; the
+ * host unit tests check it against sgdisk's images.
  *
  * Invariant: a header is accepted only when its Signature is "EFI PART",
  * its HeaderSize lies in 92 .. the block size, its HeaderCRC32 (computed
@@ -29,6 +30,7 @@ enum gpt_status {
 struct gpt_header_info {
 	uint8_t DiskGUID[16];    /* bytes as on disk                         */
 	uint64_t AlternateLBA;   /* the backup header: the disk's last block  */
+	uint64_t FirstUsableLBA; /* the blocks partitions may use, inclusive */
 	uint64_t LastUsableLBA;
 	uint32_t NumberOfPartitionEntries;
 };
@@ -41,5 +43,8 @@ const char *gpt_status_name(enum gpt_status st);
 /* "01234567-89ab-cdef-0123-456789abcdef" (37 bytes with the NUL) from a
  * GUID's on-disk bytes (the first three fields little-endian). */
 void gpt_guid_format(const uint8_t guid[16], char out[37]);
+/* The same in upper case, as sgdisk and the kernel's stick driver print
+ * it: "01234567-89AB-CDEF-0123-456789ABCDEF". */
+void gpt_guid_format_upper(const uint8_t guid[16], char out[37]);
 
 #endif /* KPROF_BOOT_GPT_H */

@@ -7,6 +7,8 @@
  */
 #include "boot/common/usbpath.h"
 
+#include "kernel/lib/bytes.h"
+
 #define DP_HARDWARE  0x01
 #define DP_ACPI      0x02
 #define DP_MESSAGING 0x03
@@ -16,15 +18,6 @@
 #define MSG_USB      0x05
 #define MEDIA_HD     0x01
 #define HD_NODE_LEN  42 /* Header 4, number 4, start 8, size 8, sig 16, types 2 */
-
-static uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 const char *usbpath_result_name(enum usbpath_result r)
 {
@@ -51,7 +44,7 @@ enum usbpath_result usbpath_parse(const uint8_t *dp, size_t max, struct usbpath 
 		if (off + 4 > max)
 			return USBPATH_BAD;
 		uint8_t type = dp[off] & 0x7F, sub = dp[off + 1];
-		size_t len = (size_t)le(dp + off + 2, 2);
+		size_t len = get_le16(dp + off + 2);
 
 		if (len < 4 || off + len > max)
 			return USBPATH_BAD;
@@ -75,9 +68,9 @@ enum usbpath_result usbpath_parse(const uint8_t *dp, size_t max, struct usbpath 
 			if (len < HD_NODE_LEN)
 				return USBPATH_BAD;
 			out->hd_offset = (uint32_t)off;
-			out->partition_number = (uint32_t)le(dp + off + 4, 4);
-			out->partition_start = le(dp + off + 8, 8);
-			out->partition_size = le(dp + off + 16, 8);
+			out->partition_number = get_le32(dp + off + 4);
+			out->partition_start = get_le64(dp + off + 8);
+			out->partition_size = get_le64(dp + off + 16);
 			out->signature_type = dp[off + 41];
 			return USBPATH_USB;
 		} else if (seen_usb) {

@@ -14,6 +14,14 @@
  * lock is traced as every kernel lock (WMI_SPINLOCK records, named
  * "ticketlock.queued" in the report); the phases are KprofPhase records.
  *
+ * Its own events (docs/user-events.md), written outside the lock so they
+ * add nothing to a hold:
+ *   - ticketlock_handoff, an instant per hand-off measured: Lock (ticket,
+ *     queued) and HandoffNs, the time from the release to this
+ *     acquisition; as many as the console's hand-off line counts;
+ *   - ticketlock_run, a span around each thread's run in a phase (Begin
+ *     and End on its CPU: the threads are pinned): Lock and Thread.
+ *
  * Invariant checked: each lock guards a counter updated non-atomically
  * inside it; at the end it must equal the acquisitions the threads
  * counted, or the lock let two holders in (the run fails).
@@ -66,6 +74,50 @@ WORKLOAD_KEYS(ticketlock, keys, &config, &defaults, check);
 enum kind { TICKET, QUEUED };
 static const char *const kind_names[] = { "ticket", "queued" };
 
+static const struct user_event_field handoff_fields[] = {
+	USER_EVENT_ENUM("Lock", 1, kind_names),
+	USER_EVENT_UNSIGNED("HandoffNs", 4),
+};
+static const struct user_event_field run_fields[] = {
+	USER_EVENT_ENUM("Lock", 1, kind_names),
+	USER_EVENT_UNSIGNED("Thread", 4),
+};
+static struct user_event_type handoff_type =
+	USER_EVENT_TYPE("ticketlock_handoff", KprofEventKindInstant, handoff_fields);
+static struct user_event_type run_type = USER_EVENT_TYPE("ticketlock_run", KprofEventKindSpan, run_fields);
+
+/* The values in place (the fastest form): the fields in order, packed. */
+struct handoff_values {
+	uint8_t Lock;
+	uint32_t HandoffNs;
+} __attribute__((packed));
+
+static void handoff_event(enum kind kind, uint64_t cycles)
+{
+	struct user_event e;
+
+	if (user_event_begin(&e, &handoff_type, KprofEventInstant)) {
+		struct handoff_values *v = USER_EVENT_VALUES(&e, struct handoff_values);
+		if (v) {
+			uint64_t ns = workload_cycles_to_ns(cycles);
+			v->Lock = (uint8_t)kind;
+			v->HandoffNs = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+		}
+		user_event_commit(&e);
+	}
+}
+
+static void run_event(enum kprof_event_phase phase, enum kind kind, uint32_t thread)
+{
+	struct user_event e;
+
+	if (user_event_begin(&e, &run_type, phase)) {
+		user_event_int(&e, kind);
+		user_event_int(&e, thread);
+		user_event_commit(&e);
+	}
+}
+
 static struct {
 	struct ticket_lock ticket __attribute__((aligned(64)));
 	KSPIN_LOCK queued __attribute__((aligned(64)));
@@ -76,6 +128,7 @@ static struct {
 	uint64_t deadline;
 	KEVENT go;
 	struct worker {
+		uint32_t index;
 		uint64_t acquisitions;
 		struct workload_samples handoff; /* cycles */
 	} workers[MAX_THREADS];
@@ -95,9 +148,12 @@ static void turn(struct worker *w, uint32_t hold_ns)
 	} else {
 		ke_acquire_in_stack_queued_spin_lock(&s.queued, &handle);
 	}
-	uint64_t got = workload_cycles();
-	if (s.released_at > asked) /* the lock was held when asked for */
-		workload_samples_add(&w->handoff, got - s.released_at);
+	uint64_t got = workload_cycles(), handoff = 0;
+	bool waited = s.released_at > asked; /* the lock was held when asked for */
+	if (waited) {
+		handoff = got - s.released_at;
+		workload_samples_add(&w->handoff, handoff);
+	}
 	s.counter++;
 	workload_spin_ns(hold_ns);
 	s.released_at = workload_cycles();
@@ -108,6 +164,8 @@ static void turn(struct worker *w, uint32_t hold_ns)
 		ke_release_in_stack_queued_spin_lock(&handle);
 	}
 	w->acquisitions++;
+	if (waited)
+		handoff_event(s.kind, handoff);
 }
 
 static void worker(void *context)
@@ -116,10 +174,12 @@ static void worker(void *context)
 	uint32_t hold_ns = config.hold_ns, think_ns = config.think_ns;
 
 	ke_wait_for_single_object(&s.go, Executive, KernelMode, KE_WAIT_FOREVER);
+	run_event(KprofEventBegin, s.kind, w->index);
 	while (workload_cycles() < s.deadline) {
 		turn(w, hold_ns);
 		workload_spin_ns(think_ns);
 	}
+	run_event(KprofEventEnd, s.kind, w->index);
 }
 
 /* One phase: every thread on one lock.  false when the counter shows two
@@ -141,6 +201,7 @@ static bool phase(uint32_t index, enum kind kind, uint32_t nthreads, uint32_t ms
 		KAFFINITY_EX one;
 		affinity_clear_all(&one);
 		affinity_add(&one, i % ke_number_processors);
+		s.workers[i].index = i;
 		s.workers[i].acquisitions = 0;
 		workload_samples_init(&s.workers[i].handoff, SAMPLES_PER_THREAD);
 		threads[i] = ps_create_system_thread(NULL, worker, &s.workers[i], 10, &one, kind_names[kind]);
@@ -185,6 +246,8 @@ static enum kprof_exit_status run(const struct workload_run *r)
 
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
+	if (user_event_declare(&handoff_type) || user_event_declare(&run_type))
+		return KPROF_EXIT_FAILURE; /* the console says why */
 	ticket_init(&s.ticket);
 	ke_initialize_spin_lock(&s.queued);
 	trace_name_object(&s.queued, KprofObjectQueuedSpinLock, "ticketlock.queued");

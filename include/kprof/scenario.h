@@ -22,6 +22,7 @@ enum kprof_scenario {
 	SCENARIO_RESOURCES,/* ERESOURCE readers and writers                   */
 	SCENARIO_PROFILE,  /* profile objects and known shares of time        */
 	SCENARIO_MIX,      /* every workload in turn (make run's default)      */
+	SCENARIO_EVENTS,   /* a workload's own event types and events          */
 	SCENARIO_COUNT
 };
 
@@ -39,7 +40,8 @@ enum kprof_scenario {
 	[SCENARIO_LOCKS] = "locks",              \
 	[SCENARIO_RESOURCES] = "resources",      \
 	[SCENARIO_PROFILE] = "profile",          \
-	[SCENARIO_MIX] = "mix"
+	[SCENARIO_MIX] = "mix",                  \
+	[SCENARIO_EVENTS] = "events"
 
 /* The scenario= name of a workload, or NULL when the value is not a known
  * workload (a run header from a newer kernel). */

@@ -11,6 +11,7 @@
 #include "kernel/lib/libk.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/ke/rawlock.h"
 
 static const char *const mem_type_names[] = {
@@ -26,14 +27,8 @@ static const char *const mem_type_names[] = {
 	[BOOTINFO_MEM_PERSISTENT] = "persistent",
 };
 #define MEM_TYPES ARRAY_SIZE(mem_type_names)
-
-/* "12.3 MiB" without floating point, into buf. */
-static const char *mib(char *buf, size_t size, uint64_t bytes)
-{
-	uint64_t tenths = (bytes * 10 + (1 << 19)) >> 20;
-	ksnprintf(buf, size, "%llu.%llu MiB", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10));
-	return buf;
-}
+/* "12.3 MiB": tenths rounded to the nearest. */
+#define MEM_SIZE (SIZE_MIB | SIZE_ROUND)
 
 void bootlog_memory(const struct bootinfo *bi)
 {
@@ -54,17 +49,18 @@ void bootlog_memory(const struct bootinfo *bi)
 	for (uint32_t t = 1; t < MEM_TYPES; t++) {
 		if (!totals[t])
 			continue;
+		size_format(num, sizeof(num), totals[t], MEM_SIZE);
 		len += (size_t)ksnprintf(line + len, sizeof(line) - MIN(len, sizeof(line)), "%s%s %s",
-					 len ? ", " : "", mem_type_names[t], mib(num, sizeof(num), totals[t]));
+					 len ? ", " : "", mem_type_names[t], num);
 	}
 	kprintf("memory: %s\n", line);
 
 	struct pmm_stats st;
 	pmm_get_stats(&st);
+	size_format(num, sizeof(num), st.free_pages * PAGE_SIZE, MEM_SIZE);
 	kprintf("memory: %llu of %llu pages free (%s), page bitmap %llu KiB at 0x%llx\n",
-		(unsigned long long)st.free_pages, (unsigned long long)st.total_pages,
-		mib(num, sizeof(num), st.free_pages * PAGE_SIZE), (unsigned long long)st.bitmap_bytes / 1024,
-		(unsigned long long)st.bitmap_phys);
+		(unsigned long long)st.free_pages, (unsigned long long)st.total_pages, num,
+		(unsigned long long)st.bitmap_bytes / 1024, (unsigned long long)st.bitmap_phys);
 }
 
 void bootlog_memory_map(const struct bootinfo *bi)

@@ -10,6 +10,8 @@
  */
 #include "kernel/console/psf.h"
 
+#include "kernel/lib/bytes.h"
+
 #define PSF1_MAGIC0 0x36
 #define PSF1_MAGIC1 0x04
 #define PSF1_MODE512 0x01
@@ -17,11 +19,6 @@
 #define PSF1_MODESEQ 0x04
 #define PSF2_MAGIC 0x864ab572u
 #define PSF2_HAS_UNICODE_TABLE 0x01
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static void map_identity(struct psf_font *f)
 {
@@ -99,12 +96,12 @@ int psf_parse(const void *data, size_t size, struct psf_font *f)
 			psf1_table(f, f->glyphs + (size_t)f->count * f->glyph_bytes, d + size);
 		return 0;
 	}
-	if (size >= 32 && le32(d) == PSF2_MAGIC) {
-		uint32_t hdr = le32(d + 8), flags = le32(d + 12);
-		f->count = le32(d + 16);
-		f->glyph_bytes = le32(d + 20);
-		f->height = le32(d + 24);
-		f->width = le32(d + 28);
+	if (size >= 32 && get_le32(d) == PSF2_MAGIC) {
+		uint32_t hdr = get_le32(d + 8), flags = get_le32(d + 12);
+		f->count = get_le32(d + 16);
+		f->glyph_bytes = get_le32(d + 20);
+		f->height = get_le32(d + 24);
+		f->width = get_le32(d + 28);
 		f->row_bytes = (f->width + 7) / 8;
 		f->glyphs = d + hdr;
 		if (f->count == 0 || f->width == 0 || f->height == 0 || f->glyph_bytes < f->row_bytes * f->height ||

@@ -24,6 +24,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock_keys.h"
 #include "kernel/debug/panic.h"
@@ -40,8 +41,8 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
-#include "kernel/usb/probe.h"
-#include "kernel/usb/probe_keys.h"
+#include "kernel/usb/probe/probe.h"
+#include "kernel/usb/probe/probe_keys.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
@@ -217,6 +218,7 @@ void kernel_main(const struct bootinfo *bi)
 	trace_start(bi->cmdline, workload_wire_number(scenario), scenario);
 	ps_trace_rundown();
 	trace_object_rundown();
+	user_event_rundown();
 	ke_trace_spinlock_config();
 	ke_profile_trace_start();
 

@@ -27,6 +27,7 @@
 #include "kernel/lib/cmdline_key.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/trace/frame.h"
 #include "kernel/trace/out_file.h"
 #include "kernel/trace/out_sink.h"
@@ -182,16 +183,10 @@ void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, u
 	}
 }
 
-/* "2.6 MB" (decimal); "0.3 MB" below 1 MB. */
-static void mb(char *buf, size_t size, uint64_t bytes)
-{
-	ksnprintf(buf, size, "%llu.%llu MB", (unsigned long long)(bytes / 1000000),
-		  (unsigned long long)(bytes % 1000000 / 100000));
-}
-
 /* One line: how long the output took after the workload, and each sink's
- * bytes, time and rate ("under 1 ms" for a sink that took less).  Not on
- * the bug check path (the workload never ended there). */
+ * bytes, time and rate ("under 1 ms" for a sink that took less), sizes as
+ * "2.6 MB" (decimal; "0.3 MB" below 1 MB).  Not on the bug check path (the
+ * workload never ended there). */
 static void say_throughput(void)
 {
 	char line[256], size[32], rate[32];
@@ -204,9 +199,9 @@ static void say_throughput(void)
 	for (uint32_t i = 0; i < out.nsinks && n > 0 && (size_t)n < sizeof(line); i++) {
 		const struct trace_sink *s = out.sinks[i];
 		uint64_t ms = cycles_to_ms(s->cycles);
-		mb(size, sizeof(size), s->bytes);
+		size_format(size, sizeof(size), s->bytes, SIZE_MB);
 		if (ms)
-			mb(rate, sizeof(rate), s->bytes * 1000 / ms);
+			size_format(rate, sizeof(rate), s->bytes * 1000 / ms, SIZE_MB);
 		n += ksnprintf(line + n, sizeof(line) - (size_t)n, "%s %s %s in %llu ms (%s%s)", i ? "," : "", s->name,
 			       size, (unsigned long long)ms, ms ? rate : "under 1 ms", ms ? "/s" : "");
 	}

@@ -1,6 +1,7 @@
 /*
  * out_stick.c - the stick sink: the trace file on the USB stick the
- * kernel booted from (\kprof\trace.bin), written through kernel/usb/stick.h.
+ * kernel booted from (\kprof\trace.bin), written through
+ * kernel/usb/storage/stick.h.
  * This is the only file of the trace that calls the USB stack.
  *
  * Open (trace start, before the workload): the stick is found by the
@@ -39,8 +40,9 @@
 #include "kernel/ke/irql.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/mm/pmm.h"
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define STAGE_MAX (1u << 20)  /* bytes per write at most: 1 MiB          */
 #define STAGE_MIN (64u << 10) /* ... and at least, if memory is short    */
@@ -116,17 +118,6 @@ static void stick_frame(struct trace_sink *s, const struct trace_out_frame *f)
 		s->stopped = true; /* write_stage said why */
 }
 
-/* "2.6 MB" (decimal, as storage is sold), or "131 KB" below 1 MB. */
-static const char *mb_text(uint64_t bytes, char *buf, size_t size)
-{
-	if (bytes < 1000000)
-		ksnprintf(buf, size, "%llu KB", (unsigned long long)(bytes + 500) / 1000);
-	else
-		ksnprintf(buf, size, "%llu.%llu MB", (unsigned long long)(bytes / 1000000),
-			  (unsigned long long)(bytes % 1000000 / 100000));
-	return buf;
-}
-
 static void stick_finish(struct trace_sink *s)
 {
 	const struct out_file *f = &stick.file;
@@ -145,18 +136,20 @@ static void stick_finish(struct trace_sink *s)
 	if (ms >= 0) /* how long after the workload it was safe on the stick */
 		ksnprintf(when, sizeof(when), " %lld.%02lld s after the workload", (long long)(ms / 1000),
 			  (long long)(ms % 1000 / 10));
+	/* "2.6 MB" (decimal, as storage is sold), or "131 KB" below 1 MB. */
+	size_format(size, sizeof(size), f->used, SIZE_MB | SIZE_SMALL_K);
+	size_format(cap, sizeof(cap), f->capacity, SIZE_MB | SIZE_SMALL_K);
 	if (s->stopped)
 		kprintf("trace: not saved to %s on the USB stick (see above)\n", stick.name);
 	else if (f->full)
 		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick%s, which is full: %llu records did "
 			"not fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to "
 			"your computer\n", (unsigned long long)f->records,
-			(unsigned long long)(f->records + f->records_lost), mb_text(f->used, size, sizeof(size)), stick.name,
-			when, (unsigned long long)f->records_lost, mb_text(f->capacity, cap, sizeof(cap)));
+			(unsigned long long)(f->records + f->records_lost), size, stick.name, when,
+			(unsigned long long)f->records_lost, cap);
 	else
 		kprintf("trace: %llu records, %s saved to %s on the USB stick%s; power off and move the stick to your "
-			"computer\n", (unsigned long long)f->records, mb_text(f->used, size, sizeof(size)), stick.name,
-			when);
+			"computer\n", (unsigned long long)f->records, size, stick.name, when);
 	/* Not from the bug check path: the allocator's lock may be held by a
 	 * CPU that was stopped, and the run ends there anyway. */
 	if (ke_get_current_irql() < DISPATCH_LEVEL)

@@ -41,6 +41,7 @@
 #include <arch/rtc.h>
 
 #include "generated/version.h"
+#include "include/kprof/user_event.h"
 #include "kernel/ke/broadcast.h"
 #include "kernel/ke/clock.h"
 #include "kernel/console/console.h"
@@ -359,6 +360,9 @@ void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_na
 	/* Thread names whenever records that carry thread ids are traced. */
 	if (items & ~((1u << TRACE_ITEM_TRACETEST) | (1u << TRACE_ITEM_CLOCK)))
 		perfinfo_group_set(&trace.groups, PERF_KPROF_THREAD);
+	/* Workloads' own events whenever anything is traced (user_event.h). */
+	if (items)
+		perfinfo_group_set(&trace.groups, PERF_KPROF_USER);
 
 	trace.ncpu = ke_number_processors;
 	trace.nsub = nsub;

@@ -14,6 +14,7 @@
 #include "kernel/console/console.h"
 #include "kernel/lib/cmdline_key.h"
 #include "kernel/lib/printf.h"
+#include "kernel/lib/size.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/tracefit.h"
@@ -24,14 +25,7 @@ const struct trace_settings *const trace_settings = &settings;
 /* "256 MiB", "510.6 MiB" (rounded down), or "640 KiB" below a MiB. */
 static const char *size_text(uint64_t kb, char *buf, size_t size)
 {
-	if (kb < 1024)
-		ksnprintf(buf, size, "%llu KiB", (unsigned long long)kb);
-	else if (kb % 1024)
-		ksnprintf(buf, size, "%llu.%llu MiB", (unsigned long long)(kb / 1024),
-			  (unsigned long long)(kb % 1024 * 10 / 1024));
-	else
-		ksnprintf(buf, size, "%llu MiB", (unsigned long long)(kb / 1024));
-	return buf;
+	return size_format(buf, size, kb * 1024, SIZE_MIB | SIZE_SMALL_K | SIZE_WHOLE);
 }
 
 /* The per-CPU buffer size for the run: kb if every CPU's ring fits in

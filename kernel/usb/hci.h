@@ -1,6 +1,7 @@
 /*
- * hci.h - what the USB layer (usb.c, hub.c, bot.c) asks of a host
- * controller driver (xhci*.c), and nothing more.
+ * hci.h - what the USB layers above (core/usb.c, core/hub.c,
+ * storage/bot.c) ask of a host controller driver (xhci/xhci_*.c), and
+ * nothing more.
  *
  * Everything is polled: each call waits, bounded by a timeout, for its
  * own completion and returns an enum usb_status; a timeout prints one
@@ -15,7 +16,7 @@
  * small control data); the driver translates with virt_to_phys().
  *
  * Host unit tests link a fake controller implementing these functions
- * (tests/unit/fake_hci.c) in place of xhci*.c.
+ * (tests/unit/fake_hci.c) in place of xhci/xhci_*.c.
  */
 #ifndef KPROF_USB_HCI_H
 #define KPROF_USB_HCI_H

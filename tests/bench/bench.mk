@@ -13,7 +13,7 @@ BENCH_STICK_ROUNDS ?= 1
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
 BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
-	kernel/ke/dpc.c kernel/ke/rawlock.c tests/unit/shadow/shadow.c
+	kernel/ke/dpc.c kernel/ke/rawlock.c kernel/trace/user_event.c tests/unit/shadow/shadow.c
 
 $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(wildcard kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)

@@ -500,6 +500,69 @@ def check_sched(cpus):
     return check
 
 
+def check_events(cpus):
+    """scenario=events: the workload's own event types decoded from the trace
+    (kernel/workloads/events.c says what every field holds), in JSON Lines,
+    CTF (babeltrace2 prints the fields), trace.json, the report's counts and
+    kprof assert."""
+    def check(ctx):
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^scenario events: 100 rounds of ev_request, ev_transfer and ev_depth on %d CPUs$" % cpus,
+                   "the scenario's end")
+        check_complete_trace(ctx)
+        dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        recs = [json.loads(line) for line in dec.stdout.splitlines()]
+        counts = {}
+        seen, bad, spans = set(), [], {}
+        for r in recs:
+            counts[r["event"]] = counts.get(r["event"], 0) + 1
+            if r["event"] == "ev_request":
+                c, i = r["cpu"], r["Bytes"] - r["cpu"] * 1000
+                want = {"Bytes": c * 1000 + i, "Buffer": "0x%016x" % (0xffff800000000000 + i * 64),
+                        "Who": ("cpu%d-worker-number-%d" % (c, i))[:12], "Mode": i % 3, "Delta": i - 50}
+                if {k: r.get(k) for k in want} != want or (c, i) in seen:
+                    bad.append(r)
+                seen.add((c, i))
+            elif r["event"] == "ev_transfer":
+                key = (r["cpu"], r["Id"])
+                spans[key] = spans.get(key, 0) + (1 if r["Phase"] == 1 else -1 if r["Phase"] == 2 else 99)
+        if bad or seen != {(c, i) for c in range(cpus) for i in range(100)}:
+            raise_failure("ev_request fields or rounds wrong: %s" % (bad[:2] or sorted(seen)[:3]))
+        want = {"ev_request": 100 * cpus, "ev_transfer": 250 * cpus, "ev_depth": 100 * cpus, "KprofEventType": 3}
+        if any(counts.get(k) != n for k, n in want.items()) or "KprofUserEvent" in counts:
+            raise_failure("events by type %s, want %s and none raw" % (counts, want))
+        if len(spans) != 125 * cpus or any(v != 0 for v in spans.values()):
+            raise_failure("ev_transfer: every Begin closed by its End (%d spans, unbalanced %s)"
+                          % (len(spans), [k for k, v in spans.items() if v][:3]))
+        with tempfile.TemporaryDirectory() as tmp:
+            ctf = os.path.join(tmp, "ctf")
+            subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+            out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, universal_newlines=True).stdout
+            line = 'Bytes = 1007, Buffer = 0xFFFF8000000001C0, Who = "cpu1-worker-", Mode = ( "write" : container = 1 )'
+            if line not in out or out.count(" ev_depth: ") != 100 * cpus:
+                raise_failure("babeltrace2 does not print the user events' fields (%r)" % line)
+            trace = os.path.join(tmp, "trace.json")
+            subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
+            with open(trace) as f:
+                doc = json.load(f)
+            by = {}
+            for e in doc["traceEvents"]:
+                if e.get("cat") == "user":
+                    by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+            if by != {("i", "ev_request"): 100 * cpus, ("X", "ev_transfer"): 125 * cpus, ("C", "ev_depth"): 100 * cpus}:
+                raise_failure("trace.json: user events drawn as %s" % by)
+            rules = os.path.join(tmp, "events.rules")
+            with open(rules, "w") as f:
+                f.write('event "ev_request" count == %d\nevent "ev_transfer" count == %d\n'
+                        'event "ev_depth" count == %d\n' % (100 * cpus, 250 * cpus, 100 * cpus))
+            proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--quiet"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, universal_newlines=True)
+            if proc.returncode != 0:
+                raise_failure("kprof assert on the events (exit %d): %s" % (proc.returncode, proc.stdout[-300:]))
+    return check
+
+
 def check_resources(cpus):
     def check(ctx):
         check_direct(ctx)
@@ -737,22 +800,50 @@ def check_workloads_example(ctx):
     (KprofObjectName "ticketlock.queued", SpinLock records at its address)
     and only inside the queued phase, which the ticket lock's phase leaves
     untouched; the timeline names the scenario from the run info (the wire
-    gives it no number)."""
+    gives it no number).  Its own events (ticketlock_handoff, one per
+    hand-off the console counts; ticketlock_run, a span per thread and
+    phase) in decode, JSON Lines, CTF (babeltrace2 prints the fields),
+    trace.json and the report's section 10."""
     ctx.expect_status(SUCCESS)
     ctx.expect(r"^scenario: ticketlock: a ticket lock of its own against the kernel's queued spin lock$",
                "the descriptor's name and description")
+    handoffs = {}
     for kind in ("ticket", "queued"):
         m = ctx.expect(r"^ticketlock: %s acquisitions: (\d+) per second \((\d+) in \d+ ms\)$" % kind,
                        "the %s lock's rate" % kind)
         if int(m.group(2)) < 100:
             raise_failure("the %s lock was taken %s times: not contention" % (kind, m.group(2)))
-        m = ctx.expect(r"^ticketlock: %s hand-off: n=(\d+)(?: of \d+)? min \d+ median \d+ p99 \d+ max \d+ "
+        m = ctx.expect(r"^ticketlock: %s hand-off: n=(\d+)(?: of (\d+))? min \d+ median \d+ p99 \d+ max \d+ "
                        r"mean \d+ ns$" % kind, "the %s lock's hand-off times" % kind)
-        if int(m.group(1)) == 0:
+        handoffs[kind] = int(m.group(2) or m.group(1))
+        if handoffs[kind] == 0:
             raise_failure("no hand-off of the %s lock was measured" % kind)
     ctx.expect(r"^ticketlock: done$", "the guarded counters checked")
+    nthreads = int(ctx.expect(r"^ticketlock: (\d+) threads, ", "the thread count").group(1))
+    check_complete_trace(ctx)
     proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
     recs = [json.loads(line) for line in proc.stdout.splitlines()]
+    # JSON Lines: one ticketlock_handoff per hand-off the console counted,
+    # each lock's; a ticketlock_run Begin and End per thread and lock.
+    got = {"ticket": 0, "queued": 0}
+    runs = {}
+    for r in recs:
+        if r["event"] == "ticketlock_handoff":
+            got[("ticket", "queued")[r["Lock"]]] += 1
+        elif r["event"] == "ticketlock_run":
+            runs[(r["Lock"], r["Thread"], r["Phase"])] = runs.get((r["Lock"], r["Thread"], r["Phase"]), 0) + 1
+    if got != handoffs:
+        raise_failure("ticketlock_handoff events by lock %s, the console counted %s" % (got, handoffs))
+    want_runs = {(k, t, ph): 1 for k in (0, 1) for t in range(nthreads) for ph in (1, 2)}
+    if runs != want_runs:
+        raise_failure("ticketlock_run events %s, want a Begin and an End per thread and lock" % runs)
+    text = subprocess.run([ctx.kprof, "decode", "--quiet", ctx.log_path], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
+    lines = re.findall(r"^\[\+[\d.]+\] cpu \d+ ticketlock_handoff v1 ts=\d+ Lock=([01]) \((ticket|queued)\) "
+                       r"HandoffNs=\d+$", text, re.M)
+    if len(lines) != sum(handoffs.values()) or any(("ticket", "queued")[int(n)] != k for n, k in lines):
+        raise_failure("kprof decode shows %d ticketlock_handoff lines with their fields, want %d"
+                      % (len(lines), sum(handoffs.values())))
     phases = sorted((r for r in recs if r.get("event") == "KprofPhase"), key=lambda r: r["TimeStamp"])
     got = [(r["Index"], r["Name"], r["End"]) for r in phases]
     want = [(0, "ticketlock", 0), (1, "ticket", 0), (1, "ticket", 1), (2, "queued", 0), (2, "queued", 1),
@@ -774,6 +865,33 @@ def check_workloads_example(ctx):
         subprocess.run([ctx.kprof, "timeline", ctx.log_path, "-o", svg, "--quiet"], check=False)
         if not os.path.exists(svg) or "scenario ticketlock" not in open(svg).read():
             raise_failure("the timeline does not name the scenario ticketlock (from the run info)")
+        ctf = os.path.join(tmp, "ctf")
+        subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+        out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, universal_newlines=True).stdout
+        for kind in ("ticket", "queued"):
+            n = len(re.findall(r' ticketlock_handoff: \{ cpu_id = \d+ \}, \{ Lock = \( "%s" : container = \d \), '
+                               r'HandoffNs = \d+ \}$' % kind, out, re.M))
+            if n != handoffs[kind]:
+                raise_failure("babeltrace2 prints %d ticketlock_handoff events of the %s lock with their fields, "
+                              "want %d" % (n, kind, handoffs[kind]))
+        trace = os.path.join(tmp, "trace.json")
+        subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
+        with open(trace) as f:
+            doc = json.load(f)
+        by = {}
+        for e in doc["traceEvents"]:
+            if e.get("cat") == "user":
+                by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+        want = {("i", "ticketlock_handoff"): sum(handoffs.values()), ("X", "ticketlock_run"): 2 * nthreads}
+        if by != want:
+            raise_failure("trace.json: the example's events drawn as %s, want %s" % (by, want))
+        report = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", ctx.kernel, "--quiet"],
+                                stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout
+        for name, kind, n in (("ticketlock_handoff", "instant", sum(handoffs.values())),
+                              ("ticketlock_run", "span", 4 * nthreads)):
+            if not re.search(r"^  \d+ +%s +%s +%d$" % (name, kind, n), report, re.M):
+                raise_failure("the report's section 10 does not count %d %s events" % (n, name))
 
 
 def check_workloads_refused(ctx):
@@ -913,7 +1031,7 @@ def check_uefi_bad_value(ctx):
     ctx.expect(r"^cmdline: \"cpus=x\" \(\\kprof\\cmdline.txt\)$", "the command line read from the ESP")
 
 
-# usb.probe=on: the xHCI driver (kernel/usb/xhci_*.c) takes the controller,
+# usb.probe=on: the xHCI driver (kernel/usb/xhci/xhci_*.c) takes the controller,
 # resets every root port and hub port, reads each device descriptor and,
 # for the stick, runs INQUIRY, READ CAPACITY and 1 MiB READs over
 # Bulk-Only (bulk OUT then IN), checked against LBA 1 read alone.  Under
@@ -1070,6 +1188,9 @@ TESTS = [
              "CTF, ETL, the report and the pictures", check_drops, cpus=2,
              cmdline="scenario=sched trace=cswitch,profile,stack,clock trace.buffer_kb=8 trace.subbuf_kb=4",
              timeout=120),
+    BootTest("events-2", "scenario=events on 2 CPUs: the workload's own event types and every field decoded, in "
+             "CTF (babeltrace2), trace.json and kprof assert", check_events(2), cpus=2,
+             cmdline="scenario=events trace=cswitch"),
     BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
              check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
     BootTest("resources-4", "scenario=resources on 4 CPUs: ERESOURCE records counted, holds mutually exclusive, "

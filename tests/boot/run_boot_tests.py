@@ -107,6 +107,7 @@ def run_test_in(t, opts, tmp):
     with open(log_path, "wb") as f:
         f.write(res.output)
     ctx = Context(res, log_path, opts.build, image, res.stick_file)
+    ctx.kernel = kernel                       # the kernel ELF booted (its symbols, for kprof report)
     try:
         t.check(ctx)
     except Failure as e:

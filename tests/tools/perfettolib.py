@@ -169,6 +169,18 @@ def expected(recs, doc):
             if (tid, k) in ready_from and max(ready_from[(tid, k)], ended) < s:
                 want["thread %d running" % tid] += 1
             ended = max(ended, e)
+    # the workload's own span types: a slice per Begin closed by an End of
+    # its type on its CPU (the latest open one), on "CPU n TYPE"
+    spans = {r["Name"] for r in recs if r["event"] == "KprofEventType" and r["Kind"] == 1}
+    open_begins = collections.Counter()
+    for r in sorted((r for r in recs if r["event"] in spans and "Phase" in r),
+                    key=lambda r: (r["cpu"], r["TimeStamp"])):
+        key = (r["cpu"], r["event"])
+        if r["Phase"] == 1:
+            open_begins[key] += 1
+            want["CPU %d %s" % key] += 1
+        elif r["Phase"] == 2 and open_begins[key]:
+            open_begins[key] -= 1
     return want
 
 

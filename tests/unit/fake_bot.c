@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "fake_hci.h"
-#include "kernel/usb/usb_bytes.h"
-#include "kernel/usb/usb_desc.h"
+#include "kernel/lib/bytes.h"
+#include "kernel/usb/core/usb_desc.h"
 
 #include <zlib.h>
 
@@ -76,19 +76,19 @@ void fake_disk_write_gpt(struct fake_disk *k, const uint8_t guid[16])
 	uint8_t *h = k->store + k->block_size;
 	memset(h, 0, k->block_size);
 	memcpy(h, "EFI PART", 8);
-	usb_put_le32(h + 8, 0x00010000);
-	usb_put_le32(h + 12, 92);
-	usb_put_le32(h + 24, 1);                                /* MyLBA          */
-	usb_put_le32(h + 32, (uint32_t)(k->blocks - 1));         /* AlternateLBA   */
-	usb_put_le32(h + 36, (uint32_t)((k->blocks - 1) >> 32));
-	usb_put_le32(h + 40, 34);                               /* FirstUsableLBA */
-	usb_put_le32(h + 48, (uint32_t)(k->blocks - 34));        /* LastUsableLBA  */
-	usb_put_le32(h + 52, (uint32_t)((k->blocks - 34) >> 32));
+	put_le32(h + 8, 0x00010000);
+	put_le32(h + 12, 92);
+	put_le32(h + 24, 1);                                /* MyLBA          */
+	put_le32(h + 32, (uint32_t)(k->blocks - 1));         /* AlternateLBA   */
+	put_le32(h + 36, (uint32_t)((k->blocks - 1) >> 32));
+	put_le32(h + 40, 34);                               /* FirstUsableLBA */
+	put_le32(h + 48, (uint32_t)(k->blocks - 34));        /* LastUsableLBA  */
+	put_le32(h + 52, (uint32_t)((k->blocks - 34) >> 32));
 	memcpy(h + 56, guid, 16);
-	usb_put_le32(h + 72, 2);                                /* entries' LBA   */
-	usb_put_le32(h + 80, 128);
-	usb_put_le32(h + 84, 128);
-	usb_put_le32(h + 16, (uint32_t)crc32(0, h, 92));
+	put_le32(h + 72, 2);                                /* entries' LBA   */
+	put_le32(h + 80, 128);
+	put_le32(h + 84, 128);
+	put_le32(h + 16, (uint32_t)crc32(0, h, 92));
 }
 
 int fake_disk_control(struct fake_dev *d, const struct usb_setup *s, uint8_t *data, uint32_t *actual)
@@ -145,8 +145,8 @@ static const char *fake_op_name(uint8_t op)
 static bool fake_rw(struct fake_disk *k, const uint8_t *cb, bool write, char *line, size_t n)
 {
 	bool x16 = cb[0] == 0x88 || cb[0] == 0x8A;
-	uint64_t lba = x16 ? scsi_get_be64(cb + 2) : scsi_get_be32(cb + 2);
-	uint32_t blocks = x16 ? scsi_get_be32(cb + 10) : (uint32_t)(cb[7] << 8 | cb[8]);
+	uint64_t lba = x16 ? get_be64(cb + 2) : get_be32(cb + 2);
+	uint32_t blocks = x16 ? get_be32(cb + 10) : (uint32_t)(cb[7] << 8 | cb[8]);
 	snprintf(line, n, " lba %llu n %u", (unsigned long long)lba, blocks);
 	if ((uint64_t)blocks * k->block_size != k->expected) {
 		k->csw_status = 2; /* the host's length disagrees with the CDB: phase error */
@@ -216,14 +216,14 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 		break;
 	case 0x25: {
 		uint64_t last = k->blocks - 1;
-		scsi_put_be32(r, last > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)last);
-		scsi_put_be32(r + 4, k->block_size);
+		put_be32(r, last > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)last);
+		put_be32(r + 4, k->block_size);
 		k->resp_len = 8;
 		break;
 	}
 	case 0x9E:
-		scsi_put_be64(r, k->blocks - 1);
-		scsi_put_be32(r + 8, k->block_size);
+		put_be64(r, k->blocks - 1);
+		put_be32(r + 8, k->block_size);
 		k->resp_len = 32;
 		break;
 	case 0x1A:
@@ -259,13 +259,13 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 static int fake_take_cbw(struct fake_dev *d, const uint8_t *buf, uint32_t len)
 {
 	struct fake_disk *k = d->disk;
-	if (k->state != WAIT_CBW || len != 31 || usb_get_le32(buf) != 0x43425355u || buf[14] < 1 || buf[14] > 16) {
+	if (k->state != WAIT_CBW || len != 31 || get_le32(buf) != 0x43425355u || buf[14] < 1 || buf[14] > 16) {
 		fake_log_add("BAD CBW (%u bytes) in device state %d", len, k->state);
 		k->state = NEED_RESET;
 		return USB_STALL;
 	}
-	k->tag = usb_get_le32(buf + 4);
-	k->expected = usb_get_le32(buf + 8);
+	k->tag = get_le32(buf + 4);
+	k->expected = get_le32(buf + 8);
 	k->dir_in = buf[12] & 0x80;
 	k->lun = buf[13] & 0x0F;
 	if (k->lun > k->max_lun)
@@ -317,15 +317,15 @@ static int fake_send_csw(struct fake_dev *d, uint8_t *buf, uint32_t len, uint32_
 		k->phase_error--;
 		status = 2;
 	}
-	usb_put_le32(buf, k->bad_csw_sig ? 0x53425356u : 0x53425355u);
+	put_le32(buf, k->bad_csw_sig ? 0x53425356u : 0x53425355u);
 	if (k->bad_csw_sig)
 		k->bad_csw_sig--;
-	usb_put_le32(buf + 4, tag);
-	usb_put_le32(buf + 8, res);
+	put_le32(buf + 4, tag);
+	put_le32(buf + 8, res);
 	buf[12] = status;
 	*actual = 13;
 	k->state = WAIT_CBW;
-	fake_log_add("disk CSW %u status %u residue %u%s", tag, status, res, usb_get_le32(buf) == 0x53425355u ? "" : " bad signature");
+	fake_log_add("disk CSW %u status %u residue %u%s", tag, status, res, get_le32(buf) == 0x53425355u ? "" : " bad signature");
 	return USB_OK;
 }
 

@@ -16,7 +16,7 @@
 
 #include "kernel/ke/time.h"
 #include "kernel/mm/pmm.h"
-#include "kernel/usb/usb_desc.h"
+#include "kernel/usb/core/usb_desc.h"
 
 struct usb_hci {
 	unsigned nports;

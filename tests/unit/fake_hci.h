@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "kernel/usb/hci.h"
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define FAKE_PORTS_MAX 15
 #define FAKE_SLOTS_MAX 32

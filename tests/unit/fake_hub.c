@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fake_hci.h"
-#include "kernel/usb/usb_desc.h"
+#include "kernel/usb/core/usb_desc.h"
 
 #define FAKE_RESET_US 20000
 

@@ -1,6 +1,7 @@
 /*
- * fake_stick.c - the in-memory stick of fake_stick.h: kernel/usb/stick.h's
- * functions (and hci.h's usb_status_name) for host unit tests.
+ * fake_stick.c - the in-memory stick of fake_stick.h: kernel/usb/storage/
+ * stick.h's functions for host unit tests (the words for their statuses
+ * are the kernel's own: kernel/usb/core/usb_status.c).
  */
 #include "fake_stick.h"
 
@@ -111,19 +112,5 @@ void fake_stick_read_file(const struct stick_file *f, uint8_t *out)
 		uint64_t n = f->file_bytes - b * f->block_size;
 		memcpy(out + b * f->block_size, fake_stick.disk + file_lba(f, b) * f->block_size,
 		       n < f->block_size ? n : f->block_size);
-	}
-}
-
-const char *usb_status_name(int status)
-{
-	switch (status) {
-	case USB_OK: return "ok";
-	case USB_STALL: return "stall";
-	case USB_TIMEOUT: return "timeout";
-	case USB_ERROR: return "transaction error";
-	case USB_NODEV: return "no device";
-	case USB_NOMEM: return "no memory";
-	case USB_BADARG: return "bad argument";
-	default: return "?";
 	}
 }

@@ -1,6 +1,7 @@
 /*
- * fake_stick.h - an in-memory USB stick behind kernel/usb/stick.h, for the
- * host unit tests of the trace's stick sink (kernel/trace/out_stick.c).
+ * fake_stick.h - an in-memory USB stick behind kernel/usb/storage/stick.h,
+ * for the host unit tests of the trace's stick sink
+ * (kernel/trace/out_stick.c).
  *
  * The disk is a byte array of whole blocks; stick_file_write() maps file
  * offsets through the file's extents to it exactly as the contract in
@@ -15,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define FAKE_STICK_LOG 4096 /* writes logged */
 

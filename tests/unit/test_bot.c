@@ -1,6 +1,6 @@
 /*
  * test_bot.c - the Bulk-Only Transport state machine and its recovery
- * (kernel/usb/bot.c, scsi.c, scsi_sense.c) against the fake disk: the
+ * (kernel/usb/storage/bot.c, scsi.c, scsi_sense.c) against the fake disk: the
  * command sequence of usb_stick_open(), stalls on the data and CSW
  * stages, CSWs with a bad signature, tag, residue or a phase error (reset
  * recovery must run, then the command is retried once), short residues,
@@ -8,9 +8,9 @@
  */
 #include "usbstor_fixture.h"
 
-#include "kernel/usb/bot.h"
-#include "kernel/usb/scsi.h"
-#include "kernel/usb/usb.h"
+#include "kernel/usb/core/usb.h"
+#include "kernel/usb/storage/bot.h"
+#include "kernel/usb/storage/scsi.h"
 
 static struct fake_dev *disk;
 static uint8_t *buf; /* 8 blocks, direct map */

@@ -21,7 +21,7 @@
 #include "kernel/locks/spinlock_keys.h"
 #include "kernel/profile/profile_keys.h"
 #include "kernel/trace/trace_keys.h"
-#include "kernel/usb/probe_keys.h"
+#include "kernel/usb/probe/probe_keys.h"
 #include "kernel/ex/resource_keys.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"

@@ -2,8 +2,10 @@
  * test_gpt.c - the GPT header check the UEFI loader applies to the boot
  * stick (boot/common/gpt.c): a disk made by sgdisk is accepted with the
  * DiskGUID sgdisk prints; a flipped byte, a wrong signature, a bad
- * HeaderSize or MyLBA are each refused by name.  Also checks the GUID text
- * form against sgdisk's.  Without sgdisk the tests print "skipped".
+ * HeaderSize or MyLBA are each refused by name; the usable blocks are
+ * sgdisk's.  Also checks the GUID text forms (lower case, and upper case
+ * as the kernel's stick lines print it) against sgdisk's.  Without sgdisk
+ * the tests print "skipped".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,10 +22,11 @@
 
 static uint8_t lba1[512];
 static char guid_text[64]; /* as sgdisk prints it, upper case */
+static unsigned long long first_usable, last_usable; /* as sgdisk says */
 
 static int load_disk(void)
 {
-	char cmd[512];
+	char cmd[512], usable[64];
 	FILE *p;
 
 	if (system("command -v sgdisk >/dev/null") != 0) {
@@ -33,12 +36,15 @@ static int load_disk(void)
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; d=$(mktemp -d); trap 'rm -rf $d' EXIT; truncate -s 64M $d/disk.img; "
 		 "sgdisk --clear --new=1:0:0 --typecode=1:EF00 $d/disk.img >/dev/null; "
-		 "sgdisk -p $d/disk.img | sed -n 's/^Disk identifier (GUID): //p'; "
+		 "sgdisk -p $d/disk.img | sed -n 's/^Disk identifier (GUID): //p; "
+		 "s/^First usable sector is \\([0-9]*\\), last usable sector is \\([0-9]*\\)$/\\1 \\2/p'; "
 		 "dd if=$d/disk.img bs=512 skip=1 count=1 status=none");
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	assert_non_null(fgets(guid_text, sizeof(guid_text), p));
 	guid_text[strcspn(guid_text, "\n")] = 0;
+	assert_non_null(fgets(usable, sizeof(usable), p));
+	assert_int_equal(sscanf(usable, "%llu %llu", &first_usable, &last_usable), 2);
 	assert_int_equal(fread(lba1, 1, 512, p), 512);
 	assert_int_equal(pclose(p), 0);
 	return 0;
@@ -55,7 +61,11 @@ static void test_sgdisk_header(void **state)
 	assert_int_equal(gpt_header_check(lba1, 512, &h), GPT_OK);
 	gpt_guid_format(h.DiskGUID, text);
 	assert_int_equal(strcasecmp(text, guid_text), 0);
+	gpt_guid_format_upper(h.DiskGUID, text);
+	assert_string_equal(text, guid_text);
 	assert_int_equal(h.AlternateLBA, 64 * 2048 - 1); /* the disk's last block */
+	assert_int_equal(h.FirstUsableLBA, first_usable);
+	assert_int_equal(h.LastUsableLBA, last_usable);
 	assert_int_equal(h.NumberOfPartitionEntries, 128);
 }
 
@@ -108,6 +118,8 @@ static void test_guid_text(void **state)
 	(void)state;
 	gpt_guid_format(g, text);
 	assert_string_equal(text, "00112233-4455-6677-8899-aabbccddeeff");
+	gpt_guid_format_upper(g, text);
+	assert_string_equal(text, "00112233-4455-6677-8899-AABBCCDDEEFF");
 }
 
 int main(void)

@@ -7,7 +7,7 @@
  * model gives BARs their real write-all-ones semantics; and the same
  * walk through an ECAM window (plain memory, mapped by a fake
  * kva_map_phys); and the Intel port routing of the xHCI driver
- * (kernel/usb/xhci_intel.c), which is PCI configuration only.
+ * (kernel/usb/xhci/xhci_intel.c), which is PCI configuration only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@
 
 #include "kernel/mm/kva.h"
 #include "kernel/pci/pci.h"
-#include "kernel/usb/xhci.h"
+#include "kernel/usb/xhci/xhci.h"
 
 /* ------------------------------------------------ the modelled machine */
 
@@ -324,7 +324,7 @@ static void test_no_access(void **state)
 	assert_false(pci_present((struct pci_addr){ 0, 0, 0, 0 }));
 }
 
-/* Intel port routing (kernel/usb/xhci_intel.c): the shared ports are
+/* Intel port routing (kernel/usb/xhci/xhci_intel.c): the shared ports are
  * switched to the xHCI, as far as the mask registers allow, only on an
  * Intel xHCI with an Intel EHCI beside it. */
 static struct model_fn *intel_xhci(void)

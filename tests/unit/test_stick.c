@@ -1,5 +1,5 @@
 /*
- * test_stick.c - the stick as the trace's block device (kernel/usb/
+ * test_stick.c - the stick as the trace's block device (kernel/usb/storage/
  * stick.c, stick_file.c) against the fake disk: the safety rules first
  * (a wrong disk GUID, no GPT or another capacity refuses the stick before
  * anything is written; a write-protected stick, seen by MODE SENSE or by
@@ -13,7 +13,7 @@
 
 #include "usbstor_fixture.h"
 
-#include "kernel/usb/usb.h"
+#include "kernel/usb/core/usb.h"
 
 #define BS 512
 #define STORE_BLOCKS 4096

@@ -242,7 +242,7 @@ static void test_write_error_stops_the_stick_serial_goes_on(void **state)
 	assert_int_equal(fake_stick.writes, 2); /* none after the error */
 	assert_int_equal(fake_stick.syncs, 0);
 	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset 1048576 of "
-					       "\\kprof\\trace.bin failed: transaction error (sense key 3, asc 0c, "
+					       "\\kprof\\trace.bin failed: error (sense key 3, asc 0c, "
 					       "ascq 00); nothing more is written to it"));
 	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above)\n"
 					       "trace: the whole trace went to serial\n"));

@@ -1,19 +1,20 @@
 /*
- * test_usb_enum.c - enumeration along the boot path (kernel/usb/usb.c,
- * usb_config.c, usb_path.c, hub.c) on the fake controller: a device on a
- * root port and behind one and two hubs (USB 2 and USB 3), with the exact
- * request sequences, route strings, TT fields and waits; hubs that time
- * out; configuration descriptors that are malformed.
+ * test_usb_enum.c - enumeration along the boot path (kernel/usb/core/usb.c,
+ * usb_config.c, hub.c; kernel/usb/storage/stick_path.c) on the fake
+ * controller: a device on a root port and behind one and two hubs (USB 2
+ * and USB 3), with the exact request sequences, route strings, TT fields
+ * and waits; hubs that time out; configuration descriptors that are
+ * malformed.
  */
 #include "usbstor_fixture.h"
 
-#include "kernel/usb/usb.h"
+#include "kernel/usb/core/usb.h"
 
 static struct usb_device *open_path(unsigned depth, const uint8_t *ports, int want_rc)
 {
 	struct usb_stick_target t = fx_target(depth, ports, 512, FX_BLOCKS);
 	struct usb_device *dev = NULL;
-	assert_int_equal(usb_path_open(&t, &dev), want_rc);
+	assert_int_equal(stick_path_open(&t, &dev), want_rc);
 	return dev;
 }
 
@@ -156,11 +157,11 @@ static void test_path_refusals(void **state)
 	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
 	t.depth = STICK_PATH_MAX + 1;
 	struct usb_device *dev;
-	assert_int_equal(usb_path_open(&t, &dev), USB_BADARG);
+	assert_int_equal(stick_path_open(&t, &dev), USB_BADARG);
 	/* another controller */
 	t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
 	t.pci_dev = 4;
-	assert_int_equal(usb_path_open(&t, &dev), USB_NODEV);
+	assert_int_equal(stick_path_open(&t, &dev), USB_NODEV);
 	FX_CONSOLE_HAS("usb: no controller at PCI 0000:00:04.0: no device\n");
 	FX_NO_FAKE_ERRORS();
 }

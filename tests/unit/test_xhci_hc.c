@@ -7,7 +7,7 @@
  * a command that never completes, Supported Protocol capabilities and
  * USB 2 / USB 3 port resets - each with its timeout and message.
  *
- * The model (tests/unit/xhci_model.c) replaces kernel/usb/xhci_hw.c and
+ * The model (tests/unit/xhci_model.c) replaces kernel/usb/xhci/xhci_hw.c and
  * plays the controller and the firmware's SMI handler with a virtual
  * clock, so timeouts of seconds take no real time.
  */

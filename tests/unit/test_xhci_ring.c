@@ -4,7 +4,7 @@
  * a TD's first TRB handed over last), the event ring's dequeue by cycle
  * bit and the ERDP it writes (with EHB), splitting transfers at 64 KiB
  * boundaries with TD Size, and context offsets and fields for 32- and
- * 64-byte contexts (kernel/usb/xhci_ring.c, xhci_event.c, xhci_td.c,
+ * 64-byte contexts (kernel/usb/xhci/xhci_ring.c, xhci_event.c,
  * xhci_ctx.c).
  *
  * Physical addresses are host addresses (arch_hhdm_offset 0).  The
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/usb/xhci.h"
+#include "kernel/usb/xhci/xhci.h"
 
 /* ------------------------------------------------ hardware as plain memory */
 

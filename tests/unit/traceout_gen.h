@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/usb/stick.h"
+#include "kernel/usb/storage/stick.h"
 
 #define GEN_MAX_CPUS 8
 

@@ -1,15 +1,15 @@
-# unit-usbstor.mk - the USB stick stack (kernel/usb: enumeration, hubs,
-# Bulk-Only Transport, SCSI, the stick and its trace file) against a fake
-# xHCI controller with fake hubs and a fake Bulk-Only disk behind it
-# (tests/unit/fake_hci.c, fake_hub.c, fake_bot.c), over the kernel's own
-# page allocator and heap on fake RAM.
+# unit-usbstor.mk - the USB stick stack's two upper layers, whole:
+# kernel/usb/core/ (enumeration, hubs, descriptors, status words) and
+# kernel/usb/storage/ (Bulk-Only Transport, SCSI, the stick and its trace
+# file), against a fake xHCI controller behind kernel/usb/hci.h with fake
+# hubs and a fake Bulk-Only disk (tests/unit/fake_hci.c, fake_hub.c,
+# fake_bot.c), over the kernel's own page allocator and heap on fake RAM,
+# with the GPT header check the loader and the stick share (boot/common/gpt.c).
 
-USBSTOR_KERNEL_SRCS := kernel/usb/usb.c kernel/usb/usb_config.c kernel/usb/usb_path.c kernel/usb/hub.c \
-	kernel/usb/bot.c kernel/usb/scsi.c kernel/usb/scsi_sense.c kernel/usb/stick.c kernel/usb/stick_file.c \
-	kernel/usb/xhci_status.c \
+USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) boot/common/gpt.c \
 	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/crc32.c
 USBSTOR_FAKE_SRCS := tests/unit/fake_hci.c tests/unit/fake_hub.c tests/unit/fake_bot.c
-USBSTOR_HDRS := $(wildcard kernel/usb/*.h) tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
+USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage/*.h) tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
 
 unit_usb_enum_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_bot_SRCS      := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)

@@ -1,25 +1,28 @@
-# unit-xhci.mk - the xHCI driver on the host (included by unit.mk):
+# unit-xhci.mk - the host-controller layer (kernel/usb/xhci/) on the host
+# (included by unit.mk):
 # test_xhci_ring: rings, event ring, TD splitting, contexts;
 # test_xhci_hc: a model of the controller's registers and command ring
 # for the hand-off, halt, reset, start and command sequences and their
 # timeouts; test_xhci_xfer: devices and transfers against the same model
 # (tests/unit/xhci_model.c, xhci_model_slots.c), which replaces
-# kernel/usb/xhci_hw.c (register access, time), the page allocator and
-# the heap.
+# kernel/usb/xhci/xhci_hw.c (register access, time), the page allocator and
+# the heap.  usb_status_name() is the core's (kernel/usb/core/usb_status.c).
 
-unit_xhci_ring_SRCS := kernel/usb/xhci_ring.c kernel/usb/xhci_event.c kernel/usb/xhci_td.c kernel/usb/xhci_ctx.c
+XHCI_DIR := kernel/usb/xhci
+xhci_srcs = $(addprefix $(XHCI_DIR)/xhci_,$(addsuffix .c,$(1)))
+XHCI_MODEL_SRCS := kernel/usb/core/usb_status.c kernel/lib/printf.c tests/unit/xhci_model.c tests/unit/xhci_model_slots.c
+
+unit_xhci_ring_SRCS := $(call xhci_srcs,ring event ctx)
 
 UNIT_NAMES += xhci_ring
 
-unit_xhci_hc_SRCS := kernel/usb/xhci_reset.c kernel/usb/xhci_wait.c kernel/usb/xhci_xecp.c kernel/usb/xhci_start.c \
-	kernel/usb/xhci_mem.c kernel/usb/xhci_ring.c kernel/usb/xhci_event.c kernel/usb/xhci_cmd.c \
-	kernel/usb/xhci_port.c kernel/usb/xhci_status.c kernel/lib/printf.c tests/unit/xhci_model.c \
-	tests/unit/xhci_model_slots.c
+unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_hc
 
-unit_xhci_xfer_SRCS := $(unit_xhci_hc_SRCS) kernel/usb/xhci_device.c kernel/usb/xhci_xfer.c \
-	kernel/usb/xhci_endpoint.c kernel/usb/xhci_ctx.c kernel/usb/xhci_td.c
+# The whole layer but the hardware (the model stands in) and PCI (hci_open's
+# search and the Intel port routing: test_pci).
+unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_xfer
 $(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/xhci_model.h

@@ -48,8 +48,11 @@ UNIT_TSAN_BINS := $(addprefix $(BUILD)/tests/unit/tsan/test_,$(UNIT_TSAN_NAMES))
 # files, so -MMD would keep only the last file's list; instead every
 # header each of them includes is listed in $@.d (one rule per source, all
 # naming the program), which the top Makefile includes.  Editing an inline
-# fast path in a kernel header rebuilds every test that compiles it.
-unit_deps = $(UNIT_CC) $(3) -MM -MP -MT $(1) $(2) > $(1).d.tmp && mv $(1).d.tmp $(1).d
+# fast path in a kernel header rebuilds every test that compiles it.  The
+# sources get empty rules too (as -MP gives the headers), so a source that
+# is moved or removed rebuilds the program instead of stopping make.
+unit_deps = $(UNIT_CC) $(3) -MM -MP -MT $(1) $(2) > $(1).d.tmp && printf '%s:\n' $(2) >> $(1).d.tmp && \
+	mv $(1).d.tmp $(1).d
 
 .SECONDEXPANSION:
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \

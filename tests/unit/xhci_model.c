@@ -2,7 +2,7 @@
  * xhci_model.c - the xHCI controller model behind the driver's unit
  * tests (xhci_model.h says what it plays): memory for the driver (it
  * replaces the page allocator and heap), registers and their side effects
- * (it replaces kernel/usb/xhci_hw.c), events.  Commands and transfer rings
+ * (it replaces kernel/usb/xhci/xhci_hw.c), events.  Commands and transfer rings
  * are run in xhci_model_slots.c.
  */
 #include "xhci_model.h"

@@ -1,6 +1,6 @@
 /*
  * xhci_model.h - a software model of an xHCI controller, standing in for
- * kernel/usb/xhci_hw.c in the host unit tests of the driver
+ * kernel/usb/xhci/xhci_hw.c in the host unit tests of the driver
  * (test_xhci_hc.c, test_xhci_xfer.c).
  *
  * Every register access of the driver lands in the model, which plays
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/usb/xhci.h"
+#include "kernel/usb/xhci/xhci.h"
 
 #define MODEL_OP     0x80
 #define MODEL_RT     0x2000

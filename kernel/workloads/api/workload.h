@@ -15,6 +15,8 @@
  *   locks and ERESOURCE       ERESOURCE (all traced as the kernel's own)
  *   IRQL                      ke_raise_irql, ke_lower_irql
  *   naming objects            trace_name_object (the report's lock names)
+ *   events of its own         user_event_declare, user_event_begin, ...
+ *                             (kernel/trace/user_event.h, docs/user-events.md)
  *   allocation                kmalloc, kzalloc, kfree
  *   phases                    workload_phase
  *   the console, text         kprintf, ksnprintf
@@ -38,6 +40,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/objname.h"
+#include "kernel/trace/user_event.h"
 #include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/api/measure.h"
 #include "kernel/workloads/phase.h"

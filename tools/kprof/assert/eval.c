@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "tools/kprof/metrics/metrics.h"
+#include "tools/kprof/read/user_types.h"
 
 enum {
 	M_LOST, M_DAMAGED, M_RECORDS, M_SWITCHES, M_SAMPLES, M_DURATION,
@@ -234,6 +235,31 @@ static bool samples(const struct kp_rule *r, const struct kp_runlog *run, struct
 	return true;
 }
 
+/* An event type the workload declared (read/user_types.c): its events
+ * decoded, every phase. */
+static bool event(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	const struct kp_user_types *u = run->log.user_types;
+	const struct kp_user_type *t = kp_user_type_named(&run->log, r->name);
+	const char *names[KPROF_EVENT_MAX_TYPES + 1];
+	char near[400];
+	size_t n = 0;
+
+	if (t) {
+		f->count = kp_user_type_events(t);
+		return true;
+	}
+	for (uint32_t i = 0; u && i < u->n; i++)
+		if (u->list[i]->known && !u->list[i]->damaged)
+			names[n++] = u->list[i]->name;
+	if (!n)
+		return error(o, "event \"%s\": the trace describes no event types of its own (no KprofEventType "
+				"records), so no event count can be measured", r->name);
+	kp_near_names(r->name, names, n, near, sizeof(near));
+	return error(o, "no event type \"%s\" in the trace's %zu event types%s%s", r->name, n,
+		     near[0] ? "; near: " : "", near);
+}
+
 static bool cpu(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
 {
 	const struct kp_model *m = &run->m;
@@ -284,10 +310,7 @@ void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct k
 	case KP_SUBJ_THREAD: ok = thread(r, run, &f, o); break;
 	case KP_SUBJ_SAMPLES: ok = samples(r, run, &f, o); break;
 	case KP_SUBJ_CPU: ok = cpu(r, run, &f, o); break;
-	case KP_SUBJ_EVENT:
-		error(o, "event \"%s\": this trace declares no event types of its own (no user event types in this "
-			 "trace), so no event count can be measured", r->name);
-		break;
+	case KP_SUBJ_EVENT: ok = event(r, run, &f, o); break;
 	}
 	if (!ok)
 		return;

@@ -15,6 +15,7 @@
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
+#include "tools/kprof/read/user_types.h"
 
 #define CTF_MAGIC          0xC1FC1FC1u
 #define PACKET_BYTES       (64u * 1024u)
@@ -77,6 +78,14 @@ static inline uint32_t event_id(const struct kp_event *e)
 static inline uint32_t unknown_id(void)
 {
 	return (uint32_t)kp_nevents;
+}
+
+/* A user event type's class (read/user_types.c): ids from CTF_USER_ID_BASE
+ * up, after the table's, Unknown and --lttng's classes. */
+#define CTF_USER_ID_BASE 1024u
+static inline uint32_t user_event_id(const struct kp_user_type *t)
+{
+	return CTF_USER_ID_BASE + t->id;
 }
 
 /* The table's description of a record, or NULL: written as Unknown (the

@@ -73,14 +73,14 @@ static void put_tail(FILE *f, const struct kp_event *e)
 	fprintf(f, "\t\t%s _%s[_%s_count];\n", elem, e->tail_name, e->tail_name);
 }
 
-static void put_event_class(FILE *f, const struct kp_event *e)
+static void put_event_class(FILE *f, const struct kp_event *e, uint32_t id)
 {
 	fprintf(f, "\n/* %s: %s, hook 0x%04x version %u, %u bytes%s%s */\n", e->name, e->type_name, e->hook,
 		e->version, e->fixed_size, e->tail != KP_TAIL_NONE ? " + " : "",
 		e->tail != KP_TAIL_NONE ? e->tail_name : "");
 	fputs("event {\n\tname = ", f);
 	put_string(f, e->name);
-	fprintf(f, ";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n\tfields := struct {\n", event_id(e));
+	fprintf(f, ";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n\tfields := struct {\n", id);
 	for (unsigned i = 0; i < e->nfields; i++)
 		put_field(f, &e->fields[i]);
 	put_tail(f, e);
@@ -229,8 +229,15 @@ int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t
 	put_prelude(f, log, uuid, lttng);
 	for (size_t i = 0; i < kp_nevents; i++)
 		if (!lttng || !ctf_lttng_replaces(&kp_events[i]))
-			put_event_class(f, &kp_events[i]);
+			put_event_class(f, &kp_events[i], event_id(&kp_events[i]));
 	put_unknown_class(f);
+	/* The workload's own event types, as the trace describes them; the
+	 * rest of a KprofUserEvent (TypeId, Phase) is in the class. */
+	for (uint32_t i = 0; log->user_types && i < log->user_types->n; i++) {
+		const struct kp_user_type *t = log->user_types->list[i];
+		if (t->known && !t->damaged)
+			put_event_class(f, &t->ev, user_event_id(t));
+	}
 	if (lttng)
 		ctf_lttng_classes(f);
 	if (ferror(f)) {

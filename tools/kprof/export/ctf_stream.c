@@ -34,9 +34,10 @@ static void encode_tail(struct bitbuf *b, const struct kp_event *e, const struct
 }
 
 /* One record's payload into b, from its start (byte-sized); its class id. */
-static uint32_t encode_payload(struct bitbuf *b, const struct kp_record *r)
+static uint32_t encode_payload(struct bitbuf *b, const struct kp_record *r, const struct kp_log *log)
 {
-	const struct kp_event *e = record_event(r);
+	const struct kp_user_type *t = kp_user_type_of(log, r);
+	const struct kp_event *e = t ? &t->ev : record_event(r);
 
 	bb_reset(b);
 	if (!e) {
@@ -56,7 +57,7 @@ static uint32_t encode_payload(struct bitbuf *b, const struct kp_record *r)
 	}
 	encode_tail(b, e, r);
 	bb_align(b, 8);
-	return event_id(e);
+	return t ? user_event_id(t) : event_id(e);
 }
 
 /* ------------------------------------------------------------ packets */
@@ -77,6 +78,7 @@ struct stream {
 	size_t header_max;     /* the largest event header                 */
 	uint64_t seq;          /* --lttng: packet_seq_num of the next one  */
 	uint64_t last_ts;      /* the previous event's time (this packet)  */
+	const struct kp_log *log; /* its user event types                   */
 };
 
 static void packet_open(struct stream *s, size_t need)
@@ -242,7 +244,7 @@ static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const stru
 		stream_event(s, id, ev, ts);
 	}
 	if (!lc || !ctf_lttng_encode(lc, v, i, ev, &id))
-		id = encode_payload(ev, &v[i]);
+		id = encode_payload(ev, &v[i], s->log);
 	stream_event(s, id, ev, ts);
 	if (lc && lc->have_rundown && i == lc->rundown_last) {
 		id = ctf_lttng_statedump_mark(ev, true);
@@ -254,7 +256,7 @@ static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const stru
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
 		     struct bitbuf *ev, bool quiet, const struct ctf_lttng *lt)
 {
-	struct stream s = { .uuid = uuid, .cpu = cpu, .lttng = lt != NULL };
+	struct stream s = { .uuid = uuid, .cpu = cpu, .lttng = lt != NULL, .log = log };
 	struct ctf_lttng_cpu lc;
 	uint64_t lost = cpu_discarded(log, cpu);
 	size_t n;

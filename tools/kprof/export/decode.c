@@ -27,6 +27,7 @@
 
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/fields.h"
+#include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/json.h"
 #include "tools/kprof/util/outfile.h"
@@ -128,7 +129,7 @@ static void print_tail(FILE *f, const struct kp_event *e, const struct kp_record
 void kp_print_record_text(FILE *f, const struct kp_log *log, const struct kp_record *r)
 {
 	char t[40];
-	const struct kp_event *e = kp_event_find(r->h.HookId, r->version);
+	const struct kp_event *e = kp_record_event(log, r);
 
 	kp_format_time(t, sizeof(t), log, r->h.TimeStamp);
 	if (!e || r->payload_size < e->fixed_size) {
@@ -149,7 +150,7 @@ void kp_print_record_text(FILE *f, const struct kp_log *log, const struct kp_rec
 void kp_print_record_json(FILE *f, const struct kp_log *log, const struct kp_record *r)
 {
 	char t[40];
-	const struct kp_event *e = kp_event_find(r->h.HookId, r->version);
+	const struct kp_event *e = kp_record_event(log, r);
 
 	kp_format_time(t, sizeof(t), log, r->h.TimeStamp);
 	fprintf(f, "{\"cpu\":%u,\"event\":\"%s\",\"hook\":%u,\"version\":%u,\"TimeStamp\":%" PRIu64 ",\"t\":%s",

@@ -23,6 +23,7 @@
 
 #include "tools/kprof/export/perfetto.h"
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
@@ -56,13 +57,14 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 
 static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
 {
-	struct pf p = { .f = f, .m = m, .syms = syms, .first = true };
+	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
 
 	/* read only: cursors over its records */
 	pf_stacks_build(&p, (struct kp_log *)log);
 	pf_cpu_events(&p);
 	pf_thread_events(&p);
 	pf_flow_events(&p);
+	pf_user_events(&p);
 	kp_sort(p.items, p.nitems, sizeof(*p.items), cmp_item);
 	fputs("{\"traceEvents\":[", f);
 	pf_write_metadata(&p);
@@ -74,17 +76,27 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	write_other_data(&p, log);
 	free(p.items);
 	pf_thread_events_free(&p);
+	pf_user_events_free(&p);
 	pf_stacks_free(&p);
 }
 
+/* The log being written (for lacks(), which sees only the model). */
+static const struct kp_log *perfetto_log;
+
 static const char *lacks(const struct kp_model *m)
 {
-	return m->switches || m->samples || m->waits
+	const struct kp_user_types *u = perfetto_log ? perfetto_log->user_types : NULL;
+
+	return m->switches || m->samples || m->waits || (u && u->n)
 		       ? NULL
-		       : "no CSwitch, SpinLock wait or sample records: run with trace=cswitch (and spinlock, profile)";
+		       : "no CSwitch, SpinLock wait, sample or user event records: run with trace=cswitch (and spinlock, "
+			 "profile)";
 }
 
 int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 {
-	return kp_write_model(log, o, lacks, write_perfetto);
+	perfetto_log = log;
+	int rc = kp_write_model(log, o, lacks, write_perfetto);
+	perfetto_log = NULL;
+	return rc;
 }

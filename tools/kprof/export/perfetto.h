@@ -9,7 +9,9 @@
  *     "CPU n stalled" (KprofClockLate), HOLE_TID+n "CPU n no trace";
  *   pid PF_THREAD_PID(tid) "name (tid)" per thread: its runs and ready
  *     time ("running"), its lock and resource waits ("waits"), each in more
- *     lanes ("running 2", ...) only where the records overlap.
+ *     lanes ("running 2", ...) only where the records overlap;
+ *   pid 1 again, the workload's own events (perfetto_user.c): USER_TID +
+ *     n * 256 "CPU n events", + id "CPU n TYPE" a span type's slices.
  */
 #ifndef KPROF_TOOL_PERFETTO_H
 #define KPROF_TOOL_PERFETTO_H
@@ -27,6 +29,8 @@
 #define WAIT_TID   200000u  /* its lock waits: WAIT_TID + n               */
 #define HOLE_TID   300000u  /* its holes (no trace): HOLE_TID + n         */
 #define STALL_TID  400000u  /* its stalls (late clock): STALL_TID + n     */
+#define USER_TID   500000u  /* its user events: USER_TID + n * 256 (+ a   */
+                            /* span type's id: its slices)                */
 
 /* A thread's own process, and its tracks: lane k of its runs (k from 0)
  * and of its waits. */
@@ -74,6 +78,8 @@ struct pf {
 	struct pf_item *items;
 	size_t nitems, capitems;
 	bool first;             /* no event written yet                       */
+	const struct kp_log *log; /* its user event types                    */
+	struct pf_user *user;   /* perfetto_user.c's events                   */
 };
 
 /* perfetto.c: queue an event (its seq is set here). */
@@ -88,6 +94,11 @@ void pf_thread_events(struct pf *p);
 void pf_thread_events_free(struct pf *p);
 void pf_flow_events(struct pf *p);
 void pf_write_metadata(struct pf *p);
+/* perfetto_user.c: the workload's own events (before the metadata), the
+ * names of their tracks (from the metadata, with its track writer). */
+void pf_user_events(struct pf *p);
+void pf_user_tracks(struct pf *p, void (*track)(struct pf *, uint32_t, uint32_t, const char *, long));
+void pf_user_events_free(struct pf *p);
 /* perfetto_sched.c: ',"systemTraceEvents":"..."': the schedule as ftrace
  * text (sched_switch, sched_wakeup). */
 void pf_write_sched(struct pf *p);

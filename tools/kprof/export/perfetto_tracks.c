@@ -93,4 +93,5 @@ void pf_write_metadata(struct pf *p)
 {
 	cpu_tracks(p);
 	thread_tracks(p);
+	pf_user_tracks(p, track);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "include/kprof/user_event.h"
 #include "include/kprof/wmi.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -207,6 +208,27 @@ static const struct kp_field phase_fields[] = {
 	C(KPROF_PHASE, Name),
 };
 
+/* User event types and, raw, the events whose type is not known (the
+ * decoders show an event of a known type by its type: read/user_types.c). */
+static const char *const event_kinds[] = { "Instant", "Span", "Counter" };
+_Static_assert(N(event_kinds) == KprofEventKinds, "a name for every enum kprof_event_kind");
+const char *const kp_event_phases[] = { "Instant", "Begin", "End" };
+_Static_assert(sizeof(kp_event_phases) / sizeof(kp_event_phases[0]) == KprofEventPhases, "a name for every phase");
+
+static const struct kp_field event_type_fields[] = {
+	U(KPROF_EVENT_TYPE, TypeId),
+	E(KPROF_EVENT_TYPE, Kind, event_kinds),
+	U(KPROF_EVENT_TYPE, FieldCount),
+	U(KPROF_EVENT_TYPE, DataSize),
+	B("Rundown", KPROF_EVENT_TYPE, Flags, 0, 1),
+	C(KPROF_EVENT_TYPE, Name),
+};
+
+static const struct kp_field user_event_fields[] = {
+	U(KPROF_USER_EVENT, TypeId),
+	{ "Phase", offsetof(KPROF_USER_EVENT, Phase), 1, KP_UNSIGNED, 0, 0, kp_event_phases, KprofEventPhases },
+};
+
 static const struct kp_field tracetest_fields[] = {
 	U(KPROF_TRACETEST, Cpu),
 	U(KPROF_TRACETEST, Writer),
@@ -250,6 +272,10 @@ const struct kp_event kp_events[] = {
 	  sizeof(KPROF_OBJECT_NAME), KP_TAIL_NONE, NULL, object_name_fields, N(object_name_fields) },
 	{ KPROF_LOG_TYPE_PHASE, PHASE_VERSION, "KprofPhase", "KPROF_PHASE", sizeof(KPROF_PHASE), KP_TAIL_NONE, NULL,
 	  phase_fields, N(phase_fields) },
+	{ KPROF_LOG_TYPE_EVENT_TYPE, EVENT_TYPE_VERSION, "KprofEventType", "KPROF_EVENT_TYPE", sizeof(KPROF_EVENT_TYPE),
+	  KP_TAIL_BYTES, "Fields", event_type_fields, N(event_type_fields) },
+	{ KPROF_LOG_TYPE_USER_EVENT, USER_EVENT_VERSION, "KprofUserEvent", "KPROF_USER_EVENT", sizeof(KPROF_USER_EVENT),
+	  KP_TAIL_BYTES, "Data", user_event_fields, N(user_event_fields) },
 };
 const size_t kp_nevents = N(kp_events);
 

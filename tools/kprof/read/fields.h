@@ -54,6 +54,8 @@ struct kp_event {
 };
 
 extern const struct kp_event kp_events[];
+/* A user event's Phase names: "Instant", "Begin", "End". */
+extern const char *const kp_event_phases[];
 extern const size_t kp_nevents;
 
 /* The description of hook/version, or NULL for an event kprof does not

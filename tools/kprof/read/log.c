@@ -34,6 +34,7 @@
 
 #include "tools/kprof/read/frames.h"
 #include "tools/kprof/read/store.h"
+#include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 
 #include "kernel/lib/crc32.h"
@@ -43,7 +44,7 @@ static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_TRUNCATED] = "truncated",   [KP_ISSUE_MISSING] = "missing",
 	[KP_ISSUE_DUPLICATE] = "duplicate",   [KP_ISSUE_BAD_RECORD] = "bad-record",
 	[KP_ISSUE_INCOMPLETE] = "incomplete", [KP_ISSUE_OTHER_RUN] = "other-run",
-	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch",
+	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch", [KP_ISSUE_USER_TYPE] = "user-type",
 };
 
 const char *kp_issue_kind_name(enum kp_issue_kind kind)
@@ -199,6 +200,7 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 	close_damage_run(log);
 	kp_log_finish(log);
 	kp_drops_find(log);
+	kp_user_types_find(log);
 }
 
 /* The most a log may be: KPROF_LOG_LIMIT_MB in the environment, else
@@ -290,6 +292,7 @@ void kp_log_free(struct kp_log *log)
 	free(log->drops);
 	free(log->drop_index);
 	free(log->console);
+	kp_user_types_free(log);
 	free(log->bytes);
 	memset(log, 0, sizeof(*log));
 }

@@ -49,6 +49,8 @@ enum kp_issue_kind {
 	KP_ISSUE_OTHER_RUN,    /* frames of another run left out              */
 	KP_ISSUE_LOSS_MISMATCH,/* records-lost records disagree with the end  */
 	                       /* frame's loss counts (read/drops.c)          */
+	KP_ISSUE_USER_TYPE,    /* user events whose type is missing or damaged */
+	                       /* (read/user_types.c): shown raw              */
 	KP_ISSUE_KINDS
 };
 
@@ -201,6 +203,7 @@ struct kp_log {
 	uint64_t damage_last;
 	uint64_t damaged_headers;   /* damaged frame headers met so far       */
 	char *console;              /* text between frames, NUL-terminated    */
+	struct kp_user_types *user_types; /* user event types (user_types.c) */
 	size_t console_len;
 };
 

@@ -9,6 +9,8 @@
  *   6. threads: CPU time, switches and why they left the CPU (threads.c)
  *   7. scheduling latency, 8. waits per reason (latency.c)
  *   9. CPUs: busy, idle, stalled and no-trace shares (cpus.c)
+ *  10. user events: the workload's own event types (user_events.c; only
+ *      in a log that has them)
  *
  * This file builds the run's model once, hands it to every section, and
  * writes either the whole report or the --summary form `make run` prints.
@@ -81,6 +83,7 @@ static void write_summary(FILE *f, const struct kp_report *r)
 	summary_headlines(f, r, "locks:", kp_report_locks);
 	summary_headlines(f, r, "resources:", kp_report_resources);
 	kp_report_busiest(f, r);
+	kp_report_user_events_summary(f, r);
 }
 
 static void write_report(FILE *f, const struct kp_report *r, const struct kp_options *o)
@@ -98,6 +101,7 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
 	kp_report_latency(f, r);
 	kp_report_blocked(f, r);
 	kp_report_cpus(f, r);
+	kp_report_user_events(f, r);
 	free(per_cpu);
 }
 

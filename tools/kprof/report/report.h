@@ -54,6 +54,8 @@ void kp_report_resources(FILE *f, const struct kp_report *r);       /* resources
 void kp_report_threads(FILE *f, const struct kp_report *r);         /* threads.c   */
 void kp_report_busiest(FILE *f, const struct kp_report *r);         /* threads.c   */
 void kp_report_cpus(FILE *f, const struct kp_report *r);            /* cpus.c      */
+void kp_report_user_events(FILE *f, const struct kp_report *r);     /* user_events.c */
+void kp_report_user_events_summary(FILE *f, const struct kp_report *r);
 /* cpus.c: "stalled   cpu 0 67.2%, ..." for the header and --summary
  * (nothing without KprofClockLate records). */
 void kp_report_stalled_line(FILE *f, const struct kp_report *r);

@@ -1,0 +1,200 @@
+/*
+ * user_event.c - user event types and their records (user_event.h,
+ * include/kprof/user_event.h).
+ *
+ * Invariants:
+ *   - types[i] is the type with id i + 1; ids are given in declaration
+ *     order and never reused, so an id names one type for the whole run.
+ *     A slot is written once, under the table lock, before the id is
+ *     published in the type (t->id), so a writer that sees t->id reads a
+ *     whole description.
+ *   - The table lock (a raw lock, interrupts off) is held only to check
+ *     names and take a slot, never while a record is written (the writer
+ *     may queue the flush DPC, which takes the DPC queue's raw lock).
+ *   - At least once, as objname.c: a type declared while tracing writes
+ *     its record after taking its slot; the rundown, after trace_start
+ *     turned the group on, writes every slot.  A type record precedes the
+ *     type's events on its CPU; on other CPUs the decoder reads every type
+ *     record of the log before any event.
+ */
+#include "kernel/trace/user_event.h"
+
+#include "kernel/console/console.h"
+#include "kernel/ke/rawlock.h"
+#include "kernel/lib/libk.h"
+
+static struct {
+	raw_lock_t lock;                               /* ntypes, types[]       */
+	uint32_t ntypes;                               /* ids 1..ntypes given   */
+	struct user_event_type *types[KPROF_EVENT_MAX_TYPES];
+} table = { .lock = RAW_LOCK_INIT };
+
+static const char *const errors[] = {
+	"",
+	"the type name is empty, over 31 characters, not of letters, digits, '_' and '.' (not a digit first), "
+	"or taken",
+	"more than 16 fields",
+	"a field's name (1..23 of letters, digits and '_', not a digit first), type or size is wrong",
+	"an enumeration has no value names, one is empty, over 15 characters or holds '\"', '\\' or a "
+	"character that is not printable ASCII, or the type has over 64",
+	"the fields take more than 1024 bytes",
+	"255 types are declared already",
+};
+
+const char *user_event_error(int err)
+{
+	return err <= 0 && err >= USER_EVENT_EFULL ? errors[-err] : "?";
+}
+
+/* 1..max characters allowed in a name of this kind. */
+static bool name_ok(const char *s, size_t max, enum kprof_event_name_kind kind)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!kprof_event_name_char_ok(s[i], kind, i == 0))
+			return false;
+	return true;
+}
+
+/* Check t; its data size in *size.  0 or a USER_EVENT_E* error. */
+static int check(const struct user_event_type *t, uint32_t *size)
+{
+	uint32_t values = 0;
+
+	*size = 0;
+	if (!name_ok(t->name, KPROF_EVENT_NAME - 1, KprofNameType) || (unsigned)t->kind >= KprofEventKinds)
+		return USER_EVENT_EBADNAME;
+	if (t->nfields > KPROF_EVENT_MAX_FIELDS)
+		return USER_EVENT_EFIELDS;
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct user_event_field *f = &t->fields[i];
+		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField) || !kprof_event_field_size_ok(f->type, f->size))
+			return USER_EVENT_EFIELD;
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(t->fields[j].name, f->name))
+				return USER_EVENT_EFIELD;
+		if (f->type == KprofFieldEnum) {
+			if (!f->values || !f->nvalues)
+				return USER_EVENT_EVALUES;
+			for (uint32_t v = 0; v < f->nvalues; v++)
+				if (!name_ok(f->values[v], KPROF_EVENT_VALUE_NAME - 1, KprofNameValue))
+					return USER_EVENT_EVALUES;
+			values += f->nvalues;
+		}
+		*size += f->size;
+	}
+	if (values > KPROF_EVENT_MAX_VALUES)
+		return USER_EVENT_EVALUES;
+	return *size > KPROF_EVENT_MAX_DATA ? USER_EVENT_ESIZE : 0;
+}
+
+/* Bytes of t's KprofEventType payload. */
+static uint32_t type_record_size(const struct user_event_type *t)
+{
+	uint32_t n = sizeof(KPROF_EVENT_TYPE) + t->nfields * sizeof(KPROF_EVENT_FIELD);
+
+	for (uint32_t i = 0; i < t->nfields; i++)
+		if (t->fields[i].type == KprofFieldEnum)
+			n += t->fields[i].nvalues * KPROF_EVENT_VALUE_NAME;
+	return n;
+}
+
+/* strncpy's padding without its name: n bytes, s cut, NUL-padded. */
+static void copy_padded(char *dst, const char *s, size_t n)
+{
+	size_t len = strlen(s);
+
+	memset(dst, 0, n);
+	memcpy(dst, s, len < n ? len : n);
+}
+
+static void write_type(const struct user_event_type *t, uint8_t flags)
+{
+	struct trace_record rec;
+	uint32_t size = type_record_size(t);
+
+	if (!trace_enabled(PERF_KPROF_USER))
+		return;
+	KPROF_EVENT_TYPE *r = trace_record_begin(&rec, KPROF_LOG_TYPE_EVENT_TYPE, EVENT_TYPE_VERSION, (uint16_t)size);
+	if (!r)
+		return;
+	memset(r, 0, size);
+	r->TypeId = t->id;
+	r->Kind = (uint8_t)t->kind;
+	r->FieldCount = t->nfields;
+	r->DataSize = t->data_size;
+	r->Flags = flags;
+	copy_padded(r->Name, t->name, sizeof(r->Name));
+	char *names = (char *)&r->Fields[t->nfields];
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct user_event_field *f = &t->fields[i];
+		KPROF_EVENT_FIELD *w = &r->Fields[i];
+		copy_padded(w->Name, f->name, sizeof(w->Name));
+		w->Type = (uint8_t)f->type;
+		w->Size = f->size;
+		if (f->type != KprofFieldEnum)
+			continue;
+		w->ValueNames = f->nvalues;
+		for (uint32_t v = 0; v < f->nvalues; v++, names += KPROF_EVENT_VALUE_NAME)
+			copy_padded(names, f->values[v], KPROF_EVENT_VALUE_NAME);
+	}
+	trace_record_commit(&rec);
+}
+
+int user_event_declare(struct user_event_type *t)
+{
+	uint32_t size;
+	int err = check(t, &size);
+
+	if (t->id)
+		return 0;
+	unsigned long flags = raw_lock_irqsave(&table.lock);
+	for (uint32_t i = 0; !err && i < table.ntypes; i++)
+		if (table.types[i] == t)
+			err = 1; /* declared meanwhile: done */
+		else if (!strcmp(table.types[i]->name, t->name))
+			err = USER_EVENT_EBADNAME;
+	if (!err && table.ntypes == KPROF_EVENT_MAX_TYPES)
+		err = USER_EVENT_EFULL;
+	if (!err) {
+		t->data_size = (uint16_t)size;
+		table.types[table.ntypes++] = t;
+		__atomic_store_n(&t->id, (uint16_t)table.ntypes, __ATOMIC_RELEASE);
+	}
+	raw_unlock_irqrestore(&table.lock, flags);
+	if (err == 1)
+		return 0;
+	if (err) {
+		kprintf("user events: type \"%s\" refused: %s\n", t->name ? t->name : "(null)", user_event_error(err));
+		return err;
+	}
+	write_type(t, 0);
+	return 0;
+}
+
+void user_event_str(struct user_event *e, const char *s)
+{
+	if (e->field >= e->t->nfields)
+		return;
+	const struct user_event_field *f = &e->t->fields[e->field++];
+	if (f->type == KprofFieldString && s)
+		copy_padded((char *)e->p, s, f->size);
+	else
+		memset(e->p, 0, f->size);
+	e->p += f->size;
+}
+
+void user_event_rundown(void)
+{
+	for (uint32_t i = 0;; i++) {
+		unsigned long flags = raw_lock_irqsave(&table.lock);
+		struct user_event_type *t = i < table.ntypes ? table.types[i] : NULL;
+		raw_unlock_irqrestore(&table.lock, flags);
+		if (!t)
+			return;
+		write_type(t, KPROF_EVENT_TYPE_RUNDOWN);
+	}
+}

@@ -1,0 +1,43 @@
+/*
+ * hub.h - a hub on the boot path (USB 2.0 chapter 11, USB 3.2 chapter
+ * 10): read its descriptor, tell the controller it is a hub, then bring
+ * up the one downstream port the path goes through.
+ *
+ * Called by storage/stick_path.c only, while it walks the path; polled,
+ * one thread.
+ */
+#ifndef KPROF_USB_HUB_H
+#define KPROF_USB_HUB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/usb/hci.h"
+
+struct usb_hub {
+	struct usb_device *dev; /* the hub itself, addressed               */
+	unsigned hop;           /* 1 = first hub after the root port       */
+	uint8_t nports;         /* bNbrPorts                               */
+	bool superspeed;        /* USB 3 hub: 0x2A descriptor, SS status   */
+	uint16_t power_good_ms; /* bPwrOn2PwrGood x 2                      */
+	uint8_t tt_think_time;  /* wHubCharacteristics bits 6:5 (0-3)      */
+};
+
+/* How long the hub code waits (milliseconds). */
+#define HUB_CONNECT_TIMEOUT_MS 1000 /* device seen on the port           */
+#define HUB_RESET_TIMEOUT_MS 500    /* PORT_RESET to enabled             */
+#define HUB_DEBOUNCE_MS 100         /* USB 2.0 7.1.7.3 TATTDB            */
+#define HUB_RESET_RECOVERY_MS 10    /* USB 2.0 7.1.7.5 TRSTRCY           */
+
+/* Configure the hub device (dma: a usb_dma_alloc() page), read its hub
+ * descriptor (0x29 or, for a SuperSpeed hub, 0x2A), hci_hub_configure()
+ * it and, for a USB 3 hub, SET_HUB_DEPTH. */
+int hub_open(struct usb_device *dev, unsigned hop, void *dma, struct usb_hub *hub);
+
+/* Power the port, wait for a connection, reset it, and fill child's
+ * speed, root_port, depth, route and TT fields from the hub's; change
+ * bits are cleared.  The caller then hci_device_add()s the child.
+ * Timeouts print which hub and port. */
+int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_device *child);
+
+#endif /* KPROF_USB_HUB_H */

@@ -1,0 +1,104 @@
+/*
+ * stick.h - the USB stick the kernel booted from, as a block device, and
+ * the one file on it the trace may be written to.
+ *
+ * usb_stick_open() follows the boot device's path (PCI function of the
+ * controller, root port, hub ports) from bootinfo (stick_path.c),
+ * enumerates each hop (core/usb.c, core/hub.c), binds the Bulk-Only
+ * mass-storage interface (bot.c), runs INQUIRY, TEST UNIT READY, READ
+ * CAPACITY, and reads the GPT header (LBA 1) to check that the disk GUID
+ * is the boot disk's: nothing is written before that check passes.
+ *
+ * stick_file_write() is the only way anything is written: offsets inside
+ * the trace file are mapped through its extents to LBAs, and every write
+ * is bounds-checked against the extents (never outside the file).
+ *
+ * Buffers: usb_stick_read(), usb_stick_write() and stick_file_write()
+ * hand the caller's buffer to the controller as it is (no bounce copy),
+ * so it must be what hci.h asks of a bulk buffer: physically contiguous
+ * memory in the direct map, i.e. pages from pmm_alloc_pages() seen
+ * through phys_to_virt() (the trace buffers are); never a kernel stack
+ * or kva_alloc_guarded()/kva_map_phys() memory, whose pages need not be
+ * contiguous.
+ *
+ * The storage layer (kernel/usb/storage/), the top of the USB stack:
+ *  - It offers this header, all that the kernel outside kernel/usb calls
+ *    (the trace's stick sink), built on Bulk-Only Transport (bot.h) and
+ *    the SCSI commands (scsi.h), which stay inside the layer.
+ *  - Below it, it calls the USB core (core/usb.h, core/hub.h), the host
+ *    controller through kernel/usb/hci.h only (never xhci/'s own
+ *    headers), boot/common/gpt.h, kernel/mm and the console.  Neither
+ *    layer below includes anything from here (tools/check-layering.sh).
+ *
+ * Implementation (stick.c, stick_file.c): usb_stick_open() returns
+ * USB_NODEV when the device is not the boot disk (capacity, GPT
+ * header or disk GUID differ) and USB_BADARG for an unusable target;
+ * usb_stick_write() also refuses (USB_BADARG) blocks outside the GPT's
+ * FirstUsableLBA..LastUsableLBA, and (USB_ERROR, nothing sent) any write
+ * once the stick is known to be write protected.  Reads and writes are
+ * split into commands of at most 120 KiB.  All calls come from one
+ * thread at a time, polled.
+ */
+#ifndef KPROF_USB_STICK_H
+#define KPROF_USB_STICK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/usb/hci.h"
+
+#define STICK_PATH_MAX    6  /* root port + up to 5 hubs (USB's limit) */
+#define STICK_EXTENTS_MAX 16 /* of the trace file                     */
+
+/* Where the stick is and what must be true of it (from bootinfo). */
+struct usb_stick_target {
+	uint16_t pci_segment;
+	uint8_t pci_bus, pci_dev, pci_fn;
+	uint8_t depth;                   /* ports[] used: 1 = on a root port */
+	uint8_t ports[STICK_PATH_MAX];   /* 1-based: ports[0] root port,
+					  * ports[i] hub port of hop i        */
+	uint8_t disk_guid[16];           /* GPT header DiskGUID, as on disk  */
+	uint32_t block_size;             /* bytes per logical block          */
+	uint64_t blocks;                 /* the disk's size in blocks        */
+};
+
+struct stick_extent {
+	uint64_t lba;    /* first block of this run of the file           */
+	uint64_t blocks; /* blocks in the run                             */
+};
+
+struct usb_stick; /* opaque: device, interface, endpoints, tag, state   */
+
+/* SCSI sense of the last failed command (REQUEST SENSE), for messages. */
+struct stick_sense {
+	uint8_t key, asc, ascq;
+};
+
+int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out);
+bool usb_stick_write_protected(const struct usb_stick *st);
+int usb_stick_read(struct usb_stick *st, uint64_t lba, void *buf, uint32_t blocks);
+int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_t blocks);
+int usb_stick_sync(struct usb_stick *st);
+struct stick_sense usb_stick_last_sense(const struct usb_stick *st);
+
+/* Inside the layer (stick_path.c, for stick.c): follow t's port chain
+ * from the controller (hci_open, root port reset, each hub in turn) and
+ * address the device at its end: *out is that device, addressed but not
+ * configured.  Messages name the hop that failed. */
+int stick_path_open(const struct usb_stick_target *t, struct usb_device **out);
+
+/* The trace file: extents in file order, covering file_bytes. */
+struct stick_file {
+	struct usb_stick *stick;
+	uint32_t block_size;
+	uint32_t nextents;
+	struct stick_extent extents[STICK_EXTENTS_MAX];
+	uint64_t file_bytes;
+};
+
+/* Write len bytes at byte offset off (both multiples of block_size);
+ * USB_BADARG, and nothing written, if any byte would fall outside the
+ * file's extents. */
+int stick_file_write(struct stick_file *f, uint64_t off, const void *buf, uint32_t len);
+
+#endif /* KPROF_USB_STICK_H */

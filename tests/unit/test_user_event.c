@@ -1,0 +1,368 @@
+/*
+ * test_user_event.c - user event types and events (kernel/trace/
+ * user_event.c): a declaration writes a KprofEventType record that
+ * describes the type byte for byte, events pack their values in field
+ * order, and the bounds are kept: too many fields, too long a name, a bad
+ * size or value name are refused with the error that says so; a string
+ * longer than its room is cut at the room; values of the wrong sort or
+ * past the last field leave zeros; the fast forms never write past the
+ * record.  trace_record_begin/commit are caught
+ * here, into a byte buffer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kernel/trace/user_event.h"
+#include "tests/unit/shadow/shadow.h"
+
+PERFINFO_GROUPMASK trace_groups;
+
+static struct {
+	uint16_t hook;
+	uint8_t version;
+	uint16_t size;
+	uint8_t payload[4096];
+	bool committed;
+} recs[64];
+static size_t nrecs;
+
+void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size)
+{
+	(void)rec;
+	assert_true(nrecs < 64 && payload_size <= sizeof(recs[0].payload));
+	recs[nrecs] = (__typeof__(recs[0])){ .hook = hook, .version = version, .size = payload_size };
+	memset(recs[nrecs].payload, 0xAA, sizeof(recs[nrecs].payload)); /* what a buffer held before */
+	return recs[nrecs++].payload;
+}
+
+void trace_record_commit(struct trace_record *rec)
+{
+	(void)rec;
+	recs[nrecs - 1].committed = true;
+}
+
+static const char *const modes[] = { "read", "write", "flush" };
+static const struct user_event_field req_fields[] = {
+	USER_EVENT_UNSIGNED("Bytes", 4),
+	USER_EVENT_POINTER("Buffer"),
+	USER_EVENT_STRING("Who", 8),
+	USER_EVENT_ENUM("Mode", 1, modes),
+	USER_EVENT_SIGNED("Delta", 2),
+};
+
+static int reset(void **state)
+{
+	(void)state;
+	memset(&trace_groups, 0, sizeof(trace_groups));
+	perfinfo_group_set(&trace_groups, PERF_KPROF_USER);
+	nrecs = 0;
+	shadow_console[0] = 0;
+	return 0;
+}
+
+/* Declaring writes the type record: header, fields, value names. */
+static void test_declare_writes_type(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.request", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	assert_int_equal(user_event_declare(&req), 0);
+	assert_int_not_equal(req.id, 0);
+	assert_int_equal(req.data_size, 4 + 8 + 8 + 1 + 2);
+	assert_int_equal(nrecs, 1);
+	assert_int_equal(recs[0].hook, KPROF_LOG_TYPE_EVENT_TYPE);
+	assert_int_equal(recs[0].size, sizeof(KPROF_EVENT_TYPE) + 5 * sizeof(KPROF_EVENT_FIELD) + 3 * 16);
+	const KPROF_EVENT_TYPE *t = (const KPROF_EVENT_TYPE *)recs[0].payload;
+	assert_int_equal(t->TypeId, req.id);
+	assert_int_equal(t->Kind, KprofEventKindInstant);
+	assert_int_equal(t->FieldCount, 5);
+	assert_int_equal(t->DataSize, 23);
+	assert_int_equal(t->Flags, 0);
+	assert_string_equal(t->Name, "test.request");
+	assert_int_equal(t->Name[31], 0);
+	assert_string_equal(t->Fields[2].Name, "Who");
+	assert_int_equal(t->Fields[2].Type, KprofFieldString);
+	assert_int_equal(t->Fields[2].Size, 8);
+	assert_int_equal(t->Fields[3].ValueNames, 3);
+	assert_int_equal(t->Fields[4].ValueNames, 0);
+	const char *names = (const char *)&t->Fields[5];
+	assert_string_equal(names, "read");
+	assert_string_equal(names + 16, "write");
+	assert_string_equal(names + 32, "flush");
+	assert_int_equal(names[47], 0); /* padded: no stale buffer bytes */
+	/* Declared again: the same id, no second record; the rundown writes it. */
+	uint16_t id = req.id;
+	assert_int_equal(user_event_declare(&req), 0);
+	assert_int_equal(req.id, id);
+	assert_int_equal(nrecs, 1);
+	user_event_rundown();
+	assert_true(nrecs >= 2);
+	bool found = false;
+	for (size_t i = 1; i < nrecs; i++) {
+		const KPROF_EVENT_TYPE *r = (const KPROF_EVENT_TYPE *)recs[i].payload;
+		if (r->TypeId == id) {
+			found = true;
+			assert_int_equal(r->Flags, KPROF_EVENT_TYPE_RUNDOWN);
+			assert_memory_equal(r->Name, t->Name, sizeof(r->Name));
+		}
+	}
+	assert_true(found);
+}
+
+/* An event packs the values in field order; a string is cut at its room. */
+static void test_event_packs_fields(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.packed", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_int(&e, 0x11223344);
+	user_event_int(&e, 0xffff800000001000ull);
+	user_event_str(&e, "a-name-longer-than-8");
+	user_event_int(&e, 2);
+	user_event_int(&e, (uint64_t)-5);
+	user_event_commit(&e);
+	assert_int_equal(nrecs, 1);
+	assert_true(recs[0].committed);
+	assert_int_equal(recs[0].hook, KPROF_LOG_TYPE_USER_EVENT);
+	assert_int_equal(recs[0].version, USER_EVENT_VERSION);
+	assert_int_equal(recs[0].size, 4 + 23);
+	const uint8_t *p = recs[0].payload;
+	uint16_t id;
+	memcpy(&id, p, 2);
+	assert_int_equal(id, req.id);
+	assert_int_equal(p[2], KprofEventInstant);
+	assert_int_equal(p[3], 0);
+	uint32_t bytes;
+	uint64_t buffer;
+	int16_t delta;
+	memcpy(&bytes, p + 4, 4);
+	memcpy(&buffer, p + 8, 8);
+	memcpy(&delta, p + 25, 2);
+	assert_int_equal(bytes, 0x11223344);
+	assert_true(buffer == 0xffff800000001000ull);
+	assert_memory_equal(p + 16, "a-name-l", 8); /* cut at 8: no NUL */
+	assert_int_equal(p[24], 2);
+	assert_int_equal(delta, -5);
+	/* A short string is NUL-padded. */
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_int(&e, 1);
+	user_event_int(&e, 2);
+	user_event_str(&e, "ab");
+	user_event_commit(&e);
+	assert_memory_equal(recs[0].payload + 16, "ab\0\0\0\0\0\0", 8);
+	/* Fields not written are zero, not what the buffer held. */
+	assert_int_equal(recs[0].payload[24], 0);
+	assert_int_equal(recs[0].payload[25], 0);
+	assert_int_equal(recs[0].payload[26], 0);
+}
+
+/* A value of the wrong sort leaves its field zero; past the last field it
+ * is ignored (the record keeps its size). */
+static void test_wrong_sort_and_extra_values(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.sorts", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_str(&e, "x");     /* Bytes is an integer: zero */
+	user_event_int(&e, 7);
+	user_event_int(&e, 0x4142);  /* Who is a string: zero */
+	user_event_int(&e, 1);
+	user_event_int(&e, 3);
+	user_event_int(&e, 99);      /* no sixth field */
+	user_event_str(&e, "y");
+	user_event_commit(&e);
+	assert_int_equal(recs[0].size, 27);
+	static const uint8_t zero[8];
+	assert_memory_equal(recs[0].payload + 4, zero, 4);
+	assert_memory_equal(recs[0].payload + 16, zero, 8);
+	assert_int_equal(recs[0].payload[8], 7);
+	assert_int_equal(recs[0].payload[24], 1);
+	assert_int_equal(recs[0].payload[25], 3);
+	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing written past the record */
+}
+
+/* The fast forms: typed values with no look-up, never past the record;
+ * the values in place only when the struct is the type's size. */
+static void test_fast_forms(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.fast", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_u32(&e, 0x01020304);
+	user_event_u64(&e, 0x1122334455667788ull);
+	user_event_u64(&e, 0x4142434445464748ull); /* Who's 8 bytes */
+	user_event_u8(&e, 2);
+	user_event_u16(&e, 0xfffe);
+	user_event_u64(&e, 0xdeadbeefdeadbeefull); /* past the values: dropped */
+	user_event_commit(&e);
+	assert_int_equal(recs[0].size, 27);
+	assert_memory_equal(recs[0].payload + 4, "\x04\x03\x02\x01", 4);
+	assert_memory_equal(recs[0].payload + 16, "HGFEDCBA", 8);
+	assert_int_equal(recs[0].payload[24], 2);
+	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing past the record */
+
+	struct values {
+		uint32_t Bytes;
+		uint64_t Buffer;
+		char Who[8];
+		uint8_t Mode;
+		int16_t Delta;
+	} __attribute__((packed));
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	struct values *v = USER_EVENT_VALUES(&e, struct values);
+	assert_non_null(v);
+	v->Bytes = 9;
+	v->Delta = -2;
+	memcpy(v->Who, "abcdefgh", 8);
+	v->Buffer = 1;
+	v->Mode = 1;
+	user_event_commit(&e);
+	assert_int_equal(recs[0].payload[4], 9);
+	assert_memory_equal(recs[0].payload + 16, "abcdefgh", 8);
+	assert_int_equal((int16_t)(recs[0].payload[25] | recs[0].payload[26] << 8), -2);
+	/* A struct of another size: NULL, and the values stay zero. */
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	assert_null(USER_EVENT_VALUES(&e, uint64_t));
+	user_event_commit(&e);
+	static const uint8_t zero[23];
+	assert_memory_equal(recs[0].payload + 4, zero, 23);
+}
+
+/* No tracing, or a type never declared: nothing is reserved. */
+static void test_not_traced_or_undeclared(void **state)
+{
+	(void)state;
+	static struct user_event_type undeclared = { "test.never", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	static struct user_event_type quiet = { "test.quiet", KprofEventKindCounter, req_fields, 1, 0, 0 };
+	struct user_event e;
+	assert_false(user_event_begin(&e, &undeclared, KprofEventInstant));
+	memset(&trace_groups, 0, sizeof(trace_groups));
+	assert_int_equal(user_event_declare(&quiet), 0); /* declared, no record while not traced */
+	assert_false(user_event_begin(&e, &quiet, KprofEventInstant));
+	assert_int_equal(nrecs, 0);
+	perfinfo_group_set(&trace_groups, PERF_KPROF_USER);
+	user_event_rundown(); /* the rundown has it */
+	bool found = false;
+	for (size_t i = 0; i < nrecs; i++)
+		found |= !strcmp(((const KPROF_EVENT_TYPE *)recs[i].payload)->Name, "test.quiet");
+	assert_true(found);
+}
+
+static void expect_refused(struct user_event_type *t, int err, const char *says)
+{
+	shadow_console[0] = 0;
+	size_t before = nrecs;
+	assert_int_equal(user_event_declare(t), err);
+	assert_int_equal(t->id, 0);
+	assert_int_equal(nrecs, before);
+	assert_non_null(strstr(shadow_console, says));
+}
+
+/* Bounds: every declaration that breaks a rule is refused, and says why. */
+static void test_bounds_refused(void **state)
+{
+	(void)state;
+	static struct user_event_field many[KPROF_EVENT_MAX_FIELDS + 1];
+	static char names[KPROF_EVENT_MAX_FIELDS + 1][16];
+	for (int i = 0; i <= KPROF_EVENT_MAX_FIELDS; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		many[i] = (struct user_event_field){ names[i], KprofFieldUnsigned, 8, NULL, 0 };
+	}
+	struct user_event_type too_many = { "test.many", KprofEventKindInstant, many, KPROF_EVENT_MAX_FIELDS + 1, 0, 0 };
+	expect_refused(&too_many, USER_EVENT_EFIELDS, "more than 16 fields");
+	struct user_event_type sixteen = { "test.sixteen", KprofEventKindInstant, many, KPROF_EVENT_MAX_FIELDS, 0, 0 };
+	assert_int_equal(user_event_declare(&sixteen), 0); /* the limit itself is fine */
+
+	struct user_event_type long_name = { "a_type_name_of_32_characters_xxx", KprofEventKindInstant, NULL, 0, 0, 0 };
+	expect_refused(&long_name, USER_EVENT_EBADNAME, "type \"a_type_name_of_32_characters_xxx\" refused");
+	struct user_event_type name31 = { "a_type_name_of_31_characters_xx", KprofEventKindInstant, NULL, 0, 0, 0 };
+	assert_int_equal(user_event_declare(&name31), 0);
+	struct user_event_type taken = { "a_type_name_of_31_characters_xx", KprofEventKindInstant, NULL, 0, 0, 0 };
+	expect_refused(&taken, USER_EVENT_EBADNAME, "or taken");
+	struct user_event_type spaces = { "has space", KprofEventKindInstant, NULL, 0, 0, 0 };
+	expect_refused(&spaces, USER_EVENT_EBADNAME, "refused");
+
+	static const struct user_event_field long_field[] = { USER_EVENT_UNSIGNED("a_field_name_of_24_chars", 4) };
+	struct user_event_type lf = { "test.longfield", KprofEventKindInstant, long_field, 1, 0, 0 };
+	expect_refused(&lf, USER_EVENT_EFIELD, "field's name");
+	static const struct user_event_field bad_size[] = { USER_EVENT_UNSIGNED("x", 3) };
+	struct user_event_type bs = { "test.badsize", KprofEventKindInstant, bad_size, 1, 0, 0 };
+	expect_refused(&bs, USER_EVENT_EFIELD, "size is wrong");
+	static const struct user_event_field big_string[] = { USER_EVENT_STRING("s", KPROF_EVENT_MAX_STRING + 1) };
+	struct user_event_type bg = { "test.bigstring", KprofEventKindInstant, big_string, 1, 0, 0 };
+	expect_refused(&bg, USER_EVENT_EFIELD, "size is wrong");
+	static const struct user_event_field dup[] = { USER_EVENT_UNSIGNED("x", 4), USER_EVENT_SIGNED("x", 4) };
+	struct user_event_type dp = { "test.dup", KprofEventKindInstant, dup, 2, 0, 0 };
+	expect_refused(&dp, USER_EVENT_EFIELD, "refused");
+
+	static const char *const long_value[] = { "ok", "sixteen_chars_xx" };
+	static const struct user_event_field lv[] = { USER_EVENT_ENUM("m", 1, long_value) };
+	struct user_event_type lvt = { "test.longvalue", KprofEventKindInstant, lv, 1, 0, 0 };
+	expect_refused(&lvt, USER_EVENT_EVALUES, "value names");
+	static const struct user_event_field none[] = { { "m", KprofFieldEnum, 1, NULL, 0 } };
+	struct user_event_type nv = { "test.novalues", KprofEventKindInstant, none, 1, 0, 0 };
+	expect_refused(&nv, USER_EVENT_EVALUES, "value names");
+
+	static struct user_event_field strings[KPROF_EVENT_MAX_FIELDS];
+	for (int i = 0; i < KPROF_EVENT_MAX_FIELDS; i++)
+		strings[i] = (struct user_event_field){ names[i], KprofFieldString, KPROF_EVENT_MAX_STRING, NULL, 0 };
+	struct user_event_type huge = { "test.huge", KprofEventKindInstant, strings, 9, 0, 0 }; /* 1152 bytes */
+	expect_refused(&huge, USER_EVENT_ESIZE, "more than 1024 bytes");
+	struct user_event_type just = { "test.just", KprofEventKindInstant, strings, 8, 0, 0 }; /* 1024 */
+	assert_int_equal(user_event_declare(&just), 0);
+}
+
+/* Ids are given in order and never reused; the 255th type is the last. */
+static void test_table_full(void **state)
+{
+	(void)state;
+	static struct user_event_type types[KPROF_EVENT_MAX_TYPES + 1];
+	static char names[KPROF_EVENT_MAX_TYPES + 1][24];
+	uint16_t last = 0;
+	int declared = 0;
+	memset(&trace_groups, 0, sizeof(trace_groups)); /* no records: the ids are what counts */
+	for (int i = 0; i <= KPROF_EVENT_MAX_TYPES; i++) {
+		snprintf(names[i], sizeof(names[i]), "full_%d", i);
+		types[i] = (struct user_event_type){ names[i], KprofEventKindInstant, NULL, 0, 0, 0 };
+		if (user_event_declare(&types[i]) == 0) {
+			assert_true(types[i].id > last);
+			last = types[i].id;
+			declared++;
+		} else {
+			assert_int_equal(user_event_declare(&types[i]), USER_EVENT_EFULL);
+		}
+	}
+	assert_int_equal(last, KPROF_EVENT_MAX_TYPES);
+	assert_true(declared < KPROF_EVENT_MAX_TYPES + 1);
+	assert_non_null(strstr(shadow_console, "255 types are declared already"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_declare_writes_type, reset),
+		cmocka_unit_test_setup(test_event_packs_fields, reset),
+		cmocka_unit_test_setup(test_wrong_sort_and_extra_values, reset),
+		cmocka_unit_test_setup(test_fast_forms, reset),
+		cmocka_unit_test_setup(test_not_traced_or_undeclared, reset),
+		cmocka_unit_test_setup(test_bounds_refused, reset),
+		cmocka_unit_test_setup(test_table_full, reset), /* last: it fills the table */
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
