@@ -44,8 +44,8 @@
 #      folder of examples/) uses the workload API only: its quoted
 #      includes are kernel/workloads/api/*.h, kernel/trace/user_event.h
 #      (events of its own) or its own headers (a name
-#      without a folder, present beside it), its angle includes <stdint.h>,
-#      <stdbool.h>, <stddef.h> and <stdarg.h>, and it has no inline
+#      without a folder, present beside it), its angle includes the C headers
+#      stdint, stdbool, stddef and stdarg, and it has no inline
 #      assembly.  docs/workloads.md promises that API stays stable; this
 #      keeps workloads from reaching past it.
 #

@@ -1,7 +1,7 @@
 /*
  * workload.h - the API a workload may use: the one header a workload
  * built from outside the tree (make WORKLOADS=DIR) includes, besides its
- * own headers and <stdint.h>, <stdbool.h>, <stddef.h>, <stdarg.h>.
+ * own headers and the C headers stdint, stdbool, stddef, stdarg.
  * tools/check-layering.sh refuses anything else in such a folder (and in
  * examples/).  docs/workloads.md describes each part and what is kept
  * stable.
