@@ -5,7 +5,8 @@
 #   make run        boot the mix of every workload in QEMU; the report, pictures
 #                   and trace files go to build/run/ (the latest run's only)
 #   make check      unit tests, then boot tests in QEMU
-#   make docs       docs/cmdline.md from the command-line key tables
+#   make docs       docs/cmdline.md from the command-line key tables (with
+#                   WORKLOADS=: also $(BUILD)/cmdline.md with their keys)
 #   make clean
 #
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
@@ -87,6 +88,9 @@ WORKLOADS_OK := $(BUILD)/workloads.layering
 $(foreach d,$(WORKLOAD_DIRS),$(if $(wildcard $(d)/*.c),,$(error WORKLOADS=$(d): no .c file there; accepted: \
 	folders holding workload sources)))
 KERNEL_OBJS += $(WORKLOAD_OBJS)
+# Their files of keys (*_keys.c, including only kernel/workloads/api/keys.h
+# and their own headers), documented by `make docs WORKLOADS=...`.
+WORKLOAD_KEY_SRCS := $(foreach d,$(WORKLOAD_DIRS),$(sort $(wildcard $(d)/*_keys.c)))
 
 FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
 KERNEL   := $(BUILD)/kernel.elf

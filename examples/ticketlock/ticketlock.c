@@ -26,49 +26,16 @@
  * inside it; at the end it must equal the acquisitions the threads
  * counted, or the lock let two holders in (the run fails).
  *
- * Uses only the workload API (kernel/workloads/api/workload.h).
+ * Its keys and their rule are in ticketlock_keys.c.  Uses only the
+ * workload API (kernel/workloads/api/workload.h).
  */
 #include "kernel/workloads/api/workload.h"
 
 #include "ticket.h"
+#include "ticketlock_keys.h"
 
-#define MAX_THREADS 64
+#define MAX_THREADS TICKETLOCK_MAX_THREADS
 #define SAMPLES_PER_THREAD 4096
-
-struct ticketlock_config {
-	uint32_t ms, threads, hold_ns, think_ns;
-};
-
-static struct ticketlock_config config;
-static const struct ticketlock_config defaults = { .ms = 500, .threads = 0, .hold_ns = 200, .think_ns = 1000 };
-
-#define FIELD(f) .offset = offsetof(struct ticketlock_config, f)
-#define USED_BY "scenario=ticketlock"
-static const struct cmdline_key keys[] = {
-	{ .name = "ticketlock.ms", .type = CMDLINE_UINT, FIELD(ms), .min = 50, .max = 600000, .used_by = USED_BY,
-	  .help = "how long each lock's phase runs, ms" },
-	{ .name = "ticketlock.threads", .type = CMDLINE_UINT, FIELD(threads), .min = 1, .max = MAX_THREADS,
-	  .special = "cpus", .used_by = USED_BY, .help = "contending threads, pinned round-robin (cpus: one per CPU)" },
-	{ .name = "ticketlock.hold_ns", .type = CMDLINE_UINT, FIELD(hold_ns), .min = 0, .max = 1000000,
-	  .used_by = USED_BY, .help = "how long a lock is held, ns" },
-	{ .name = "ticketlock.think_ns", .type = CMDLINE_UINT, FIELD(think_ns), .min = 0, .max = 1000000,
-	  .used_by = USED_BY, .help = "time between acquisitions, ns" },
-};
-
-/* Its own rule: each thread gets at least 100 turns in a phase. */
-static const char *check(const void *c, char *buf, size_t size)
-{
-	const struct ticketlock_config *k = c;
-	uint64_t turn = (uint64_t)k->hold_ns + k->think_ns, room = (uint64_t)k->ms * 1000000;
-	if (turn * 100 <= room)
-		return NULL;
-	ksnprintf(buf, size, "cmdline: ticketlock.hold_ns=%u + ticketlock.think_ns=%u leave fewer than 100 "
-		  "acquisitions per thread in ticketlock.ms=%u; accepted: hold_ns + think_ns <= ms * 10000",
-		  k->hold_ns, k->think_ns, k->ms);
-	return buf;
-}
-
-WORKLOAD_KEYS(ticketlock, keys, &config, &defaults, check);
 
 /* The two locks under test, behind one interface. */
 enum kind { TICKET, QUEUED };
@@ -171,7 +138,7 @@ static void turn(struct worker *w, uint32_t hold_ns)
 static void worker(void *context)
 {
 	struct worker *w = context;
-	uint32_t hold_ns = config.hold_ns, think_ns = config.think_ns;
+	uint32_t hold_ns = ticketlock_config->hold_ns, think_ns = ticketlock_config->think_ns;
 
 	ke_wait_for_single_object(&s.go, Executive, KernelMode, KE_WAIT_FOREVER);
 	run_event(KprofEventBegin, s.kind, w->index);
@@ -240,8 +207,8 @@ static bool phase(uint32_t index, enum kind kind, uint32_t nthreads, uint32_t ms
 
 static enum kprof_exit_status run(const struct workload_run *r)
 {
-	uint32_t ms = r->ms ? r->ms / 2 : config.ms;
-	uint32_t nthreads = config.threads ? config.threads : ke_number_processors;
+	uint32_t ms = r->ms ? r->ms / 2 : ticketlock_config->ms;
+	uint32_t nthreads = ticketlock_config->threads ? ticketlock_config->threads : ke_number_processors;
 	bool ok;
 
 	if (nthreads > MAX_THREADS)
@@ -251,8 +218,8 @@ static enum kprof_exit_status run(const struct workload_run *r)
 	ticket_init(&s.ticket);
 	ke_initialize_spin_lock(&s.queued);
 	trace_name_object(&s.queued, KprofObjectQueuedSpinLock, "ticketlock.queued");
-	kprintf("ticketlock: %u threads, %u ms per lock, hold %u ns, think %u ns\n", nthreads, ms, config.hold_ns,
-		config.think_ns);
+	kprintf("ticketlock: %u threads, %u ms per lock, hold %u ns, think %u ns\n", nthreads, ms,
+		ticketlock_config->hold_ns, ticketlock_config->think_ns);
 	ok = phase(1, TICKET, nthreads, ms);
 	ok &= phase(2, QUEUED, nthreads, ms);
 	kprintf("ticketlock: %s\n", ok ? "done" : "SOME CHECKS FAILED");

@@ -897,8 +897,13 @@ def check_workloads_example(ctx):
 def check_workloads_refused(ctx):
     """scenario= takes any registered workload: an unknown one is refused
     with the accepted list naming the kernel's own and both example
-    workloads, each from its own folder (they coexist)."""
+    workloads, each from its own folder (they coexist); in the same pass
+    the example's own rule refuses its think time."""
     ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: ticketlock.hold_ns=200 \+ ticketlock.think_ns=1000000 leave fewer than 100 acquisitions "
+               r"per thread in ticketlock.ms=50; accepted: hold_ns \+ think_ns <= ms \* 10000$",
+               "the example's own rule")
+    ctx.expect(r"^cmdline: 2 errors; nothing was run", "both problems in one pass")
     ctx.expect(r"^cmdline: scenario=nope: unknown value; accepted:", "the refusal")
     # The list goes on over "cmdline:   " lines.
     listed = re.search(r"^cmdline: scenario=nope: unknown value; accepted:(.*(?:\ncmdline:   .*)*)",
@@ -1240,7 +1245,8 @@ TESTS = [
     BootTest("workloads-example", "examples/ticketlock built from outside the tree: ticket lock vs queued lock",
              check_workloads_example, cpus=2, cmdline="scenario=ticketlock ticketlock.ms=300", kernel="workloads"),
     BootTest("workloads-refused", "two example folders built in: scenario= lists both; an unknown one refused",
-             check_workloads_refused, cmdline="scenario=nope", kernel="workloads"),
+             check_workloads_refused, cmdline="scenario=nope ticketlock.ms=50 ticketlock.think_ns=1000000",
+             kernel="workloads"),
     BootTest("uefi-bad-value", "cpus=x from \\kprof\\cmdline.txt is refused", check_uefi_bad_value, boot="uefi",
              cmdline="cpus=x", timeout=90),
 ]

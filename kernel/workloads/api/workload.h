@@ -6,7 +6,8 @@
  * examples/).  docs/workloads.md describes each part and what is kept
  * stable.
  *
- *   the descriptor and keys   WORKLOAD_DEFINE, WORKLOAD_KEYS (descriptor.h)
+ *   the descriptor and keys   WORKLOAD_DEFINE, WORKLOAD_KEYS (descriptor.h;
+ *                             a file of keys alone includes api/keys.h)
  *   threads, priorities,      ps_create_system_thread, ke_set_priority_thread,
  *   affinity                  KAFFINITY_EX, ke_number_processors
  *   waits, dispatcher objects ke_wait_for_*, KEVENT, KSEMAPHORE, KMUTANT
