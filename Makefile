@@ -16,9 +16,12 @@
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
-# behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256).
+# behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
+# IMAGE_TABLE=gpt|mbr its partition table (default gpt; mbr as shops sell sticks).
 # LOCK_CHECKS=1|0 (default 1: raw lock owner and order checks, docs/locking.md;
 # use a separate BUILD= for 0, objects are not rebuilt when it changes).
+# ASSERTS=1|0 (default 1: the invariant checks of kernel/debug/kassert.h,
+# docs/testing.md; likewise a separate BUILD= for 0).
 # `make run` and `make check` install missing Debian packages first
 # (tools/deps.sh says what it installs).
 
@@ -35,6 +38,7 @@ CPU      ?=
 MEM      ?=
 PYTHON   ?= /usr/bin/python3
 LOCK_CHECKS ?= 1
+ASSERTS  ?= 1
 
 KPROF_VERSION := 0.1.0
 
@@ -61,7 +65,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pie -fno-pic -mcmodel=ker
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-common \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
-	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP -DKPROF_LOCK_CHECKS=$(LOCK_CHECKS)
+	-I. -Iinclude -Iarch/x86_64/include -I$(BUILD)/include -MMD -MP -DKPROF_LOCK_CHECKS=$(LOCK_CHECKS) \
+	-DKPROF_ASSERTS=$(ASSERTS)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf
 
@@ -188,18 +193,20 @@ include tools/cmdline-doc.mk
 
 # TRACE_FILE_MB: the size of \kprof\trace.bin, the space reserved on the
 # stick for the trace (docs/usb-stick.md); the disk grows to fit beyond
-# 896 MiB.  The image is rebuilt when it changes (image.cfg).
+# 896 MiB.  IMAGE_TABLE: gpt (default) or mbr, the stick's partition
+# table.  The image is rebuilt when either changes (image.cfg).
 TRACE_FILE_MB ?= 256
+IMAGE_TABLE ?= gpt
 IMAGE := $(BUILD)/kprof.img
 IMAGE_CFG := $(BUILD)/image.cfg
 image: $(IMAGE)
 $(IMAGE_CFG): FORCE
 	@mkdir -p $(dir $@)
-	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB)' > $@.tmp
+	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB) IMAGE_TABLE=$(IMAGE_TABLE)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
 	$(quiet) IMAGE $@
-	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)'
+	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '' '$(IMAGE_TABLE)'
 
 # ---------------------------------------------------------------- run
 

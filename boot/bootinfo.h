@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define BOOTINFO_MAGIC   0x4f4f42464f52504bULL /* "KPROFBOO" little-endian */
-#define BOOTINFO_VERSION 3u /* 2: cmdline_refused; 3: stick */
+#define BOOTINFO_VERSION 4u /* 2: cmdline_refused; 3: stick; 4: stick LUN, table, identity */
 
 /* The kernel's virtual link address (higher half) and the physical address
  * the PVH path loads it at.  A UEFI loader may place the image elsewhere
@@ -97,8 +97,11 @@ struct bootinfo_framebuffer {
 
 /* The USB stick the loader was started from and the trace file on it
  * (docs/usb-stick.md).  The loader fills it (boot/uefi); PVH leaves it
- * zero (status NONE).  The kernel writes the trace only inside extents[],
- * and only after reading the disk GUID back from the stick. */
+ * zero (status NONE).  The kernel writes the trace only inside extents[]
+ * and the boot partition, and only after reading the disk's identity back
+ * from the stick: the GPT disk GUID, or for MBR the disk signature, the
+ * partition's start and size and the FAT volume serial number
+ * (boot/common/diskid.h). */
 #define BOOTINFO_STICK_PATH_MAX    6  /* root port + up to 5 hubs          */
 #define BOOTINFO_STICK_EXTENTS_MAX 16 /* runs of the trace file            */
 #define BOOTINFO_STICK_NAME_MAX    32
@@ -110,6 +113,15 @@ enum bootinfo_stick_status {
 	BOOTINFO_STICK_FRAGMENTED = 3, /* more than BOOTINFO_STICK_EXTENTS_MAX runs */
 	BOOTINFO_STICK_UNSUPPORTED = 4,/* boot device is not xHCI USB mass storage */
 	BOOTINFO_STICK_BAD_FS = 5,     /* the FAT could not be read or is damaged */
+};
+
+/* How the stick's disk is partitioned (and so identified). */
+enum bootinfo_stick_table {
+	BOOTINFO_STICK_TABLE_NONE = 0, /* not known (status not OK)            */
+	BOOTINFO_STICK_TABLE_GPT = 1,  /* identity: disk_guid                  */
+	BOOTINFO_STICK_TABLE_MBR = 2,  /* mbr_signature, part_*, volume_serial */
+	BOOTINFO_STICK_TABLE_FAT = 3,  /* no table, the disk one FAT volume
+					* ("superfloppy"): volume_serial       */
 };
 
 struct bootinfo_stick_extent {
@@ -133,6 +145,17 @@ struct bootinfo_stick {
 	uint64_t file_bytes;      /* the trace file's size (extents cover it) */
 	struct bootinfo_stick_extent extents[BOOTINFO_STICK_EXTENTS_MAX];
 	char file_name[BOOTINFO_STICK_NAME_MAX]; /* e.g. "\\kprof\\trace.bin" */
+	/* version >= 4 */
+	uint8_t lun;              /* the LUN: a Unit(n) or Scsi(0,n) node
+				   * after the USB hops, else 0            */
+	uint8_t table;            /* enum bootinfo_stick_table             */
+	uint16_t reserved2;       /* 0                                     */
+	uint32_t mbr_signature;   /* MBR: the disk signature (LBA 0, 440)  */
+	uint64_t part_lba;        /* the boot partition's first block and  */
+	uint64_t part_blocks;     /* size (FAT: 0 and disk_blocks); every
+				   * extent lies inside it                 */
+	uint32_t volume_serial;   /* MBR, FAT: the FAT volume's BS_VolID   */
+	uint32_t reserved3;       /* 0                                     */
 };
 
 struct bootinfo {
@@ -170,8 +193,12 @@ _Static_assert(__builtin_offsetof(struct bootinfo, loader_name) == 64, "bootinfo
 _Static_assert(__builtin_offsetof(struct bootinfo, cmdline) == 96, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, fb) == 96 + BOOTINFO_CMDLINE_MAX, "bootinfo layout");
 _Static_assert(__builtin_offsetof(struct bootinfo, mmap) == 96 + BOOTINFO_CMDLINE_MAX + 40, "bootinfo layout");
-_Static_assert(sizeof(struct bootinfo_stick) == 64 + 16 * BOOTINFO_STICK_EXTENTS_MAX + BOOTINFO_STICK_NAME_MAX,
+_Static_assert(sizeof(struct bootinfo_stick) == 64 + 16 * BOOTINFO_STICK_EXTENTS_MAX + BOOTINFO_STICK_NAME_MAX + 32,
 	       "bootinfo stick size");
+_Static_assert(__builtin_offsetof(struct bootinfo_stick, lun) == 64 + 16 * BOOTINFO_STICK_EXTENTS_MAX +
+		       BOOTINFO_STICK_NAME_MAX, "bootinfo stick layout");
+_Static_assert(__builtin_offsetof(struct bootinfo_stick, part_lba) ==
+		       __builtin_offsetof(struct bootinfo_stick, lun) + 8, "bootinfo stick layout");
 _Static_assert(sizeof(struct bootinfo) ==
 		       96 + BOOTINFO_CMDLINE_MAX + 40 + 24 * BOOTINFO_MMAP_MAX + 8 + sizeof(struct bootinfo_stick),
 	       "bootinfo size");

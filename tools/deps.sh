@@ -17,6 +17,8 @@ profile=${1:-check}
 
 RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfstools
 console-setup-linux python3 git"
+# fdisk: sfdisk writes the MBR of make image IMAGE_TABLE=mbr (an MBR stick, as shops sell them)
+RUN_PKGS="$RUN_PKGS fdisk"
 # the host tool's libraries: the kernel's symbols and lines (elfutils), LZ4 chunks
 RUN_PKGS="$RUN_PKGS libelf-dev libdw-dev liblz4-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)

@@ -1,11 +1,14 @@
 #!/bin/sh
-# mkimage.sh IMAGE LOADER.efi KERNEL.elf [TRACE_FILE_MB] [CMDLINE]
+# mkimage.sh IMAGE LOADER.efi KERNEL.elf [TRACE_FILE_MB] [CMDLINE] [TABLE]
 #
-# Builds a GPT disk image with one EFI System Partition, without root or
-# loop devices: sgdisk writes the partition table, mkfs.vfat formats the
-# partition as a separate file, mtools fills it, and dd places it in the
-# disk at the partition's offset.  The image boots in QEMU (OVMF) and,
-# written to a USB stick with dd, on a real UEFI PC.
+# Builds a disk image with one EFI System Partition, without root or loop
+# devices: sgdisk writes the partition table (TABLE gpt, the default), or
+# sfdisk an MBR with one FAT32 (LBA) partition, type 0x0c, as shops sell
+# sticks (TABLE mbr); mkfs.vfat formats the partition as a separate file,
+# mtools fills it, and dd places it in the disk at the partition's
+# offset.  The image boots in QEMU (OVMF) and, written to a USB stick
+# with dd, on a real UEFI PC.  Either way the partition starts at LBA
+# 2048 (1 MiB) and has the same size.
 #
 # ESP contents (docs/usb-stick.md):
 #   EFI/BOOT/BOOTX64.EFI   the kprof loader (the removable-media boot path)
@@ -24,7 +27,7 @@
 #   - the image file is sparse: the zeros of trace.bin take no space.
 set -eu
 
-img=$1 loader=$2 kernel=$3 trace_mb=${4:-256} cmdline=${5:-}
+img=$1 loader=$2 kernel=$3 trace_mb=${4:-256} cmdline=${5:-} table=${6:-gpt}
 
 bad_size() {
 	echo "mkimage: TRACE_FILE_MB=$trace_mb: expected a whole number of MiB from 1 to 4095" \
@@ -35,6 +38,10 @@ case "$trace_mb" in
 '' | *[!0-9]*) bad_size ;;
 esac
 [ "$trace_mb" -ge 1 ] && [ "$trace_mb" -le 4095 ] || bad_size
+case "$table" in
+gpt | mbr) ;;
+*) echo "mkimage: IMAGE_TABLE=$table: expected gpt or mbr" >&2; exit 1 ;;
+esac
 
 cluster_sectors=8                         # 4 KiB clusters
 min_clusters=65525                        # FAT32 by the specification's rule
@@ -44,7 +51,7 @@ disk_mib=$(( trace_mb + 128 ))
 disk_mib=$(( (disk_mib + 255) / 256 * 256 ))
 [ "$disk_mib" -ge 1024 ] || disk_mib=1024
 part_start=2048                           # sectors: 1 MiB
-part_sectors=$(( (disk_mib - 2) * 2048 )) # leave room for the backup GPT
+part_sectors=$(( (disk_mib - 2) * 2048 )) # leave room for the backup GPT (MBR: the same)
 clusters=$(( part_sectors / cluster_sectors ))
 if [ "$clusters" -lt "$min_clusters" ]; then
 	echo "mkimage: internal error: ${clusters} clusters is too few for FAT32 (need ${min_clusters})" >&2
@@ -55,8 +62,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 truncate -s ${disk_mib}M "$tmp/disk.img"
-sgdisk --clear --new=1:${part_start}:+${part_sectors} --typecode=1:EF00 \
-	--change-name=1:"kprof ESP" "$tmp/disk.img" >/dev/null
+if [ "$table" = gpt ]; then
+	sgdisk --clear --new=1:${part_start}:+${part_sectors} --typecode=1:EF00 \
+		--change-name=1:"kprof ESP" "$tmp/disk.img" >/dev/null
+else
+	# sfdisk picks a random disk signature (label-id), as Windows does.
+	printf 'label: dos\nstart=%s, size=%s, type=c\n' "$part_start" "$part_sectors" |
+		PATH="$PATH:/sbin:/usr/sbin" sfdisk -q "$tmp/disk.img"
+fi
 
 truncate -s $(( part_sectors * 512 )) "$tmp/esp.img"
 mkfs.vfat -F 32 -S 512 -s $cluster_sectors -n KPROF "$tmp/esp.img" >/dev/null
@@ -78,5 +91,5 @@ trace_run=$(sh "$(dirname "$0")/check-trace-file.sh" "$tmp/esp.img") || exit 1
 
 dd if="$tmp/esp.img" of="$tmp/disk.img" bs=1M seek=$(( part_start / 2048 )) conv=notrunc,sparse status=none
 mv "$tmp/disk.img" "$img"
-printf 'image: %s (%s MiB sparse, GPT, EFI System Partition at 1 MiB, %s %s MiB in clusters %s)\n' \
-	"$img" "$disk_mib" '\kprof\trace.bin' "$trace_mb" "$trace_run"
+printf 'image: %s (%s MiB sparse, %s, EFI System Partition at 1 MiB, %s %s MiB in clusters %s)\n' \
+	"$img" "$disk_mib" "$(echo "$table" | tr a-z A-Z)" '\kprof\trace.bin' "$trace_mb" "$trace_run"

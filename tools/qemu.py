@@ -9,7 +9,8 @@ Boot paths:
   usb     OVMF firmware, the same image as a USB stick: usb-storage on an xHCI
           controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0; usb-ehci
           to see the loader refuse a controller that is not xHCI), on a
-          root port or behind a usb-hub (--usb-hub 1); after the run the stick's
+          root port or behind a usb-hub (--usb-hub 1); --usb-write-error makes
+          writes over a sector fail (QEMU's blkdebug); after the run the stick's
           \kprof\trace.bin is copied out of the run's copy of the image
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
@@ -50,7 +51,9 @@ EXIT_STATUSES = {
     (0x12 << 1) | 1: ("panic: exception or bug check", 2),
     (0x13 << 1) | 1: ("configuration rejected: see the cmdline errors above", 3),
     (0x14 << 1) | 1: ("loader failure: see the loader's error above (kprof-uefi: or pvh:)", 4),
+    (0x15 << 1) | 1: ("trace incomplete: no output holds the whole trace (the stick failed; see trace: lines)", 5),
 }
+EXIT_SPLIT = 5  # our status for 0x15
 EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
 
@@ -117,13 +120,82 @@ def usb_stick_args(opts, disk):
     if hub not in ("0", "1"):
         raise RunError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
     drive = "if=none,id=stick,format=raw,file=" + disk
+    fault = getattr(opts, "usb_write_error", None)
+    if fault:
+        drive = "if=none,id=stick,format=raw,file=blkdebug:%s:%s" % (blkdebug_config(fault, disk), disk)
     if getattr(opts, "usb_readonly", False):
         drive += ",readonly=on"
     args = ["-device", "%s,id=hc,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
     if hub == "1":
         return args + ["-device", "usb-hub,bus=hc.0,port=1",
-                       "-device", "usb-storage,bus=hc.0,port=1.1,drive=stick"]
-    return args + ["-device", "usb-storage,bus=hc.0,port=1,drive=stick,bootindex=1"]
+                       "-device", "usb-storage,id=stickdev,bus=hc.0,port=1.1,drive=stick"]
+    return args + ["-device", "usb-storage,id=stickdev,bus=hc.0,port=1,drive=stick,bootindex=1"]
+
+
+def parse_write_error(text):
+    """--usb-write-error SECTOR[,once|always]: (sector, once)."""
+    parts = text.split(",")
+    try:
+        sector = int(parts[0], 0)
+    except ValueError:
+        sector = -1
+    when = parts[1] if len(parts) > 1 else "once"
+    if sector < 0 or len(parts) > 2 or when not in ("once", "always"):
+        raise RunError("--usb-write-error %s: accepted: SECTOR (a disk sector, 512 bytes, from 0), "
+                       "optionally followed by ,once (the default) or ,always" % text)
+    return sector, when == "once"
+
+
+def write_error_arg(text):
+    try:
+        return parse_write_error(text)
+    except RunError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def blkdebug_config(fault, disk):
+    """A blkdebug configuration beside the run's disk: every write that
+    covers the sector fails with EIO (errno 5), once or every time.  QEMU's
+    usb-storage then fails the SCSI WRITE with CHECK CONDITION."""
+    sector, once = fault
+    path = os.path.join(os.path.dirname(disk), "blkdebug.cfg")
+    with open(path, "w") as f:
+        f.write('[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\n'
+                'sector = "%d"\nonce = "%s"\n' % (sector, "on" if once else "off"))
+    return path
+
+
+class Monitor:
+    """QEMU's human monitor on a unix socket in the run's folder, for a
+    boot test to act on the machine mid-run (device_del of the stick)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = None
+
+    def command(self, line):
+        """Send one monitor command; returns what the monitor answered."""
+        import socket
+        if self.sock is None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.connect(self.path)
+            self.sock.settimeout(5)
+            self._read_prompt()
+        self.sock.sendall(line.encode() + b"\n")
+        return self._read_prompt().decode(errors="replace")
+
+    def _read_prompt(self):
+        data = b""
+        while not data.endswith(b"(qemu) "):
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
 
 
 def qemu_command(opts, workdir, accel):
@@ -132,11 +204,16 @@ def qemu_command(opts, workdir, accel):
            "-m", opts.mem,
            "-smp", getattr(opts, "smp", None) or str(opts.cpus),
            "-display", "none",
-           "-monitor", "none",
            "-serial", "stdio",
            "-no-reboot",
            "-nic", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    # A boot test that acts mid-run (opts.on_output) gets the human monitor
+    # on a socket; otherwise none.
+    if getattr(opts, "on_output", None):
+        cmd += ["-monitor", "unix:%s,server=on,wait=off" % os.path.join(workdir, "monitor.sock")]
+    else:
+        cmd += ["-monitor", "none"]
     # For debugging a run by hand, e.g. a monitor socket to inspect a hang:
     # KPROF_QEMU_EXTRA="-monitor unix:build/mon.sock,server,nowait"
     cmd += os.environ.get("KPROF_QEMU_EXTRA", "").split()
@@ -300,6 +377,8 @@ def run_once(opts, accel, echo=None):
         os.set_blocking(fd, False)
         timed_out = stalled = False
         last_output = start
+        on_output = getattr(opts, "on_output", None)
+        monitor = Monitor(os.path.join(workdir, "monitor.sock")) if on_output else None
         while True:
             now = time.monotonic()
             if now >= deadline:
@@ -321,6 +400,8 @@ def run_once(opts, accel, echo=None):
                     res.banner_s = time.monotonic() - start
                 if echo:
                     echo(data)
+                if on_output:  # a boot test acting mid-run, e.g. device_del
+                    on_output(chunks, monitor)
             elif proc.poll() is not None:
                 # Drain whatever is left, then stop.
                 try:
@@ -334,6 +415,8 @@ def run_once(opts, accel, echo=None):
                     continue
                 break
         proc.wait()
+        if monitor:
+            monitor.close()
         res.elapsed_s = time.monotonic() - start
         res.output = b"".join(chunks)
         if opts.boot == "usb":
@@ -418,6 +501,9 @@ def parser():
     p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
     p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
     p.add_argument("--usb-readonly", action="store_true", help="BOOT=usb: the stick is read-only (readonly=on)")
+    p.add_argument("--usb-write-error", type=write_error_arg, default=None, metavar="SECTOR[,always]",
+                   help="BOOT=usb: writes covering this disk sector fail with EIO (QEMU's blkdebug), once "
+                        "(the default) or always")
     p.add_argument("--repeat", type=positive_int, default=0,
                    help="N runs of the same configuration into --out/1 .. --out/N (kprof compare reads the set)")
     p.add_argument("--scenario", default="",
@@ -513,9 +599,14 @@ def choose_trace(kprof, log, res):
         return res.stick_file
     on_stick = record_count(kprof, res.stick_file)
     on_serial = record_count(kprof, log) if has_frames(log) else None
+    if res.status == EXIT_SPLIT:
+        print("kprof: the stick failed mid-run: it holds %s records, serial the rest (%s records): the report is "
+              "made from the serial log, which counts the stick's part as missing (docs/trace-out.md)"
+              % (on_stick, on_serial))
+        return log
     if on_serial is None:
-        print("kprof: the serial log holds no trace (trace.out=usb?): nothing to compare the stick's %s records "
-              "with" % on_stick)
+        print("kprof: the serial log holds no trace (the stick alone took it: trace.out=auto or usb): nothing to "
+              "compare the stick's %s records with" % on_stick)
     elif on_stick == on_serial:
         print("kprof: the stick's trace holds the same %d records as the serial log" % on_stick)
     else:

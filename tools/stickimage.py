@@ -9,7 +9,8 @@ nothing uses the loader's own code (boot/common), so the tests that hold
 the kernel's figures against these are independent of it.
 
 Layout assumed (tools/mkimage.sh): the ESP at LBA 2048 (1 MiB), FAT32 with
-512-byte sectors.
+512-byte sectors; or, on a stick without partition table (a "superfloppy":
+LBA 0 is itself a FAT boot sector), the FAT volume from LBA 0.
 """
 
 import os
@@ -29,9 +30,19 @@ class StickError(Exception):
     """The image does not hold what the stick should."""
 
 
+def esp_lba(img):
+    """The FAT volume's first block: 0 when LBA 0 is a FAT boot sector (a
+    jump instruction, "FAT" as the file system type, 0x55 0xAA: no
+    partition table), else ESP_LBA."""
+    with open(img, "rb") as f:
+        b = f.read(512)
+    fat = b[0] in (0xEB, 0xE9) and (b[82:85] == b"FAT" or b[54:57] == b"FAT") and b[510:512] == b"\x55\xaa"
+    return 0 if fat else ESP_LBA
+
+
 def esp(img):
     """mtools' name for the ESP inside the disk image."""
-    return "%s@@%d" % (img, ESP_OFFSET)
+    return "%s@@%d" % (img, esp_lba(img) * BLOCK)
 
 
 def mtools(*args):
@@ -51,8 +62,9 @@ def trace_runs(img):
 def trace_extents(img):
     """(size, [(lba, blocks), ...]): trace.bin's bytes and its runs as
     whole-disk 512-byte blocks, the last one cut at the file's end."""
+    lba = esp_lba(img)
     with open(img, "rb") as f:
-        f.seek(ESP_OFFSET)
+        f.seek(lba * BLOCK)
         bs = f.read(512)
     bps, spc, rsvd, nfats = struct.unpack_from("<HBHB", bs, 11)
     fatsz = struct.unpack_from("<I", bs, 36)[0]  # BPB_FATSz32
@@ -67,7 +79,7 @@ def trace_extents(img):
     extents = []
     for first, last in trace_runs(img):
         blocks = min(left, (last - first + 1) * spc)
-        extents.append((ESP_LBA + data + (first - 2) * spc, blocks))
+        extents.append((lba + data + (first - 2) * spc, blocks))
         left -= blocks
     return size, extents
 

@@ -16,6 +16,7 @@ const char *gpt_status_name(enum gpt_status st)
 	case GPT_BAD_SIZE: return "the GPT header's HeaderSize is out of range";
 	case GPT_BAD_CRC: return "the GPT header's CRC32 does not match (damaged header)";
 	case GPT_BAD_LBA: return "the GPT header's MyLBA is not 1";
+	case GPT_BAD_USABLE: return "the GPT header's usable blocks do not fit the disk";
 	}
 	return "?";
 }

@@ -24,6 +24,8 @@ enum gpt_status {
 	GPT_BAD_SIZE = 2,     /* HeaderSize outside 92 .. block size        */
 	GPT_BAD_CRC = 3,      /* HeaderCRC32 does not match                 */
 	GPT_BAD_LBA = 4,      /* MyLBA is not 1                             */
+	GPT_BAD_USABLE = 5,   /* First/LastUsableLBA do not fit the disk
+			       * (diskid.c, which knows the disk's size)   */
 };
 
 /* The fields of EFI_PARTITION_TABLE_HEADER that identify the disk. */

@@ -3,10 +3,13 @@
  * kernel can write its trace to, and where on it (docs/usb-stick.md)?
  *
  *   1. the boot device's path (LoadedImage->DeviceHandle): PCI controller,
- *      USB(port) hops, partition (boot/common/usbpath.c); no USB hop means
+ *      USB(port) hops, the LUN (Unit/Scsi node), partition (HD node, none
+ *      on a superfloppy) (boot/common/usbpath.c); no USB hop means
  *      another disk: status NONE, nothing more to do;
  *   2. the controller is xHCI (PCI class 0x0C0330), else UNSUPPORTED;
- *   3. the whole disk: block size and count, GPT DiskGUID (header checked);
+ *   3. the whole disk: block size and count, and its identity
+ *      (boot/common/diskid.c): the GPT DiskGUID (header checked), or the
+ *      MBR disk signature, the partition's entry and the FAT volume serial;
  *   4. \kprof\trace.bin: present (Simple File System), and its clusters
  *      from the FAT itself (boot/common/fat.c over Block I/O), as at most
  *      BOOTINFO_STICK_EXTENTS_MAX runs of whole-disk LBAs.
@@ -41,16 +44,19 @@ static void stick_refuse(struct bootinfo_stick *s, uint32_t status, const CHAR16
 	Print(L"; the trace goes to the serial port only\n");
 }
 
-static void stick_report(const struct bootinfo_stick *s)
+static void stick_report(const struct bootinfo_stick *s, const struct disk_identity *id)
 {
-	CHAR16 ports[48];
-	char guid[37];
+	CHAR16 ports[48], lun[16];
+	char text[128];
 
 	stick_ports(s, ports, sizeof(ports) / sizeof(ports[0]));
-	gpt_guid_format(s->disk_guid, guid);
-	ldr_info(L"stick: xHCI %04x:%02x:%02x.%d port %s, %ld blocks of %d bytes, disk GUID %a",
-		 (UINT32)s->pci_segment, (UINT32)s->pci_bus, (UINT32)s->pci_dev, (UINT32)s->pci_fn, ports,
-		 s->disk_blocks, s->block_size, guid);
+	lun[0] = 0;
+	if (s->lun)
+		SPrint(lun, sizeof(lun), L" LUN %d", (UINT32)s->lun);
+	diskid_format(id, text, sizeof(text));
+	ldr_info(L"stick: xHCI %04x:%02x:%02x.%d port %s%s, %ld blocks of %d bytes, %a",
+		 (UINT32)s->pci_segment, (UINT32)s->pci_bus, (UINT32)s->pci_dev, (UINT32)s->pci_fn, ports, lun,
+		 s->disk_blocks, s->block_size, text);
 	ldr_info(L"stick: %a: %ld bytes in %d extent%s", s->file_name, s->file_bytes, s->nextents,
 		 s->nextents == 1 ? L"" : L"s");
 	for (uint32_t i = 0; i < s->nextents; i++)
@@ -61,16 +67,23 @@ static void stick_report(const struct bootinfo_stick *s)
 static void stick_file(struct ldr_ctx *ctx, EFI_DEVICE_PATH *dp, const struct usbpath *p)
 {
 	struct bootinfo_stick *s = &ctx->bi->stick;
-	enum gpt_status gst;
+	struct disk_identity id;
+	enum diskid_status dst;
 	const char *why;
 	uint32_t st, runs;
 	UINT64 size = 0;
 
-	st = ldr_stick_disk(dp, p, s, &gst);
+	st = ldr_stick_disk(dp, p, s, &id, &dst);
 	if (st != BOOTINFO_STICK_OK) {
-		if (gst != GPT_OK)
-			stick_refuse(s, st, L"%a: kprof finds its stick by the GPT disk GUID; write the image "
-				     L"made by make image to the stick", gpt_status_name(gst));
+		if (dst == DISKID_BAD_GPT)
+			stick_refuse(s, st, L"%a: %a; kprof finds its stick by the GPT disk GUID (or the MBR disk "
+				     L"signature, partition and FAT volume serial): check the stick or write the image "
+				     L"made by make image to it", diskid_status_name(dst), gpt_status_name(id.gpt));
+		else if (dst != DISKID_IO)
+			stick_refuse(s, st, L"the %a disk: %a; kprof finds its stick by the GPT disk GUID, or the MBR "
+				     L"disk signature, partition and FAT volume serial: check the stick or write the "
+				     L"image made by make image to it", diskid_table_name(id.table),
+				     diskid_status_name(dst));
 		else
 			stick_refuse(s, st, L"the stick's whole-disk Block I/O cannot be read (block size %d)",
 				     s->block_size);
@@ -81,7 +94,7 @@ static void stick_file(struct ldr_ctx *ctx, EFI_DEVICE_PATH *dp, const struct us
 			     L"(docs/usb-stick.md says how to make the file by hand)", STICK_TRACE_PATH);
 		return;
 	}
-	st = ldr_stick_extents(ctx->loaded_image->DeviceHandle, p, STICK_TRACE_PATH, s, &runs, &why);
+	st = ldr_stick_extents(ctx->loaded_image->DeviceHandle, STICK_TRACE_PATH, s, &runs, &why);
 	if (st == BOOTINFO_STICK_OK && s->file_bytes != size) {
 		st = BOOTINFO_STICK_BAD_FS;
 		why = "the directory entry and the firmware disagree on the file's size";
@@ -91,7 +104,7 @@ static void stick_file(struct ldr_ctx *ctx, EFI_DEVICE_PATH *dp, const struct us
 	switch (st) {
 	case BOOTINFO_STICK_OK:
 		s->status = BOOTINFO_STICK_OK;
-		stick_report(s);
+		stick_report(s, &id);
 		return;
 	case BOOTINFO_STICK_FRAGMENTED:
 		stick_refuse(s, st, L"%s is in %d pieces, more than the %d the kernel accepts: rebuild the image "
@@ -139,6 +152,7 @@ void ldr_stick_find(struct ldr_ctx *ctx)
 	}
 	s->depth = p.depth;
 	CopyMem(s->ports, p.ports, sizeof(s->ports));
+	s->lun = p.lun;
 	if (ldr_stick_pci(dp, s, &class_code) != BOOTINFO_STICK_OK) {
 		if (!class_code)
 			stick_refuse(s, BOOTINFO_STICK_UNSUPPORTED, L"the stick's USB controller has no PCI I/O "

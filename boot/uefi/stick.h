@@ -8,7 +8,7 @@
 #define KPROF_BOOT_UEFI_STICK_H
 
 #include "boot/uefi/loader.h"
-#include "boot/common/gpt.h"
+#include "boot/common/diskid.h"
 #include "boot/common/usbpath.h"
 
 #define STICK_TRACE_PATH L"\\kprof\\trace.bin"
@@ -17,8 +17,8 @@
 /* stick_disk.c: each returns a bootinfo_stick_status. */
 uint32_t ldr_stick_pci(EFI_DEVICE_PATH *dp, struct bootinfo_stick *s, uint32_t *class_code);
 uint32_t ldr_stick_disk(EFI_DEVICE_PATH *dp, const struct usbpath *p, struct bootinfo_stick *s,
-			enum gpt_status *gst);
-uint32_t ldr_stick_extents(EFI_HANDLE part, const struct usbpath *p, const CHAR16 *path,
-			   struct bootinfo_stick *s, uint32_t *runs, const char **why);
+			struct disk_identity *id, enum diskid_status *dst);
+uint32_t ldr_stick_extents(EFI_HANDLE part, const CHAR16 *path, struct bootinfo_stick *s, uint32_t *runs,
+			   const char **why);
 
 #endif /* KPROF_BOOT_UEFI_STICK_H */

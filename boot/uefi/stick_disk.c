@@ -2,8 +2,10 @@
  * stick_disk.c - what the loader reads of the USB stick it was started
  * from, through the firmware and read-only (stick.c puts it together):
  *   - the xHCI controller's PCI location and class code (PCI I/O);
- *   - the whole disk's Block I/O: block size, size, and its GPT header
- *     (LBA 1) for the DiskGUID the kernel checks before it writes;
+ *   - the whole disk's Block I/O: block size, size, and its identity
+ *     (boot/common/diskid.c: the GPT DiskGUID, or the MBR disk signature,
+ *     the partition's entry and the FAT volume serial), which the kernel
+ *     reads back before it writes;
  *   - the partition's Block I/O, under the FAT walker (boot/common/fat.c),
  *     for the trace file's extents as whole-disk LBAs.
  * Nothing here writes to any device.  Every function returns a
@@ -12,7 +14,7 @@
 #include "boot/uefi/loader.h"
 #include "boot/uefi/stick.h"
 #include "boot/common/fat.h"
-#include "boot/common/gpt.h"
+#include "boot/common/diskid.h"
 #include "boot/common/stickext.h"
 
 #define STICK_BOUNCE_PAGES 16 /* 64 KiB: reads of the FAT cache in one go */
@@ -78,18 +80,34 @@ uint32_t ldr_stick_pci(EFI_DEVICE_PATH *dp, struct bootinfo_stick *s, uint32_t *
 	return *class_code == STICK_CLASS_XHCI ? BOOTINFO_STICK_OK : BOOTINFO_STICK_UNSUPPORTED;
 }
 
-/* The whole disk: the boot device's path cut before its HD node. */
+/* diskid_read()'s reads: one block through the whole disk's Block I/O. */
+struct stick_disk_io {
+	EFI_BLOCK_IO *bio;
+	EFI_STATUS st;
+};
+
+static int stick_disk_read(void *ctx, uint64_t lba, void *buf)
+{
+	struct stick_disk_io *io = ctx;
+
+	io->st = io->bio->ReadBlocks(io->bio, io->bio->Media->MediaId, lba, io->bio->Media->BlockSize, buf);
+	return EFI_ERROR(io->st) ? -1 : 0;
+}
+
+/* The whole disk: the boot device's path cut before its HD node (the
+ * whole path on a superfloppy, which has none), and its identity. */
 uint32_t ldr_stick_disk(EFI_DEVICE_PATH *dp, const struct usbpath *p, struct bootinfo_stick *s,
-			enum gpt_status *gst)
+			struct disk_identity *id, enum diskid_status *dst)
 {
 	uint8_t *path = NULL, *blk = NULL;
 	EFI_DEVICE_PATH *rest;
-	EFI_BLOCK_IO *bio;
-	struct gpt_header_info h;
+	struct stick_disk_io io;
 	EFI_HANDLE disk;
+	uint8_t table = p->signature_type == 2 ? DISKID_TABLE_GPT : p->signature_type == 1 ? DISKID_TABLE_MBR
+		      : p->partition_number == 0 ? DISKID_TABLE_FAT : DISKID_TABLE_NONE;
 	uint32_t status = BOOTINFO_STICK_BAD_FS;
 
-	*gst = GPT_OK;
+	*dst = DISKID_IO;
 	if (EFI_ERROR(BS->AllocatePool(EfiLoaderData, p->hd_offset + 4, (void **)&path)))
 		return BOOTINFO_STICK_BAD_FS;
 	CopyMem(path, dp, p->hd_offset);
@@ -99,22 +117,26 @@ uint32_t ldr_stick_disk(EFI_DEVICE_PATH *dp, const struct usbpath *p, struct boo
 	path[p->hd_offset + 3] = 0;
 	rest = (EFI_DEVICE_PATH *)path;
 	if (EFI_ERROR(BS->LocateDevicePath(&gEfiBlockIoProtocolGuid, &rest, &disk)) || !IsDevicePathEnd(rest) ||
-	    EFI_ERROR(BS->HandleProtocol(disk, &gEfiBlockIoProtocolGuid, (void **)&bio)) ||
-	    bio->Media->LogicalPartition || !bio->Media->MediaPresent)
+	    EFI_ERROR(BS->HandleProtocol(disk, &gEfiBlockIoProtocolGuid, (void **)&io.bio)) ||
+	    io.bio->Media->LogicalPartition || !io.bio->Media->MediaPresent)
 		goto out;
-	s->block_size = bio->Media->BlockSize;
-	s->disk_blocks = bio->Media->LastBlock + 1;
+	s->block_size = io.bio->Media->BlockSize;
+	s->disk_blocks = io.bio->Media->LastBlock + 1;
 	if (s->block_size < 512 || s->block_size > LDR_PAGE_SIZE || (s->block_size & (s->block_size - 1)))
 		goto out;
-	if (EFI_ERROR(BS->AllocatePool(EfiLoaderData, s->block_size, (void **)&blk)) ||
-	    EFI_ERROR(bio->ReadBlocks(bio, bio->Media->MediaId, GPT_HEADER_LBA, s->block_size, blk)))
+	if (EFI_ERROR(BS->AllocatePool(EfiLoaderData, s->block_size, (void **)&blk)))
 		goto out;
-	*gst = gpt_header_check(blk, s->block_size, &h);
-	if (*gst == GPT_OK) {
-		CopyMem(s->disk_guid, h.DiskGUID, sizeof(s->disk_guid));
+	*dst = diskid_read(stick_disk_read, &io, blk, s->block_size, s->disk_blocks, table,
+			   table == DISKID_TABLE_FAT ? 0 : p->partition_start,
+			   table == DISKID_TABLE_FAT ? s->disk_blocks : p->partition_size, id);
+	if (*dst == DISKID_OK) {
+		s->table = id->table;
+		CopyMem(s->disk_guid, id->disk_guid, sizeof(s->disk_guid));
+		s->mbr_signature = id->mbr_signature;
+		s->part_lba = id->part_lba;
+		s->part_blocks = id->part_blocks;
+		s->volume_serial = id->volume_serial;
 		status = BOOTINFO_STICK_OK;
-	} else {
-		status = *gst == GPT_NO_SIGNATURE ? BOOTINFO_STICK_UNSUPPORTED : BOOTINFO_STICK_BAD_FS;
 	}
 out:
 	if (blk)
@@ -126,8 +148,8 @@ out:
 /* The trace file's runs as whole-disk extents; *runs gets how many runs
  * the file has (more than BOOTINFO_STICK_EXTENTS_MAX: FRAGMENTED), *why
  * the walker's reason for BAD_FS. */
-uint32_t ldr_stick_extents(EFI_HANDLE part, const struct usbpath *p, const CHAR16 *path,
-			   struct bootinfo_stick *s, uint32_t *runs, const char **why)
+uint32_t ldr_stick_extents(EFI_HANDLE part, const CHAR16 *path, struct bootinfo_stick *s, uint32_t *runs,
+			   const char **why)
 {
 	struct fat_extent ext[BOOTINFO_STICK_EXTENTS_MAX];
 	struct stick_blk b = { .st = EFI_SUCCESS };
@@ -145,6 +167,10 @@ uint32_t ldr_stick_extents(EFI_HANDLE part, const struct usbpath *p, const CHAR1
 	if (EFI_ERROR(BS->HandleProtocol(part, &gEfiBlockIoProtocolGuid, (void **)&b.bio)) ||
 	    b.bio->Media->BlockSize != s->block_size)
 		return status;
+	if (b.bio->Media->LastBlock + 1 != s->part_blocks) {
+		*why = "the boot partition's Block I/O and its device path disagree on its size";
+		return status;
+	}
 	b.limit = (b.bio->Media->LastBlock + 1) * s->block_size;
 	if (EFI_ERROR(BS->AllocatePages(AllocateAnyPages, EfiLoaderData, STICK_BOUNCE_PAGES, &bounce)))
 		return status;
@@ -164,12 +190,12 @@ uint32_t ldr_stick_extents(EFI_HANDLE part, const struct usbpath *p, const CHAR1
 	} else if (fst == FAT_TOO_MANY) {
 		status = BOOTINFO_STICK_FRAGMENTED;
 	} else if (fst == FAT_OK) {
-		if (stick_extents_from_fat(ext, *runs, p->partition_start, s->block_size, s->extents) == 0) {
+		if (stick_extents_from_fat(ext, *runs, s->part_lba, s->part_blocks, s->block_size, s->extents) == 0) {
 			s->file_bytes = f.size;
 			s->nextents = *runs;
 			status = BOOTINFO_STICK_OK;
 		} else {
-			*why = "the file's clusters are not aligned to the disk's blocks";
+			*why = "the file's clusters are not aligned to the disk's blocks, or reach past the partition";
 		}
 	}
 	BS->FreePages(bounce, STICK_BOUNCE_PAGES);

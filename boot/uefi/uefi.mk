@@ -21,7 +21,7 @@ UEFI_C_SRCS := acpi.c cmdline.c cmdline_parse.c console.c elfload.c exitbs.c \
 	       fatal.c fileio.c gop.c loader.c memory.c mmap_convert.c \
 	       pagetables.c stick.c stick_disk.c
 UEFI_S_SRCS := handoff.S
-UEFI_COMMON := $(addprefix $(UEFI_OBJDIR)/,bootmap.o fat.o fat_dir.o gpt.o stickext.o usbpath.o)
+UEFI_COMMON := $(addprefix $(UEFI_OBJDIR)/,bootmap.o diskid.o fat.o fat_dir.o gpt.o stickext.o usbpath.o)
 UEFI_KLIB   := $(UEFI_OBJDIR)/crc32.o
 UEFI_C_OBJS := $(addprefix $(UEFI_OBJDIR)/,$(UEFI_C_SRCS:.c=.o))
 UEFI_S_OBJS := $(addprefix $(UEFI_OBJDIR)/,$(UEFI_S_SRCS:.S=.o))

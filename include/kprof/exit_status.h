@@ -18,6 +18,8 @@ enum kprof_exit_status {
 	KPROF_EXIT_PANIC = 0x12,   /* 37: exception or bug check                 */
 	KPROF_EXIT_CONFIG = 0x13,  /* 39: the command line was rejected          */
 	KPROF_EXIT_LOADER = 0x14,  /* 41: a loader could not start the kernel or refused its command line */
+	KPROF_EXIT_TRACE_SPLIT = 0x15, /* 43: the run did what was asked, but the stick failed mid-run and
+					* serial took over: no output holds the whole trace */
 };
 
 #endif /* KPROF_EXIT_STATUS_H */

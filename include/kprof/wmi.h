@@ -64,6 +64,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_RECORDS_LOST       0xFE06u /* records dropped before it  */
 #define KPROF_LOG_TYPE_PHASE              0xFE07u /* a workload starts or ends  */
 #define KPROF_LOG_TYPE_MEASURE            0xFE08u /* a self-measurement's span  */
+#define KPROF_LOG_TYPE_SMI_COUNT          0xFE0Bu /* a CPU's SMIs over the trace */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -83,6 +84,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define PHASE_VERSION           1
 #define OBJECT_NAME_VERSION     1
 #define MEASURE_VERSION         1
+#define SMI_COUNT_VERSION       1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -358,6 +360,23 @@ typedef struct _KPROF_MEASURE {
 } KPROF_MEASURE;
 #define KPROF_MEASURE_PROFILE_INTERRUPT 1 /* the cost of a profile interrupt   */
 
+/* kprof's SMI count (hook 0xFE0B, with PERF_KPROF_THREAD or
+ * PERF_KPROF_CLOCK: whenever the trace holds the CPUs' time or stalls):
+ * not a Windows event.  One per CPU, on that CPU, at the end of the
+ * trace: the System Management Interrupts the CPU took from StartTime to
+ * TimeStamp (MSR_SMI_COUNT, 0x34, on Intel CPUs that have it: read at both
+ * ends).  Without KPROF_SMI_COUNTED the CPU has no such counter (AMD, a
+ * hypervisor's virtual CPU, QEMU) and both counts are 0: "not counted",
+ * never "none". */
+typedef struct _KPROF_SMI_COUNT {
+	uint64_t StartTime;                  /* TSC when StartCount was read          */
+	uint64_t StartCount;                 /* MSR_SMI_COUNT then                    */
+	uint64_t EndCount;                   /* MSR_SMI_COUNT at TimeStamp            */
+	uint32_t Flags;                      /* KPROF_SMI_COUNTED                     */
+	uint32_t Reserved;                   /* 0                                     */
+} KPROF_SMI_COUNT;
+#define KPROF_SMI_COUNTED 1u /* the CPU counts SMIs: the counts are real */
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -518,6 +537,7 @@ WMI_ASSERT_OFFSET(STACK_WALK_EVENT_DATA, Stack, 0x10);
 _Static_assert(sizeof(KPROF_TRACETEST) == 0x10, "tracetest header is 16 bytes");
 _Static_assert(sizeof(KPROF_CLOCK_LATE) == 0x18, "clock-late record is 24 bytes");
 _Static_assert(sizeof(KPROF_MEASURE) == 0x10, "measurement record is 16 bytes");
+_Static_assert(sizeof(KPROF_SMI_COUNT) == 0x20, "SMI count record is 32 bytes");
 _Static_assert(sizeof(KPROF_PROFILE_OBJECT) == 0x48, "profile-object header is 72 bytes");
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Affinity, 0x28);
 WMI_ASSERT_OFFSET(KPROF_PROFILE_OBJECT, Buckets, 0x48);

@@ -34,6 +34,7 @@ static const char *exit_status_name(enum kprof_exit_status st)
 	case KPROF_EXIT_PANIC: return "panic";
 	case KPROF_EXIT_CONFIG: return "configuration rejected";
 	case KPROF_EXIT_LOADER: return "loader failure";
+	case KPROF_EXIT_TRACE_SPLIT: return "trace split between the stick and serial";
 	}
 	return "unknown";
 }

@@ -4,12 +4,15 @@
  *   stick: xHCI 0000:00:03.0 port 5 > 1, disk GUID 6f0c...-..., 2097152
  *   blocks of 512 bytes, trace file \kprof\trace.bin 256 MiB in 1 extent:
  *   LBA 4144 (524288 blocks)
+ * (an MBR stick: "MBR disk signature 0x..., partition at LBA 2048 (...
+ * blocks), FAT volume serial 1a2b-3c4d" for the disk GUID; a LUN other
+ * than 0 as "port 1 LUN 1").
  * The loader checked everything it could (boot/uefi/stick.c) and said why
  * it refused; this line repeats its verdict where the kernel log has it.
  */
 #include "kernel/init/boot_stick.h"
 
-#include "boot/common/gpt.h"
+#include "boot/common/diskid.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
@@ -41,6 +44,8 @@ static size_t stick_where(char *buf, size_t size)
 				     stick.pci_dev, stick.pci_fn);
 	for (unsigned i = 0; i < stick.depth && i < BOOTINFO_STICK_PATH_MAX && n < size; i++)
 		n += (size_t)ksnprintf(buf + n, size - n, i ? " > %u" : "%u", stick.ports[i]);
+	if (stick.lun && n < size)
+		n += (size_t)ksnprintf(buf + n, size - n, " LUN %u", stick.lun);
 	return n < size ? n : size - 1;
 }
 
@@ -57,7 +62,8 @@ static void stick_extents(char *buf, size_t size)
 
 void boot_stick_init(const struct bootinfo *bi)
 {
-	char where[64], guid[37], ext[BOOTINFO_STICK_EXTENTS_MAX * 48], size[32];
+	struct disk_identity ident;
+	char where[64], id[128], ext[BOOTINFO_STICK_EXTENTS_MAX * 48], size[32];
 
 	memcpy(&stick, &bi->stick, sizeof(stick));
 	stick.file_name[BOOTINFO_STICK_NAME_MAX - 1] = '\0';
@@ -76,13 +82,14 @@ void boot_stick_init(const struct bootinfo *bi)
 			boot_stick_status_name(stick.status));
 		return;
 	}
-	gpt_guid_format(stick.disk_guid, guid);
+	diskid_from_stick(&stick, &ident);
+	diskid_format(&ident, id, sizeof(id));
 	stick_extents(ext, sizeof(ext));
 	if (stick.file_bytes % (1 << 20))
 		ksnprintf(size, sizeof(size), "%llu bytes", (unsigned long long)stick.file_bytes);
 	else
 		ksnprintf(size, sizeof(size), "%llu MiB", (unsigned long long)(stick.file_bytes >> 20));
-	kprintf("stick: %s, disk GUID %s, %llu blocks of %u bytes, trace file %s %s in %u extent%s: %s\n", where,
-		guid, (unsigned long long)stick.disk_blocks, stick.block_size, stick.file_name, size,
+	kprintf("stick: %s, %s, %llu blocks of %u bytes, trace file %s %s in %u extent%s: %s\n", where,
+		id, (unsigned long long)stick.disk_blocks, stick.block_size, stick.file_name, size,
 		stick.nextents, stick.nextents == 1 ? "" : "s", ext);
 }

@@ -41,8 +41,11 @@
 #include "kernel/ke/smp.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
+#include "kernel/usb/handoff/handoff.h"
 #include "kernel/usb/probe/probe.h"
 #include "kernel/usb/probe/probe_keys.h"
+#include "kernel/trace/out.h"
+#include "kernel/trace/smi_count.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_configure.h"
 #include <arch/mmu.h>
@@ -212,10 +215,12 @@ void kernel_main(const struct bootinfo *bi)
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	configure_trace(bi);
 	end_probe_checks();
+	usb_handoff_all(); /* the firmware's USB SMIs stop before the trace */
 	if (usb_probe_config->probe)
 		usb_probe_run();
 	const char *scenario = scenario_name(workload_config->scenario);
 	trace_start(bi->cmdline, workload_wire_number(scenario), scenario);
+	trace_smi_count_start();
 	ps_trace_rundown();
 	trace_object_rundown();
 	user_event_rundown();
@@ -225,6 +230,7 @@ void kernel_main(const struct bootinfo *bi)
 	selftest_run(workload_config->selftest);
 	enum kprof_exit_status status = scenario_run(workload_config->scenario);
 	ke_profile_trace_stop();
+	trace_smi_count_stop();
 	trace_finish(status);
-	kprof_run_end(status);
+	kprof_run_end(trace_out_exit_status(status));
 }

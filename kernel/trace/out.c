@@ -4,11 +4,14 @@
  * same bytes handed to each sink in order (out.h, docs/trace-out.md).
  *
  * Sinks, in the order they get a frame: the serial port (unless
- * trace.out=usb), then the stick (trace.out=usb|both).  When the stick
- * cannot be opened, or stops on a write error, serial carries the trace
- * from that frame on even with trace.out=usb: the frame the stick failed
- * on goes to serial at once, and a capture that starts there still
- * decodes (run info frames, docs/wire-format.md section 2).
+ * trace.out=usb, which auto means from a stick), then the stick
+ * (trace.out=usb|both).  When the stick cannot be opened, serial carries
+ * the whole trace; when it stops mid-run (its recovery ladder exhausted),
+ * serial takes over with trace.out=usb: first the whole frames the stick
+ * took but does not hold (its unsent()), then the end frames already
+ * sent, then the frame it failed on and every frame after.  A capture
+ * that starts there still decodes (run info frames, docs/wire-format.md
+ * section 2), and the stick and serial together hold every frame.
  *
  * Each sink's bytes and the TSC cycles spent in it are counted, and the
  * time since the workload ended (trace_out_workload_ended), for the end
@@ -34,6 +37,7 @@
 #include "kernel/trace/trace_keys.h"
 
 #define OUT_SINKS 2
+#define END_FRAME_MAX (KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_cpu_end))
 #define STICK_MIN_BYTES (64u * 1024) /* a file smaller than this beyond the end frames is refused */
 
 static struct {
@@ -42,9 +46,16 @@ static struct {
 	struct trace_sink *sinks[OUT_SINKS];
 	uint32_t nsinks;
 	bool serial;                        /* serial is among the sinks      */
-	bool serial_late;                   /* ... only since the stick failed */
 	bool finished;                      /* trace_out_finish() ran         */
+	bool stick_failed;                  /* the stick stopped mid-run      */
+	bool split;                         /* ... holding the trace's start,
+					     * serial the rest                */
 	uint64_t end_tsc;                   /* the workload ended; 0: not yet */
+	uint32_t carried;                   /* bytes serial took over from it */
+	uint32_t ends_len;                  /* bytes in ends[]                */
+	/* The end frames sent so far, as serial has them: if the stick stops
+	 * after taking them, serial carries them (the stick's are its own). */
+	uint8_t ends[(KPROF_MAX_CPUS + 1) * END_FRAME_MAX];
 } out;
 
 static const char *const stick_status_why[] = {
@@ -54,7 +65,8 @@ static const char *const stick_status_why[] = {
 	[BOOTINFO_STICK_FRAGMENTED] = "\\kprof\\trace.bin is in more pieces on the stick than the kernel takes "
 				      "(write the image to the stick anew: docs/usb-stick.md)",
 	[BOOTINFO_STICK_UNSUPPORTED] = "the boot device is not a USB mass-storage stick on an xHCI controller",
-	[BOOTINFO_STICK_BAD_FS] = "the loader could not read the stick's FAT file system, or found it damaged",
+	[BOOTINFO_STICK_BAD_FS] = "the loader could not read the stick's partition table or FAT file system, or "
+				  "found them damaged",
 };
 
 /* Why the stick bootinfo describes cannot take a trace of ncpu CPUs, or
@@ -103,7 +115,9 @@ uint32_t trace_out_configure(const struct bootinfo_stick *stick, uint32_t ncpu, 
 	out.stick = stick;
 	out.sel = requested;
 	if (requested == TRACE_OUT_AUTO) {
-		out.sel = why ? TRACE_OUT_SERIAL : TRACE_OUT_BOTH;
+		/* From a stick, the trace goes to the stick alone: serial keeps
+		 * the console and takes the trace only if the stick fails. */
+		out.sel = why ? TRACE_OUT_SERIAL : TRACE_OUT_USB;
 		if (why && stick && stick->status != BOOTINFO_STICK_NONE)
 			kprintf("trace: not written to the USB stick, serial only: %s\n", why);
 	} else if (requested != TRACE_OUT_SERIAL && why) {
@@ -141,8 +155,9 @@ void trace_out_start(uint32_t ncpu)
 	struct trace_sink *stick = NULL;
 
 	out.nsinks = 0;
-	out.serial = out.serial_late = out.finished = false;
+	out.serial = out.finished = out.stick_failed = out.split = false;
 	out.end_tsc = 0;
+	out.carried = out.ends_len = 0;
 	out_serial_sink.bytes = out_serial_sink.cycles = 0;
 	if (out.sel == TRACE_OUT_USB || out.sel == TRACE_OUT_BOTH) {
 		stick = out.stick ? out_stick_open(out.stick, ncpu) : NULL;
@@ -155,12 +170,46 @@ void trace_out_start(uint32_t ncpu)
 		add_sink(stick);
 }
 
+/* The stick stopped for good and serial was not among the sinks: serial
+ * takes over, first with the whole frames the stick took but does not
+ * hold, then the end frames already sent, so that nothing sent is lost
+ * between the two outputs. */
+static void serial_takes_over(struct trace_sink *s)
+{
+	const uint8_t *p = NULL;
+	uint32_t n = s->unsent ? s->unsent(s, &p) : 0;
+
+	kprintf("trace: serial carries the trace from here on, starting with the %u bytes of frames the stick did not "
+		"hold whole\n", n + out.ends_len);
+	add_sink(&out_serial_sink);
+	out.split = s->held && s->held(s) > 0;
+	out.carried = n + out.ends_len;
+	if (n)
+		out_serial_raw(p, n);
+	if (out.ends_len)
+		out_serial_raw(out.ends, out.ends_len);
+	out_serial_sink.bytes += out.carried;
+}
+
+/* Keep an end frame as serial would have had it (see out.ends). */
+static void keep_end_frame(const struct kprof_frame_header *h, const struct trace_out_frame *f)
+{
+	if ((h->type != KPROF_FRAME_CPU_END && h->type != KPROF_FRAME_RUN_END) ||
+	    sizeof(*h) + f->l1 + f->l2 > END_FRAME_MAX || out.ends_len + END_FRAME_MAX > sizeof(out.ends))
+		return;
+	memcpy(out.ends + out.ends_len, h, sizeof(*h));
+	memcpy(out.ends + out.ends_len + sizeof(*h), f->p1, f->l1);
+	if (f->l2)
+		memcpy(out.ends + out.ends_len + sizeof(*h) + f->l1, f->p2, f->l2);
+	out.ends_len += (uint32_t)(sizeof(*h) + f->l1 + f->l2);
+}
+
 void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
 		     uint32_t l2)
 {
 	struct kprof_frame_header h;
 	struct trace_out_frame f = { .h = &h, .p1 = p1, .l1 = l1, .p2 = l2 ? p2 : NULL, .l2 = l2 };
-	bool failed = false;
+	struct trace_sink *failed = NULL;
 
 	if (!out.nsinks) /* trace_out_start() not run: the port, as before */
 		add_sink(&out_serial_sink);
@@ -173,14 +222,18 @@ void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, u
 		s->frame(s, &f);
 		s->cycles += arch_rdtsc() - t0;
 		s->bytes += sizeof(h) + l1 + l2;
-		failed |= s->stopped;
+		if (s->stopped)
+			failed = s;
 	}
-	if (failed && !out.serial) {
-		kprintf("trace: serial carries the trace from here on\n");
-		add_sink(&out_serial_sink);
-		out.serial_late = true;
-		out_serial_sink.frame(&out_serial_sink, &f);
+	if (failed) {
+		out.stick_failed = true;
+		if (!out.serial) {
+			serial_takes_over(failed);
+			out_serial_sink.frame(&out_serial_sink, &f);
+			out_serial_sink.bytes += sizeof(h) + l1 + l2;
+		}
 	}
+	keep_end_frame(&h, &f);
 }
 
 /* One line: how long the output took after the workload, and each sink's
@@ -213,23 +266,38 @@ void trace_out_finish(void)
 	if (out.finished)
 		return;
 	out.finished = true;
-	bool stick_failed = false;
 	for (uint32_t i = 0; i < out.nsinks; i++) {
 		struct trace_sink *s = out.sinks[i];
 		uint64_t t0 = arch_rdtsc();
+		bool was_stopped = s->stopped;
 		if (s->finish)
 			s->finish(s);
 		s->cycles += arch_rdtsc() - t0;
-		stick_failed |= s != &out_serial_sink && s->stopped;
+		if (s != &out_serial_sink && s->stopped) {
+			out.stick_failed = true;
+			if (!was_stopped && !out.serial) /* it failed at the end: its last stage and the end frames */
+				serial_takes_over(s);
+		}
 	}
+	for (uint32_t i = 0; i < out.nsinks; i++)
+		if (out.sinks[i]->release)
+			out.sinks[i]->release(out.sinks[i]);
 	say_throughput();
-	/* Where the trace is when the stick did not take it (trace.out=usb:
-	 * serial only from the frame the stick failed on, or not at all if
-	 * it failed at the end; what was staged for the stick is lost). */
-	if (stick_failed)
-		kprintf("trace: %s\n", !out.serial	   ? "serial has none of it (trace.out=usb): only what was written to "
-							    "the stick before the error is kept"
-					: out.serial_late ? "serial has it from the frame the stick failed on (trace.out=usb); "
-							    "what was staged for the stick before that is lost"
-							  : "the whole trace went to serial");
+	/* Where the trace is when the stick did not take it all. */
+	if (out.stick_failed && !out.split)
+		kprintf("trace: the whole trace went to serial\n");
+	else if (out.stick_failed)
+		kprintf("trace: the USB stick holds the trace up to where it failed and serial the rest, from the first "
+			"frame the stick did not hold whole (%u bytes carried over): no output holds the whole trace\n",
+			out.carried);
+}
+
+enum kprof_exit_status trace_out_exit_status(enum kprof_exit_status status)
+{
+	if (status == KPROF_EXIT_SUCCESS && out.split) {
+		kprintf("trace: the run ends with status 0x%x: its trace is split between the stick and serial\n",
+			KPROF_EXIT_TRACE_SPLIT);
+		return KPROF_EXIT_TRACE_SPLIT;
+	}
+	return status;
 }

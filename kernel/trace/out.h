@@ -12,8 +12,10 @@
  *
  * Invariants: every sink sees the frames in the order trace.c sends
  * them; a sink that fails stops on its own (saying why) and never stops
- * another; if the stick fails, serial carries the trace from then on even
- * when trace.out=usb, so the trace always has a way out.
+ * another; if the stick fails for good (its recovery spent), serial
+ * carries the trace from then on even when trace.out=usb, starting with
+ * every frame the stick does not hold whole, so the trace always has a
+ * way out and nothing sent is lost between the two.
  *
  * Callers and context: trace_out_configure() once, from trace_configure()
  * on the boot CPU at probe time (after the CPUs are started, before
@@ -31,10 +33,11 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
+#include "include/kprof/exit_status.h"
 
 /* Probe time (trace_configure): the output for trace.out=requested (enum
  * kprof_trace_out), returned and kept for trace_out_start: auto becomes
- * serial or both from what the loader found; usb or both without a
+ * serial or usb (the stick alone) from what the loader found; usb or both without a
  * usable stick is refused (cmdline_refuse_at_probe), saying why, and
  * serial returned.  stick stays referenced for the run (the kernel's own
  * copy of bootinfo). */
@@ -60,5 +63,10 @@ void trace_out_workload_ended(void);
  * with each sink's bytes, time and throughput.  Once; later calls do
  * nothing. */
 void trace_out_finish(void);
+
+/* The run's exit status given the scenario's: KPROF_EXIT_TRACE_SPLIT
+ * instead of success when the stick failed mid-run and serial took over
+ * (no output holds the whole trace), with one line saying so. */
+enum kprof_exit_status trace_out_exit_status(enum kprof_exit_status status);
 
 #endif /* KPROF_TRACE_OUT_H */

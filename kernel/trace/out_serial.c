@@ -24,4 +24,11 @@ static void serial_frame(struct trace_sink *s, const struct trace_out_frame *f)
 	console_release_output();
 }
 
+void out_serial_raw(const void *p, uint32_t len)
+{
+	console_claim_output();
+	arch_serial_write_raw(p, len);
+	console_release_output();
+}
+
 struct trace_sink out_serial_sink = { .name = "serial", .frame = serial_frame };

@@ -37,6 +37,15 @@ struct trace_sink {
 	/* After the run end frame (or a stop): write what is held, sync,
 	 * print one line saying what was kept; may be NULL. */
 	void (*finish)(struct trace_sink *s);
+	/* After a stop: the whole frames it took but does not hold, in their
+	 * serial form, in order (serial carries them); 0 if none.  May be
+	 * NULL (serial never stops). */
+	uint32_t (*unsent)(struct trace_sink *s, const uint8_t **p);
+	/* ... and how many bytes of frames before those it holds (0: none,
+	 * so serial carrying from there has the whole trace). */
+	uint64_t (*held)(struct trace_sink *s);
+	/* After finish() and unsent(): free what the sink holds; may be NULL. */
+	void (*release)(struct trace_sink *s);
 	bool stopped;       /* failed: takes no more frames                  */
 	/* Kept by out.c: bytes handed to frame(), TSC cycles in frame() and
 	 * finish() (for the end line's throughput). */
@@ -48,6 +57,10 @@ struct trace_sink {
 int64_t trace_out_since_end_ms(void);
 
 extern struct trace_sink out_serial_sink;
+
+/* Bytes of whole frames straight to the port (what a stopped sink did
+ * not keep), with the console output claimed as for a frame. */
+void out_serial_raw(const void *p, uint32_t len);
 
 /* The stick sink (out_stick.c): open the stick described by bootinfo and
  * its trace file, for a run of ncpu CPUs.  NULL when it cannot be used,

@@ -18,11 +18,19 @@
  * the end, stream mode as the logger thread sends its sub-buffers.
  * finish() writes the last partial block zero-padded, syncs the stick's
  * cache and prints what was saved, and how long after the workload
- * ended (out.c's clock).  A write error stops the sink for good
- * (one line with the sense data; serial goes on, out.c).
+ * ended (out.c's clock).  A failed write or sync climbs the stick's
+ * recovery ladder (usb_stick_recover: reset recovery, port reset and new
+ * address, controller reset; the identity proved again) and is done
+ * again after each rung that brings the stick back (writes are
+ * idempotent); when every rung is spent the sink stops for good (one line
+ * with the sense data) and unsent() gives out.c the whole frames the
+ * stick does not hold, for serial to carry.  After each full stage the
+ * stage restarts at the block where the frame it cut begins (those blocks
+ * are written twice), so it always holds every such frame from its start.
  *
  * Invariants: stage_off is a multiple of the block size, staged <
- * stage_size between frames, every write is whole blocks inside the
+ * stage_size between frames, first_frame <= frame_start <= staged, and
+ * every frame before first_frame is wholly on the stick, every write is whole blocks inside the
  * file's capacity (file_bytes rounded down to blocks), and stick_file_write
  * checks the extents again.  Context: called by out.c from the one trace
  * sender (PASSIVE_LEVEL threads: trace_start, the logger, trace_finish);
@@ -43,6 +51,7 @@
 #include "kernel/lib/size.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/usb/storage/stick.h"
+#include "kernel/usb/storage/stick_keys.h"
 
 #define STAGE_MAX (1u << 20)  /* bytes per write at most: 1 MiB          */
 #define STAGE_MIN (64u << 10) /* ... and at least, if memory is short    */
@@ -58,31 +67,94 @@ static struct {
 	uint32_t stage_size;       /* bytes, a multiple of the block size    */
 	uint32_t staged;           /* bytes in the stage now                 */
 	uint64_t stage_off;        /* file offset of stage[0]                */
+	uint32_t frame_start;      /* stage offset of the frame being staged */
+	uint32_t first_frame;      /* ... of the first frame not wholly on
+				    * the stick (serial carries from here)  */
+	uint32_t end_start;        /* ... of the first end frame, or NO_END  */
+	bool uncarried;            /* a frame filled a stage: not carried    */
+	unsigned recoveries;       /* rungs that brought the stick back      */
 } stick;
 
-static void say_stopped(const char *what, int rc)
+#define NO_END UINT32_MAX
+
+static void say_failed(const char *what, int rc, const char *then)
 {
 	struct stick_sense s = usb_stick_last_sense(stick.sf.stick);
 
-	kprintf("trace: USB stick: %s failed: %s (sense key %x, asc %02x, ascq %02x); nothing more is written to it\n",
-		what, usb_status_name(rc), s.key, s.asc, s.ascq);
-	stick.sink.stopped = true;
+	kprintf("trace: USB stick: %s failed: %s (sense key %x, asc %02x, ascq %02x); %s\n", what,
+		usb_status_name(rc), s.key, s.asc, s.ascq, then);
+}
+
+/* A command failed: climb the recovery ladder (stick.h), running op again
+ * after each rung that brings the stick back; writes are idempotent, so
+ * the whole failed stage is written again.  0, or the last error with
+ * the sink stopped (said on the console). */
+static int with_recovery(const char *what, int (*op)(uint32_t), uint32_t arg)
+{
+	int rc = op(arg);
+
+	for (unsigned r = 0; rc && rc != USB_BADARG && r < STICK_RECOVER_COUNT; r++) {
+		char then[96];
+		ksnprintf(then, sizeof(then), "recovering (%s)", usb_stick_recovery_name((enum stick_recovery)r));
+		say_failed(what, rc, then);
+		if (usb_stick_recover(stick.sf.stick, (enum stick_recovery)r))
+			continue; /* the next rung */
+		stick.recoveries++;
+		if (!(rc = op(arg)))
+			kprintf("trace: USB stick: recovered by %s; %s done again\n",
+				usb_stick_recovery_name((enum stick_recovery)r), what);
+	}
+	if (rc) {
+		say_failed(what, rc, "nothing more is written to it");
+		stick.sink.stopped = true;
+	}
+	return rc;
+}
+
+static int write_op(uint32_t len)
+{
+	return stick_file_write(&stick.sf, stick.stage_off, stick.stage, len);
+}
+
+static int sync_op(uint32_t unused)
+{
+	(void)unused;
+	return usb_stick_sync(stick.sf.stick);
 }
 
 /* Write the first len bytes of the stage (whole blocks) at stage_off. */
 static int write_stage(uint32_t len)
 {
 	char what[128];
-	int rc = stick_file_write(&stick.sf, stick.stage_off, stick.stage, len);
 
-	if (rc) {
-		ksnprintf(what, sizeof(what), "writing %u bytes at offset %llu of %s", len,
-			  (unsigned long long)stick.stage_off, stick.name);
-		say_stopped(what, rc);
-		return rc;
+	ksnprintf(what, sizeof(what), "writing %u bytes at offset %llu of %s", len,
+		  (unsigned long long)stick.stage_off, stick.name);
+	return with_recovery(what, write_op, len);
+}
+
+/* After a full stage went out: keep from the block where the frame being
+ * staged starts, so that the stage always holds every frame not yet
+ * wholly on the stick from its first byte (what serial carries if the
+ * stick fails for good).  The kept blocks are written again with the
+ * next stage (the same bytes at the same place). */
+static void keep_unfinished_frame(void)
+{
+	uint32_t keep = ALIGN_DOWN(stick.frame_start, stick.sf.block_size);
+
+	stick.first_frame = stick.frame_start - keep;
+	if (!keep) { /* the frame fills the stage: nothing can be kept back */
+		stick.staged = 0;
+		stick.stage_off += stick.stage_size;
+		stick.first_frame = stick.frame_start = 0;
+		stick.uncarried = true;
+		return;
 	}
-	stick.stage_off += len;
-	return 0;
+	memmove(stick.stage, stick.stage + keep, stick.stage_size - keep);
+	stick.stage_off += keep;
+	stick.staged = stick.stage_size - keep;
+	stick.frame_start -= keep;
+	if (stick.end_start != NO_END)
+		stick.end_start -= MIN(stick.end_start, keep);
 }
 
 /* out_file's write callback: bytes kept, staged; a full stage goes out. */
@@ -90,6 +162,7 @@ static int stage_bytes(void *ctx, const void *p, uint32_t len)
 {
 	const uint8_t *b = p;
 
+	(void)ctx;
 	while (len) {
 		uint32_t n = MIN(len, stick.stage_size - stick.staged);
 		memcpy(stick.stage + stick.staged, b, n);
@@ -100,7 +173,7 @@ static int stage_bytes(void *ctx, const void *p, uint32_t len)
 			int rc = write_stage(stick.stage_size);
 			if (rc)
 				return rc;
-			stick.staged = 0;
+			keep_unfinished_frame();
 		}
 	}
 	return 0;
@@ -111,27 +184,52 @@ static void stick_frame(struct trace_sink *s, const struct trace_out_frame *f)
 	if (ke_get_current_irql() >= DISPATCH_LEVEL) {
 		kprintf("trace: USB stick: a frame came at raised IRQL (the bug check path), where the USB stack is not "
 			"used; nothing more is written to it\n");
+		stick.frame_start = stick.staged; /* every frame before this one is staged whole */
 		s->stopped = true;
 		return;
 	}
+	stick.frame_start = stick.staged;
+	if (stick.end_start == NO_END && (f->h->type == KPROF_FRAME_CPU_END || f->h->type == KPROF_FRAME_RUN_END))
+		stick.end_start = stick.staged;
 	if (out_file_frame(&stick.file, f))
-		s->stopped = true; /* write_stage said why */
+		s->stopped = true; /* with_recovery said why */
+}
+
+/* Whole frames the stick took but does not hold: from the first frame not
+ * wholly written to the frame that was being staged when it failed (or,
+ * at the end, to the first end frame: out.c sends the end frames in
+ * their serial form).  Data frames are the same bytes in both forms. */
+static uint32_t stick_unsent(struct trace_sink *s, const uint8_t **p)
+{
+	uint32_t end = MIN(stick.frame_start, stick.staged);
+
+	if (!s->stopped || !stick.stage)
+		return 0;
+	if (stick.end_start != NO_END)
+		end = MIN(end, stick.end_start);
+	*p = stick.stage + stick.first_frame;
+	return end > stick.first_frame ? end - stick.first_frame : 0;
+}
+
+static uint64_t stick_held(struct trace_sink *s)
+{
+	(void)s;
+	return stick.uncarried ? stick.stage_off : stick.stage_off + stick.first_frame;
 }
 
 static void stick_finish(struct trace_sink *s)
 {
 	const struct out_file *f = &stick.file;
 	char size[32], cap[32], when[48] = "";
-	int rc;
 
+	stick.frame_start = stick.staged; /* every frame is staged now */
 	if (!s->stopped && stick.staged) {
 		uint32_t len = ALIGN_UP(stick.staged, stick.sf.block_size);
 		memset(stick.stage + stick.staged, 0, len - stick.staged);
-		if (!write_stage(len)) /* else stopped, and said why */
-			stick.staged = 0;
+		write_stage(len); /* if it fails: stopped, and said why */
 	}
-	if (!s->stopped && (rc = usb_stick_sync(stick.sf.stick)))
-		say_stopped("SYNCHRONIZE CACHE", rc);
+	if (!s->stopped)
+		with_recovery("SYNCHRONIZE CACHE", sync_op, 0);
 	int64_t ms = trace_out_since_end_ms();
 	if (ms >= 0) /* how long after the workload it was safe on the stick */
 		ksnprintf(when, sizeof(when), " %lld.%02lld s after the workload", (long long)(ms / 1000),
@@ -150,9 +248,15 @@ static void stick_finish(struct trace_sink *s)
 	else
 		kprintf("trace: %llu records, %s saved to %s on the USB stick%s; power off and move the stick to your "
 			"computer\n", (unsigned long long)f->records, size, stick.name, when);
-	/* Not from the bug check path: the allocator's lock may be held by a
-	 * CPU that was stopped, and the run ends there anyway. */
-	if (ke_get_current_irql() < DISPATCH_LEVEL)
+}
+
+/* After out.c took what serial carries.  Not from the bug check path: the
+ * allocator's lock may be held by a CPU that was stopped, and the run
+ * ends there anyway. */
+static void stick_release(struct trace_sink *s)
+{
+	(void)s;
+	if (stick.stage && ke_get_current_irql() < DISPATCH_LEVEL)
 		pmm_free_pages(stick.stage_pa, stick.stage_size / PAGE_SIZE);
 	stick.stage = NULL;
 }
@@ -180,6 +284,7 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 	struct usb_stick_target t = {
 		.pci_segment = bs->pci_segment, .pci_bus = bs->pci_bus, .pci_dev = bs->pci_dev, .pci_fn = bs->pci_fn,
 		.depth = (uint8_t)MIN(bs->depth, STICK_PATH_MAX), .block_size = bs->block_size, .blocks = bs->disk_blocks,
+		.lun = bs->lun, .root_port_override = (uint8_t)usb_stick_config->port,
 	};
 	struct usb_stick *st = NULL;
 
@@ -187,7 +292,7 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 	memcpy(stick.name_buf, bs->file_name, BOOTINFO_STICK_NAME_MAX);
 	stick.name = stick.name_buf[0] ? stick.name_buf : "\\kprof\\trace.bin";
 	memcpy(t.ports, bs->ports, t.depth);
-	memcpy(t.disk_guid, bs->disk_guid, sizeof(t.disk_guid));
+	diskid_from_stick(bs, &t.id);
 	int rc = usb_stick_open(&t, &st);
 	if (rc) {
 		kprintf("trace: USB stick: the stick the kernel booted from (xHCI at PCI %04x:%02x:%02x.%u, %u port%s deep) "
@@ -215,7 +320,9 @@ struct trace_sink *out_stick_open(const struct bootinfo_stick *bs, uint32_t ncpu
 		return NULL;
 	}
 	out_file_init(&stick.file, capacity, ncpu, stage_bytes, NULL);
-	stick.sink = (struct trace_sink){ .name = "USB stick", .frame = stick_frame, .finish = stick_finish };
+	stick.end_start = NO_END;
+	stick.sink = (struct trace_sink){ .name = "USB stick", .frame = stick_frame, .finish = stick_finish,
+					  .unsent = stick_unsent, .held = stick_held, .release = stick_release };
 	kprintf("trace: writing to %s on the USB stick (%llu KiB, in writes of %u KiB)\n", stick.name,
 		(unsigned long long)(capacity / 1024), stick.stage_size / 1024);
 	return &stick.sink;

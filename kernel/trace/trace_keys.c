@@ -87,8 +87,8 @@ static const struct cmdline_key keys[] = {
 		  "refuse)" },
 	{ .name = "trace.out", .type = CMDLINE_ENUM, FIELD(out), .names = trace_out_names, .used_by = EVERY_RUN,
 	  .help = "where the trace's frames go: the serial port, the trace file on the USB stick the kernel booted "
-		  "from (\\kprof\\trace.bin), or both (auto: both when booted from a USB stick with a usable trace "
-		  "file, else serial)",
+		  "from (\\kprof\\trace.bin), or both (auto: the stick alone when booted from a USB stick with a "
+		  "usable trace file, serial taking over if the stick fails; else serial)",
 	  .probe = "usb or both is refused (exit CONFIG) when the kernel was not booted from a USB stick with a "
 		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
 	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(compress), .names = off_on_names, .used_by = EVERY_RUN,

@@ -49,6 +49,18 @@
  *   moved on and every record in it is committed; only the owning CPU
  *   changes offset, commit, used and records; only the reader changes
  *   consumed, and only after resetting the slot.
+ * Asserted (KASSERT_OP, kernel/debug/kassert.h; tests/unit/
+ * test_tracebuf_assert.c breaks each):
+ *   - a reservation is whole 8-byte units (PERFINFO_RECORD_ALIGN) and at
+ *     least a header, which reserve stamps (sizes over a sub-buffer are a
+ *     drop, TOO_LARGE, not a bug);
+ *   - consumed <= produced: a writer entering sub-buffer number N finds
+ *     consumed <= N; the reader releases only a sub-buffer the writer has
+ *     written in (consumed < offset rounded up to a sub-buffer), and sees
+ *     at most nsub of them unreleased (offset >> shift) - consumed <= nsub;
+ *   - commit never passes what was reserved: at a switch, the old
+ *     sub-buffer's commit <= pos; at a commit, commit + size <= the
+ *     sub-buffer size (a record committed twice trips one or the other).
  * Ordering (the reader runs on another CPU):
  *   writer: fill record / set used  -> arch_smp_wmb() -> commit += size
  *   reader: read commit == size     -> arch_smp_rmb() -> read used, records,
@@ -68,6 +80,7 @@
 #include <arch/local.h>
 #include <stddef.h>
 
+#include "kernel/debug/kassert.h"
 #include "kernel/lib/compiler.h"
 
 void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct trace_subbuf *sub, uint32_t shift,
@@ -121,6 +134,16 @@ static void fill_lost(struct trace_cpu *tc, PERFINFO_TRACE_HEADER *h, uint64_t t
 	h->TimeStamp = ts;
 }
 
+/* Whether sub-buffer number `number`, which a writer is about to enter, is
+ * free: the reader has released its slot's previous use. */
+static inline bool sub_free(struct trace_cpu *tc, uint64_t number)
+{
+	uint64_t consumed = __atomic_load_n(&tc->consumed, __ATOMIC_ACQUIRE);
+
+	KASSERT_OP(consumed, <=, number); /* the reader never passes the writer */
+	return number - consumed < tc->nsub;
+}
+
 bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r)
 {
 	const uint32_t sbsize = 1u << tc->shift, mask = sbsize - 1;
@@ -131,6 +154,8 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, arch_rdtsc());
 		return false;
 	}
+	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
+	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
 	do {
 		ts = arch_rdtsc();
 		old = READ_ONCE(tc->offset);
@@ -138,8 +163,7 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 			       ? TRACEBUF_LOST_RECORD_SIZE : 0;
 		pos = (uint32_t)(old & mask);
 		begin = pos + lost + size > sbsize ? (old | mask) + 1 : old;
-		if ((begin & mask) == 0 &&
-		    (begin >> tc->shift) - __atomic_load_n(&tc->consumed, __ATOMIC_ACQUIRE) >= tc->nsub) {
+		if ((begin & mask) == 0 && !sub_free(tc, begin >> tc->shift)) {
 			tracebuf_count_loss(tc, KPROF_LOSS_BUFFERS_FULL, ts);
 			return false;
 		}
@@ -149,6 +173,7 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 	if (begin != old) {
 		/* Switched: close the old sub-buffer at pos. */
 		struct trace_subbuf *s = &tc->sub[(old >> tc->shift) % tc->nsub];
+		KASSERT_OP(s->commit, <=, pos); /* nothing committed but what was reserved */
 		s->used = pos;
 		arch_smp_wmb(); /* used before the commit that completes it */
 		arch_local_add32(&s->commit, sbsize - pos);
@@ -171,6 +196,7 @@ void tracebuf_commit(const struct trace_reservation *r)
 	struct trace_cpu *tc = r->tc;
 	struct trace_subbuf *s = &tc->sub[r->sub];
 
+	KASSERT_OP(s->commit + r->size, <=, 1u << tc->shift); /* committed once */
 	arch_local_add32(&s->records, r->records);
 	arch_local_add64(&tc->records, r->records);
 	if (r->records > 1)
@@ -187,6 +213,7 @@ bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v)
 
 	if (n >= (READ_ONCE(tc->offset) >> tc->shift))
 		return false; /* the writer is still in it */
+	KASSERT_OP((READ_ONCE(tc->offset) >> tc->shift) - n, <=, tc->nsub);
 	if (READ_ONCE(s->commit) != (1u << tc->shift))
 		return false; /* a record in it is not committed yet */
 	arch_smp_rmb(); /* the commit before what it publishes */
@@ -221,6 +248,8 @@ void tracebuf_release(struct trace_cpu *tc)
 	uint64_t n = tc->consumed;
 	struct trace_subbuf *s = &tc->sub[n % tc->nsub];
 
+	/* Only what a peek returned: a sub-buffer with records in it. */
+	KASSERT_OP(n, <, (READ_ONCE(tc->offset) + (1u << tc->shift) - 1) >> tc->shift);
 	*s = (struct trace_subbuf){ .used = 1u << tc->shift };
 	__atomic_store_n(&tc->consumed, n + 1, __ATOMIC_RELEASE);
 }

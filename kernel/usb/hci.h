@@ -83,10 +83,40 @@ struct usb_endpoint {
 	uint8_t max_burst;
 };
 
+/* How long the firmware gets to let go of a controller (xHCI, EHCI;
+ * Linux waits 1 s too). */
+#define HCI_HANDOFF_MS 1000
+
+/* How a controller's USB legacy support was taken from the firmware
+ * (hci_take_from_firmware, and the EHCI hand-off in kernel/usb/handoff/). */
+enum usb_handoff {
+	USB_HANDOFF_NO_CAPABILITY, /* no legacy support capability: nothing to take */
+	USB_HANDOFF_OS_OWNED,      /* the firmware did not own it; SMIs turned off   */
+	USB_HANDOFF_TAKEN,         /* the firmware let go when asked; SMIs off       */
+	USB_HANDOFF_FORCED,        /* the firmware did not let go in time: taken
+				    * anyway (BIOS Owned cleared), SMIs off          */
+};
+
+/* Only the firmware hand-off (USB Legacy Support, its SMIs off) of the
+ * xHCI controller there, nothing else: for every controller at boot, the
+ * stick's or not, before the trace starts.  Prints nothing; USB_NODEV if
+ * it is no xHCI controller with an assigned BAR0. */
+int hci_take_from_firmware(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, enum usb_handoff *how);
+
 /* Take over the controller at PCI segment/bus/device/function: firmware
  * hand-off, halt, reset, rings, run.  Prints what it found.  The same
  * controller opened twice returns the same handle. */
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out);
+
+/* The index-th xHCI controller on PCI (0, 1, ...): true with its
+ * location filled, false past the last one. */
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn);
+
+/* Reset a controller hci_open() took (halt, HCRST, start again, ports
+ * powered): every device on it is gone and must be added again.  The
+ * last rung of the stick's recovery (stick.c); the old rings and contexts
+ * are not reused (a few pages, once per reset). */
+int hci_controller_reset(struct usb_hci *hc);
 
 /* Root hub ports, 1-based, as the controller numbers them. */
 unsigned hci_port_count(struct usb_hci *hc);

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stickcheck  # noqa: E402
 import sticktrace  # noqa: E402
 
-SUCCESS, FAILURE, PANIC, CONFIG, LOADER = 0, 1, 2, 3, 4
+SUCCESS, FAILURE, PANIC, CONFIG, LOADER, TRACE_SPLIT = 0, 1, 2, 3, 4, 5
 
 
 class Failure(Exception):
@@ -35,7 +35,8 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 usb_readonly=False, qemu_args=(), kernel="default"):
+                 usb_readonly=False, qemu_args=(), usb_write_error=None, on_output=None,
+                 kernel="default"):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
@@ -44,6 +45,9 @@ class BootTest:
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
         self.usb_readonly = usb_readonly  # BOOT=usb: the stick attached readonly=on
+        # BOOT=usb: (sector, once) for QEMU's blkdebug, and a maker of a
+        # function called with the output so far and the monitor (mid-run acts)
+        self.usb_write_error, self.on_output = usb_write_error, on_output
         # "workloads": boots the kernel built with the example workloads
         # from outside the tree (run_boot_tests.py --workloads-kernel).
         self.kernel = kernel
@@ -137,21 +141,26 @@ def check_uefi(online):
     return check
 
 
-def check_stick(ports):
+def check_stick(ports, remade=None):
     """BOOT=usb: the loader and the kernel report the stick where QEMU put it
     (xHCI at 00:05.0, tools/qemu.py; the port chain `ports`), the image's
-    disk GUID and size (sgdisk), and the trace file's sectors as the ESP's
-    boot sector and mshowfat place them (stickcheck.py)."""
+    identity (GPT: the disk GUID; MBR: disk signature, partition, FAT volume
+    serial: sfdisk and minfo) and size, and the trace file's sectors as the
+    ESP's boot sector and mshowfat place them (stickcheck.py); of the
+    image, or of the run's copy as `remade` (a stickcheck.Remade) made it."""
     def check(ctx):
-        facts = stickcheck.image_facts(ctx.image)
-        ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, " % re.escape(" > ".join(ports)),
-                   "the loader's stick line")
+        facts = remade.facts if remade else stickcheck.image_facts(ctx.image)
+        if remade:  # an MBR or table-less stick is never called "not a GPT disk" or unsupported
+            ctx.reject(r"not a GPT disk|not a stick kprof can write to|not a USB mass-storage stick",
+                       "a GPT-only refusal")
+        ctx.expect(r"^kprof-uefi: stick: xHCI 0000:00:05\.0 port %s, %d blocks of 512 bytes, %s$" % (
+            re.escape(" > ".join(ports)), facts["blocks"], re.escape(facts["identity"])), "the loader's stick line")
         m = ctx.expect(stickcheck.stick_line_pattern(ports), "the kernel's stick line")
-        guid, blocks, mib, n = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        identity, blocks, mib, n = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
         extents = [(int(a), int(b)) for a, b in re.findall(r"LBA (\d+) \((\d+) blocks\)", m.group(5))]
-        if guid != facts["guid"] or blocks != facts["blocks"]:
-            raise_failure("stick: disk GUID %s, %d blocks; sgdisk says %s, %d" % (
-                guid, blocks, facts["guid"], facts["blocks"]))
+        if identity != facts["identity"] or blocks != facts["blocks"]:
+            raise_failure("stick: %s, %d blocks; the image (sfdisk, minfo) says %s, %d" % (
+                identity, blocks, facts["identity"], facts["blocks"]))
         if mib << 20 != facts["size"] or n != len(extents) or extents != facts["extents"]:
             raise_failure("stick: trace file %d MiB in %s; the image holds %d bytes in %s" % (
                 mib, extents, facts["size"], facts["extents"]))
@@ -169,10 +178,10 @@ def check_stick_untouched(ctx):
                       ctx.result.stick_changed)
 
 
-def check_usb(online, ports):
+def check_usb(online, ports, remade=None):
     def check(ctx):
         check_uefi(online)(ctx)
-        check_stick(ports)(ctx)
+        check_stick(ports, remade)(ctx)
     return check
 
 
@@ -191,12 +200,31 @@ def check_stick_trace(ctx):
         raise_failure("stick vs serial: " + "; ".join(problems[:4]))
 
 
-def check_usb_both(online, ports):
+def check_usb_both(online, ports, remade=None):
     """A healthy USB boot with trace.out=both whose stick holds the serial trace."""
     def check(ctx):
-        check_usb(online, ports)(ctx)
+        check_usb(online, ports, remade)(ctx)
         check_stick_trace(ctx)
     return check
+
+
+def check_usb_found_by_scan(ports, hint):
+    """usb.stick_port= names a root port where nothing is: the kernel finds
+    the stick by its identity where QEMU put it (the port chain `ports`),
+    says so in one line, and the trace on it still equals serial."""
+    def check(ctx):
+        check_usb_both(1, ports)(ctx)
+        ctx.expect(r"^stick: looking for the disk with the boot disk's disk GUID [0-9a-f-]{36} on every xHCI "
+                   r"controller$", "the search's first line")
+        ctx.expect(r"^stick: not at %s; found by its identity at port %s \(controller 0000:00:05\.0\)$" % (
+            re.escape(hint), re.escape(" > ".join(ports))), "the line saying where the stick was found")
+        ctx.reject(r"^stick: no disk with the boot disk's", "the search failing")
+    return check
+
+
+MBR_STICK = stickcheck.Remade(stickcheck.remake_as_mbr)
+HAND_STICK = stickcheck.Remade(stickcheck.remake_by_hand)
+SUPERFLOPPY_STICK = stickcheck.Remade(stickcheck.remake_superfloppy)
 
 
 def check_usb_readonly(ctx):
@@ -1088,11 +1116,148 @@ def check_usb_probe(ids, path, speed, access="ECAM", hub_port=None, more=()):
     return check
 
 
+def check_usb_handoff(ctx):
+    """Every USB controller on PCI taken from the firmware at boot, one
+    line each: the EHCI (QEMU's usb-ehci, ICH4 8086:24cd, legacy support
+    capability at EECP 0x68, nothing owning it under direct boot) halted,
+    the xHCI's legacy support (qemu-xhci has none), UHCI and OHCI reported;
+    then the run goes on as ever."""
+    ctx.expect_status(SUCCESS)
+    addr = r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d"
+    ctx.expect(r"^usb: %s EHCI 8086:24cd: not the firmware's \(legacy SMIs off; halted\)$" % addr,
+               "the EHCI hand-off line")
+    ctx.expect(r"^usb: %s xHCI 1b36:000d: no legacy support capability \(nothing to take\)$" % addr,
+               "the xHCI line")
+    ctx.expect(r"^usb: %s UHCI 8086:7020: left to the firmware \(no hand-off for UHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the UHCI line")
+    ctx.expect(r"^usb: %s OHCI 106b:003f: left to the firmware \(no hand-off for OHCI: its legacy SMIs may "
+               r"still run\)$" % addr, "the OHCI line")
+    ctx.reject(r"^usb: .*(did not|could not|left alone)", "a hand-off that failed")
+    ctx.expect(r"^kprof: run ended: success \(exit status 0x10\)$", "the success line")
+    # SMIs: QEMU's virtual CPUs keep no count (TCG reads 0 for MSR 0x34,
+    # which must not pass for "no SMIs"): said once, then one KprofSmiCount
+    # record per CPU without KPROF_SMI_COUNTED, and the report says so.
+    ctx.expect(r"^smi: not counted on this CPU \(a virtual CPU, under a hypervisor\)$", "the SMI line")
+    out = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True).stdout
+    smi = [r for r in map(json.loads, out.splitlines()) if r.get("event") == "KprofSmiCount"]
+    if sorted(r["cpu"] for r in smi) != [0, 1] or any(r["Flags"] != 0 or r["EndCount"] for r in smi):
+        raise_failure("want one uncounted KprofSmiCount record per CPU (2), got %s" % smi)
+    kernel = os.path.join(ctx.build, "kernel.elf")
+    rep = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+    stalls = rep[rep.rfind("\nstalled:"):].replace("\n    ", " ")
+    for cpu in (0, 1):
+        if not re.search(r"^  cpu %d: .*SMIs: not counted on this CPU$" % cpu, stalls, re.M):
+            raise_failure("the report's stall lines lack cpu %d's \"SMIs: not counted on this CPU\": %s"
+                          % (cpu, stalls[:1200]))
+
+
 def check_probe_then_trace(ctx):
     """usb.probe=on, then in the same boot the trace's own open of the
-    stick (a second enumeration: the probe's slot is replaced)."""
+    stick (a second enumeration: the probe's slot is replaced); and
+    trace.out=auto from a stick: the trace on the stick alone, not one
+    frame on serial, the end line naming only the stick."""
     check_usb_probe("1b36:000d", "1", "SuperSpeed")(ctx)
-    check_stick_trace(ctx)
+    check_stick_only(ctx)
+
+
+def check_stick_only(ctx):
+    """The whole trace on the stick, none of it on serial."""
+    ctx.expect(r"^trace: writing to \\kprof\\trace\.bin on the USB stick \(262144 KiB, in writes of 1024 KiB\)$",
+               "the stick opened at trace start")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    ctx.expect(r"^trace: %s records, [\d.]+ [KM]B saved to \\kprof\\trace\.bin on the USB stick \d+\.\d\d s after the "
+               r"workload; power off and move the stick to your computer$" % m.group(1), "the saved line")
+    ctx.expect(r"^trace: output \d+ ms after the workload ended: USB stick [\d.]+ MB in \d+ ms \([^)]*\)$",
+               "the end line naming the stick alone")
+    ctx.reject(r"serial carries", "serial taking over")
+    check_stick_untouched(ctx)
+    problems = sticktrace.stick_only(ctx.kprof, ctx.log_path, ctx.stick_file, int(m.group(1)))
+    if problems:
+        raise_failure("stick only: " + "; ".join(problems[:4]))
+
+
+# The trace file starts at LBA 6192 (docs/usb-stick.md); QEMU's blkdebug
+# fails writes that cover a chosen sector of the disk.
+TRACE_FILE_LBA = 6192
+
+
+def check_usb_write_error_once(ctx):
+    """One write fails (EIO once, 32 KiB into the file): reset recovery,
+    the stage written again, the whole trace on the stick, success."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect_in_order([r"^stick: WRITE\(10\) at LBA \d+ failed: sense b/00/06",
+                         r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: error "
+                         r"\(sense key b, asc 00, ascq 06\); recovering \(Bulk-Only reset recovery\)$",
+                         r"^stick: Bulk-Only reset recovery",
+                         r"^trace: USB stick: recovered by Bulk-Only reset recovery; writing \d+ bytes at offset 0 "
+                         r"of \\kprof\\trace\.bin done again$"], "the failed write, the recovery, the write again")
+    check_stick_only(ctx)
+
+
+def unplug_on(pattern):
+    """on_output for a boot test: once the serial output matches pattern,
+    device_del the stick on QEMU's monitor (tools/qemu.py names it
+    stickdev)."""
+    def make():
+        state = {"done": False, "tail": b""}
+
+        def on_output(chunks, monitor):
+            if state["done"]:
+                return
+            state["tail"] = (state["tail"] + chunks[-1])[-8192:]  # a line may come in pieces
+            if re.search(pattern, state["tail"], re.M):
+                state["done"] = True
+                monitor.command("device_del stickdev")
+        return on_output
+    return make
+
+
+def check_usb_unplugged(ctx):
+    """The stick pulled mid-run: every rung fails, serial takes over with
+    what the stick does not hold whole, the run ends (no hang), and every
+    record the kernel sent is in the file or on serial, what serial lacks
+    counted by its decoder; 0x15 if the stick holds part, else success."""
+    ctx.expect_in_order([r"^phase: \[2\] locks starts", r"recovering \(Bulk-Only reset recovery\)$",
+                         r"recovering \(controller reset\)$",
+                         r"; nothing more is written to it$",
+                         r"^trace: serial carries the trace from here on"], "the failed ladder, serial taking over")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    sent = int(m.group(1))
+    if ctx.result.status == TRACE_SPLIT:
+        problems = sticktrace.split_trace(ctx.kprof, ctx.log_path, ctx.stick_file, sent)
+    else:
+        ctx.expect_status(SUCCESS)
+        ctx.expect(r"^trace: the whole trace went to serial$", "serial has it all")
+        problems = sticktrace.serial_whole(ctx.kprof, ctx.log_path, sent)
+    if problems:
+        raise_failure("unplugged: " + "; ".join(problems[:4]))
+
+
+def check_usb_write_errors_always(ctx):
+    """Every write over one sector 1.5 MiB into the file fails: the
+    ladder climbed (reset recovery, port reset, controller reset, each
+    proving the disk again), then serial carries the rest from the first
+    frame the stick does not hold whole; together they hold every record,
+    each record serial lacks is counted as missing there; status 0x15."""
+    ctx.expect_status(TRACE_SPLIT)
+    rungs = ["Bulk-Only reset recovery", "port reset and new address", "controller reset"]
+    ctx.expect_in_order([r"recovering \(%s\)$" % r for r in rungs] + [
+        r"^stick: disk GUID \S+ is the boot disk's$",
+        r"; nothing more is written to it$",
+        r"^trace: serial carries the trace from here on, starting with the \d+ bytes of frames the stick did not hold "
+        r"whole$",
+        r"^trace: \d+ records sent, 0 lost",
+        r"^trace: not saved to \\kprof\\trace\.bin on the USB stick \(see above\)$",
+        r"^trace: the USB stick holds the trace up to where it failed and serial the rest",
+        r"^kprof: run ended: trace split between the stick and serial \(exit status 0x15\)$"],
+        "the ladder, the fall-back, the split")
+    m = ctx.expect(r"^trace: (\d+) records sent, 0 lost", "the kernel's record count")
+    check_stick_untouched(ctx)
+    problems = sticktrace.split_trace(ctx.kprof, ctx.log_path, ctx.stick_file, int(m.group(1)))
+    if problems:
+        raise_failure("split trace: " + "; ".join(problems[:4]))
 
 
 TESTS = [
@@ -1111,9 +1276,30 @@ TESTS = [
              check_usb_probe("1033:0194", "1", "SuperSpeed", access="legacy configuration ports"), machine="pc",
              cmdline="scenario=boot usb.probe=on", qemu_args=usb_stick_args("nec-usb-xhci")),
     BootTest("usb-probe-uefi", "usb.probe=on booted by OVMF from the USB stick (qemu-xhci halted and reset by "
-             "the firmware): the boot stick answers; then the trace (trace.out=auto: both) opens the same stick "
-             "again and holds the serial trace", check_probe_then_trace, boot="usb",
+             "the firmware): the boot stick answers; then the trace (trace.out=auto: the stick alone) opens the "
+             "same stick again and holds the whole trace, serial none of it", check_probe_then_trace, boot="usb",
              cmdline="scenario=boot usb.probe=on", timeout=120),
+    BootTest("usb-write-error", "one write to the stick fails (QEMU blkdebug, EIO once, 32 KiB into the file), "
+             "trace.out=usb in dump mode: reset recovery, the write done again, the whole trace on the stick",
+             check_usb_write_error_once, boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=5000 trace.out=usb trace.mode=dump",
+             usb_write_error=(TRACE_FILE_LBA + 64, True), timeout=120),
+    BootTest("usb-write-errors", "every write over one sector 1.5 MiB into the file fails: the recovery ladder, "
+             "then serial carries the rest; stick and serial together hold every record; exit status 0x15",
+             check_usb_write_errors_always, boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=40000 trace.buffer_kb=8192 "
+                     "trace.compress=off trace.out=usb trace.mode=dump",
+             usb_write_error=(TRACE_FILE_LBA + 3072, False), timeout=150),
+    BootTest("usb-unplug", "the stick removed (QEMU device_del) while the locks workload runs, trace.out=usb in "
+             "stream mode: the run ends, every record sent is in the file or on serial, the missing ones counted",
+             check_usb_unplugged, boot="usb", cpus=2,
+             cmdline="scenario=mix trace.out=usb trace.mode=stream trace.compress=off",
+             on_output=unplug_on(rb"^phase: \[2\] locks starts"), timeout=240),
+    BootTest("usb-handoff", "every USB controller taken from the firmware at boot: EHCI (usb-ehci) halted with "
+             "its legacy SMIs off, xHCI, UHCI and OHCI each one line; the run succeeds; SMIs not counted on "
+             "QEMU's CPUs, in the trace and the report", check_usb_handoff, cpus=2,
+             cmdline="scenario=boot", qemu_args=["-device", "usb-ehci", "-device", "qemu-xhci",
+                                                 "-device", "piix3-usb-uhci", "-device", "pci-ohci"]),
     BootTest("direct", "direct boot (PVH, no firmware), 1 CPU", smp_test(1), boot="direct", cmdline="scenario=boot"),
     BootTest("uefi-disk", "UEFI (OVMF) from the GPT disk image, 4 CPUs", check_uefi_disk, boot="uefi", cpus=4,
              cmdline="scenario=boot", timeout=90),
@@ -1130,6 +1316,23 @@ TESTS = [
     BootTest("usb-nec-hub", "nec-usb-xhci with the stick behind a usb-hub, trace.out=both in dump mode: the same "
              "records on the stick as on serial", check_usb_both(1, ["5", "1"]), boot="usb", usb_hub="1",
              usb_hc="nec-usb-xhci", cmdline="scenario=boot trace.out=both trace.mode=dump", timeout=90),
+    BootTest("usb-mbr", "the image rebuilt with an MBR (mkimage.sh IMAGE_TABLE=mbr, the same files): the loader and "
+             "the kernel name it by disk signature, partition and FAT volume serial; trace.out=both, stream mode: "
+             "the same records on the stick as on serial", check_usb_both(1, ["1"], MBR_STICK), boot="usb",
+             cmdline="scenario=boot trace.out=both", timeout=90, prepare_disk=MBR_STICK),
+    BootTest("usb-mbr-by-hand", "a shop's MBR stick (sfdisk, mkfs.vfat defaults) prepared as docs/usb-stick.md's "
+             "by-hand recipe says; trace.out=both in dump mode: the same records on the stick as on serial",
+             check_usb_both(1, ["1"], HAND_STICK), boot="usb", cmdline="scenario=boot trace.out=both trace.mode=dump",
+             timeout=90, prepare_disk=HAND_STICK),
+    BootTest("usb-superfloppy", "a stick with no partition table (FAT32 on the whole disk, OVMF's path without HD "
+             "node): named by its FAT volume serial; trace.out=both: the same records on the stick as on serial",
+             check_usb_both(1, ["1"], SUPERFLOPPY_STICK), boot="usb", cmdline="scenario=boot trace.out=both",
+             timeout=90, prepare_disk=SUPERFLOPPY_STICK),
+    BootTest("usb-scan-hub", "usb.stick_port=2 (an empty root port) with the stick behind a usb-hub: the kernel "
+             "finds it by its disk GUID at port 5 > 1 and says so in one line; trace.out=both: the same records on "
+             "the stick as on serial",
+             check_usb_found_by_scan(["5", "1"], "port 2 (usb.stick_port=2; the loader's port 5 > 1)"),
+             boot="usb", usb_hub="1", cmdline="scenario=boot trace.out=both usb.stick_port=2", timeout=120),
     BootTest("usb-readonly", "a read-only stick (readonly=on): one clear line, nothing written, the whole trace on "
              "serial, exit 0", check_usb_readonly, boot="usb", usb_readonly=True, cmdline="scenario=boot",
              timeout=90),

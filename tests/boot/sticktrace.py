@@ -5,6 +5,13 @@ same run: both decoded with `kprof decode --json`, record for record.
 Invariants the checks hold (docs/trace-out.md):
 - a file with room for the whole trace holds exactly the serial log's
   records, in the decoder's order, each one identical (every field);
+- with trace.out=usb (or auto) and a healthy stick the file holds the
+  whole trace and serial not one frame;
+- when the stick failed mid-run, the file and the serial log together
+  hold every record the kernel sent (serial from the first frame the
+  stick did not hold whole; frames written to the stick just before the
+  failure may be on both), and what serial lacks is exactly what the file
+  holds, counted by the decoder as missing on serial;
 - a file too small keeps whole chunks: every record it holds is one of
   the serial log's, the kernel's "did not fit" count equals the
   decoder's file-loss count (lost_file), and `kprof check --strict`
@@ -117,4 +124,77 @@ def file_too_small(kprof, serial_log, stick_file, kept, did_not_fit):
         problems.append("the run recorded nothing more than the file holds: the test proves nothing")
     if strict_status(kprof, stick_file) != 1:
         problems.append("kprof check --strict on the full file did not fail (exit 1)")
+    return problems
+
+
+def has_frames(path):
+    with open(path, "rb") as f:
+        return b"\xfeKPF" in f.read()
+
+
+def stick_only(kprof, serial_log, stick_file, sent):
+    """trace.out=usb: the file holds the kernel's `sent` records, nothing
+    lost, check --strict passes; serial has no frame at all."""
+    problems = []
+    if has_frames(serial_log):
+        problems.append("the serial log holds trace frames")
+    if not stick_file:
+        return problems + ["no trace file was copied out of the stick's image"]
+    stick, f_sum, err = decode(kprof, stick_file)
+    if stick is None:
+        return problems + ["kprof decode of the stick's trace.bin failed: %s" % err.strip()]
+    if len(stick) != sent or f_sum["records"] != sent:
+        problems.append("the file decodes to %d records (summary %d), the kernel sent %d" % (
+            len(stick), f_sum["records"], sent))
+    if f_sum["lost_total"] or f_sum["lost_file"] or f_sum["lost_link"]:
+        problems.append("records lost in the file: %d, not in the file %d, link %d" % (
+            f_sum["lost_total"], f_sum["lost_file"], f_sum["lost_link"]))
+    if strict_status(kprof, stick_file) != 0:
+        problems.append("kprof check --strict fails on the stick's trace.bin")
+    return problems
+
+
+def split_trace(kprof, serial_log, stick_file, sent):
+    """The stick failed mid-run and serial took over: every one of the
+    kernel's `sent` records is in the file or on serial; the serial log's
+    decoder counts as missing exactly the records only the file holds
+    (nothing reached neither); the file holds a prefix (no end frames)."""
+    both, problem = decode_both(kprof, serial_log, stick_file)
+    if problem:
+        return [problem]
+    serial, s_sum, stick, f_sum = both
+    problems = []
+    # The serial log's decoder places what it lacks in time: LostOnLink
+    # markers (with their counts), not records.
+    markers = [json.loads(r) for r in serial if '"event":"LostOnLink"' in r]
+    serial = [r for r in serial if '"event":"LostOnLink"' not in r]
+    in_stick, on_serial = set(stick), set(serial)
+    if len(in_stick) != len(stick) or len(on_serial) != len(serial):
+        problems.append("a record repeated within one output")
+    only_stick = in_stick - on_serial
+    if len(in_stick | on_serial) != sent:
+        problems.append("the file and serial together hold %d records, the kernel sent %d" % (
+            len(in_stick | on_serial), sent))
+    if not only_stick or not on_serial - in_stick:
+        problems.append("not split: %d records only in the file, %d only on serial" % (
+            len(only_stick), len(on_serial - in_stick)))
+    if s_sum["lost_link"] != len(only_stick) or sum(m["count"] for m in markers) != len(only_stick):
+        problems.append("the serial log's decoder counts %d records missing (markers: %d), the file alone holds %d"
+                        % (s_sum["lost_link"], sum(m["count"] for m in markers), len(only_stick)))
+    if s_sum["lost_total"] or f_sum["lost_total"]:
+        problems.append("the kernel lost records: serial %d, file %d" % (s_sum["lost_total"], f_sum["lost_total"]))
+    return problems
+
+
+def serial_whole(kprof, serial_log, sent):
+    """Serial alone holds all `sent` records, nothing missing."""
+    serial, s_sum, err = decode(kprof, serial_log)
+    if serial is None:
+        return ["kprof decode of the serial log failed: %s" % err.strip()]
+    problems = []
+    if len(serial) != sent or s_sum["lost_link"]:
+        problems.append("serial holds %d records (%d missing), the kernel sent %d" % (
+            len(serial), s_sum["lost_link"], sent))
+    if strict_status(kprof, serial_log) != 0:
+        problems.append("kprof check --strict fails on the serial log")
     return problems

@@ -5,9 +5,10 @@
 # decoder's sources, clang, ASan and UBSan; packages clang and
 # libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) in all, on
 # a working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus
-# and kept between runs: a quarter of the time each damaging a raw wire v2
-# log, a v1 log, a compressed v2 log with encoding-1 chunks (delta + LZ4)
-# and one with encoding-2 chunks (the per-writer Sequence delta as well)
+# and kept between runs: a fifth of the time each damaging a raw wire v2
+# log, a v1 log, a compressed v2 log with encoding-1 chunks (delta + LZ4),
+# one with encoding-2 chunks (the per-writer Sequence delta as well) and
+# one with user event types and events
 # (FUZZ_LOGS; the decoder reads them all; it links liblz4).  Prints, per log, libFuzzer's
 # closing stats line, then
 #   fuzz: LOG: N runs in S s, 0 crashes
@@ -23,7 +24,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_decoder
 FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.log tests/golden/mix-2cpu-v2-lz4.log \
-		tests/golden/tracetest-2cpu-v2-lz4.log
+		tests/golden/tracetest-2cpu-v2-lz4.log tests/golden/events-2cpu.log
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/read/store.c tools/kprof/read/frames.c tools/kprof/read/finish.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/drops.c tools/kprof/read/user_types.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \

@@ -91,6 +91,23 @@ void fake_disk_write_gpt(struct fake_disk *k, const uint8_t guid[16])
 	put_le32(h + 16, (uint32_t)crc32(0, h, 92));
 }
 
+void fake_disk_write_mbr(struct fake_disk *k, uint32_t signature, uint32_t part_lba, uint32_t part_blocks,
+			 uint32_t serial)
+{
+	uint8_t *m = k->store, *e = m + 446, *bs = k->store + (uint64_t)part_lba * k->block_size;
+	memset(m, 0, k->block_size);
+	put_le32(m + 440, signature);
+	e[4] = 0x0C; /* FAT32 (LBA) */
+	put_le32(e + 8, part_lba);
+	put_le32(e + 12, part_blocks);
+	m[510] = 0x55, m[511] = 0xAA;
+	memset(bs, 0, k->block_size); /* a FAT32 boot sector: what diskid.c reads of it */
+	bs[11] = (uint8_t)k->block_size, bs[12] = (uint8_t)(k->block_size >> 8); /* BPB_BytsPerSec */
+	bs[66] = 0x29;                                                         /* BS_BootSig     */
+	put_le32(bs + 67, serial);                                         /* BS_VolID       */
+	bs[510] = 0x55, bs[511] = 0xAA;
+}
+
 int fake_disk_control(struct fake_dev *d, const struct usb_setup *s, uint8_t *data, uint32_t *actual)
 {
 	struct fake_disk *k = d->disk;
@@ -158,6 +175,11 @@ static bool fake_rw(struct fake_disk *k, const uint8_t *cb, bool write, char *li
 	}
 	if (write) {
 		k->out_lba = lba;
+		if (k->write_errors) {
+			k->write_errors--;
+			fake_fail(k, 0xb, 0x00, 0x06);
+			return false;
+		}
 		if (k->wp_media) {
 			fake_fail(k, 7, 0x27, 0);
 			k->stall_this = k->wp_stalls_data;

@@ -30,6 +30,7 @@ static struct usb_hci fake_hc;
 char fake_log[FAKE_LOG_BYTES];
 unsigned fake_errors;
 uint64_t fake_now_us;
+unsigned fake_bulk_overreport;
 
 #define FAKE_RAM_BASE (1ULL << 20)
 #define FAKE_RAM_BYTES (32ULL << 20)
@@ -97,6 +98,7 @@ void fake_reset(unsigned nports)
 	fake_log[0] = '\0';
 	fake_errors = 0;
 	fake_now_us = 0;
+	fake_bulk_overreport = 0;
 	if (!fake_ram) {
 		static struct bootinfo bi;
 		bi.mmap[0] = (struct bootinfo_mmap_entry){ FAKE_RAM_BASE, FAKE_RAM_BYTES, BOOTINFO_MEM_USABLE, 0 };
@@ -137,6 +139,15 @@ void ke_stall_execution_processor(uint64_t us)
 	fake_now_us += us;
 }
 
+/* One controller, at 0000:00:03.0. */
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn)
+{
+	if (index)
+		return false;
+	*segment = 0, *bus = 0, *dev = 3, *fn = 0;
+	return true;
+}
+
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out)
 {
 	fake_log_add("hc OPEN %04x:%02x:%02x.%u", segment, bus, dev, fn);
@@ -162,8 +173,10 @@ static void fake_bus_reset(struct fake_dev *d)
 	memset(d->ep_dev_halted, 0, sizeof(d->ep_dev_halted));
 	memset(d->ep_host_resets, 0, sizeof(d->ep_host_resets));
 	memset(d->ep_dev_resets, 0, sizeof(d->ep_dev_resets));
-	if (d->disk)
+	if (d->disk) {
 		d->disk->state = 0;
+		d->disk->hung = false;
+	}
 	if (d->hub) {
 		struct fake_hub *h = d->hub;
 		h->configured_in_hc = false;
@@ -175,6 +188,29 @@ static void fake_bus_reset(struct fake_dev *d)
 			if (h->port_dev[p])
 				fake_bus_reset(h->port_dev[p]);
 	}
+}
+
+int hci_controller_reset(struct usb_hci *hc)
+{
+	fake_log_add("hc CONTROLLER_RESET");
+	for (unsigned p = 1; p <= hc->nports; p++)
+		if (hc->root[p])
+			fake_bus_reset(hc->root[p]);
+	for (unsigned i = 0; i < hc->ndevs; i++) {
+		hc->all[i]->slot = 0;
+		if (hc->all[i]->disk)
+			hc->all[i]->disk->hung_until_hc_reset = false;
+	}
+	return USB_OK;
+}
+
+/* A hung disk answers nothing: every transfer times out. */
+static bool fake_hung(const struct fake_dev *fd)
+{
+	if (!fd->disk || !(fd->disk->hung || fd->disk->hung_until_hc_reset))
+		return false;
+	fake_log_add("s%u TIMEOUT", fd->slot);
+	return true;
 }
 
 int hci_port_reset(struct usb_hci *hc, unsigned port, enum usb_speed *speed)
@@ -285,6 +321,8 @@ int hci_control(struct usb_device *dev, const struct usb_setup *setup, void *dat
 	if (setup->wLength && !data)
 		fake_log_add("BAD control transfer of %u bytes without a buffer", setup->wLength);
 	fake_check_dma("control", data, setup->wLength);
+	if (fake_hung(fd))
+		return USB_TIMEOUT;
 	int rc;
 	if ((setup->bmRequestType & 0x60) == 0)
 		rc = fake_std_control(fd, setup, data, &moved);
@@ -329,6 +367,8 @@ int hci_bulk(struct usb_device *dev, uint8_t ep, void *buf, uint32_t len, uint32
 	unsigned n = ep & 15, in = ep >> 7;
 	*actual = 0;
 	fake_check_dma("bulk", buf, len);
+	if (fake_hung(fd))
+		return USB_TIMEOUT;
 	if (!fd->ep_configured[n][in]) {
 		fake_log_add("BAD bulk on endpoint 0x%02x that was not configured", ep);
 		return USB_ERROR;
@@ -342,6 +382,8 @@ int hci_bulk(struct usb_device *dev, uint8_t ep, void *buf, uint32_t len, uint32
 		return USB_ERROR;
 	}
 	int rc = fake_disk_bulk(fd, ep, buf, len, actual);
+	if (fake_bulk_overreport && --fake_bulk_overreport == 0)
+		*actual = len + 1;
 	if (rc == USB_STALL) {
 		fd->ep_host_halted[n][in] = true;
 		fd->ep_dev_halted[n][in] = true;

@@ -12,6 +12,9 @@
  * side (hci_clear_halt() and CLEAR_FEATURE(ENDPOINT_HALT) must pair), a
  * CBW while the disk expects data or a CSW.  Every request is logged
  * (one line each, in order) so tests can assert exact sequences.
+ * hci_controller_reset() puts every device back in its default state and
+ * forgets every slot; a disk can be made to fail WRITEs or to answer
+ * nothing until a bus or controller reset (the stick's recovery ladder).
  * Time is virtual: ke_stall_execution_processor() advances fake_now_us,
  * and hubs complete power-on and reset against it.
  * Single-threaded, reset by fake_reset() before each test.
@@ -72,6 +75,10 @@ struct fake_hub {
 extern char fake_log[FAKE_LOG_BYTES];
 extern unsigned fake_errors;
 extern uint64_t fake_now_us;
+/* Fault of the controller driver itself (breaking hci.h): bulk transfer
+ * number N from now (1: the next) reports one byte more than it was
+ * asked for; 0: none. */
+extern unsigned fake_bulk_overreport;
 
 /* Empty bus and log, time 0; the controller answers at PCI 0000:00:03.0
  * with nports root ports. */
@@ -111,6 +118,10 @@ struct fake_disk {
 	unsigned bad_csw_sig, bad_csw_tag, big_residue, phase_error;
 	unsigned read_short;       /* READ: send this many bytes less, pass  */
 	bool reset_fails;          /* Bulk-Only Mass Storage Reset stalls   */
+	unsigned write_errors;     /* WRITEs failed b/00/06 (I/O aborted)   */
+	bool hung;                 /* answers nothing (time-outs) until a
+				    * bus reset                             */
+	bool hung_until_hc_reset;  /* ... until a controller reset          */
 	/* device state */
 	int state;                 /* fake_bot.c's BOT state                */
 	uint32_t tag, expected;
@@ -133,6 +144,10 @@ struct fake_dev *fake_disk_new(const char *name, enum usb_speed speed, uint32_t 
 			       uint64_t store_blocks);
 /* A GPT header at LBA 1 with this DiskGUID (FirstUsableLBA 34). */
 void fake_disk_write_gpt(struct fake_disk *k, const uint8_t guid[16]);
+/* An MBR at LBA 0 (disk signature, one FAT32 LBA entry) and a FAT32 boot
+ * sector with this volume serial at part_lba (inside the store). */
+void fake_disk_write_mbr(struct fake_disk *k, uint32_t signature, uint32_t part_lba, uint32_t part_blocks,
+			 uint32_t serial);
 int fake_disk_control(struct fake_dev *d, const struct usb_setup *s, uint8_t *data, uint32_t *actual);
 int fake_disk_bulk(struct fake_dev *d, uint8_t ep, uint8_t *buf, uint32_t len, uint32_t *actual);
 void fake_disk_free(struct fake_dev *d);

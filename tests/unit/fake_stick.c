@@ -60,7 +60,24 @@ int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_
 int usb_stick_sync(struct usb_stick *st)
 {
 	fake_stick.syncs++;
+	if (fake_stick.sync_fails && fake_stick.syncs > (unsigned)fake_stick.sync_fails)
+		return USB_OK;
 	return fake_stick.sync_rc;
+}
+
+int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage)
+{
+	if (fake_stick.recoveries < sizeof(fake_stick.rungs))
+		fake_stick.rungs[fake_stick.recoveries] = (uint8_t)stage;
+	fake_stick.recoveries++;
+	return stage < STICK_RECOVER_COUNT ? fake_stick.recover_rc[stage] : USB_BADARG;
+}
+
+const char *usb_stick_recovery_name(enum stick_recovery stage)
+{
+	static const char *const names[] = { "Bulk-Only reset recovery", "port reset and new address",
+					     "controller reset" };
+	return stage < STICK_RECOVER_COUNT ? names[stage] : "none";
 }
 
 struct stick_sense usb_stick_last_sense(const struct usb_stick *st)
@@ -88,7 +105,8 @@ int stick_file_write(struct stick_file *f, uint64_t off, const void *buf, uint32
 		fake_stick.log_off[n] = off;
 		fake_stick.log_len[n] = len;
 	}
-	if (fake_stick.fail_write && fake_stick.writes == fake_stick.fail_write) {
+	if (fake_stick.fail_write && fake_stick.writes >= fake_stick.fail_write &&
+	    fake_stick.writes <= fake_stick.fail_write + (fake_stick.fail_times ? fake_stick.fail_times - 1 : 0)) {
 		fake_stick.sense = fake_stick.fail_sense;
 		return fake_stick.fail_rc;
 	}

@@ -8,7 +8,8 @@
  * stick.h says (offset and length multiples of the block size, nothing
  * written when any byte would fall outside the extents: USB_BADARG), and
  * logs every write.  Faults are injected by setting the fields below
- * before the sink opens the stick.  One test thread at a time.
+ * before the sink opens the stick: a run of failing writes, a failing
+ * sync, recovery rungs that fail (usb_stick_recover logs each rung).  One test thread at a time.
  */
 #ifndef KPROF_TESTS_FAKE_STICK_H
 #define KPROF_TESTS_FAKE_STICK_H
@@ -29,13 +30,18 @@ struct fake_stick {
 	int open_rc;              /* usb_stick_open returns it (0: opens)   */
 	bool write_protected;
 	unsigned fail_write;      /* the Nth stick_file_write fails (1-based; 0 never) */
+	unsigned fail_times;      /* ... and so many from it (0: just that one) */
 	int fail_rc;              /* ... with this status                   */
+	int recover_rc[STICK_RECOVER_COUNT]; /* usb_stick_recover(rung) returns it */
+	int sync_fails;           /* sync_rc for so many syncs (0: every one) */
 	struct stick_sense fail_sense; /* ... and this sense                */
 	int sync_rc;              /* usb_stick_sync returns it              */
 	/* what happened */
 	unsigned writes;          /* stick_file_write calls                 */
 	unsigned bad_writes;      /* of them refused as outside the contract */
 	unsigned syncs;
+	unsigned recoveries;      /* usb_stick_recover calls                */
+	uint8_t rungs[64];        /* ... the rung of each                   */
 	uint64_t log_off[FAKE_STICK_LOG];
 	uint32_t log_len[FAKE_STICK_LOG];
 	struct stick_sense sense; /* last_sense                             */

@@ -4,7 +4,9 @@
  * command sequence of usb_stick_open(), stalls on the data and CSW
  * stages, CSWs with a bad signature, tag, residue or a phase error (reset
  * recovery must run, then the command is retried once), short residues,
- * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION.
+ * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION; and
+ * the assertion that the controller driver never reports more bytes moved
+ * than asked, at each stage, broken by the fake controller.
  */
 #include "usbstor_fixture.h"
 
@@ -78,7 +80,7 @@ static void test_open_sequence(void **state)
 	assert_int_equal(fake_now_us, 100 * 1000); /* one TEST UNIT READY retry */
 	FX_CONSOLE_HAS("stick: device 0627:0001, interface 1, bulk IN 0x81, bulk OUT 0x02 (512 bytes)\n");
 	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK, 65536 blocks of 512 bytes\n");
-	FX_CONSOLE_HAS("stick: disk GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B is the boot disk's\n");
+	FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's\n");
 	assert_false(usb_stick_write_protected(st));
 	FX_NO_FAKE_ERRORS();
 }
@@ -320,7 +322,8 @@ static void test_multi_lun_none_is_boot(void **state)
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
 	FX_CONSOLE_HAS("stick: trying LUN 1\n");
-	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
+	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header (no \"EFI PART\" signature at LBA 1 (not a GPT disk)): "
+		       "not the boot disk, nothing written\n");
 	assert_int_equal(disk->disk->writes, 0);
 	FX_NO_FAKE_ERRORS();
 }
@@ -336,6 +339,34 @@ static void test_bot_refuses_bad_commands(void **state)
 	assert_int_equal(bot_command(&b, cdb, 6, BOT_DIR_IN, buf, 0, &residue), USB_BADARG);
 	assert_int_equal(bot_command(&b, cdb, 6, BOT_DIR_NONE, buf, 512, &residue), USB_BADARG);
 	assert_string_equal(fake_log, "");
+}
+
+/* A controller driver that reports more bytes than it was asked to move
+ * (breaking hci.h) trips the assertion of the stage it answered. */
+static void hci_overreports(unsigned nth, const char *what)
+{
+	struct usb_stick *st = open_stick();
+	fake_bulk_overreport = nth;
+	assert_true(SHADOW_EXPECT_BUGCHECK(usb_stick_read(st, 40, buf, 8)));
+	assert_true(shadow_assertion_failed(what, "/bot.c:"));
+}
+
+static void test_hci_overreports_cbw(void **state)
+{
+	(void)state;
+	hci_overreports(1, "moved <= (uint32_t)BOT_CBW_LEN (32 vs 31)");
+}
+
+static void test_hci_overreports_data(void **state)
+{
+	(void)state;
+	hci_overreports(2, "data_moved <= len (4097 vs 4096)");
+}
+
+static void test_hci_overreports_csw(void **state)
+{
+	(void)state;
+	hci_overreports(3, "got <= (uint32_t)BOT_CSW_LEN (14 vs 13)");
 }
 
 int main(void)
@@ -357,6 +388,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bot_refuses_bad_commands, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_cbw, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_data, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_hci_overreports_csw, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include "kernel/profile/profile_keys.h"
 #include "kernel/trace/trace_keys.h"
 #include "kernel/usb/probe/probe_keys.h"
+#include "kernel/usb/storage/stick_keys.h"
 #include "kernel/ex/resource_keys.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"
@@ -261,8 +262,8 @@ static void test_keys_keep_their_order(void **state)
 	(void)state;
 	static const char *const order[] = {
 		"scenario", "cpus", "selftest", "timer", "tick_hz", "trace", "trace.mode", "trace.buffer_kb",
-		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "tracetest.records",
-		"sched.ms", "rawlock", "spinlock.spin_threshold", "spinlock.acquire_sample_rate",
+		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "usb.stick_port",
+		"tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold", "spinlock.acquire_sample_rate",
 		"spinlock.contention_sample_rate", "spinlock.hold_threshold", "locks.ms", "locks.hold_ns",
 		"locks.think_ns", "resources.ms", "resource.timeout_ms", "profile.interval", "pmc.sources",
 		"pmc.interval", "profile.ms", "mix.ms", "tsc_source",
@@ -279,7 +280,7 @@ static void test_keys_land_in_their_owners_struct(void **state)
 {
 	(void)state;
 	assert_int_equal(parse("timer=oneshot tick_hz=250 rawlock=tas trace=cswitch trace.mode=dump "
-			       "trace.buffer_kb=512 trace.subbuf_kb=16 trace.out=serial trace.compress=off usb.probe=on "
+			       "trace.buffer_kb=512 trace.subbuf_kb=16 trace.out=serial trace.compress=off usb.probe=on usb.stick_port=3 "
 			       "spinlock.acquire_sample_rate=2000 resource.timeout_ms=30 profile.interval=2000 "
 			       "pmc.interval=5000 scenario=locks locks.ms=300 locks.hold_ns=7 mix.ms=900"), 0);
 	assert_int_equal(ke_config->timer, TIMER_ONESHOT);
@@ -291,6 +292,7 @@ static void test_keys_land_in_their_owners_struct(void **state)
 	assert_int_equal(trace_config->out, TRACE_OUT_SERIAL);
 	assert_int_equal(trace_config->compress, 0);
 	assert_int_equal(usb_probe_config->probe, 1);
+	assert_int_equal(usb_stick_config->port, 3);
 	assert_int_equal(spinlock_config->acquire_sample_rate, 2000);
 	assert_int_equal(resource_config->timeout_ms, 30);
 	assert_int_equal(profile_config->interval, 2000);
@@ -303,6 +305,7 @@ static void test_keys_land_in_their_owners_struct(void **state)
 	assert_int_equal(ke_config->tick_hz, 100);
 	assert_int_equal(trace_config->buffer_kb, 4096);
 	assert_int_equal(usb_probe_config->probe, 0);
+	assert_int_equal(usb_stick_config->port, 0);
 	assert_int_equal(resource_config->timeout_ms, 4000);
 	assert_int_equal(workload_config->mix_ms, 1000);
 }

@@ -376,7 +376,10 @@ static void test_fat_type_by_cluster_count(void **state)
 	mount_refused("FAT16 volume without root directory entries (BPB_RootEntCnt 0)");
 }
 
-/* Runs to whole-disk extents: partition start + offset / block size. */
+#define PART_BLOCKS (1u << 20) /* a partition the runs below fit in */
+
+/* Runs to whole-disk extents: partition start + offset / block size, and
+ * never past the partition's end. */
 static void test_extents_to_disk(void **state)
 {
 	struct fat_extent e[BOOTINFO_STICK_EXTENTS_MAX + 1] = {
@@ -387,20 +390,25 @@ static void test_extents_to_disk(void **state)
 	uint32_t n;
 
 	(void)state;
-	assert_int_equal(stick_extents_from_fat(e, 2, 2048, 512, out), 0);
+	assert_int_equal(stick_extents_from_fat(e, 2, 2048, PART_BLOCKS, 512, out), 0);
 	assert_int_equal(out[0].lba, 2048 + 80);
 	assert_int_equal(out[0].blocks, 16);
 	assert_int_equal(out[1].lba, 2048 + 320);
 	assert_int_equal(out[1].blocks, 40);
-	assert_int_equal(stick_extents_from_fat(e, 2, 256, 4096, out), 0);
+	/* The last run ends at block 360 of the partition: a partition of 360
+	 * blocks holds it, one of 359 does not (nor one that ends before it). */
+	assert_int_equal(stick_extents_from_fat(e, 2, 2048, 360, 512, out), 0);
+	assert_int_equal(stick_extents_from_fat(e, 2, 2048, 359, 512, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, 2, 2048, 300, 512, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, PART_BLOCKS, 4096, out), 0);
 	assert_int_equal(out[1].lba, 256 + 40);
 	assert_int_equal(out[1].blocks, 5);
 	e[1].offset += 512; /* mid-block on a 4096-byte-block disk */
-	assert_int_equal(stick_extents_from_fat(e, 2, 256, 4096, out), -1);
-	assert_int_equal(stick_extents_from_fat(e, 2, 256, 512, out), 0);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, PART_BLOCKS, 4096, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, PART_BLOCKS, 512, out), 0);
 	e[1].bytes = 1000;
-	assert_int_equal(stick_extents_from_fat(e, 2, 256, 512, out), -1);
-	assert_int_equal(stick_extents_from_fat(e, BOOTINFO_STICK_EXTENTS_MAX + 1, 0, 512, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, 2, 256, PART_BLOCKS, 512, out), -1);
+	assert_int_equal(stick_extents_from_fat(e, BOOTINFO_STICK_EXTENTS_MAX + 1, 0, PART_BLOCKS, 512, out), -1);
 
 	/* A volume made without aligning its data region (mkfs.vfat -a, an
 	 * odd reserved count): fine on 512-byte blocks, refused on 4096. */
@@ -408,10 +416,10 @@ static void test_extents_to_disk(void **state)
 	fat32_with_trace(&f, "-a -F 32 -S 512 -s 8 -R 33", "align");
 	assert_int_not_equal(vol.data_offset % 4096, 0);
 	assert_int_equal(fat_extents(&vol, &f, 512, ext, 64, &n), FAT_OK);
-	assert_int_equal(stick_extents_from_fat(ext, n, 2048, 512, out), 0);
+	assert_int_equal(stick_extents_from_fat(ext, n, 2048, PART_BLOCKS, 512, out), 0);
 	assert_int_equal(out[0].lba, 2048 + ext[0].offset / 512);
 	assert_int_equal(fat_extents(&vol, &f, 4096, ext, 64, &n), FAT_OK);
-	assert_int_equal(stick_extents_from_fat(ext, n, 2048, 4096, out), -1);
+	assert_int_equal(stick_extents_from_fat(ext, n, 2048, PART_BLOCKS, 4096, out), -1);
 }
 
 static int setup(void **state)

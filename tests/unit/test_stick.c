@@ -84,8 +84,12 @@ static void test_wrong_guid_writes_nothing(void **state)
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
 	assert_null(st);
-	FX_CONSOLE_HAS("stick: disk GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93A is not the boot disk's "
-		       "C12A7328-F81F-11D2-BA4B-00A0C93EC93B: nothing written\n");
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93a, the boot "
+		       "disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b: nothing written\n");
+	/* the path's disk is not tried again by the search that follows */
+	FX_CONSOLE_HAS("stick: no disk with the boot disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b on 1 xHCI "
+		       "controller (1 device): nothing written\n");
+	assert_int_equal(fake_log_count("READ_CAPACITY"), 1);
 	assert_int_equal(fake_log_count("WRITE"), 0);
 	assert_int_equal(disk->disk->writes, 0);
 	assert_disk_is(0, 0, NULL);
@@ -99,7 +103,8 @@ static void test_no_gpt_or_damaged_gpt(void **state)
 	struct usb_stick *st = NULL;
 	disk->disk->store[BS + 60] ^= 0xFF; /* inside the GUID: the header CRC no longer matches */
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
-	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
+	FX_CONSOLE_HAS("stick: LBA 1 holds no valid GPT header (the GPT header's CRC32 does not match (damaged header)): "
+		       "not the boot disk, nothing written\n");
 	memset(disk->disk->store + BS, 0, BS);
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
 	assert_int_equal(disk->disk->writes, 0);
@@ -241,7 +246,7 @@ static void test_writes_stay_in_gpt_usable_area(void **state)
 	struct stick_file f = { .stick = st, .block_size = BS, .nextents = 1, .extents = { { 0, 64 } },
 				.file_bytes = 64 * BS };
 	assert_int_equal(stick_file_write(&f, 0, p, 4 * BS), USB_BADARG);
-	FX_CONSOLE_HAS("stick: WRITE of 4 blocks at LBA 0 refused: outside the GPT's usable blocks 34-4062\n");
+	FX_CONSOLE_HAS("stick: WRITE of 4 blocks at LBA 0 refused: outside the boot partition's blocks 34-4062\n");
 	assert_int_equal(usb_stick_write(st, 33, p, 2), USB_BADARG);
 	assert_int_equal(usb_stick_write(st, 4060, p, 4), USB_BADARG);
 	assert_int_equal(fake_log_count("WRITE"), 0);

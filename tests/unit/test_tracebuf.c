@@ -49,7 +49,7 @@ static void test_exact_fit_has_no_padding(void **state)
 	struct trace_view v;
 	for (int i = 0; i < 4; i++)
 		assert_true(put(64, (uint16_t)i)); /* exactly 256 */
-	assert_true(put(8, 9));                   /* starts sub-buffer 1 */
+	assert_true(put(16, 9));                  /* starts sub-buffer 1 */
 	assert_true(tracebuf_peek_full(&tc, &v));
 	assert_int_equal(v.used, 256);
 	assert_int_equal(v.records, 4);

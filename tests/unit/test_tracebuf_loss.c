@@ -163,7 +163,7 @@ static void test_nested_writer_drops(void **state)
 	assert_true(tracebuf_reserve(&tc, 64, &outer)); /* the ring's last 64 bytes */
 	uint64_t t_outer = outer.hdr->TimeStamp;
 	assert_false(put(64, 100));                     /* "interrupt": dropped */
-	assert_false(put(8, 101));                      /* and again */
+	assert_false(put(16, 101));                     /* and again */
 	outer.hdr->Marker = PERFINFO_MARKER_64;
 	outer.hdr->Size = 64;
 	outer.hdr->HookId = 15;

@@ -86,7 +86,7 @@ static void test_default_follows_bootinfo(void **state)
 
 	gen_test_reset(TRACE_OUT_AUTO);
 	bs = gen_stick(4 * MiB, 512, 1, &sf);
-	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_BOTH);
+	assert_int_equal(trace_out_configure(&bs, 2, gen_trace_out), TRACE_OUT_USB); /* from a stick: the stick alone */
 	assert_int_equal(probe_refusals, 0);
 }
 
@@ -130,7 +130,7 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 	struct gen g;
 	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 3, &sf);
 
-	gen_test_reset(TRACE_OUT_AUTO);
+	gen_test_reset(TRACE_OUT_BOTH);
 	uint64_t free_before = fake_ram_free_pages();
 	trace_out_configure(&bs, 2, gen_trace_out);
 	trace_out_start(2);
@@ -139,20 +139,31 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 	assert_int_equal(fake_stick.target.pci_dev, 4);
 	assert_int_equal(fake_stick.target.depth, 2);
 	assert_int_equal(fake_stick.target.ports[0], 3);
-	assert_int_equal(fake_stick.target.disk_guid[0], 0xde);
+	assert_int_equal(fake_stick.target.id.disk_guid[0], 0xde);
+	/* the rest of the identity and the LUN travel from bootinfo too */
+	assert_int_equal(fake_stick.target.lun, 2);
+	assert_int_equal(fake_stick.target.id.table, DISKID_TABLE_MBR);
+	assert_int_equal(fake_stick.target.id.mbr_signature, 0x1a2b3c4d);
+	assert_int_equal(fake_stick.target.id.part_lba, 2048);
+	assert_int_equal(fake_stick.target.id.part_blocks, 1 << 20);
+	assert_int_equal(fake_stick.target.id.volume_serial, 0x12345678);
 
 	gen_run(&g, 2, 3 * MiB + 12345, 100);
-	/* Stream mode: the stage went out whole as it filled, before the end. */
+	/* Stream mode: the stage went out whole as it filled, before the end;
+	 * each write again from the block where the frame cut by the last
+	 * one starts (the stage keeps every frame not wholly written). */
 	assert_int_equal(fake_stick.writes, 3);
 	for (unsigned i = 0; i < 3; i++) {
-		assert_int_equal(fake_stick.log_off[i], (uint64_t)i * MiB);
+		uint64_t prev_end = i ? fake_stick.log_off[i - 1] + MiB : 0;
 		assert_int_equal(fake_stick.log_len[i], MiB);
+		assert_true(fake_stick.log_off[i] <= prev_end);
+		assert_true(fake_stick.log_off[i] + gen_chunk_bytes(20, 100) + 512 > prev_end);
 	}
 	assert_int_equal(fake_stick.syncs, 0);
 	gen_finish(&g);
 
 	assert_int_equal(fake_stick.writes, 4);
-	assert_int_equal(fake_stick.log_off[3], 3 * MiB);
+	assert_true(fake_stick.log_off[3] <= fake_stick.log_off[2] + MiB);
 	assert_int_equal(fake_stick.log_len[3] % 512, 0);
 	assert_true(fake_stick.log_len[3] < MiB);
 	assert_int_equal(fake_stick.bad_writes, 0);
@@ -161,7 +172,7 @@ static void test_both_stream_same_frames_whole_writes(void **state)
 
 	uint8_t *file = gen_read_file(&sf);
 	size_t used = check_same_frames(file, sf.file_bytes);
-	size_t end = 3 * MiB + fake_stick.log_len[3];
+	size_t end = fake_stick.log_off[3] + fake_stick.log_len[3];
 	for (size_t i = used; i < end; i++) /* the last block's zero padding */
 		assert_int_equal(file[i], 0);
 	for (size_t i = end; i < sf.file_bytes; i++) /* nothing written beyond it */
@@ -235,14 +246,18 @@ static void test_write_error_stops_the_stick_serial_goes_on(void **state)
 	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 2, &sf);
 
 	fake_stick.fail_write = 2;
+	fake_stick.fail_times = 1 + STICK_RECOVER_COUNT; /* and again after every rung */
 	fake_stick.fail_rc = USB_ERROR;
 	fake_stick.fail_sense = (struct stick_sense){ .key = 0x3, .asc = 0x0c, .ascq = 0x00 };
 	gen_whole_run(&g, TRACE_OUT_BOTH, &bs, 2, 3 * MiB, 200);
 
-	assert_int_equal(fake_stick.writes, 2); /* none after the error */
+	assert_int_equal(fake_stick.writes, 2 + STICK_RECOVER_COUNT); /* none after the last rung */
+	assert_int_equal(fake_stick.recoveries, STICK_RECOVER_COUNT);
 	assert_int_equal(fake_stick.syncs, 0);
-	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset 1048576 of "
-					       "\\kprof\\trace.bin failed: error (sense key 3, asc 0c, "
+	assert_non_null(strstr(shadow_console, "trace: USB stick: writing 1048576 bytes at offset "));
+	assert_non_null(strstr(shadow_console, " of \\kprof\\trace.bin failed: error (sense key 3, asc 0c, "
+					       "ascq 00); recovering (Bulk-Only reset recovery)"));
+	assert_non_null(strstr(shadow_console, " of \\kprof\\trace.bin failed: error (sense key 3, asc 0c, "
 					       "ascq 00); nothing more is written to it"));
 	assert_non_null(strstr(shadow_console, "trace: not saved to \\kprof\\trace.bin on the USB stick (see above)\n"
 					       "trace: the whole trace went to serial\n"));
@@ -255,8 +270,9 @@ static void test_write_error_stops_the_stick_serial_goes_on(void **state)
 	}
 }
 
-/* trace.out=usb: the frame the stick failed on, and every one after it,
- * go to serial; a capture that starts there still decodes. */
+/* trace.out=usb, the first write fails for good: serial takes over with
+ * what the stage held (from the run header on), so it has the whole
+ * trace and the run is not split. */
 static void test_usb_only_error_serial_takes_over(void **state)
 {
 	struct stick_file sf;
@@ -265,26 +281,23 @@ static void test_usb_only_error_serial_takes_over(void **state)
 
 	gen_open(TRACE_OUT_USB, &bs, 2);
 	fake_stick.fail_write = 1;
+	fake_stick.fail_times = 100;
 	fake_stick.fail_rc = USB_TIMEOUT;
-	gen_start(&g, 2);
-	gen_chunk(&g, 0, 20, 100);
-	assert_int_equal(serial_len, 0); /* usb only */
 	gen_run(&g, 2, 2 * MiB, 100);
 	gen_finish(&g);
 	assert_non_null(strstr(shadow_console, "failed: timeout"));
-	assert_non_null(strstr(shadow_console, "trace: serial carries the trace from here on"));
-	assert_non_null(strstr(shadow_console, "trace: serial has it from the frame the stick failed on"));
-	assert_true(serial_len > 0);
+	assert_non_null(strstr(shadow_console, "trace: serial carries the trace from here on, starting with the "));
+	assert_non_null(strstr(shadow_console, "trace: the whole trace went to serial"));
+	assert_int_equal(trace_out_exit_status(KPROF_EXIT_SUCCESS), KPROF_EXIT_SUCCESS);
 	struct kprof_verdict v;
 	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
-		assert_true(v.records > 0 && v.records < gen_records(&g));
-		assert_true(v.issues > 0); /* the start is missing, and said so */
-		assert_non_null(strstr(v.summary, "missing"));
+		assert_int_equal(v.records, gen_records(&g));
+		assert_int_equal(v.issues, 0);
 	}
 }
 
-/* trace.out=usb, dump-like: the one write, at the end, fails; serial
- * never had the trace, and the console says so. */
+/* trace.out=usb, dump-like: the one write, at the end, fails for good;
+ * serial gets the stage's frames and the end frames in serial form. */
 static void test_usb_only_error_at_the_end(void **state)
 {
 	struct stick_file sf;
@@ -292,13 +305,28 @@ static void test_usb_only_error_at_the_end(void **state)
 	struct bootinfo_stick bs = gen_stick(8 * MiB, 512, 1, &sf);
 
 	fake_stick.fail_write = 1;
+	fake_stick.fail_times = 100;
 	fake_stick.fail_rc = USB_STALL;
 	gen_whole_run(&g, TRACE_OUT_USB, &bs, 2, 100000, 100);
-	assert_int_equal(fake_stick.writes, 1);
-	assert_int_equal(serial_len, 0);
+	assert_int_equal(fake_stick.writes, 1 + STICK_RECOVER_COUNT);
 	assert_non_null(strstr(shadow_console, "failed: stall"));
-	assert_non_null(strstr(shadow_console, "trace: serial has none of it (trace.out=usb): only what was written to "
-					       "the stick before the error is kept"));
+	assert_non_null(strstr(shadow_console, "trace: the whole trace went to serial"));
+	size_t at = 0;
+	const uint8_t *fr;
+	uint32_t fl;
+	while (gen_next_frame(serial_bytes, serial_len, &at, &fr, &fl)) { /* no file tails on serial */
+		struct kprof_frame_header h;
+		memcpy(&h, fr, sizeof(h));
+		if (h.type == KPROF_FRAME_CPU_END)
+			assert_int_equal(h.length, sizeof(struct kprof_cpu_end));
+		if (h.type == KPROF_FRAME_RUN_END)
+			assert_int_equal(h.length, sizeof(struct kprof_run_end));
+	}
+	struct kprof_verdict v;
+	if (gen_kprof_check(serial_bytes, serial_len, &v)) {
+		assert_int_equal(v.records, gen_records(&g));
+		assert_int_equal(v.issues, 0);
+	}
 }
 
 static void test_open_failure_and_write_protect_go_to_serial(void **state)
@@ -338,6 +366,7 @@ static void test_sync_error_reported(void **state)
 
 	fake_stick.sync_rc = USB_TIMEOUT;
 	gen_whole_run(&g, TRACE_OUT_BOTH, &bs, 1, 10000, 50);
+	assert_int_equal(fake_stick.syncs, 1 + STICK_RECOVER_COUNT); /* again after every rung */
 	assert_non_null(strstr(shadow_console, "trace: USB stick: SYNCHRONIZE CACHE failed: timeout"));
 	assert_non_null(strstr(shadow_console, "trace: not saved to"));
 }

@@ -5,7 +5,9 @@
  * bit and the ERDP it writes (with EHB), splitting transfers at 64 KiB
  * boundaries with TD Size, and context offsets and fields for 32- and
  * 64-byte contexts (kernel/usb/xhci/xhci_ring.c, xhci_event.c,
- * xhci_ctx.c).
+ * xhci_ctx.c); and the rings' assertions, each broken on purpose (a push
+ * onto a TRB the controller owns, a buffer across 64 KiB, an index out of
+ * range).
  *
  * Physical addresses are host addresses (arch_hhdm_offset 0).  The
  * register accessors of xhci_hw.c are replaced by plain memory below.
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "shadow.h"
 #include "kernel/usb/xhci/xhci.h"
 
 /* ------------------------------------------------ hardware as plain memory */
@@ -127,6 +130,73 @@ static void test_chained_td_spans_link(void **state)
 	assert_int_equal(xhci_ring_index_of(&r, phys_of(&t[2])), 2);
 	assert_int_equal(xhci_ring_index_of(&r, phys_of(&t[2]) + 4), -1);
 	assert_int_equal(xhci_ring_index_of(&r, phys_of(&t[4])), -1);
+	free(t);
+}
+
+/* Asserted (xhci_ring.c): each push writes a TRB that is software's, and
+ * a buffer TRB keeps within one 64 KiB block; each broken on purpose. */
+#define assert_tripped(what) assert_true(shadow_assertion_failed(what, "/xhci_ring.c:"))
+
+static void test_push_onto_controllers_trb(void **state)
+{
+	struct xhci_trb *t = trbs_alloc(8);
+	struct xhci_ring r;
+
+	/* The enqueue index moved back over TRBs already handed over. */
+	xhci_ring_init(&r, t, phys_of(t), 8, true);
+	xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL));
+	xhci_ring_push(&r, 0x2000, 8, TRB_TYPE(TRB_NORMAL));
+	r.index = 1;
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x3000, 8, TRB_TYPE(TRB_NORMAL))));
+	assert_tripped("(t->control & TRB_CYCLE) != r->cycle (1 vs 1)");
+	assert_int_equal(t[1].param, 0x2000); /* not overwritten */
+
+	/* A TD longer than the ring (capacity 7) comes back to its own first
+	 * TRB, still held back from the controller: the eighth push trips. */
+	xhci_ring_init(&r, t, phys_of(t), 8, true);
+	xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL) | TRB_IOC);
+	xhci_ring_td_begin(&r);
+	for (unsigned i = 0; i < 7; i++)
+		xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL) | TRB_CH);
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL) | TRB_IOC)));
+	assert_tripped("(t->control & TRB_CYCLE) != r->cycle (0 vs 0)");
+	free(t);
+}
+
+/* An index out of range: the enqueue index on the link TRB, the dequeue
+ * index past the event ring. */
+static void test_index_out_of_range(void **state)
+{
+	struct xhci_trb *t = trbs_alloc(8), ev;
+	struct xhci_ring r;
+
+	xhci_ring_init(&r, t, phys_of(t), 8, true);
+	r.index = 7;
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x1000, 8, TRB_TYPE(TRB_NORMAL))));
+	assert_tripped("r->index < xhci_ring_capacity(r) (7 vs 7)");
+	assert_int_equal(TRB_GET_TYPE(t[7].control), TRB_LINK); /* the link kept */
+
+	xhci_ring_init(&r, t, phys_of(t), 8, false);
+	r.index = 8;
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_event_peek(&r, &ev)));
+	assert_tripped("r->index < r->size (8 vs 8)");
+	free(t);
+}
+
+static void test_push_across_64k(void **state)
+{
+	struct xhci_trb *t = trbs_alloc(8);
+	struct xhci_ring r;
+
+	xhci_ring_init(&r, t, phys_of(t), 8, true);
+	/* Up to the boundary, and immediate data, are fine. */
+	xhci_ring_push(&r, 0x1ff00, TRB_LEN(0x100), TRB_TYPE(TRB_NORMAL));
+	xhci_ring_push(&r, 0x20000, TRB_LEN(0x10000), TRB_TYPE(TRB_DATA));
+	xhci_ring_push(&r, 0xfffffff0, TRB_LEN(8), TRB_TYPE(TRB_SETUP) | TRB_IDT);
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x1ff00, TRB_LEN(0x101), TRB_TYPE(TRB_NORMAL))));
+	assert_tripped("(param & 0xFFFFu) + TRB_LEN(status) <= 0x10000u (65537 vs 65536)");
+	assert_true(SHADOW_EXPECT_BUGCHECK(xhci_ring_push(&r, 0x30000, TRB_LEN(0x10001), TRB_TYPE(TRB_DATA))));
+	assert_tripped("(65537 vs 65536)");
 	free(t);
 }
 
@@ -338,6 +408,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_wraps_through_link),
 		cmocka_unit_test(test_chained_td_spans_link),
+		cmocka_unit_test(test_push_onto_controllers_trb),
+		cmocka_unit_test(test_push_across_64k),
+		cmocka_unit_test(test_index_out_of_range),
 		cmocka_unit_test(test_event_ring_cycle_and_erdp),
 		cmocka_unit_test(test_td_split_boundaries),
 		cmocka_unit_test(test_context_offsets),

@@ -196,7 +196,9 @@ struct bootinfo_stick gen_stick(uint64_t file_bytes, uint32_t block_size, uint32
 	uint64_t file_blocks = (file_bytes + block_size - 1) / block_size, gap = 8, lba = 2048;
 	struct bootinfo_stick bs = { .status = BOOTINFO_STICK_OK, .block_size = block_size, .pci_bus = 0,
 				     .pci_dev = 4, .depth = 2, .ports = { 3, 1 }, .nextents = nextents,
-				     .file_bytes = file_bytes, .disk_guid = { 0xde, 0xad, 0xbe, 0xef } };
+				     .file_bytes = file_bytes, .disk_guid = { 0xde, 0xad, 0xbe, 0xef },
+				     .lun = 2, .table = BOOTINFO_STICK_TABLE_MBR, .mbr_signature = 0x1a2b3c4d,
+				     .part_lba = 2048, .part_blocks = 1 << 20, .volume_serial = 0x12345678 };
 	memcpy(bs.file_name, "\\kprof\\trace.bin", 17);
 	*sf = (struct stick_file){ .block_size = block_size, .nextents = nextents, .file_bytes = file_bytes };
 	for (uint32_t i = 0; i < nextents; i++) {

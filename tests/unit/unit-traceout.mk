@@ -10,15 +10,17 @@
 TRACEOUT_UNIT_SRCS := kernel/trace/out.c kernel/trace/out_file.c kernel/trace/out_serial.c kernel/ke/time.c kernel/lib/muldiv.c \
 	kernel/trace/out_stick.c kernel/trace/frame.c kernel/lib/crc32.c kernel/lib/printf.c kernel/lib/size.c kernel/mm/pmm.c \
 	kernel/trace/trace_keys.c kernel/trace/trace_configure.c kernel/trace/tracefit.c \
-	kernel/usb/core/usb_status.c tests/unit/fake_stick.c tests/unit/traceout_gen.c
+	kernel/usb/core/usb_status.c kernel/usb/storage/stick_keys.c boot/common/diskid.c boot/common/gpt.c \
+	tests/unit/fake_stick.c tests/unit/traceout_gen.c
 unit_traceout_SRCS      := $(TRACEOUT_UNIT_SRCS)
 unit_traceout_file_SRCS := $(TRACEOUT_UNIT_SRCS)
+unit_traceout_recovery_SRCS := $(TRACEOUT_UNIT_SRCS)
 unit_traceconfig_SRCS   := $(TRACEOUT_UNIT_SRCS)
 
-TRACEOUT_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,traceout traceout_file traceconfig)
+TRACEOUT_UNIT_BINS := $(addprefix $(BUILD)/tests/unit/test_,traceout traceout_file traceout_recovery traceconfig)
 $(TRACEOUT_UNIT_BINS): UNIT_CFLAGS += -Iarch/x86_64/include -DKPROF_TOOL_PATH='"$(abspath $(KPROF_TOOL))"'
 $(TRACEOUT_UNIT_BINS): $(KPROF_TOOL) $(wildcard kernel/trace/out*.h kernel/trace/trace_*.h) kernel/usb/storage/stick.h \
 	include/kprof/wire_file.h \
 	tests/unit/fake_stick.h tests/unit/traceout_gen.h
 
-UNIT_NAMES += traceout traceout_file traceconfig
+UNIT_NAMES += traceout traceout_file traceout_recovery traceconfig

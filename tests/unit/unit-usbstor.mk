@@ -4,17 +4,21 @@
 # file), against a fake xHCI controller behind kernel/usb/hci.h with fake
 # hubs and a fake Bulk-Only disk (tests/unit/fake_hci.c, fake_hub.c,
 # fake_bot.c), over the kernel's own page allocator and heap on fake RAM,
-# with the GPT header check the loader and the stick share (boot/common/gpt.c).
+# with the disk identity and GPT header checks the loader and the stick
+# share (boot/common/diskid.c, gpt.c).  test_stick_scan: the stick by its
+# identity (MBR as well as GPT) and the search of every port and hub.
 
-USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) boot/common/gpt.c \
+USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) boot/common/diskid.c boot/common/gpt.c \
 	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/crc32.c
 USBSTOR_FAKE_SRCS := tests/unit/fake_hci.c tests/unit/fake_hub.c tests/unit/fake_bot.c
-USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage/*.h) tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
+USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage/*.h) boot/common/diskid.h tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
 
 unit_usb_enum_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_bot_SRCS      := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 unit_stick_SRCS    := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
+unit_stick_recover_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
+unit_stick_scan_SRCS := $(USBSTOR_KERNEL_SRCS) $(USBSTOR_FAKE_SRCS)
 
-$(BUILD)/tests/unit/test_usb_enum $(BUILD)/tests/unit/test_bot $(BUILD)/tests/unit/test_stick: $(USBSTOR_HDRS)
+$(addprefix $(BUILD)/tests/unit/test_,usb_enum bot stick stick_recover stick_scan): $(USBSTOR_HDRS)
 
-UNIT_NAMES += usb_enum bot stick
+UNIT_NAMES += usb_enum bot stick stick_recover stick_scan

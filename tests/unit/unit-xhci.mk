@@ -21,8 +21,9 @@ unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port) 
 UNIT_NAMES += xhci_hc
 
 # The whole layer but the hardware (the model stands in) and PCI (hci_open's
-# search and the Intel port routing: test_pci).
-unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
+# search and the Intel port routing: test_pci; hci_take_from_firmware:
+# test_usb_handoff).
+unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel takeover),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_xfer
 $(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/xhci_model.h

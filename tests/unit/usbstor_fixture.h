@@ -30,7 +30,10 @@ static inline struct usb_stick_target fx_target(unsigned depth, const uint8_t *p
 	struct usb_stick_target t = { .pci_segment = 0, .pci_bus = 0, .pci_dev = 3, .pci_fn = 0 };
 	t.depth = (uint8_t)depth;
 	memcpy(t.ports, ports, depth);
-	memcpy(t.disk_guid, fx_guid, 16);
+	t.id.table = DISKID_TABLE_GPT;
+	memcpy(t.id.disk_guid, fx_guid, 16);
+	t.id.part_lba = 34; /* the whole of fake_disk_write_gpt's usable blocks */
+	t.id.part_blocks = blocks - 67;
 	t.block_size = block_size;
 	t.blocks = blocks;
 	return t;

@@ -16,7 +16,10 @@
  * gets that hub's slot and port as its transaction translator (behind a
  * full-speed hub it inherits the hub's own TT).  Hubs stay single-TT
  * (alternate setting 0), so hci_hub_configure() is told multi_tt = false.
- * Called by storage/stick_path.c only (see hub.h).
+ * hub_ports_connected() powers every port at once and reads which have a
+ * device, so that a search of the whole bus (storage/stick_scan.c) attaches
+ * only those instead of waiting out the connect time on each empty port.
+ * Called by storage/stick_path.c and storage/stick_scan.c (see hub.h).
  */
 #include "kernel/usb/core/hub.h"
 
@@ -189,6 +192,28 @@ static void hub_child_address(const struct usb_hub *hub, unsigned port, enum usb
 		}
 	}
 	child->ep0_mps = speed == USB_SPEED_SUPER ? 512 : speed == USB_SPEED_HIGH ? 64 : 8;
+}
+
+int hub_ports_connected(struct usb_hub *hub, void *dma, uint16_t *connected)
+{
+	unsigned n = MIN(hub->nports, 15u);
+	*connected = 0;
+	for (unsigned port = 1; port <= n; port++) {
+		int rc = hub_port_feature(hub, USB_REQ_SET_FEATURE, USB_HUB_PORT_POWER, port);
+		if (rc != USB_OK)
+			return rc;
+	}
+	/* Power good, then the time a device takes to pull up (debounce). */
+	ke_stall_execution_processor(((uint64_t)hub->power_good_ms + HUB_DEBOUNCE_MS) * 1000);
+	for (unsigned port = 1; port <= n; port++) {
+		uint16_t status = 0, change = 0;
+		int rc = hub_port_status(hub, port, dma, &status, &change);
+		if (rc != USB_OK)
+			return rc;
+		if (status & USB_PORT_STAT_CONNECTION)
+			*connected |= (uint16_t)(1u << port);
+	}
+	return USB_OK;
 }
 
 int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_device *child)

@@ -3,7 +3,8 @@
  * 10): read its descriptor, tell the controller it is a hub, then bring
  * up the one downstream port the path goes through.
  *
- * Called by storage/stick_path.c only, while it walks the path; polled,
+ * Called by storage/stick_path.c while it walks the path, and by
+ * storage/stick_scan.c while it searches every hub for the stick; polled,
  * one thread.
  */
 #ifndef KPROF_USB_HUB_H
@@ -39,5 +40,10 @@ int hub_open(struct usb_device *dev, unsigned hop, void *dma, struct usb_hub *hu
  * bits are cleared.  The caller then hci_device_add()s the child.
  * Timeouts print which hub and port. */
 int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_device *child);
+
+/* Power every downstream port, wait bPwrOn2PwrGood and the connect
+ * debounce once, then set bit p of *connected for each port p (1-based,
+ * at most 15) with a device connected. */
+int hub_ports_connected(struct usb_hub *hub, void *dma, uint16_t *connected);
 
 #endif /* KPROF_USB_HUB_H */

@@ -23,10 +23,18 @@
  * is marked broken): every path that leaves it elsewhere runs reset
  * recovery.  Tags only grow, so a stale CSW cannot match.  Caller: scsi.c
  * and stick.c, one command at a time.
+ *
+ * What the device says (the CSW's signature, tag, status and residue) is
+ * input, checked above.  What the controller driver says is not: hci.h
+ * promises that a bulk transfer moves at most the bytes asked for, which
+ * the residue arithmetic relies on; asserted after each stage
+ * (kernel/debug/kassert.h; test_bot breaks it with a fake controller that
+ * reports one byte more).
  */
 #include "kernel/usb/storage/bot.h"
 
 #include "kernel/console/console.h"
+#include "kernel/debug/kassert.h"
 #include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/usb/core/usb.h"
@@ -132,6 +140,7 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 	bot_build_cbw(b, cdb, cdb_len, dir, len);
 	uint32_t moved = 0;
 	int rc = hci_bulk(b->dev, b->ep_out, b->cbw, BOT_CBW_LEN, &moved, BOT_CBW_TIMEOUT_MS);
+	KASSERT_OP(moved, <=, (uint32_t)BOT_CBW_LEN); /* hci.h: never more than asked */
 	if (rc == USB_OK && moved != BOT_CBW_LEN)
 		rc = USB_ERROR;
 	if (rc != USB_OK)
@@ -141,6 +150,7 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 	if (len) {
 		uint8_t ep = dir == BOT_DIR_IN ? b->ep_in : b->ep_out;
 		rc = hci_bulk(b->dev, ep, data, len, &data_moved, BOT_DATA_TIMEOUT_MS);
+		KASSERT_OP(data_moved, <=, len);
 		if (rc == USB_STALL)
 			rc = usb_clear_halt(b->dev, ep); /* the CSW tells what happened */
 		if (rc != USB_OK)
@@ -149,6 +159,7 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 
 	uint32_t got = 0;
 	rc = bot_read_csw(b, &got);
+	KASSERT_OP(got, <=, (uint32_t)BOT_CSW_LEN);
 	if (rc != USB_OK)
 		return bot_fail(b, rc, "no CSW");
 	const uint8_t *s = b->csw;

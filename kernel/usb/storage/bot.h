@@ -30,7 +30,7 @@
 #define BOT_REQ_GET_MAX_LUN 0xFE
 
 #define BOT_CBW_TIMEOUT_MS 5000
-#define BOT_DATA_TIMEOUT_MS 10000
+#define BOT_DATA_TIMEOUT_MS 30000 /* cheap sticks stall for seconds (garbage collection) */
 #define BOT_CSW_TIMEOUT_MS 20000 /* a flush may hold the CSW back */
 
 enum bot_dir {
@@ -49,7 +49,9 @@ struct bot {
 	uint8_t *csw;           /* BOT_CSW_LEN bytes, DMA-able           */
 	uint8_t *ctrl;          /* 1 byte for GET MAX LUN, DMA-able      */
 	unsigned resets;        /* reset recoveries run                  */
-	bool broken;            /* a reset recovery failed: give up      */
+	bool broken;            /* a reset recovery failed: commands fail
+				 * until the stick is bound again (the
+				 * recovery ladder, stick.c)             */
 };
 
 /* Bind to the interface; allocates the CBW/CSW page. */

@@ -7,18 +7,28 @@
  * first step that fails, with one console line saying why:
  *   the path (stick_path.c) -> device and configuration descriptors ->
  *   the class 8/6/0x50 interface -> SET_CONFIGURATION -> hci_configure()
- *   of its two bulk endpoints -> GET MAX LUN -> for LUN 0 (then, on a
- *   multi-LUN card reader, each further LUN until one passes): INQUIRY
- *   (a direct-access device) -> TEST UNIT READY -> READ CAPACITY (block
- *   size and block count equal to the loader's) -> MODE SENSE (WP) ->
- *   READ of LBA 1: the GPT header ("EFI PART", MyLBA 1, header CRC: the
- *   loader's own check, boot/common/gpt.c) whose DiskGUID must equal the
- *   loader's.
+ *   of its two bulk endpoints -> GET MAX LUN -> for the loader's LUN
+ *   (then, on a multi-LUN card reader, each other LUN until one passes):
+ *   INQUIRY (a direct-access device) -> TEST UNIT READY -> READ CAPACITY
+ *   (block size and block count equal to the loader's) -> MODE SENSE (WP)
+ *   -> the disk's identity read back (boot/common/diskid.c: LBA 1's GPT
+ *   header and its DiskGUID; or LBA 0's MBR disk signature and the boot
+ *   partition's primary entry, and the partition's FAT volume serial),
+ *   which must equal the loader's.
+ * When the path leads to no such disk, stick_scan.c looks for it on every
+ * controller, port and hub through stick_on_device() below.
  * Invariant: st->verified is set only after that last check, and
  * usb_stick_write() sends nothing unless it is set, the medium is not
- * known to be write protected, and every block lies between the GPT
- * header's FirstUsableLBA and LastUsableLBA (never the protective MBR,
- * the GPT headers or the partition entries).
+ * known to be write protected, and every block lies inside the boot
+ * partition (for GPT also between FirstUsableLBA and LastUsableLBA): never
+ * the MBR, the GPT's structures, or another partition.
+ * Recovery (usb_stick_recover), one rung at a time as the caller climbs:
+ * Bulk-Only reset recovery and TEST UNIT READY; a port reset and a new
+ * address along the same path (the one the stick was found on, when the
+ * search found it); a controller reset and every hop again.  The last two
+ * bind the interface anew and run every identity check of
+ * usb_stick_open() again (verified is cleared first), so a different disk
+ * put in the same port is never written.
  * Callers: the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/usb/storage/stick.h"
@@ -35,16 +45,18 @@
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
 
 struct usb_stick {
+	struct usb_stick_target target; /* where it is and what it must be */
 	struct usb_device *dev;      /* the stick, configured              */
 	struct bot bot;              /* its Bulk-Only transport            */
 	struct scsi_lun lun;         /* LUN 0 on it                        */
 	uint32_t block_size;         /* READ CAPACITY's, equal to target's */
 	uint64_t blocks;             /* likewise                           */
-	uint64_t first_usable;       /* GPT FirstUsableLBA                 */
-	uint64_t last_usable;        /* GPT LastUsableLBA                  */
+	uint64_t write_first;        /* the boot partition's blocks (for   */
+	uint64_t write_last;         /* GPT inside the usable ones), incl. */
 	uint8_t max_lun;             /* GET MAX LUN; bot.lun is the one used */
+	int read_rc;                 /* the last failed identity READ's    */
 	bool write_protected;        /* MODE SENSE WP, or a WRITE said so  */
-	bool verified;               /* disk GUID matched the boot disk    */
+	bool verified;               /* identity matched the boot disk's   */
 };
 
 /* Device, configuration, interface, endpoints, transport. */
@@ -121,65 +133,112 @@ static int stick_identify(struct usb_stick *st, const struct usb_stick_target *t
 	return USB_OK;
 }
 
-/* LBA 1 must be a GPT header (gpt_header_check, as the loader checked
- * it) of the boot disk's GUID, its usable blocks inside the disk. */
-static int stick_check_gpt(struct usb_stick *st, const struct usb_stick_target *t)
+/* diskid_read()'s reads: one block by SCSI READ. */
+static int stick_read_block(void *ctx, uint64_t lba, void *buf)
 {
-	uint8_t *h = usb_dma_alloc(st->block_size);
-	if (!h)
+	struct usb_stick *st = ctx;
+	int rc = scsi_read_write(&st->lun, false, lba, 1, st->block_size, buf);
+	if (rc == SCSI_GOOD)
+		return 0;
+	st->read_rc = rc < 0 ? rc : USB_ERROR;
+	return -1;
+}
+
+/* The disk's identity, read back, must be the loader's. */
+static int stick_check_identity(struct usb_stick *st, const struct usb_stick_target *t)
+{
+	uint8_t *b = usb_dma_alloc(st->block_size);
+	if (!b)
 		return USB_NOMEM;
-	int rc = scsi_read_write(&st->lun, false, GPT_HEADER_LBA, 1, st->block_size, h);
-	if (rc != SCSI_GOOD) {
-		usb_dma_free(h, st->block_size);
-		return rc < 0 ? rc : USB_ERROR;
-	}
-	struct gpt_header_info gi;
-	bool ok = gpt_header_check(h, st->block_size, &gi) == GPT_OK;
-	usb_dma_free(h, st->block_size);
-	ok = ok && gi.FirstUsableLBA > GPT_HEADER_LBA && gi.FirstUsableLBA <= gi.LastUsableLBA &&
-	     gi.LastUsableLBA < st->blocks;
-	if (!ok) {
-		kprintf("stick: LBA 1 holds no valid GPT header: not the boot disk, nothing written\n");
+	struct disk_identity have;
+	st->read_rc = USB_OK;
+	enum diskid_status ds = diskid_read(stick_read_block, st, b, st->block_size, st->blocks, t->id.table,
+					    t->id.part_lba, t->id.part_blocks, &have);
+	usb_dma_free(b, st->block_size);
+	if (ds == DISKID_IO)
+		return st->read_rc;
+	if (ds == DISKID_BAD_GPT) {
+		kprintf("stick: %s (%s): not the boot disk, nothing written\n", diskid_status_name(ds),
+			gpt_status_name(have.gpt));
 		return USB_NODEV;
 	}
-	char have[37], want[37];
-	gpt_guid_format_upper(gi.DiskGUID, have);
-	gpt_guid_format_upper(t->disk_guid, want);
-	if (memcmp(gi.DiskGUID, t->disk_guid, 16) != 0) {
-		kprintf("stick: disk GUID %s is not the boot disk's %s: nothing written\n", have, want);
+	if (ds != DISKID_OK) {
+		kprintf("stick: read as the boot disk's %s: %s: not the boot disk, nothing written\n",
+			diskid_table_name(t->id.table), diskid_status_name(ds));
 		return USB_NODEV;
 	}
-	st->first_usable = gi.FirstUsableLBA;
-	st->last_usable = gi.LastUsableLBA;
+	char text[128], want[128];
+	const char *differs = diskid_differs(&t->id, &have);
+	diskid_format(&have, text, sizeof(text));
+	if (differs) {
+		diskid_format(&t->id, want, sizeof(want));
+		kprintf("stick: %s differs: %s, the boot disk's %s: nothing written\n", differs, text, want);
+		return USB_NODEV;
+	}
+	st->write_first = have.write_first;
+	st->write_last = have.write_last;
 	st->verified = true;
-	kprintf("stick: disk GUID %s is the boot disk's\n", have);
+	kprintf("stick: %s is the boot disk's\n", text);
 	return USB_OK;
 }
 
-/* The boot disk on LUN 0 or, behind a multi-LUN reader, on the first LUN
- * that passes every check. */
+/* The boot disk on the loader's LUN or, behind a multi-LUN reader, on the
+ * first other LUN that passes every check. */
 static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t)
 {
 	int rc = USB_NODEV;
-	for (unsigned lun = 0; lun <= st->max_lun && !st->bot.broken; lun++) {
+	if (t->lun > st->max_lun)
+		kprintf("stick: the loader's LUN %u is not on this device (LUNs 0-%u): trying each\n", t->lun,
+			st->max_lun);
+	for (unsigned i = 0; i <= st->max_lun && !st->bot.broken; i++) {
+		unsigned first = t->lun <= st->max_lun ? t->lun : 0;
+		unsigned lun = i == 0 ? first : i <= first ? i - 1 : i;
 		st->bot.lun = (uint8_t)lun;
 		if (st->max_lun)
 			kprintf("stick: trying LUN %u\n", lun);
 		rc = stick_identify(st, t);
 		if (rc == USB_OK)
-			rc = stick_check_gpt(st, t);
+			rc = stick_check_identity(st, t);
 		if (rc == USB_OK || rc == USB_NOMEM)
 			break;
 	}
 	return rc;
 }
 
-static void stick_free(struct usb_stick *st)
+/* The transport's and SCSI's buffers (the device stays the controller's). */
+static void stick_unbind(struct usb_stick *st)
 {
 	usb_dma_free(st->lun.scratch, SCSI_SCRATCH_BYTES);
+	st->lun.scratch = NULL;
 	if (st->bot.cbw)
 		bot_release(&st->bot);
+}
+
+static void stick_free(struct usb_stick *st)
+{
+	stick_unbind(st);
 	kfree(st);
+}
+
+int stick_on_device(struct usb_device *dev, const struct usb_stick_target *t, struct usb_stick **out)
+{
+	struct usb_stick *st = kzalloc(sizeof(*st));
+	if (!st)
+		return USB_NOMEM;
+	st->target = *t; /* where recovery finds it again */
+	st->dev = dev;
+	int rc = stick_bind(st);
+	if (rc == USB_OK)
+		rc = stick_find_lun(st, t);
+	if (rc == USB_NOMEM)
+		kprintf("stick: out of memory for transfer buffers\n");
+	if (rc != USB_OK) {
+		stick_free(st);
+		return rc;
+	}
+	st->target.lun = st->bot.lun; /* recovery tries the LUN found first */
+	*out = st;
+	return USB_OK;
 }
 
 int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
@@ -188,21 +247,19 @@ int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
 		kprintf("stick: block size %u from the loader is not usable\n", t->block_size);
 		return USB_BADARG;
 	}
-	struct usb_stick *st = kzalloc(sizeof(*st));
-	int rc = st ? stick_path_open(t, &st->dev) : USB_NOMEM;
-	if (rc == USB_OK)
-		rc = stick_bind(st);
-	if (rc == USB_OK)
-		rc = stick_find_lun(st, t);
-	if (rc == USB_NOMEM && (!st || st->dev)) /* stick_path_open says it itself */
-		kprintf("stick: out of memory for transfer buffers\n");
-	if (rc != USB_OK) {
-		if (st)
-			stick_free(st);
+	/* The path is a hint: when it leads nowhere, or to a device that is
+	 * not the boot disk, the stick is looked for by identity.  A device
+	 * there that fails (errors, time-outs) is the stick, sick: no search. */
+	struct usb_device *dev = NULL;
+	int rc = stick_path_open(t, &dev);
+	if (rc == USB_NOMEM)
 		return rc;
-	}
-	*out = st;
-	return USB_OK;
+	if (rc != USB_OK)
+		return stick_scan(t, NULL, out);
+	rc = stick_on_device(dev, t, out);
+	if (rc != USB_NODEV)
+		return rc;
+	return stick_scan(t, dev, out);
 }
 
 bool usb_stick_write_protected(const struct usb_stick *st)
@@ -252,13 +309,63 @@ int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_
 			st->verified ? "the stick is write protected" : "not verified as the boot disk");
 		return st->verified ? USB_ERROR : USB_BADARG;
 	}
-	if (!blocks || lba < st->first_usable || lba > st->last_usable || blocks - 1 > st->last_usable - lba) {
-		kprintf("stick: WRITE of %u blocks at LBA %llu refused: outside the GPT's usable blocks %llu-%llu\n",
-			blocks, (unsigned long long)lba, (unsigned long long)st->first_usable,
-			(unsigned long long)st->last_usable);
+	if (!blocks || lba < st->write_first || lba > st->write_last || blocks - 1 > st->write_last - lba) {
+		kprintf("stick: WRITE of %u blocks at LBA %llu refused: outside the boot partition's blocks %llu-%llu\n",
+			blocks, (unsigned long long)lba, (unsigned long long)st->write_first,
+			(unsigned long long)st->write_last);
 		return USB_BADARG;
 	}
 	return stick_transfer(st, true, lba, (uint8_t *)buf, blocks);
+}
+
+static const char *const recovery_names[STICK_RECOVER_COUNT] = {
+	[STICK_RECOVER_RESET] = "Bulk-Only reset recovery",
+	[STICK_RECOVER_PORT] = "port reset and new address",
+	[STICK_RECOVER_CONTROLLER] = "controller reset",
+};
+
+const char *usb_stick_recovery_name(enum stick_recovery stage)
+{
+	return stage < STICK_RECOVER_COUNT ? recovery_names[stage] : "none";
+}
+
+/* Port reset and a new address along the same path (after a controller
+ * reset: every hop again), then the interface bound anew and the
+ * identity checked as at open: nothing is written to another disk. */
+static int stick_rebind(struct usb_stick *st)
+{
+	stick_unbind(st);
+	st->verified = false;
+	int rc = stick_path_open(&st->target, &st->dev);
+	if (rc == USB_OK)
+		rc = stick_bind(st);
+	if (rc == USB_OK)
+		rc = stick_find_lun(st, &st->target);
+	return rc;
+}
+
+int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage)
+{
+	int rc;
+
+	kprintf("stick: recovering: %s\n", usb_stick_recovery_name(stage));
+	switch (stage) {
+	case STICK_RECOVER_RESET:
+		if (!st->bot.cbw || !st->lun.scratch)
+			return USB_NODEV; /* an earlier rung left it unbound */
+		st->bot.broken = false;
+		rc = bot_reset_recovery(&st->bot, "a command failed");
+		if (rc == USB_OK)
+			rc = scsi_wait_ready(&st->lun) == SCSI_GOOD ? USB_OK : USB_ERROR;
+		return rc;
+	case STICK_RECOVER_PORT:
+		return stick_rebind(st);
+	case STICK_RECOVER_CONTROLLER:
+		rc = hci_controller_reset(st->dev->hci);
+		return rc == USB_OK ? stick_rebind(st) : rc;
+	default:
+		return USB_BADARG;
+	}
 }
 
 int usb_stick_sync(struct usb_stick *st)

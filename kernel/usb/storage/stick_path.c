@@ -3,7 +3,7 @@
  * the loader found in the UEFI device path (struct usb_stick_target).
  *
  * hci_open() on the PCI function, hci_port_reset() of root port
- * ports[0], hci_device_add(); then for each hub hop i (1 .. depth-1):
+ * ports[0] (or usb.stick_port='s, root_port_override), hci_device_add(); then for each hub hop i (1 .. depth-1):
  * hub_open() on the device just added and hub_port_attach() of its port
  * ports[i], and hci_device_add() of what is there.  The device at the end
  * is returned addressed, not configured (stick.c binds its interface).
@@ -39,7 +39,7 @@ static int stick_path_root(const struct usb_stick_target *t, struct usb_device *
 			t->pci_fn, usb_status_name(rc));
 		return rc;
 	}
-	unsigned port = t->ports[0];
+	unsigned port = t->root_port_override ? t->root_port_override : t->ports[0];
 	if (port == 0 || port > hci_port_count(hc)) {
 		kprintf("usb: root port %u does not exist (the controller has %u)\n", port, hci_port_count(hc));
 		return USB_BADARG;

@@ -43,7 +43,7 @@
 #define XHCI_MAX_SLOTS   255
 
 /* Timeouts, ms (docs/xhci.md says what each message means). */
-#define XHCI_HANDOFF_MS  1000 /* firmware lets go of the controller   */
+#define XHCI_HANDOFF_MS  HCI_HANDOFF_MS /* firmware lets go (hci.h)  */
 #define XHCI_HALT_MS     100  /* USBSTS.HCH after R/S = 0 (spec: 16)  */
 #define XHCI_RESET_MS    1000 /* HCRST and CNR clear                  */
 #define XHCI_CONNECT_MS  1000 /* a device shows up after start        */
@@ -177,7 +177,9 @@ void xhci_ctx_slot(uint32_t *slot, const struct usb_device *dev, unsigned entrie
  * or 0 when there is none. */
 uint32_t xhci_xecp_find(struct usb_hci *hc, uint32_t after, unsigned id);
 
-/* --- xhci_reset.c */
+/* --- xhci_reset.c: the hand-off alone, silent (xhci_takeover.c), and
+ * with its console line (hci_open) */
+enum usb_handoff xhci_legacy_take(struct usb_hci *hc);
 int xhci_bios_handoff(struct usb_hci *hc);
 int xhci_halt(struct usb_hci *hc);
 int xhci_reset(struct usb_hci *hc);

@@ -6,7 +6,10 @@
  * direct boot (PVH) leaves whatever QEMU made; both go the same way.
  *
  * A controller opened twice returns the same handle (a small table of
- * opened controllers, never freed).  Called by the one thread that drives
+ * opened controllers, never freed).  hci_controller_reset() takes an
+ * opened one through halt, reset and start again (the stick's recovery);
+ * hci_find() lists the xHCI functions on PCI, for the stick's search by
+ * identity (stick_scan.c).  Called by the one thread that drives
  * USB (hci.h).
  */
 #include "kernel/usb/xhci/xhci.h"
@@ -63,6 +66,21 @@ static int map_registers(struct usb_hci *hc, const char *where)
 	return USB_OK;
 }
 
+bool hci_find(unsigned index, uint16_t *segment, uint8_t *bus, uint8_t *dev, uint8_t *fn)
+{
+	struct pci_func f;
+
+	if (pci_access_method() == PCI_ACCESS_NONE && pci_init() == PCI_ACCESS_NONE)
+		return false;
+	if (!pci_find_class(0x0C, 0x03, 0x30, index, &f))
+		return false;
+	*segment = f.addr.segment;
+	*bus = f.addr.bus;
+	*dev = f.addr.dev;
+	*fn = f.addr.fn;
+	return true;
+}
+
 int hci_open(uint16_t segment, uint8_t bus, uint8_t dev, uint8_t fn, struct usb_hci **out)
 {
 	struct pci_addr a = { .segment = segment, .bus = bus, .dev = dev, .fn = fn };
@@ -116,4 +134,20 @@ fail:
 	kprintf("xhci: %s: not usable (%s)\n", where, usb_status_name(rc));
 	kfree(hc);
 	return rc;
+}
+
+int hci_controller_reset(struct usb_hci *hc)
+{
+	int rc;
+
+	kprintf("xhci: %04x:%02x:%02x.%x: resetting the controller\n", hc->pci.segment, hc->pci.bus, hc->pci.dev,
+		hc->pci.fn);
+	hc->running = false;
+	if ((rc = xhci_halt(hc)) || (rc = xhci_reset(hc)))
+		return rc;
+	memset(hc->slot, 0, sizeof(hc->slot)); /* the reset forgot every slot */
+	if ((rc = xhci_start(hc)))
+		return rc;
+	xhci_power_ports(hc);
+	return USB_OK;
 }

@@ -13,34 +13,44 @@
 #include "kernel/console/console.h"
 #include "kernel/lib/printf.h"
 
-int xhci_bios_handoff(struct usb_hci *hc)
+enum usb_handoff xhci_legacy_take(struct usb_hci *hc)
 {
 	uint32_t off = xhci_xecp_find(hc, 0, XECP_LEGACY), v, ctl;
-	int rc = USB_OK;
+	enum usb_handoff how = USB_HANDOFF_OS_OWNED;
 
 	if (!off)
-		return USB_OK; /* no legacy support capability: nothing to take */
+		return USB_HANDOFF_NO_CAPABILITY; /* nothing to take */
 	v = xhci_read32(hc->cap + off);
+	xhci_write32(hc->cap + off, v | USBLEGSUP_OS_OWNED);
 	if (v & USBLEGSUP_BIOS_OWNED) {
-		xhci_write32(hc->cap + off, v | USBLEGSUP_OS_OWNED);
+		how = USB_HANDOFF_TAKEN;
 		if (!xhci_wait_bits(hc->cap + off, USBLEGSUP_BIOS_OWNED, 0, XHCI_HANDOFF_MS)) {
 			/* The firmware's SMI handler never let go: take it anyway
 			 * (its SMIs are disabled below). */
-			kprintf("xhci: firmware kept the controller (USBLEGSUP HC BIOS Owned still set after %u ms); "
-				"taking it anyway\n", XHCI_HANDOFF_MS);
 			xhci_write32(hc->cap + off, (xhci_read32(hc->cap + off) & ~USBLEGSUP_BIOS_OWNED) |
 							   USBLEGSUP_OS_OWNED);
-			rc = USB_TIMEOUT;
-		} else {
-			kprintf("xhci: took the controller from the firmware (USB legacy support hand-off)\n");
+			how = USB_HANDOFF_FORCED;
 		}
-	} else {
-		xhci_write32(hc->cap + off, v | USBLEGSUP_OS_OWNED);
 	}
 	/* No more SMIs for USB events; clear the SMI events pending (RW1C). */
 	ctl = xhci_read32(hc->cap + off + USBLEGCTLSTS);
 	xhci_write32(hc->cap + off + USBLEGCTLSTS, (ctl & ~USBLEGCTLSTS_SMI_ENABLES) | USBLEGCTLSTS_SMI_EVENTS);
-	return rc;
+	return how;
+}
+
+int xhci_bios_handoff(struct usb_hci *hc)
+{
+	switch (xhci_legacy_take(hc)) {
+	case USB_HANDOFF_TAKEN:
+		kprintf("xhci: took the controller from the firmware (USB legacy support hand-off)\n");
+		return USB_OK;
+	case USB_HANDOFF_FORCED:
+		kprintf("xhci: firmware kept the controller (USBLEGSUP HC BIOS Owned still set after %u ms); "
+			"taking it anyway\n", XHCI_HANDOFF_MS);
+		return USB_TIMEOUT;
+	default:
+		return USB_OK;
+	}
 }
 
 int xhci_halt(struct usb_hci *hc)

@@ -13,6 +13,16 @@
  * waits for completion), so the controller's dequeue pointer is at the
  * enqueue index whenever a TD starts and capacity is size - 1.
  *
+ * Asserted (kernel/debug/kassert.h; test_xhci_ring breaks each): the
+ * enqueue index is below the link TRB and the dequeue index inside the
+ * event ring (an index out of range reads or writes past the ring); the
+ * TRB at the enqueue index is software's (cycle bit != PCS) when a push
+ * writes it - an enqueue index moved back over TRBs handed over, or a TD
+ * longer than the ring (it comes back to its own first TRB, whose cycle
+ * bit is held back until commit), would write the controller's; a Normal
+ * or Data Stage TRB's buffer (4.11.7.1, 6.4.1.1) is at most 64 KiB and
+ * does not cross a 64 KiB boundary.
+ *
  * Event ring invariants: software reads the TRB at the dequeue index only
  * if its cycle bit equals CCS, copies it, then advances; CCS toggles at
  * the end of the (single) segment.  ERDP is written by the caller with the
@@ -23,6 +33,7 @@
 
 #include <arch/barrier.h>
 
+#include "kernel/debug/kassert.h"
 #include "kernel/lib/libk.h"
 
 void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *trbs, uint64_t phys, uint32_t size, bool link)
@@ -44,11 +55,25 @@ static void write_control(volatile struct xhci_trb *t, uint32_t control)
 	t->control = control;
 }
 
+/* A Normal or Data Stage TRB with a buffer (not Immediate Data) keeps
+ * within 64 KiB and one 64 KiB-aligned block (xhci_td_split cuts so). */
+static void check_buffer(uint64_t param, uint32_t status, uint32_t control)
+{
+	uint32_t type = TRB_GET_TYPE(control);
+
+	if ((type == TRB_NORMAL || type == TRB_DATA) && !(control & TRB_IDT))
+		KASSERT_OP((param & 0xFFFFu) + TRB_LEN(status), <=, 0x10000u);
+}
+
 uint64_t xhci_ring_push(struct xhci_ring *r, uint64_t param, uint32_t status, uint32_t control)
 {
 	volatile struct xhci_trb *t = &r->trb[r->index];
 	uint64_t at = r->phys + (uint64_t)r->index * sizeof(struct xhci_trb);
 	uint32_t cycle = r->cycle;
+
+	KASSERT_OP(r->index, <, xhci_ring_capacity(r));
+	KASSERT_OP((t->control & TRB_CYCLE), !=, r->cycle); /* software's TRB, not the controller's */
+	check_buffer(param, status, control);
 
 	/* The first TRB of an open TD stays software's until commit. */
 	if (r->td_first == (int32_t)r->index)
@@ -93,7 +118,10 @@ uint64_t xhci_ring_enqueue_ptr(const struct xhci_ring *r)
 bool xhci_event_peek(const struct xhci_ring *r, struct xhci_trb *ev)
 {
 	const volatile struct xhci_trb *t = &r->trb[r->index];
-	uint32_t control = t->control;
+	uint32_t control;
+
+	KASSERT_OP(r->index, <, r->size);
+	control = t->control;
 
 	if ((control & TRB_CYCLE) != r->cycle)
 		return false;

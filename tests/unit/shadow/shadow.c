@@ -5,6 +5,7 @@
  */
 #include "shadow.h"
 
+#include "kernel/debug/bugcheck.h"
 #include "kernel/ke/prcb.h"
 
 #include <arch/context.h>
@@ -42,6 +43,8 @@ uint64_t arch_hhdm_offset;
 
 __thread jmp_buf *shadow_bugcheck_jmp;
 __thread unsigned shadow_last_bugcheck;
+__thread uint64_t shadow_bugcheck_params[4];
+__thread char shadow_bugcheck_msg[256];
 __thread char shadow_console[8192];
 
 void kvprintf(const char *fmt, va_list ap)
@@ -61,12 +64,30 @@ void kprintf(const char *fmt, ...)
 
 void ke_bug_check_ex(uint32_t code, uint64_t p1, uint64_t p2, uint64_t p3, uint64_t p4, const char *fmt, ...)
 {
-	(void)p1; (void)p2; (void)p3; (void)p4; (void)fmt;
+	va_list ap;
+
 	shadow_last_bugcheck = code;
+	shadow_bugcheck_params[0] = p1;
+	shadow_bugcheck_params[1] = p2;
+	shadow_bugcheck_params[2] = p3;
+	shadow_bugcheck_params[3] = p4;
+	va_start(ap, fmt);
+	vsnprintf(shadow_bugcheck_msg, sizeof(shadow_bugcheck_msg), fmt, ap);
+	va_end(ap);
 	if (shadow_bugcheck_jmp)
 		longjmp(*shadow_bugcheck_jmp, 1);
-	fprintf(stderr, "unexpected bug check 0x%x in a unit test\n", code);
+	fprintf(stderr, "unexpected bug check 0x%x in a unit test: %s\n", code, shadow_bugcheck_msg);
 	abort();
+}
+
+bool shadow_assertion_failed(const char *what, const char *where)
+{
+	if (shadow_last_bugcheck == KPROF_ASSERTION_FAILED && strstr(shadow_bugcheck_msg, what) &&
+	    strstr(shadow_bugcheck_msg, where))
+		return true;
+	fprintf(stderr, "expected a failed assertion with \"%s\" in %s; got bug check 0x%x: %s\n", what, where,
+		shadow_last_bugcheck, shadow_bugcheck_msg);
+	return false;
 }
 
 void shadow_relax_yield(void)

@@ -42,6 +42,7 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ KPROF_LOG_TYPE_OBJECT_NAME, sizeof(KPROF_OBJECT_NAME) },
 		{ KPROF_LOG_TYPE_CLOCK_LATE, sizeof(KPROF_CLOCK_LATE) },
 		{ KPROF_LOG_TYPE_MEASURE, sizeof(KPROF_MEASURE) },
+		{ KPROF_LOG_TYPE_SMI_COUNT, sizeof(KPROF_SMI_COUNT) },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (r->h.HookId == kinds[i].hook)
@@ -105,6 +106,16 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case KPROF_LOG_TYPE_MEASURE:
 		kp_measure_add(c, r);
 		break;
+	case KPROF_LOG_TYPE_SMI_COUNT: {
+		KPROF_SMI_COUNT k;
+		memcpy(&k, r->payload, sizeof(k));
+		c->smi_records++;
+		c->smi_counted = (k.Flags & KPROF_SMI_COUNTED) != 0;
+		/* A 32-bit counter that wrapped once is still one count. */
+		c->smis = c->smi_counted ? (uint32_t)(k.EndCount - k.StartCount) : 0;
+		m->smi_records++;
+		break;
+	}
 	default:
 		break;
 	}
@@ -213,6 +224,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	}
 	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
 	kp_latency_build(m);
+	kp_model_check(m);
 	for (uint32_t i = 0; i < m->ncpus; i++)
 		free(p.sw[i]);
 	free(p.sw);

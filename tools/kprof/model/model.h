@@ -25,7 +25,7 @@
  * started on every CPU, or an earlier record) to `end` (the last record of
  * any CPU).  Every CPU with CSwitch records is accounted for over exactly
  * that span: its busy, idle, stalled and no-trace cycles add up to
- * end - begin, and so do its threads' runs.
+ * end - begin, and so do its threads' runs (asserted: invariants.c).
  */
 #ifndef KPROF_TOOL_MODEL_H
 #define KPROF_TOOL_MODEL_H
@@ -169,6 +169,9 @@ struct kp_model_cpu {
 	size_t nstalls, capstalls;
 	uint64_t stall_records;    /* KprofClockLate records                 */
 	uint64_t stalled;          /* cycles in stalls, outside holes        */
+	uint64_t smi_records;      /* KprofSmiCount records (one per CPU)    */
+	bool smi_counted;          /* the last one: the CPU counts SMIs      */
+	uint64_t smis;             /* SMIs over the trace, when counted      */
 	struct kp_measure *measures; /* by start (measure.c)                 */
 	size_t nmeasures, capmeasures;
 	uint64_t measure_samples;  /* its samples in them                    */
@@ -219,6 +222,7 @@ struct kp_model {
 	uint64_t switches, waits, samples, sample_periods, readies;
 	uint64_t thread_records;   /* KprofThread records                    */
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
+	uint64_t smi_records;      /* KprofSmiCount records, all CPUs        */
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 };
 
@@ -293,5 +297,10 @@ void kp_measure_finish(struct kp_model_cpu *c);
 void kp_latency_build(struct kp_model *m);
 /* objnames.c: a KprofObjectName record into m->object_names. */
 void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
+/* invariants.c: what this header promises of a built model (the span
+ * equation, runs end to end, threads' time against the CPUs'), checked:
+ * a model that breaks one ends the tool with the values (util/kpassert.h).
+ * kp_model_build ends with it. */
+void kp_model_check(const struct kp_model *m);
 
 #endif

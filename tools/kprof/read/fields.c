@@ -144,6 +144,14 @@ static const struct kp_field measure_fields[] = {
 	U(KPROF_MEASURE, What),
 };
 
+static const struct kp_field smi_count_fields[] = {
+	U(KPROF_SMI_COUNT, StartTime),
+	U(KPROF_SMI_COUNT, StartCount),
+	U(KPROF_SMI_COUNT, EndCount),
+	U(KPROF_SMI_COUNT, Flags),
+	U(KPROF_SMI_COUNT, Reserved),
+};
+
 static const struct kp_field profile_object_fields[] = {
 	P(KPROF_PROFILE_OBJECT, RangeBase),
 	P(KPROF_PROFILE_OBJECT, RangeLimit),
@@ -258,6 +266,8 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
 	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
 	  NULL, measure_fields, N(measure_fields) },
+	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),
+	  KP_TAIL_NONE, NULL, smi_count_fields, N(smi_count_fields) },
 	{ KPROF_LOG_TYPE_PROFILE_OBJECT, PROFILE_OBJECT_VERSION, "KprofProfileObject", "KPROF_PROFILE_OBJECT",
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,

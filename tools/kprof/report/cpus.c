@@ -27,15 +27,42 @@ static void cpu_shares(FILE *f, const struct kp_model_cpu *cpu, uint64_t span, b
 		kp_pct(n, sizeof(n), cpu->no_trace, span, 2), cpu->switches);
 }
 
-/* The stalls of every CPU: how many, their total and the longest. */
+/* The CPU's SMIs over the trace (KprofSmiCount), as "\tSMIs: ..."; ""
+ * for a log without KprofSmiCount records (older kernels). */
+static const char *smi_text(const struct kp_model *m, const struct kp_model_cpu *c, char *buf, size_t size)
+{
+	if (!m->smi_records)
+		return "";
+	if (!c->smi_records)
+		snprintf(buf, size, "\tSMIs: not recorded");
+	else if (!c->smi_counted)
+		snprintf(buf, size, "\tSMIs: not counted on this CPU");
+	else
+		snprintf(buf, size, "\tSMIs: %" PRIu64, c->smis);
+	return buf;
+}
+
+static void smi_note(FILE *f, const struct kp_model *m)
+{
+	if (m->smi_records)
+		fprintf(f, "SMIs: the System Management Interrupts each CPU took from trace start to end (the\n"
+			   "CPU's own count, KprofSmiCount); firmware ran then, unseen, in time the report gives\n"
+			   "to whatever the CPU was doing. \"not counted\": the CPU keeps no such count.\n");
+}
+
+/* The stalls of every CPU: how many, their total and the longest; and
+ * its SMIs beside them. */
 static void stall_lines(FILE *f, const struct kp_report *r)
 {
 	const struct kp_model *m = r->m;
-	char t[48], l[48], at[32];
+	char t[48], l[48], at[32], smi[48];
 
 	if (!stalls_known(r)) {
 		fprintf(f, "\nstalled: not known: the run did not trace=clock (KprofClockLate records), so time the\n"
 			   "CPUs could not run counts as busy or idle\n");
+		smi_note(f, m);
+		for (uint32_t i = 0; m->smi_records && i < m->ncpus; i++)
+			fprintf(f, "  cpu %u: %s\n", i, smi_text(m, &m->cpu[i], smi, sizeof(smi)) + 1);
 		return;
 	}
 	fprintf(f, "\nstalled: the CPU could not run (its clock interrupt came more than 200 us late: the\n"
@@ -43,6 +70,7 @@ static void stall_lines(FILE *f, const struct kp_report *r)
 		   "KprofClockLate record's DueTime to DueTime + LateCycles; not busy, idle or any thread's CPU\n"
 		   "time.\n"
 		   "Stalls shorter than 200 us are not recorded, so these are lower bounds.\n");
+	smi_note(f, m);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		const struct kp_model_cpu *c = &m->cpu[i];
 		const struct kp_stall *longest = NULL;
@@ -50,13 +78,15 @@ static void stall_lines(FILE *f, const struct kp_report *r)
 			if (!longest || c->stalls[k].end - c->stalls[k].start > longest->end - longest->start)
 				longest = &c->stalls[k];
 		if (!longest) {
-			fprintf(f, "  cpu %u: none\n", i);
+			kp_wrapf(f, "  ", 0, 4, ", ", "cpu %u: %s%s", i, m->smi_records ? "no stalls" : "none",
+				 smi_text(m, c, smi, sizeof(smi)));
 			continue;
 		}
 		snprintf(at, sizeof(at), "%.3f", kp_model_ms(m, longest->start));
-		kp_wrapf(f, "  ", 0, 4, ", ", "cpu %u: %" PRIu64 " records\t%zu stalls\t%s in all\tlongest %s at %s ms", i,
-			 c->stall_records, c->nstalls, kp_report_time(r->log, c->stalled, t, sizeof(t)),
-			 kp_report_time(r->log, longest->end - longest->start, l, sizeof(l)), at);
+		kp_wrapf(f, "  ", 0, 4, ", ", "cpu %u: %" PRIu64 " records\t%zu stalls\t%s in all\tlongest %s at %s ms%s",
+			 i, c->stall_records, c->nstalls, kp_report_time(r->log, c->stalled, t, sizeof(t)),
+			 kp_report_time(r->log, longest->end - longest->start, l, sizeof(l)), at,
+			 smi_text(m, c, smi, sizeof(smi)));
 	}
 }
 

@@ -1,0 +1,18 @@
+/*
+ * stick_keys.h - the boot stick's key (usb.stick_port=) and the struct it
+ * fills (stick_keys.c); read-only after config_parse() through the const
+ * view usb_stick_config.
+ */
+#ifndef KPROF_KERNEL_USB_STICK_KEYS_H
+#define KPROF_KERNEL_USB_STICK_KEYS_H
+
+#include <stdint.h>
+
+struct usb_stick_config {
+	uint32_t port; /* usb.stick_port=N: the stick's root port instead of
+			* the loader's (0: the loader's); stick_path.c */
+};
+
+extern const struct usb_stick_config *const usb_stick_config;
+
+#endif /* KPROF_KERNEL_USB_STICK_KEYS_H */

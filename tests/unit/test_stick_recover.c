@@ -1,0 +1,197 @@
+/*
+ * test_stick_recover.c - the stick's recovery ladder (kernel/usb/storage/stick.c,
+ * usb_stick_recover) against the fake controller and disk: each rung
+ * brings back the stick it is meant for (a WRITE failed b/00/06: reset
+ * recovery; a disk that answers nothing until a bus reset: the port rung;
+ * until a controller reset: the controller rung), each does what the
+ * specifications ask in that order (the fake's log), the failed write
+ * done again lands where the first should have (the whole fake disk
+ * compared), and after a port or controller reset the identity is proved
+ * again: another disk in the same port is refused and never written.
+ */
+#include <stdlib.h>
+
+#include "usbstor_fixture.h"
+
+#include "kernel/usb/core/usb.h"
+
+#define BS 512
+#define STORE_BLOCKS 4096
+#define LBA 2048
+
+static struct fake_dev *disk;
+static uint8_t *before;
+
+static int setup(void **state)
+{
+	fx_setup(state);
+	disk = fx_disk();
+	fake_attach_root(1, disk);
+	free(before);
+	before = malloc(STORE_BLOCKS * BS);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(before);
+	before = NULL;
+	return fx_teardown(state);
+}
+
+static struct usb_stick *open_ok(void)
+{
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
+	fake_log[0] = '\0';
+	shadow_console[0] = '\0';
+	return st;
+}
+
+static uint8_t *pattern(uint32_t blocks)
+{
+	uint8_t *p = usb_dma_alloc(blocks * BS);
+	for (uint32_t i = 0; i < blocks * BS; i++)
+		p[i] = (uint8_t)(i * 7 + (i >> 9));
+	return p;
+}
+
+/* The disk holds the snapshot with src at LBA (n blocks), nothing else. */
+static void assert_written(const uint8_t *src, uint32_t n)
+{
+	if (n)
+		memcpy(before + (size_t)LBA * BS, src, (size_t)n * BS);
+	assert_memory_equal(disk->disk->store, before, STORE_BLOCKS * BS);
+}
+
+static void test_reset_rung_after_write_error(void **state)
+{
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8);
+
+	disk->disk->write_errors = 1;
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_ERROR);
+	struct stick_sense s = usb_stick_last_sense(st);
+	assert_int_equal(s.key, 0xb);
+	assert_int_equal(s.ascq, 0x06);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_RESET), USB_OK);
+	FX_LOG_SEQ("s1 BOT_RESET", "hc CLEAR_HALT s1 0x81", "s1 CLEAR_FEATURE ENDPOINT_HALT 0x81",
+		   "hc CLEAR_HALT s1 0x02", "s1 CLEAR_FEATURE ENDPOINT_HALT 0x02", "disk CBW 8 TEST_UNIT_READY len 0",
+		   "disk CSW 8 status 0 residue 0");
+	FX_CONSOLE_HAS("stick: recovering: Bulk-Only reset recovery");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+/* The disk stopped answering: the write times out, reset recovery cannot
+ * reach it, the port rung resets the port, addresses it anew, binds and
+ * checks the GPT again, and the write goes out. */
+static void test_port_rung_after_time_out(void **state)
+{
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	assert_true(usb_stick_recover(st, STICK_RECOVER_RESET) != USB_OK);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_LOG_SEQ("hc PORT_RESET 1", "hc ADDRESS s2 disk rp 1 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "s2 SET_CONFIGURATION 1", "hc CONFIGURE s2 0x81/512/0 0x02/512/0", "disk CBW 1 INQUIRY len 36",
+		   "disk CBW 3 READ_CAPACITY(10) len 8", "disk CBW 5 READ(10) lba 1 n 1 len 512",
+		   "disk CSW 5 status 0 residue 0");
+	FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+static void test_controller_rung(void **state)
+{
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung_until_hc_reset = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	assert_true(usb_stick_recover(st, STICK_RECOVER_RESET) != USB_OK);
+	assert_true(usb_stick_recover(st, STICK_RECOVER_PORT) != USB_OK);
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0); /* a failed rung leaves it unusable */
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_CONTROLLER), USB_OK);
+	FX_LOG_SEQ("hc CONTROLLER_RESET", "hc PORT_RESET 1", "hc ADDRESS s3 disk rp 1 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "disk CBW 5 READ(10) lba 1 n 1 len 512", "disk CSW 5 status 0 residue 0");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+/* Between the failure and the port reset the disk in the port changed
+ * (another GPT disk GUID): the rung refuses it and nothing is written. */
+static void test_identity_checked_again(void **state)
+{
+	static const uint8_t other[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	fake_disk_write_gpt(disk->disk, other);
+	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_NODEV);
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs: disk GUID 04030201-0605-0807-090a-0b0c0d0e0f10, the boot "
+		       "disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b: nothing written\n");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_BADARG);
+	FX_CONSOLE_HAS("not verified as the boot disk");
+	assert_written(NULL, 0);
+	assert_int_equal(fake_log_count("WRITE(10)"), 0);
+	usb_dma_free(data, 8 * BS);
+}
+
+/* Behind a hub, the port rung walks the whole path again: the root port
+ * (the hub), the hub opened and its port reset, the disk addressed anew
+ * through it with the same route. */
+static void test_port_rung_behind_hub(void **state)
+{
+	(void)state;
+	fake_reset(8);
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	disk = fake_disk_new("disk", USB_SPEED_HIGH, BS, FX_BLOCKS, STORE_BLOCKS);
+	fake_disk_write_gpt(disk->disk, fx_guid);
+	fake_attach_root(5, hub);
+	fake_hub_attach(hub, 2, disk);
+	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ 5, 2 }, BS, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_LOG_SEQ("hc PORT_RESET 5", "hc ADDRESS s3 hub1 rp 5 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "hc ADDRESS s4 disk rp 5 route 0x00002 depth 1 speed 3 tt 0/0", "disk CBW 5 READ(10) lba 1 n 1 len 512");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reset_rung_after_write_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_after_time_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_controller_rung, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_checked_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_behind_hub, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,12 @@
+# unit-usb-handoff.mk - every USB controller taken from the firmware at
+# boot (kernel/usb/handoff/, and the xHCI driver's hand-off through
+# hci_take_from_firmware) against a modelled PCI configuration space and
+# modelled controller registers (included by unit.mk); the test stands in
+# for kernel/usb/handoff/handoff_hw.c and kernel/usb/xhci/xhci_hw.c.
+
+unit_usb_handoff_SRCS := kernel/usb/handoff/handoff.c kernel/usb/handoff/ehci_handoff.c \
+	kernel/usb/xhci/xhci_takeover.c kernel/usb/xhci/xhci_reset.c kernel/usb/xhci/xhci_xecp.c \
+	kernel/usb/xhci/xhci_event.c kernel/usb/xhci/xhci_ring.c kernel/usb/core/usb_status.c \
+	kernel/pci/pci_config.c kernel/pci/pci_enum.c kernel/pci/pci_bar.c kernel/lib/printf.c
+
+UNIT_NAMES += usb_handoff
