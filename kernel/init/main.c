@@ -39,6 +39,7 @@
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"
 #include "kernel/ke/smp.h"
+#include "kernel/mm/mm_keys.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
 #include "kernel/usb/handoff/handoff.h"
@@ -198,6 +199,7 @@ void kernel_main(const struct bootinfo *bi)
 	boot_stick_init(bi);
 	check_loader_cmdline(bi);
 	parse_command_line(bi);
+	pmm_set_high_first(mm_config->high_first != 0);
 	apply_spinlock_keys();
 	if (ke_config->rawlock != RAWLOCK_AUTO) /* only this CPU runs, no raw lock is held */
 		raw_lock_set_test_and_set(ke_config->rawlock == RAWLOCK_TAS);

@@ -11,7 +11,10 @@
  * is taken while holding it.
  *
  * Allocation is first fit from a rotating hint, skipping full 64-page words,
- * which keeps the common one-page case short.
+ * which keeps the common one-page case short.  With pmm_set_high_first()
+ * (mm.high_first=on, a test setting) pmm_alloc_pages() takes the first fit
+ * above 4 GiB when there is one, so that memory a device must find below
+ * 4 GiB is there only if it was asked for with pmm_alloc_pages_below().
  */
 #include "kernel/mm/pmm.h"
 
@@ -172,9 +175,22 @@ static uint64_t alloc_in(size_t n, uint64_t lo, uint64_t hi)
 	return pa;
 }
 
+#define PMM_4G (1ull << 32)
+
+static bool high_first;
+
+void pmm_set_high_first(bool on)
+{
+	high_first = on;
+}
+
 uint64_t pmm_alloc_pages(size_t n)
 {
-	return alloc_in(n, PMM_LOW_LIMIT / PAGE_SIZE, pmm.top / PAGE_SIZE);
+	uint64_t pa = 0;
+
+	if (high_first && pmm.top > PMM_4G)
+		pa = alloc_in(n, PMM_4G / PAGE_SIZE, pmm.top / PAGE_SIZE);
+	return pa ? pa : alloc_in(n, PMM_LOW_LIMIT / PAGE_SIZE, pmm.top / PAGE_SIZE);
 }
 
 uint64_t pmm_alloc_pages_below(size_t n, uint64_t limit)

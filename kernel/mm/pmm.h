@@ -37,6 +37,9 @@ void pmm_release_type(const struct bootinfo *bi, uint32_t type);
 uint64_t pmm_alloc_pages(size_t n);
 uint64_t pmm_alloc_pages_below(size_t n, uint64_t limit);
 uint64_t pmm_alloc_low_page(void);
+/* on: pmm_alloc_pages() above 4 GiB first (mm.high_first=on; a test of
+ * code that must ask for memory below 4 GiB). */
+void pmm_set_high_first(bool on);
 
 /* Free n pages at pa; false (nothing changed) if any was not allocated
  * or lies outside the tracked range. */

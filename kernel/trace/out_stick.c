@@ -8,8 +8,9 @@
  * path bootinfo gives and checked to be the boot disk (usb_stick_open);
  * a stick that cannot be opened or is write-protected is reported in one
  * line, with its sense data, and not used.  A staging buffer is taken
- * from the page allocator, physically contiguous because the controller
- * reads it by DMA, 1 MiB if it can be had (else less, down to 64 KiB).
+ * from the page allocator, physically contiguous and below USB_DMA_LIMIT
+ * because the controller reads it by DMA, 1 MiB if it can be had (else
+ * less, down to 64 KiB).
  *
  * Frames go through the file form (out_file.c: whole frames, room kept
  * for the end frames, what does not fit counted per CPU) into the stage;
@@ -268,7 +269,7 @@ static bool alloc_stage(uint64_t capacity)
 	for (uint32_t size = STAGE_MAX; size >= STAGE_MIN; size /= 2) {
 		if (size > capacity && size > STAGE_MIN)
 			continue;
-		uint64_t pa = pmm_alloc_pages(size / PAGE_SIZE);
+		uint64_t pa = pmm_alloc_pages_below(size / PAGE_SIZE, USB_DMA_LIMIT);
 		if (pa) {
 			stick.stage_pa = pa;
 			stick.stage = phys_to_virt(pa);

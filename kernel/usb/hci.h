@@ -11,9 +11,12 @@
  * trace_finish), which the callers guarantee.
  *
  * Memory: every data buffer handed to hci_control() or hci_bulk() must be
- * physically contiguous and in the direct map (pmm_alloc_pages +
- * phys_to_virt, or a kzalloc'ed buffer that does not cross a page for
- * small control data); the driver translates with virt_to_phys().
+ * physically contiguous, in the direct map and below USB_DMA_LIMIT
+ * (usb_dma_alloc(), or pmm_alloc_pages_below(n, USB_DMA_LIMIT) +
+ * phys_to_virt; not the heap, whose pages may lie higher): every
+ * controller reaches 4 GiB, including one without 64-bit addressing or
+ * one whose claim to it is not trusted.  The driver translates with
+ * virt_to_phys() and refuses a buffer past its controller's reach.
  *
  * Host unit tests link a fake controller implementing these functions
  * (tests/unit/fake_hci.c) in place of xhci/xhci_*.c.
@@ -51,6 +54,8 @@ struct usb_setup {
 	uint16_t wIndex;
 	uint16_t wLength;
 } __attribute__((packed));
+
+#define USB_DMA_LIMIT (1ull << 32) /* data buffers lie below this address */
 
 struct usb_hci; /* one controller, opaque to the USB layer */
 

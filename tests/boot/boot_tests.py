@@ -1260,6 +1260,38 @@ def check_usb_write_errors_always(ctx):
         raise_failure("split trace: " + "; ".join(problems[:4]))
 
 
+def check_dma_regions(ctx):
+    """usb.dma32=on usb.dmalog=on: the controller taken as 32-bit, and
+    every region it was given (rings, contexts, DCBAA, ERST, scratchpads,
+    every transfer buffer: descriptors, CBWs, CSWs, the stick's staging
+    pages) below 4 GiB."""
+    ctx.expect(r"^xhci: [0-9a-f:.]+: AC64 not trusted \(usb\.dma32=on\): DMA kept below 4 GiB$",
+               "the 32-bit addressing line")
+    regions = re.findall(r"^xhci: DMA (pages|buffer) 0x([0-9a-f]+)-0x([0-9a-f]+)$", ctx.text, re.M)
+    pages = [r for r in regions if r[0] == "pages"]
+    buffers = [r for r in regions if r[0] == "buffer"]
+    # DCBAA, command ring, event ring, ERST; per device: input and output
+    # contexts and ep0's ring, then the bulk rings.
+    if len(pages) < 8 or len(buffers) < 3:
+        raise Failure("expected at least 8 controller regions and 3 transfer buffers in the DMA lines, got %d "
+                      "and %d" % (len(pages), len(buffers)))
+    high = ["%s 0x%s-0x%s" % r for r in regions if int(r[2], 16) >= 1 << 32 or int(r[1], 16) > int(r[2], 16)]
+    if high:
+        raise Failure("%d of %d DMA regions not below 4 GiB, first: %s" % (len(high), len(regions), high[0]))
+
+
+def check_usb_dma_below_4g(ctx):
+    """6 GiB of guest memory and mm.high_first=on: every page not asked for
+    below 4 GiB comes from above it.  With usb.dma32=on (the path a
+    quirk-table controller takes) the stick still holds the serial trace
+    and no DMA region lies above 4 GiB."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect(r"^memory: usable 61\d\d\.\d MiB", "6 GiB of RAM")
+    ctx.expect(r"^stick: xHCI 0000:00:05\.0 port 1, disk GUID ", "the loader's stick line")
+    check_stick_trace(ctx)
+    check_dma_regions(ctx)
+
+
 TESTS = [
     BootTest("usb-probe-qemu-xhci", "usb.probe=on, direct boot: qemu-xhci, stick on a root port (SuperSpeed), "
              "INQUIRY over bulk", check_usb_probe("1b36:000d", "1", "SuperSpeed"),
@@ -1307,6 +1339,11 @@ TESTS = [
              "place, disk and trace file sectors reported; trace.out=both, stream mode: the stick's trace equals "
              "the serial one record for record", check_usb_both(2, ["1"]), boot="usb", cpus=2,
              cmdline="scenario=boot trace.out=both trace.mode=stream", timeout=90),
+    BootTest("usb-dma-below-4g", "6 GiB of memory, pages above 4 GiB given first (mm.high_first=on); "
+             "usb.dma32=on: every DMA region given to qemu-xhci (usb.dmalog=on lists them) is below 4 GiB and the "
+             "stick's trace equals serial", check_usb_dma_below_4g, boot="usb", mem="6G",
+             cmdline="scenario=boot trace.out=both trace.mode=stream mm.high_first=on usb.dma32=on usb.dmalog=on",
+             timeout=120),
     BootTest("usb-nec", "a USB stick on nec-usb-xhci: the same stick line; trace.out=both in dump mode: the same "
              "records on the stick as on serial", check_usb_both(1, ["1"]), boot="usb", usb_hc="nec-usb-xhci",
              cmdline="scenario=boot trace.out=both trace.mode=dump", timeout=90),

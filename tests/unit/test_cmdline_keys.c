@@ -262,8 +262,9 @@ static void test_keys_keep_their_order(void **state)
 	(void)state;
 	static const char *const order[] = {
 		"scenario", "cpus", "selftest", "timer", "tick_hz", "trace", "trace.mode", "trace.buffer_kb",
-		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "usb.stick_port",
-		"tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold", "spinlock.acquire_sample_rate",
+		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "usb.dma32", "usb.dmalog",
+		"mm.high_first", "usb.stick_port", "tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold",
+		"spinlock.acquire_sample_rate",
 		"spinlock.contention_sample_rate", "spinlock.hold_threshold", "locks.ms", "locks.hold_ns",
 		"locks.think_ns", "resources.ms", "resource.timeout_ms", "profile.interval", "pmc.sources",
 		"pmc.interval", "profile.ms", "mix.ms", "tsc_source",

@@ -102,14 +102,97 @@ static void test_reset_timeouts(void **state)
 	*model_reg(MODEL_OP + XHCI_USBSTS) = USBSTS_HCH;
 	model.reset_after = NEVER;
 	assert_int_equal(xhci_reset(&hc), USB_TIMEOUT);
-	assert_true(said("controller reset did not finish (USBCMD.HCRST still 1 after 1000 ms)"));
+	assert_true(said("controller reset did not finish (USBCMD.HCRST still 1 after 10000 ms)"));
 
 	setup(state);
 	*model_reg(MODEL_OP + XHCI_USBCMD) = 0;
 	*model_reg(MODEL_OP + XHCI_USBSTS) = USBSTS_HCH;
 	model.cnr_after = NEVER;
 	assert_int_equal(xhci_reset(&hc), USB_TIMEOUT);
-	assert_true(said("controller not ready after reset (USBSTS.CNR still 1 after 1000 ms)"));
+	assert_true(said("controller not ready after reset (USBSTS.CNR still 1 after 10000 ms)"));
+}
+
+/* A controller that takes seconds to reset (Linux waits 10 s for HCRST
+ * and for CNR): about 3 s of HCRST, then 5 s of CNR, is waited for. */
+static void test_slow_reset(void **state)
+{
+	*model_reg(MODEL_OP + XHCI_USBCMD) = 0;
+	*model_reg(MODEL_OP + XHCI_USBSTS) = USBSTS_HCH;
+	model.reset_after = 3000000 / 11; /* a read and a 10 us delay a poll */
+	model.cnr_after = 5000000 / 11;
+	assert_int_equal(xhci_reset(&hc), USB_OK);
+	assert_true(model.now_us > 7000000);
+	assert_int_equal(*model_reg(MODEL_OP + XHCI_USBSTS) & USBSTS_CNR, 0);
+}
+
+/* -------------------------------------------------------- quirk table */
+
+/* Renesas uPD720201/2 keep the upper halves of their address registers
+ * over HCRST: with the quirk they are zeroed before it, else untouched. */
+static void test_zero_64b_regs(void **state)
+{
+	static const unsigned regs[] = { MODEL_OP + XHCI_DCBAAP, MODEL_RT + XHCI_IR0 + XHCI_ERSTBA,
+					 MODEL_RT + XHCI_IR0 + XHCI_ERDP };
+
+	for (int quirk = 1; quirk >= 0; quirk--) {
+		setup(state);
+		hc.hcsparams1 = *model_reg(XHCI_HCSPARAMS1);
+		hc.quirks = quirk ? xhci_quirks_lookup(0x1912, 0x0015, NULL) : 0;
+		assert_int_equal(xhci_halt(&hc), USB_OK);
+		for (unsigned i = 0; i < 3; i++)
+			model_reg(regs[i])[1] = 0x12;
+		model.cmd_deq = 0x12ull << 32; /* CRCR's pointer (it reads as 0) */
+		assert_int_equal(xhci_reset(&hc), USB_OK);
+		for (unsigned i = 0; i < 3; i++)
+			assert_int_equal(model_reg(regs[i])[1], quirk ? 0 : 0x12);
+		assert_int_equal(model.cmd_deq >> 32, quirk ? 0 : 0x12);
+	}
+	assert_int_equal(xhci_quirks_lookup(0x1912, 0x0014, NULL), XHCI_QUIRK_ZERO_64B_REGS);
+}
+
+static void test_quirk_table(void **state)
+{
+	const char *chip = "x";
+	static const uint16_t asmedia_no_ac64[] = { 0x1142, 0x1242, 0x2142, 0x3242 };
+
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(xhci_quirks_lookup(0x1B21, asmedia_no_ac64[i], &chip), XHCI_QUIRK_NO_AC64);
+		assert_non_null(chip);
+		/* AC64 set, not trusted: 4 GiB. */
+		assert_int_equal(xhci_quirks_dma_limit(HCCPARAMS1_AC64, XHCI_QUIRK_NO_AC64), 1ull << 32);
+	}
+	assert_string_equal((xhci_quirks_lookup(0x1B21, 0x3242, &chip), chip), "ASMedia ASM3242");
+	/* Not on the list: the ASM1042 (1b21:1042), QEMU's qemu-xhci and
+	 * nec-usb-xhci, another vendor's 0x2142. */
+	assert_int_equal(xhci_quirks_lookup(0x1B21, 0x1042, &chip), 0);
+	assert_null(chip);
+	assert_int_equal(xhci_quirks_lookup(0x1B36, 0x000D, NULL), 0);
+	assert_int_equal(xhci_quirks_lookup(0x1033, 0x0194, NULL), 0);
+	assert_int_equal(xhci_quirks_lookup(0x8086, 0x2142, NULL), 0);
+	/* AC64 trusted, clear, or usb.dma32=on. */
+	assert_int_equal(xhci_quirks_dma_limit(HCCPARAMS1_AC64, 0), ~0ull);
+	assert_int_equal(xhci_quirks_dma_limit(0, 0), 1ull << 32);
+	assert_int_equal(xhci_quirks_dma_limit(HCCPARAMS1_AC64, XHCI_QUIRK_FORCED_32), 1ull << 32);
+}
+
+/* An untrusted AC64: everything the controller is given at start (DCBAA,
+ * scratchpads and their array, command and event rings, ERST) is asked
+ * for below 4 GiB, and usb.dmalog prints each region. */
+static void test_start_below_4g(void **state)
+{
+	hc.vendor = 0x1B21;
+	hc.device = 0x2142;
+	hc.quirks = xhci_quirks_lookup(hc.vendor, hc.device, NULL);
+	hc.dma_limit = xhci_quirks_dma_limit(*model_reg(XHCI_HCCPARAMS1), hc.quirks);
+	hc.dma_log = true;
+	assert_true(*model_reg(XHCI_HCCPARAMS1) & HCCPARAMS1_AC64);
+	model_bring_up(&hc);
+	assert_int_equal(model.alloc_limit_max, 1ull << 32);
+	assert_true(said("xhci: DMA pages 0x"));
+
+	setup(state); /* trusted: the whole address space */
+	model_bring_up(&hc);
+	assert_int_equal(model.alloc_limit_max, ~0ull);
 }
 
 /* ------------------------------------------------- start and commands */
@@ -227,6 +310,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_halt_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_timeouts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quirk_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_64b_regs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_below_4g, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_lap_the_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_timeout_and_abort, setup, teardown),

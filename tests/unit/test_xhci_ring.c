@@ -284,7 +284,7 @@ static void test_td_split_boundaries(void **state)
 	unsigned n;
 
 	/* Starts 4 KiB before a boundary: 4 KiB, 64 KiB, 4 KiB. */
-	n = xhci_td_split(0x10000F000ull, 0x12000, 512, p, 16);
+	n = xhci_td_split(0x10000F000ull, 0x12000, 512, 0x100, p, 16);
 	assert_int_equal(n, 3);
 	check_pieces(0x10000F000ull, 0x12000, p, n);
 	assert_int_equal(p[0].len, 0x1000);
@@ -295,29 +295,65 @@ static void test_td_split_boundaries(void **state)
 	assert_int_equal(p[1].td_size, 8);
 
 	/* Aligned 128 KiB: two full TRBs. */
-	n = xhci_td_split(0x200000, 0x20000, 1024, p, 16);
+	n = xhci_td_split(0x200000, 0x20000, 1024, 0x100, p, 16);
 	assert_int_equal(n, 2);
 	check_pieces(0x200000, 0x20000, p, n);
 	assert_int_equal(p[0].td_size, 31);
 
 	/* A short tail: 13 bytes left after 64 KiB of 64-byte packets is one
 	 * packet more. */
-	n = xhci_td_split(0x300000, 0x1000D, 64, p, 16);
+	n = xhci_td_split(0x300000, 0x1000D, 64, 0x100, p, 16);
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].td_size, 1);
 
 	/* Zero length: one empty TRB.  Too many pieces for max: 0. */
-	assert_int_equal(xhci_td_split(0x1234, 0, 512, p, 16), 1);
+	assert_int_equal(xhci_td_split(0x1234, 0, 512, 0x100, p, 16), 1);
 	assert_int_equal(p[0].len, 0);
-	assert_int_equal(xhci_td_split(0x10000F000ull, 0x12000, 512, p, 2), 0);
+	assert_int_equal(xhci_td_split(0x10000F000ull, 0x12000, 512, 0x100, p, 2), 0);
 
 	/* 1 MiB at an odd offset: 17 pieces, all within their 64 KiB. */
-	n = xhci_td_split(0x40200, 0x100000, 512, p, 16);
+	n = xhci_td_split(0x40200, 0x100000, 512, 0x100, p, 16);
 	assert_int_equal(n, 0);
 	struct xhci_td_piece big[32];
-	n = xhci_td_split(0x40200, 0x100000, 512, big, 32);
+	n = xhci_td_split(0x40200, 0x100000, 512, 0x100, big, 32);
 	assert_int_equal(n, 17);
 	check_pieces(0x40200, 0x100000, big, n);
+}
+
+/* TD Size by HCIVERSION: xHCI 0.96 counts the bytes left in the TD
+ * including the TRB's own, in 1 KiB units; 1.0 and later the packets
+ * after the TRB (0 in the last).  The same buffer under both rules. */
+static void test_td_size_by_version(void **state)
+{
+	struct xhci_td_piece p[16];
+	unsigned n;
+
+	n = xhci_td_split(0x10000F000ull, 0x12000, 512, 0x96, p, 16);
+	assert_int_equal(n, 3);
+	assert_true(p[0].len == 0x1000 && p[1].len == 0x10000 && p[2].len == 0x1000); /* as from 1.0 on */
+	assert_int_equal(p[0].td_size, 31); /* 72 KiB left: capped */
+	assert_int_equal(p[1].td_size, 31); /* 68 KiB */
+	assert_int_equal(p[2].td_size, 4);  /* its own 4 KiB */
+
+	n = xhci_td_split(0x200000, 0x10800, 512, 0x96, p, 16);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].td_size, 31);
+	assert_int_equal(p[1].td_size, 2);
+	n = xhci_td_split(0x200000, 0x10800, 512, 0x100, p, 16);
+	assert_int_equal(p[0].td_size, 4); /* 132 packets, 128 sent */
+	assert_int_equal(p[1].td_size, 0);
+
+	/* One TRB: 5 KiB under 0.96, 0 from 1.0 on (1.1, 1.2 alike). */
+	assert_int_equal(xhci_td_split(0x30000, 0x1400, 512, 0x96, p, 16), 1);
+	assert_int_equal(p[0].td_size, 5);
+	assert_int_equal(xhci_td_split(0x30000, 0x1400, 512, 0x110, p, 16), 1);
+	assert_int_equal(p[0].td_size, 0);
+	assert_int_equal(xhci_td_split(0x30000, 0x1400, 512, 0x120, p, 16), 1);
+	assert_int_equal(p[0].td_size, 0);
+	/* Under 1 KiB left: 0 in both. */
+	assert_int_equal(xhci_td_split(0x30000, 0x200, 512, 0x96, p, 16), 1);
+	assert_int_equal(p[0].td_size, 0);
+	assert_true(xhci_td_size_096(0x95) && xhci_td_size_096(0x96) && !xhci_td_size_096(0x100));
 }
 
 /* ------------------------------------------------------------ contexts */
@@ -413,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_index_out_of_range),
 		cmocka_unit_test(test_event_ring_cycle_and_erdp),
 		cmocka_unit_test(test_td_split_boundaries),
+		cmocka_unit_test(test_td_size_by_version),
 		cmocka_unit_test(test_context_offsets),
 		cmocka_unit_test(test_slot_context),
 		cmocka_unit_test(test_endpoint_context),

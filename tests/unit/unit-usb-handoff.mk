@@ -6,7 +6,7 @@
 
 unit_usb_handoff_SRCS := kernel/usb/handoff/handoff.c kernel/usb/handoff/ehci_handoff.c \
 	kernel/usb/xhci/xhci_takeover.c kernel/usb/xhci/xhci_reset.c kernel/usb/xhci/xhci_xecp.c \
-	kernel/usb/xhci/xhci_event.c kernel/usb/xhci/xhci_ring.c kernel/usb/core/usb_status.c \
+	kernel/usb/xhci/xhci_event.c kernel/usb/xhci/xhci_ring.c kernel/usb/xhci/xhci_quirks.c kernel/usb/core/usb_status.c \
 	kernel/pci/pci_config.c kernel/pci/pci_enum.c kernel/pci/pci_bar.c kernel/lib/printf.c
 
 UNIT_NAMES += usb_handoff

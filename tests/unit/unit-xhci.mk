@@ -12,18 +12,18 @@ XHCI_DIR := kernel/usb/xhci
 xhci_srcs = $(addprefix $(XHCI_DIR)/xhci_,$(addsuffix .c,$(1)))
 XHCI_MODEL_SRCS := kernel/usb/core/usb_status.c kernel/lib/printf.c tests/unit/xhci_model.c tests/unit/xhci_model_slots.c
 
-unit_xhci_ring_SRCS := $(call xhci_srcs,ring event ctx)
+unit_xhci_ring_SRCS := $(call xhci_srcs,ring event ctx quirks)
 
 UNIT_NAMES += xhci_ring
 
-unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port) $(XHCI_MODEL_SRCS)
+unit_xhci_hc_SRCS := $(call xhci_srcs,reset xecp start mem ring event cmd port quirks) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_hc
 
 # The whole layer but the hardware (the model stands in) and PCI (hci_open's
 # search and the Intel port routing: test_pci; hci_take_from_firmware:
-# test_usb_handoff).
-unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel takeover),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
+# test_usb_handoff; the keys: the command line).
+unit_xhci_xfer_SRCS := $(filter-out $(call xhci_srcs,hw open intel takeover keys),$(wildcard $(XHCI_DIR)/*.c)) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_xfer
 $(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/xhci_model.h

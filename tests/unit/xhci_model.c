@@ -28,7 +28,8 @@ static unsigned npages;
 uint64_t pmm_alloc_pages_below(size_t n, uint64_t limit)
 {
 	void *p = aligned_alloc(4096, n * 4096);
-	(void)limit;
+	if (limit > model.alloc_limit_max)
+		model.alloc_limit_max = limit;
 	assert_true(npages < 512);
 	pages[npages++] = p;
 	return (uint64_t)(uintptr_t)p;

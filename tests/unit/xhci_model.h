@@ -64,6 +64,7 @@ struct xhci_model {
 	model_device_fn device;
 	uint32_t port_speed[MODEL_PORTS + 1];
 	/* observed */
+	uint64_t alloc_limit_max;    /* highest limit pages were asked below */
 	unsigned commands, ped_written;
 	unsigned cmd_count[64];      /* commands by TRB type               */
 	unsigned tds, trbs;          /* transfer TDs and TRBs run          */

@@ -23,7 +23,7 @@ static uint32_t usb_dma_pages(uint32_t bytes)
 
 void *usb_dma_alloc(uint32_t bytes)
 {
-	uint64_t pa = pmm_alloc_pages(usb_dma_pages(bytes ? bytes : 1));
+	uint64_t pa = pmm_alloc_pages_below(usb_dma_pages(bytes ? bytes : 1), USB_DMA_LIMIT);
 	if (!pa)
 		return NULL;
 	void *va = phys_to_virt(pa);

@@ -289,7 +289,7 @@ unsigned usb_probe_run(void)
 	struct probe p = { 0 };
 	struct pci_func f;
 	unsigned controllers = 0;
-	uint64_t phys = pmm_alloc_pages(1);
+	uint64_t phys = pmm_alloc_pages_below(1, USB_DMA_LIMIT);
 
 	if (!phys) {
 		kprintf("usb.probe: no memory\n");

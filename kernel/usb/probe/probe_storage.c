@@ -166,7 +166,7 @@ void usb_probe_storage(struct usb_device *d, uint8_t in_ep, uint8_t out_ep, uint
 	/* 1 MiB + 512 bytes, physically contiguous, starting on a 64 KiB
 	 * boundary, so the buffer at +512 crosses 16 of them. */
 	size_t pages = (READ_BYTES + 0x10000) / PAGE_SIZE + 1; /* + a page for LBA 1 alone */
-	uint64_t phys = pmm_alloc_pages(pages);
+	uint64_t phys = pmm_alloc_pages_below(pages, USB_DMA_LIMIT);
 	if (!phys) {
 		kprintf("usb.probe: %s: no memory for the read check\n", label);
 		return;

@@ -45,7 +45,7 @@
 /* Timeouts, ms (docs/xhci.md says what each message means). */
 #define XHCI_HANDOFF_MS  HCI_HANDOFF_MS /* firmware lets go (hci.h)  */
 #define XHCI_HALT_MS     100  /* USBSTS.HCH after R/S = 0 (spec: 16)  */
-#define XHCI_RESET_MS    1000 /* HCRST and CNR clear                  */
+#define XHCI_RESET_MS    10000 /* HCRST and CNR clear (Linux: 10 s)   */
 #define XHCI_CONNECT_MS  1000 /* a device shows up after start        */
 #define XHCI_PORT_RESET_MS 500
 #define XHCI_COMMAND_MS  1000
@@ -67,7 +67,7 @@ struct xhci_ring {
 struct xhci_td_piece {
 	uint64_t phys;
 	uint32_t len;
-	uint32_t td_size; /* packets left after this TRB (max 31) */
+	uint32_t td_size; /* TD Size field (4.11.2.4; max 31)      */
 };
 /* Per device (usb_device.hcpriv). */
 struct xhci_slot {
@@ -93,6 +93,9 @@ struct usb_hci {
 	unsigned csz;            /* context size: 32 or 64 bytes         */
 	unsigned max_slots, max_ports;
 	uint64_t dma_limit;      /* highest address + 1 the HC can reach */
+	uint32_t quirks;         /* XHCI_QUIRK_* (xhci_quirks.c)         */
+	bool dma_log;            /* usb.dmalog=on: print each DMA region */
+	uint64_t dma_logged[8][2]; /* buffer ranges printed (start, end) */
 	uint64_t *dcbaa;
 	uint64_t dcbaa_phys;
 	struct xhci_ring cmd, event;
@@ -152,7 +155,8 @@ int xhci_ring_index_of(const struct xhci_ring *r, uint64_t phys);
 /* Pieces of at most 64 KiB that never cross a 64 KiB boundary (6.4.1);
  * returns how many, or 0 if max is too small (a zero-length transfer is
  * one piece of length 0). */
-unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, struct xhci_td_piece *out, unsigned max);
+unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, uint16_t version, struct xhci_td_piece *out,
+		       unsigned max);
 
 /* --- xhci_ctx.c: input and device contexts (6.2). */
 /* Context i of a device context (0 slot, DCI 1-31 endpoints). */
@@ -184,9 +188,23 @@ int xhci_bios_handoff(struct usb_hci *hc);
 int xhci_halt(struct usb_hci *hc);
 int xhci_reset(struct usb_hci *hc);
 
+/* --- xhci_quirks.c: controllers by PCI id, rules by HCIVERSION. */
+#define XHCI_QUIRK_NO_AC64   (1u << 0) /* AC64 set but wrong: 32-bit DMA  */
+#define XHCI_QUIRK_FORCED_32 (1u << 1) /* usb.dma32=on: treated the same  */
+#define XHCI_QUIRK_ZERO_64B_REGS (1u << 2) /* upper halves kept over HCRST */
+#define XHCI_DMA_LIMIT_32    (1ull << 32)
+/* The table's quirks for vendor:device (0 if none); *chip gets its name. */
+uint32_t xhci_quirks_lookup(uint16_t vendor, uint16_t device, const char **chip);
+/* dma_limit for HCCPARAMS1 and the quirks: 4 GiB unless AC64 is trusted. */
+uint64_t xhci_quirks_dma_limit(uint32_t hccparams1, uint32_t quirks);
+/* true: TD Size by the 0.96 rule (bytes left incl. this TRB, 1 KiB units). */
+bool xhci_td_size_096(uint16_t version);
+
 /* --- xhci_mem.c: DMA memory. */
 void *xhci_alloc(struct usb_hci *hc, size_t pages, uint64_t *phys);
 void xhci_free(void *va, size_t pages);
+/* usb.dmalog=on: print a transfer buffer unless inside one printed. */
+void xhci_dma_note_buffer(struct usb_hci *hc, uint64_t phys, uint32_t len);
 struct xhci_ring *xhci_ring_alloc(struct usb_hci *hc, bool link);
 
 /* --- xhci_event.c: waiting on the event ring (and xhci_wait_bits above). */

@@ -13,6 +13,7 @@
  * USB (hci.h).
  */
 #include "kernel/usb/xhci/xhci.h"
+#include "kernel/usb/xhci/xhci_keys.h"
 
 #include <arch/mmu.h>
 
@@ -57,12 +58,20 @@ static int map_registers(struct usb_hci *hc, const char *where)
 	hc->csz = (hc->hccparams1 & HCCPARAMS1_CSZ) ? 64 : 32;
 	hc->max_slots = MIN(HCSPARAMS1_MAX_SLOTS(hc->hcsparams1), (unsigned)XHCI_MAX_SLOTS);
 	hc->max_ports = MIN(HCSPARAMS1_MAX_PORTS(hc->hcsparams1), (unsigned)XHCI_MAX_PORTS);
-	hc->dma_limit = (hc->hccparams1 & HCCPARAMS1_AC64) ? ~0ull : 1ull << 32;
+	const char *chip;
+	hc->quirks = xhci_quirks_lookup(hc->vendor, hc->device, &chip) | (xhci_config->dma32 ? XHCI_QUIRK_FORCED_32 : 0);
+	hc->dma_limit = xhci_quirks_dma_limit(hc->hccparams1, hc->quirks);
+	hc->dma_log = xhci_config->dmalog != 0;
 	kprintf("xhci: %s: %04x:%04x, xHCI %x.%02x, BAR0 0x%llx (%llu KiB), %u slots, %u ports, %u-byte contexts, "
 		"%u scratchpad pages%s\n", where, hc->vendor, hc->device, hc->version >> 8, hc->version & 0xFF,
 		(unsigned long long)bar.base, (unsigned long long)(bar.size >> 10), hc->max_slots, hc->max_ports,
 		hc->csz, HCSPARAMS2_MAX_SCRATCHPAD(hc->hcsparams2),
-		(hc->hccparams1 & HCCPARAMS1_AC64) ? ", 64-bit addressing" : "");
+		hc->dma_limit > XHCI_DMA_LIMIT_32 ? ", 64-bit addressing" : "");
+	if ((hc->hccparams1 & HCCPARAMS1_AC64) && hc->dma_limit == XHCI_DMA_LIMIT_32)
+		kprintf("xhci: %s: AC64 not trusted (%s): DMA kept below 4 GiB\n", where,
+			chip ? chip : "usb.dma32=on");
+	if (xhci_td_size_096(hc->version))
+		kprintf("xhci: %s: xHCI 0.96 or older: TD Size in 1 KiB units\n", where);
 	return USB_OK;
 }
 

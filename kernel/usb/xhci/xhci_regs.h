@@ -89,6 +89,7 @@
 
 /* Runtime registers (5.5), from BAR0 + RTSOFF: interrupter 0. */
 #define XHCI_IR0      0x20
+#define XHCI_IR_SIZE  0x20 /* each interrupter register set */
 #define XHCI_IMAN     0x00
 #define XHCI_IMOD     0x04
 #define XHCI_ERSTSZ   0x08

@@ -4,7 +4,10 @@
  * wait for HCH) and reset (HCRST, wait for it and CNR to clear) (4.2).
  *
  * Order (xhci_open.c): hand-off, halt, reset; nothing else may touch the
- * operational registers before the reset finished and CNR is clear.
+ * operational registers before the reset finished and CNR is clear.  On a
+ * controller with XHCI_QUIRK_ZERO_64B_REGS (xhci_quirks.c) the 64-bit
+ * address registers the firmware left with an upper half are zeroed
+ * before HCRST: those chips keep the upper half over a reset.
  * Every wait is bounded and names what did not happen.  Called once per
  * controller, from hci_open().
  */
@@ -68,6 +71,25 @@ int xhci_halt(struct usb_hci *hc)
 	return USB_OK;
 }
 
+/* DCBAAP and every interrupter's ERSTBA and ERDP zeroed where the upper
+ * half is not 0; CRCR always (its pointer reads as 0).  The controller
+ * is halted and the command ring stopped. */
+static void zero_64b_regs(struct usb_hci *hc)
+{
+	unsigned nintr = HCSPARAMS1_MAX_INTRS(hc->hcsparams1);
+
+	if (xhci_read32(hc->op + XHCI_DCBAAP + 4))
+		xhci_write64(hc->op + XHCI_DCBAAP, 0);
+	xhci_write64(hc->op + XHCI_CRCR, 0);
+	for (unsigned i = 0; i < nintr; i++) {
+		volatile uint8_t *ir = hc->rt + XHCI_IR0 + i * XHCI_IR_SIZE;
+		if (xhci_read32(ir + XHCI_ERSTBA + 4))
+			xhci_write64(ir + XHCI_ERSTBA, 0);
+		if (xhci_read32(ir + XHCI_ERDP + 4))
+			xhci_write64(ir + XHCI_ERDP, 0);
+	}
+}
+
 int xhci_reset(struct usb_hci *hc)
 {
 	/* 4.22.1: software may not set HCRST unless the controller halted. */
@@ -75,6 +97,8 @@ int xhci_reset(struct usb_hci *hc)
 		kprintf("xhci: not resetting a running controller (USBSTS.HCH = 0)\n");
 		return USB_ERROR;
 	}
+	if (hc->quirks & XHCI_QUIRK_ZERO_64B_REGS)
+		zero_64b_regs(hc);
 	xhci_op_write(hc, XHCI_USBCMD, USBCMD_HCRST);
 	/* Some Intel controllers hang, rarely, if their registers are read
 	 * right after HCRST is set: leave them 1 ms first (Linux does too). */

@@ -152,13 +152,17 @@ int xhci_ring_index_of(const struct xhci_ring *r, uint64_t phys)
 /*
  * TD splitting: a transfer buffer cut into the TRBs of one TD (4.11.7,
  * 6.4.1).  Each TRB's buffer is at most 64 KiB and does not cross a
- * 64 KiB boundary; TD Size (4.11.2.4) is the number of max-size packets
- * still to come after the TRB, at most 31, and 0 in the TD's last TRB.
+ * 64 KiB boundary.  TD Size (4.11.2.4), at most 31: on xHCI 1.0 and
+ * later the number of max-size packets still to come after the TRB, 0 in
+ * the TD's last TRB; on 0.96 controllers (HCIVERSION < 0x100, see
+ * xhci_td_size_096) the bytes left in the TD including this TRB's, in
+ * 1 KiB units, as xHCI 0.96 defined the field.
  * Pure computation: no state, callable anywhere.
  */
 #define TRB_MAX_BYTES 0x10000u
 
-unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, struct xhci_td_piece *out, unsigned max)
+unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, uint16_t version, struct xhci_td_piece *out,
+		       unsigned max)
 {
 	uint64_t packets = mps ? (len + mps - 1u) / mps : 0, done = 0;
 	unsigned n = 0;
@@ -176,9 +180,14 @@ unsigned xhci_td_split(uint64_t phys, uint32_t len, uint16_t mps, struct xhci_td
 
 		if (n == max)
 			return 0;
-		done += chunk;
-		uint64_t sent = mps ? done / mps : 0;
-		uint64_t left = done == len ? 0 : packets - sent;
+		uint64_t left;
+		if (xhci_td_size_096(version)) {
+			left = (len - done) >> 10;
+			done += chunk;
+		} else {
+			done += chunk;
+			left = done == len ? 0 : packets - (mps ? done / mps : 0);
+		}
 		out[n++] = (struct xhci_td_piece){ .phys = at, .len = chunk, .td_size = (uint32_t)MIN(left, 31u) };
 	}
 	return n;

@@ -67,6 +67,7 @@ static void td_close(struct td_match *m, uint64_t last_trb)
 
 static bool buffer_ok(struct usb_hci *hc, uint64_t phys, uint32_t len)
 {
+	xhci_dma_note_buffer(hc, phys, len);
 	return phys + len <= hc->dma_limit && phys + len >= phys;
 }
 
@@ -106,7 +107,7 @@ int hci_control(struct usb_device *dev, const struct usb_setup *setup, void *dat
 		*actual = 0;
 	if (!r || (len && (!data || !buffer_ok(hc, phys, len))))
 		return USB_BADARG;
-	if (len && !(n = xhci_td_split(phys, len, dev->ep0_mps, hc->td, XHCI_RING_TRBS)))
+	if (len && !(n = xhci_td_split(phys, len, dev->ep0_mps, hc->version, hc->td, XHCI_RING_TRBS)))
 		return USB_BADARG;
 	memcpy(&param, setup, sizeof(param));
 
@@ -164,7 +165,7 @@ static int bulk_td(struct usb_device *dev, unsigned dci, uint64_t phys, uint32_t
 	struct xhci_slot *s = dev->hcpriv;
 	struct xhci_ring *r = s->ring[dci];
 	uint16_t mps = (uint16_t)(xhci_dev_ctx(s->out_ctx, hc->csz, dci)[1] >> 16);
-	unsigned n = xhci_td_split(phys, len, mps, hc->td, xhci_ring_capacity(r) - 1);
+	unsigned n = xhci_td_split(phys, len, mps, hc->version, hc->td, xhci_ring_capacity(r) - 1);
 	struct td_match m;
 	struct xhci_trb ev;
 	uint32_t cc, k, done = 0;
