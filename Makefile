@@ -5,11 +5,14 @@
 #   make run        boot the mix of every workload in QEMU; the report, pictures
 #                   and trace files go to build/run/ (the latest run's only)
 #   make check      unit tests, then boot tests in QEMU
-#   make docs       docs/cmdline.md from the command-line key tables
+#   make docs       docs/cmdline.md from the command-line key tables (with
+#                   WORKLOADS=: also $(BUILD)/cmdline.md with their keys)
 #   make clean
 #
 # Variables: BOOT=uefi|usb|direct (default uefi), CPUS=N (default 2),
 # SCENARIO=mix|profile|locks|... (make run; default mix), CMDLINE="k=v ...",
+# WORKLOADS="DIR ..." builds the workloads in those folders into the kernel
+# (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
@@ -76,6 +79,24 @@ KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/kernel-obj/%.o,$(KERNEL_ASM)) \
 	$(BUILD)/kernel-obj/font.o $(BUILD)/kernel-obj/trampoline.o
 
+# WORKLOADS=DIR...: workloads built from folders outside the tree (each
+# .c file of each folder, space-separated folders) into the kernel
+# (docs/workloads.md).  Their objects go to $(BUILD)/workload-obj/ under
+# the folder's absolute path; a folder may include only the workload API
+# (kernel/workloads/api/), checked before compiling (check-layering.sh).
+WORKLOADS ?=
+WORKLOAD_DIRS := $(abspath $(WORKLOADS))
+WORKLOAD_C := $(foreach d,$(WORKLOAD_DIRS),$(sort $(wildcard $(d)/*.c)))
+WORKLOAD_OBJS := $(patsubst %.c,$(BUILD)/workload-obj%.o,$(WORKLOAD_C))
+WORKLOADS_CFG := $(BUILD)/workloads.cfg
+WORKLOADS_OK := $(BUILD)/workloads.layering
+$(foreach d,$(WORKLOAD_DIRS),$(if $(wildcard $(d)/*.c),,$(error WORKLOADS=$(d): no .c file there; accepted: \
+	folders holding workload sources)))
+KERNEL_OBJS += $(WORKLOAD_OBJS)
+# Their files of keys (*_keys.c, including only kernel/workloads/api/keys.h
+# and their own headers), documented by `make docs WORKLOADS=...`.
+WORKLOAD_KEY_SRCS := $(foreach d,$(WORKLOAD_DIRS),$(sort $(wildcard $(d)/*_keys.c)))
+
 FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
 KERNEL   := $(BUILD)/kernel.elf
 VERSION_H := $(BUILD)/include/generated/version.h
@@ -89,6 +110,21 @@ $(BUILD)/kernel-obj/%.o: %.c $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+# The list of folders built in: the kernel is relinked when it changes.
+$(WORKLOADS_CFG): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(WORKLOAD_DIRS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(WORKLOADS_OK): $(WORKLOAD_C) $(foreach d,$(WORKLOAD_DIRS),$(wildcard $(d)/*.h)) tools/check-layering.sh
+	@mkdir -p $(dir $@)
+	$(quiet) LAYERS '$(WORKLOAD_DIRS)'
+	$(Q)sh tools/check-layering.sh --workloads-only $(WORKLOAD_DIRS)
+	@touch $@
+$(BUILD)/workload-obj/%.o: /%.c $(VERSION_H) $(WORKLOADS_OK)
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(dir $<) -c $< -o $@
 
 $(BUILD)/kernel-obj/%.o: %.asm
 	@mkdir -p $(dir $@)
@@ -128,13 +164,13 @@ $(BUILD)/kernel-obj/ksyms0.S: tools/gen-ksyms.sh
 	$(Q)sh tools/gen-ksyms.sh - > $@
 $(BUILD)/kernel-obj/%.o: $(BUILD)/kernel-obj/%.S
 	$(Q)$(CC) -c $< -o $@
-$(BUILD)/kernel.pass1.elf: $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms0.o linker.ld
+$(BUILD)/kernel.pass1.elf: $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms0.o linker.ld $(WORKLOADS_CFG)
 	$(quiet) LD $@
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms0.o
 $(BUILD)/kernel-obj/ksyms.S: $(BUILD)/kernel.pass1.elf tools/gen-ksyms.sh
 	$(quiet) KSYMS $@
 	$(Q)NM=$(NM) sh tools/gen-ksyms.sh $< > $@
-$(KERNEL): $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms.o linker.ld
+$(KERNEL): $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms.o linker.ld $(WORKLOADS_CFG)
 	$(quiet) LD $@
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/kernel-obj/ksyms.o
 	@$(NM) -n $(BUILD)/kernel.pass1.elf | awk '$$2 ~ /^[tT]$$/' > $(BUILD)/kernel.pass1.text
@@ -223,8 +259,18 @@ $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
 tool-tests: $(KPROF_TOOL) $(KPROF_ASAN) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)
 
-boot-tests: $(KERNEL) $(IMAGE) $(KPROF_TOOL)
-	@$(PYTHON) tests/boot/run_boot_tests.py --kernel $(KERNEL) --image $(IMAGE) --build $(BUILD)
+# The example workloads, built from outside the tree into a kernel and
+# image of their own (the boot tests workloads-*).
+EXAMPLE_WORKLOADS := examples/ticketlock examples/pingpong
+EXAMPLE_BUILD := $(BUILD)/workloads-example
+.PHONY: workloads-example
+workloads-example:
+	@$(MAKE) --no-print-directory BUILD=$(EXAMPLE_BUILD) WORKLOADS='$(EXAMPLE_WORKLOADS)' \
+		$(EXAMPLE_BUILD)/kernel.elf image
+
+boot-tests: $(KERNEL) $(IMAGE) $(KPROF_TOOL) workloads-example
+	@$(PYTHON) tests/boot/run_boot_tests.py --kernel $(KERNEL) --image $(IMAGE) --build $(BUILD) \
+		--workloads-kernel $(EXAMPLE_BUILD)/kernel.elf --workloads-image $(EXAMPLE_BUILD)/kprof.img
 
 clean:
 	rm -rf $(BUILD)

@@ -40,9 +40,20 @@
 #      kernel/lib's pure headers, the CRC-32 and the byte-order readers
 #      (crc32.h, bytes.h), and those include nothing but the C library's
 #      freestanding headers.
+#   9. a workload from outside the tree (make WORKLOADS=DIR, and every
+#      folder of examples/) uses the workload API only: its quoted
+#      includes are kernel/workloads/api/*.h, kernel/trace/user_event.h
+#      (events of its own) or its own headers (a name
+#      without a folder, present beside it), its angle includes the C headers
+#      stdint, stdbool, stddef and stdarg, and it has no inline
+#      assembly.  docs/workloads.md promises that API stays stable; this
+#      keeps workloads from reaching past it.
 #
+# Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
+# 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
 # Prints every violation with file:line, exits 1 if there is any.
 set -u
+here=$(pwd)
 cd "$(dirname "$0")/.."
 bad=0
 report() { # rule, grep output
@@ -51,6 +62,42 @@ report() { # rule, grep output
 	echo "$2" | sed 's/^/  /'
 	bad=1
 }
+
+# Rule 9 on one folder of workload sources.
+workload_dir() { # dir
+	d=$1
+	files=$(find "$d" -maxdepth 1 -name '*.[ch]' | sort)
+	[ -n "$files" ] || return 0
+	# shellcheck disable=SC2086
+	report "a workload in $d includes more than the workload API (kernel/workloads/api/*.h, kernel/trace/user_event.h, its own headers, <stdint.h> <stdbool.h> <stddef.h> <stdarg.h>)" \
+		"$(grep -n -H -E '^[[:space:]]*#[[:space:]]*include' $files | while IFS= read -r line; do
+			inc=$(echo "$line" | sed -E 's/^[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*//')
+			case "$inc" in
+			*..*) ;; # no way out of a folder
+			'"kernel/workloads/api/'*'.h"'*|'"kernel/trace/user_event.h"'*|'<stdint.h>'*|'<stdbool.h>'*|'<stddef.h>'*|'<stdarg.h>'*) continue ;;
+			'"'*/*) ;;
+			'"'*'"'*) own=$(echo "$inc" | sed -E 's/^"([^"]*)".*/\1/')
+				[ -f "$d/$own" ] && continue ;;
+			esac
+			echo "$line"
+		done)"
+	# shellcheck disable=SC2086
+	report "a workload in $d has inline assembly (the API has what it needs)" \
+		"$(grep -n -H -E '(__asm__|\basm\b)' $files || true)"
+}
+
+if [ "${1:-}" = "--workloads-only" ]; then
+	shift
+	for d in "$@"; do
+		case "$d" in /*) ;; *) d="$here/$d" ;; esac
+		workload_dir "$d"
+	done
+	[ "$bad" -eq 0 ] && echo "layering: workloads $* use the workload API only"
+	exit "$bad"
+fi
+for d in examples/*/; do
+	[ -d "$d" ] && workload_dir "${d%/}"
+done
 
 report "kernel/ includes an architecture's own header (use <arch/...>)" \
 	"$(grep -rn --include='*.[ch]' '#include *"arch/' kernel || true)"
@@ -115,5 +162,5 @@ report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the l
 	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
 
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; examples/ uses the workload API only"
 exit "$bad"

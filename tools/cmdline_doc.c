@@ -49,10 +49,10 @@ static void default_value(FILE *out, const struct cmdline_key *k, const void *de
 	memcpy(&v, (const char *)defaults + k->offset, sizeof(v));
 	switch (k->type) {
 	case CMDLINE_ENUM:
-		fprintf(out, "`%s`", k->names[v]);
+		fprintf(out, "`%s`", cmdline_key_names(k)[v]);
 		return;
 	case CMDLINE_SET:
-		names(out, k->names, v, false);
+		names(out, cmdline_key_names(k), v, false);
 		return;
 	case CMDLINE_UINT:
 		if (v == 0 && k->special)
@@ -67,11 +67,11 @@ static void accepted(FILE *out, const struct cmdline_key *k)
 {
 	switch (k->type) {
 	case CMDLINE_ENUM:
-		names(out, k->names, 0, true);
+		names(out, cmdline_key_names(k), 0, true);
 		return;
 	case CMDLINE_SET:
 		fprintf(out, "comma-separated: ");
-		names(out, k->names, 0, true);
+		names(out, cmdline_key_names(k), 0, true);
 		return;
 	case CMDLINE_UINT:
 		if (k->or_zero)

@@ -1,11 +1,13 @@
 /*
- * scenario.h - the workloads a run can do, shared by the kernel (which runs
- * them, kernel/workloads/), the wire (struct kprof_run_header.scenario) and
- * the host tool (which names them from the run header, never by parsing the
- * command line again).
+ * scenario.h - the numbers the wire gives the kernel's own workloads
+ * (struct kprof_run_header.scenario, kprof_run_info.scenario), shared by
+ * the kernel and the host tool.
  *
- * The values cross the wire: append new workloads before SCENARIO_COUNT and
- * never renumber.
+ * Workloads are registered by their descriptors (kernel/workloads/api/
+ * descriptor.h), not here: this list only keeps the numbers older logs
+ * carry.  Any other workload is KPROF_SCENARIO_NAMED on the wire, and the
+ * run info frame carries every workload's name (wire v3), which the tool
+ * prefers.  Never renumber.
  */
 #ifndef KPROF_SCENARIO_H
 #define KPROF_SCENARIO_H
@@ -23,6 +25,10 @@ enum kprof_scenario {
 	SCENARIO_EVENTS,   /* a workload's own event types and events          */
 	SCENARIO_COUNT
 };
+
+/* On the wire: a workload without a number of its own (one built from
+ * outside the tree): the run info frame names it. */
+#define KPROF_SCENARIO_NAMED 0xffffffffu
 
 /* The names the command line's scenario= key takes, as designated
  * initialisers for an array indexed by enum kprof_scenario (the kernel's

@@ -90,10 +90,12 @@ struct kprof_run_header {
 	uint32_t group_masks[8];     /* PERFINFO_GROUPMASK in force                */
 	uint32_t build_id_offset;    /* from the start of this struct             */
 	uint32_t cmdline_offset;     /* from the start of this struct             */
-	uint32_t scenario;           /* enum kprof_scenario                        */
+	uint32_t scenario;           /* enum kprof_scenario, KPROF_SCENARIO_NAMED  */
 	uint32_t run_id;             /* v2: names the run in every frame (v1: 0)  */
 };
-#define KPROF_RUN_HEADER_VERSION 2
+/* Version 3: the run info frames carry the workload's name
+ * (kprof_run_info.scenario_name); the fixed part is unchanged. */
+#define KPROF_RUN_HEADER_VERSION 3
 _Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
 
 /*
@@ -149,11 +151,15 @@ struct kprof_run_info {
 	uint64_t start_tsc;          /* TSC when tracing started                  */
 	uint64_t boot_unix_s;        /* wall clock at start, 0 unknown            */
 	uint32_t trace_mode;         /* enum kprof_trace_mode                      */
-	uint32_t scenario;           /* enum kprof_scenario                        */
+	uint32_t scenario;           /* enum kprof_scenario, KPROF_SCENARIO_NAMED  */
 	uint32_t buffer_size;        /* bytes per trace sub-buffer                 */
 	uint32_t buffers_per_cpu;    /* sub-buffers per CPU                        */
+	/* Since run header version 3: the workload's name (scenario=),
+	 * NUL-padded; older kernels send the 48 bytes above only. */
+	char scenario_name[32];
 };
-_Static_assert(sizeof(struct kprof_run_info) == 48, "run info size");
+_Static_assert(sizeof(struct kprof_run_info) == 80, "run info size");
+#define KPROF_RUN_INFO_V2_SIZE 48 /* what kernels before version 3 send */
 #define KPROF_RUN_INFO_EVERY 64
 
 /* Version 1 buffer frame payload: this header, then `used` bytes of records, each a

@@ -159,9 +159,9 @@ static bool set_value(const struct parser *ps, const struct cmdline_key *k, stru
 
 	switch (k->type) {
 	case CMDLINE_ENUM: {
-		int i = index_of(k->names, v);
+		int i = index_of(cmdline_key_names(k), v);
 		if (i < 0) {
-			report_list(ps, name_item, k->names, "cmdline: %s=%.*s%s: unknown value; accepted:", k->name,
+			report_list(ps, name_item, cmdline_key_names(k), "cmdline: %s=%.*s%s: unknown value; accepted:", k->name,
 				    SHOWN(v));
 			return false;
 		}
@@ -177,9 +177,9 @@ static bool set_value(const struct parser *ps, const struct cmdline_key *k, stru
 			if (i < v.n && v.p[i] != ',')
 				continue;
 			struct word item = { v.p + start, i - start };
-			int idx = index_of(k->names, item);
+			int idx = index_of(cmdline_key_names(k), item);
 			if (idx < 0) {
-				report_list(ps, name_item, k->names,
+				report_list(ps, name_item, cmdline_key_names(k),
 					    "cmdline: %s=%.*s%s: unknown item '%.*s%s'; accepted: a comma-separated list of",
 					    k->name, SHOWN(v), SHOWN(item));
 				return false;

@@ -33,7 +33,7 @@ enum cmdline_key_state {
 	CMDLINE_REJECTED, /* given and refused: the default still stands */
 };
 
-#define CMDLINE_MAX_KEYS   64 /* keys in all tables together */
+#define CMDLINE_MAX_KEYS  128 /* keys in all tables together (workloads built in add theirs) */
 #define CMDLINE_MAX_TABLES 48 /* registered tables            */
 
 /* What a line handed to the error callback is (cmdline_report.c). */

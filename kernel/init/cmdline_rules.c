@@ -101,9 +101,9 @@ static const char *set_text(const struct config_view *v, const char *name, uint3
 	size_t i, len = 0;
 	const struct cmdline_key *k = find(v, name, &i, NULL);
 	buf[0] = '\0';
-	for (uint32_t b = 0; k && k->names[b] && b < 32 && len < size; b++)
+	for (uint32_t b = 0; k && cmdline_key_names(k)[b] && b < 32 && len < size; b++)
 		if (bits & (1u << b))
-			len += (size_t)ksnprintf(buf + len, size - len, "%s%s", len ? "," : "", k->names[b]);
+			len += (size_t)ksnprintf(buf + len, size - len, "%s%s", len ? "," : "", cmdline_key_names(k)[b]);
 	return buf;
 }
 
@@ -327,6 +327,27 @@ bool config_key_known(const struct cmdline_table *tables, size_t ntables, const 
 	return find(&v, name, &i, NULL) != NULL;
 }
 
+/* Each table's own rule (a workload's: cmdline_table.check), when none
+ * of the table's keys was refused. */
+static int check_tables(const struct config_view *v)
+{
+	int errors = 0;
+	size_t base = 0;
+	for (size_t t = 0; t < v->ntables; base += v->tables[t].count, t++) {
+		const struct cmdline_table *tb = &v->tables[t];
+		bool judged = tb->check != NULL;
+		for (size_t i = 0; judged && i < tb->count && base + i < CMDLINE_MAX_KEYS; i++)
+			judged = v->state[base + i] != CMDLINE_REJECTED;
+		char buf[CMDLINE_LINE_MAX];
+		const char *msg = judged ? tb->check(tb->config, buf, sizeof(buf)) : NULL;
+		if (msg) {
+			report(v, "%s", msg);
+			errors++;
+		}
+	}
+	return errors;
+}
+
 int config_parse(const char *line, cmdline_error_fn err, void *ctx)
 {
 	struct cmdline_table tables[CMDLINE_MAX_TABLES];
@@ -349,6 +370,7 @@ int config_parse(const char *line, cmdline_error_fn err, void *ctx)
 		if (judged)
 			errors += cmdline_rules[r].check(&v);
 	}
+	errors += check_tables(&v);
 	/* trace.buffer_fit=auto: a size the user chose is refused if it does
 	 * not fit, a default one is made smaller (trace_configure, at probe
 	 * time).  The last write to a parsed value: the pass is not over. */

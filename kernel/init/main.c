@@ -33,6 +33,7 @@
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/ke/rawlock.h"
+#include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/scenario.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workloads/selftest.h"
@@ -219,7 +220,8 @@ void kernel_main(const struct bootinfo *bi)
 	usb_handoff_all(); /* the firmware's USB SMIs stop before the trace */
 	if (usb_probe_config->probe)
 		usb_probe_run();
-	trace_start(bi->cmdline, workload_config->scenario);
+	const char *scenario = scenario_name(workload_config->scenario);
+	trace_start(bi->cmdline, workload_wire_number(scenario), scenario);
 	trace_smi_count_start();
 	ps_trace_rundown();
 	trace_object_rundown();

@@ -29,6 +29,9 @@ struct cmdline_key {
 	enum cmdline_type type;
 	size_t offset;             /* of the uint32_t field in the table's struct */
 	const char *const *names;  /* ENUM and SET: NULL-terminated            */
+	/* ENUM: the names made when they are first needed, instead of
+	 * `names` (a registry's: scenario= takes every registered workload). */
+	const char *const *(*names_of)(void);
 	uint64_t min, max;         /* UINT range                               */
 	const char *special;       /* UINT: a word meaning 0 (e.g. "all")      */
 	bool pow2;                 /* UINT: must be a power of two             */
@@ -59,7 +62,19 @@ struct cmdline_table {
 	 * that register them), the architecture's 1000; a table added later
 	 * takes a free number where its keys belong. */
 	unsigned order;
+	/* A rule of the table's own (a workload's, which no central list
+	 * knows): run in the same pass after the rules between keys, when none
+	 * of the table's keys was refused.  NULL when the values are fine;
+	 * otherwise one line saying what was wrong and what is accepted, in
+	 * buf (size bytes) or a constant. */
+	const char *(*check)(const void *config, char *buf, size_t size);
 };
+
+/* A key's names (ENUM, SET): its list, or the one made for it. */
+static inline const char *const *cmdline_key_names(const struct cmdline_key *k)
+{
+	return k->names_of ? k->names_of() : k->names;
+}
 
 /* Register a table: CMDLINE_TABLE(trace_keys, .keys = rows, ...) defines
  * the table `name` with the given fields and puts a pointer to it in the

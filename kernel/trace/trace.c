@@ -68,6 +68,7 @@ static struct {
 	uint32_t ncpu;                /* CPUs with buffers                    */
 	uint32_t nsub;                /* sub-buffers in each CPU's ring       */
 	uint32_t scenario;            /* in the run header and run info       */
+	char scenario_name[32];       /* in the run info (NUL-padded)         */
 	uint32_t run_seq;             /* sequence of run-level frames         */
 	PERFINFO_GROUPMASK groups;    /* what trace_start() switched on       */
 	KDPC flush_dpc;               /* wakes the logger thread              */
@@ -137,6 +138,7 @@ static void send_run_info(void)
 		.buffer_size = trace_settings->subbuf_kb * 1024,
 		.buffers_per_cpu = trace.nsub,
 	};
+	memcpy(ri.scenario_name, trace.scenario_name, sizeof(ri.scenario_name));
 	send_frame(KPROF_FRAME_RUN_INFO, KPROF_FRAME_CPU_NONE, trace.run_seq++, &ri, sizeof(ri), 0, 0);
 }
 
@@ -342,7 +344,7 @@ static bool alloc_cpu(KPRCB *prcb, uint32_t shift, uint32_t nsub)
 	return true;
 }
 
-void trace_start(const char *cmdline, uint32_t scenario)
+void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_name)
 {
 	uint32_t items = trace_settings->items, shift = 10, nsub = trace_settings->nsub;
 
@@ -365,6 +367,8 @@ void trace_start(const char *cmdline, uint32_t scenario)
 	trace.ncpu = ke_number_processors;
 	trace.nsub = nsub;
 	trace.scenario = scenario;
+	memset(trace.scenario_name, 0, sizeof(trace.scenario_name));
+	memcpy(trace.scenario_name, scenario_name, strnlen(scenario_name, sizeof(trace.scenario_name) - 1));
 	for (uint32_t i = 0; trace_settings->compress && i < trace.ncpu && i < KPROF_MAX_CPUS; i++)
 		senders[i] = kzalloc(sizeof(*senders[i])); /* none: that CPU sends raw */
 	ke_initialize_dpc(&trace.flush_dpc, flush_dpc_routine, NULL);

@@ -54,7 +54,7 @@ bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *
  * the CPUs are up); at the end stop, flush everything, and send
  * the per-CPU and run end frames.  trace_poll() runs on CPU 0's clock tick
  * and schedules the streaming flush. */
-void trace_start(const char *cmdline, uint32_t scenario);
+void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_name);
 void trace_finish(enum kprof_exit_status status);
 void trace_poll(void);
 /* After a bug check: send what is committed, without waiting for anyone. */

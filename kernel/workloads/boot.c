@@ -11,6 +11,9 @@
  * Any check that fails makes the run end with KPROF_EXIT_FAILURE.
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
+#include "kernel/ke/ke_keys.h"
 
 
 #include <arch/cpu.h>
@@ -141,7 +144,7 @@ static bool check_oneshot(void)
 	return true;
 }
 
-enum kprof_exit_status scenario_boot(uint32_t tick_hz)
+static enum kprof_exit_status scenario_boot(uint32_t tick_hz)
 {
 	bool ok = check_dpcs();
 	ok &= check_ticks(tick_hz);
@@ -154,3 +157,12 @@ enum kprof_exit_status scenario_boot(uint32_t tick_hz)
 	kprintf("scenario boot: machine is up, %s\n", ok ? "every check passed" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
+
+/* The descriptor: scenario=boot (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_boot(ke_config->tick_hz);
+}
+
+WORKLOAD_DEFINE(boot, .name = "boot", .description = "bring the machine up, print what was found, end", .run = run);

@@ -22,6 +22,7 @@
  * inside when i % 4 == 0); then ev_depth with Depth = i % 17.
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
 
 #include "kernel/console/console.h"
 #include "kernel/ke/broadcast.h"
@@ -107,7 +108,7 @@ static void events_cpu(uint32_t cpu, void *ctx)
 	}
 }
 
-enum kprof_exit_status scenario_events(void)
+static enum kprof_exit_status scenario_events(void)
 {
 	if (user_event_declare(&request) || user_event_declare(&transfer) || user_event_declare(&depth))
 		return KPROF_EXIT_FAILURE; /* the console says why */
@@ -116,3 +117,11 @@ enum kprof_exit_status scenario_events(void)
 		ke_number_processors);
 	return KPROF_EXIT_SUCCESS;
 }
+
+/* The descriptor: scenario=events (no keys; the same rounds in a mix). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_events();
+}
+
+WORKLOAD_DEFINE(events, .name = "events", .description = "a workload's own event types and events", .run = run);

@@ -25,6 +25,8 @@
  * on the trace (tests/tools/lockcheck.py).
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
@@ -319,7 +321,7 @@ static void list_lock(const volatile void *addr, enum kprof_object_kind kind, co
 	kprintf("locks: lock 0x%llx kind %s name %s%u\n", (unsigned long long)(uintptr_t)addr, words[kind], name, i);
 }
 
-enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
+static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
 {
 	uint32_t ncpu = ke_number_processors;
 	KTHREAD *threads[KPROF_MAX_CPUS];
@@ -392,3 +394,13 @@ enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t th
 	kprintf("scenario locks: %s\n", ok ? "done" : "FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
+
+/* The descriptor: scenario=locks (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_locks(r->ms ? r->ms : workload_config->locks_ms, workload_config->locks_hold_ns,
+			     workload_config->locks_think_ns);
+}
+
+WORKLOAD_DEFINE(locks, .name = "locks", .description = "spin locks of every kind under contention", .run = run);

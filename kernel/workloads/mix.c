@@ -5,8 +5,9 @@
  * profile objects), locks (contended spin locks), resources (ERESOURCE
  * waits and time-outs) and sched (threads, switches, wait reasons).
  *
- * Each workload gets mix.ms as its duration (so locks.ms and friends do
- * not apply under mix), and the ERESOURCE excessive-wait interval is set
+ * Each workload is found by its name in the registry and run through its
+ * descriptor with mix.ms as its duration (so locks.ms and friends do not
+ * apply under mix; locks.hold_ns and think_ns do), and the ERESOURCE excessive-wait interval is set
  * to a tenth of it (ex_resource_set_timeout), so that time-outs happen
  * within the run.  The run fails if any workload's checks fail, and says
  * which.  Each workload is a phase (phase.h): KprofPhase records with
@@ -14,64 +15,45 @@
  */
 #include "kernel/console/console.h"
 #include "kernel/ex/resource.h"
+#include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/phase.h"
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/workload_keys.h"
 
-/* What every workload of the mix is given. */
-struct mix_params {
-	uint32_t ms;
-	uint32_t locks_hold_ns, locks_think_ns;
-};
+/* The workloads of the mix, by name: each is found in the registry and
+ * run through its own descriptor. */
+static const char *const mixed[] = { "profile", "locks", "resources", "sched" };
 
-static enum kprof_exit_status profile(const struct mix_params *p)
+static enum kprof_exit_status scenario_mix(uint32_t ms)
 {
-	return scenario_profile(p->ms, true);
-}
-
-static enum kprof_exit_status locks(const struct mix_params *p)
-{
-	return scenario_locks(p->ms, p->locks_hold_ns, p->locks_think_ns);
-}
-
-static enum kprof_exit_status resources(const struct mix_params *p)
-{
-	return scenario_resources(p->ms);
-}
-
-static enum kprof_exit_status sched(const struct mix_params *p)
-{
-	return scenario_sched(p->ms);
-}
-
-struct workload {
-	const char *name;
-	enum kprof_exit_status (*run)(const struct mix_params *p);
-};
-
-static const struct workload workloads[] = {
-	{ "profile", profile },
-	{ "locks", locks },
-	{ "resources", resources },
-	{ "sched", sched },
-};
-
-enum kprof_exit_status scenario_mix(uint32_t ms, uint32_t locks_hold_ns, uint32_t locks_think_ns)
-{
-	const struct mix_params p = { .ms = ms, .locks_hold_ns = locks_hold_ns, .locks_think_ns = locks_think_ns };
-	unsigned failed = 0, n = sizeof(workloads) / sizeof(workloads[0]);
+	const struct workload_run r = { .ms = ms, .in_mix = true };
+	unsigned failed = 0, n = sizeof(mixed) / sizeof(mixed[0]);
 
 	ex_resource_set_timeout(ms / 10 ? ms / 10 : 1);
 	kprintf("scenario mix: %u workloads, %u ms each: profile, locks, resources, sched\n", n, ms);
 	for (unsigned i = 0; i < n; i++) {
-		kprintf("mix: [%u/%u] %s\n", i + 1, n, workloads[i].name);
-		workload_phase(i + 1, workloads[i].name, false);
-		enum kprof_exit_status status = workloads[i].run(&p);
-		workload_phase(i + 1, workloads[i].name, true);
+		const struct workload *w = workload_find(mixed[i]);
+		kprintf("mix: [%u/%u] %s\n", i + 1, n, mixed[i]);
+		if (!w) {
+			kprintf("mix: %s: not built into this kernel: SOME CHECKS FAILED\n", mixed[i]);
+			failed++;
+			continue;
+		}
+		workload_phase(i + 1, w->name, false);
+		enum kprof_exit_status status = w->run(&r);
+		workload_phase(i + 1, w->name, true);
 		if (status != KPROF_EXIT_SUCCESS) {
-			kprintf("mix: %s: SOME CHECKS FAILED\n", workloads[i].name);
+			kprintf("mix: %s: SOME CHECKS FAILED\n", w->name);
 			failed++;
 		}
 	}
 	kprintf("scenario mix: %s\n", failed ? "SOME CHECKS FAILED" : "done");
 	return failed ? KPROF_EXIT_FAILURE : KPROF_EXIT_SUCCESS;
 }
+
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_mix(workload_config->mix_ms);
+}
+
+WORKLOAD_DEFINE(mix, .name = "mix", .description = "every workload in turn (make run's default)", .run = run);

@@ -58,6 +58,8 @@
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
 
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
@@ -338,7 +340,7 @@ static bool report_shares(const struct object work[WORKS])
 
 static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch);
 
-enum kprof_exit_status scenario_profile(uint32_t ms, bool quick)
+static enum kprof_exit_status scenario_profile(uint32_t ms, bool quick)
 {
 	return profile_run(ms, quick ? 1 : STRETCH);
 }
@@ -455,3 +457,12 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	kprintf("scenario profile: %s\n", ok ? "done" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
+
+/* The descriptor: scenario=profile (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_profile(r->ms ? r->ms : workload_config->profile_ms, r->in_mix);
+}
+
+WORKLOAD_DEFINE(profile, .name = "profile", .description = "profile objects and known shares of time", .run = run);

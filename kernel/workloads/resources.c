@@ -29,6 +29,8 @@
  * hold, for tests/tools/rescheck.py.
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
 
 #include <arch/cpu.h>
 
@@ -383,7 +385,7 @@ static bool idle(ERESOURCE *r)
 	return free;
 }
 
-enum kprof_exit_status scenario_resources(uint32_t ms)
+static enum kprof_exit_status scenario_resources(uint32_t ms)
 {
 	uint32_t ncpu = ke_number_processors;
 	uint64_t slice_us = (uint64_t)ex_resource_timeout() * 1000;
@@ -483,3 +485,12 @@ enum kprof_exit_status scenario_resources(uint32_t ms)
 		kprintf("scenario resources: done\n");
 	return why ? KPROF_EXIT_FAILURE : KPROF_EXIT_SUCCESS;
 }
+
+/* The descriptor: scenario=resources (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_resources(r->ms ? r->ms : workload_config->resources_ms);
+}
+
+WORKLOAD_DEFINE(resources, .name = "resources", .description = "ERESOURCE readers and writers", .run = run);

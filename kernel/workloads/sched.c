@@ -23,6 +23,8 @@
  * of its timed waits, for the checks on the trace (tests/tools/schedcheck.py).
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
 
 #include <arch/cpu.h>
 
@@ -276,7 +278,7 @@ static void tick_dpc(KDPC *dpc, void *context, void *a1, void *a2)
 	ke_set_event(&s.tick_event, IO_NO_INCREMENT, false);
 }
 
-enum kprof_exit_status scenario_sched(uint32_t ms)
+static enum kprof_exit_status scenario_sched(uint32_t ms)
 {
 	uint32_t ncpu = ke_number_processors;
 	static KDPC tick;
@@ -355,3 +357,12 @@ enum kprof_exit_status scenario_sched(uint32_t ms)
 	kprintf("scenario sched: %s\n", ok ? "done" : "FAILED: counts do not match");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
+
+/* The descriptor: scenario=sched (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_sched(r->ms ? r->ms : workload_config->sched_ms);
+}
+
+WORKLOAD_DEFINE(sched, .name = "sched", .description = "threads, waits and priorities", .run = run);

@@ -14,6 +14,8 @@
  * attempted; the decoder checks stored + lost == attempted per CPU.
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/api/descriptor.h"
+#include "kernel/workloads/workload_keys.h"
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
@@ -93,7 +95,7 @@ static void tracetest_cpu(uint32_t cpu, void *ctx)
 
 /* trace= includes tracetest: the command line was refused otherwise
  * (kernel/init/cmdline_rules.c). */
-enum kprof_exit_status scenario_tracetest(uint32_t records)
+static enum kprof_exit_status scenario_tracetest(uint32_t records)
 {
 	memset(tt, 0, sizeof(tt));
 	arch_interrupt_connect(ARCH_INT_IPI, tracetest_ipi);
@@ -104,3 +106,12 @@ enum kprof_exit_status scenario_tracetest(uint32_t records)
 	kprintf("scenario tracetest: done on %u CPUs\n", ke_number_processors);
 	return KPROF_EXIT_SUCCESS;
 }
+
+/* The descriptor: scenario=tracetest (or one workload of scenario=mix, for
+ * the duration the mix gives it), with its own keys (workload_keys.c). */
+static enum kprof_exit_status run(const struct workload_run *r)
+{
+	return scenario_tracetest(workload_config->tracetest_records);
+}
+
+WORKLOAD_DEFINE(tracetest, .name = "tracetest", .description = "every CPU writes a known pattern of records", .run = run);

@@ -10,6 +10,7 @@
 #include "include/kprof/scenario.h"
 #include "kernel/lib/cmdline_key.h"
 #include "kernel/lib/libk.h"
+#include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/selftest.h"
 
 #include <stddef.h>
@@ -33,9 +34,6 @@ static const struct workload_config defaults = {
 	.mix_ms = 1000,
 };
 
-/* NULL-terminated: the last slot stays empty. */
-static const char *const scenario_names[SCENARIO_COUNT + 1] = { KPROF_SCENARIO_NAMES };
-
 static const char *const selftest_names[SELFTEST_COUNT + 1] = {
 	[SELFTEST_NONE] = "none",
 	[SELFTEST_FAULT] = "fault",
@@ -50,8 +48,8 @@ static const char *const selftest_names[SELFTEST_COUNT + 1] = {
 #define RUN_MS(f) .type = CMDLINE_UINT, FIELD(f), .min = RUN_MIN_MS, .max = RUN_MAX_MS
 
 static const struct cmdline_key scenario_keys[] = {
-	{ .name = "scenario", .type = CMDLINE_ENUM, FIELD(scenario), .names = scenario_names, .used_by = EVERY_RUN,
-	  .help = "workload to run" },
+	{ .name = "scenario", .type = CMDLINE_ENUM, FIELD(scenario), .names_of = workload_names, .used_by = EVERY_RUN,
+	  .help = "workload to run (every registered one: docs/workloads.md)" },
 };
 
 static const struct cmdline_key selftest_keys[] = {

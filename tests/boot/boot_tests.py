@@ -35,7 +35,8 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 usb_readonly=False, qemu_args=(), usb_write_error=None, on_output=None):
+                 usb_readonly=False, qemu_args=(), usb_write_error=None, on_output=None,
+                 kernel="default"):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
@@ -47,6 +48,9 @@ class BootTest:
         # BOOT=usb: (sector, once) for QEMU's blkdebug, and a maker of a
         # function called with the output so far and the monitor (mid-run acts)
         self.usb_write_error, self.on_output = usb_write_error, on_output
+        # "workloads": boots the kernel built with the example workloads
+        # from outside the tree (run_boot_tests.py --workloads-kernel).
+        self.kernel = kernel
 
 
 BANNER = r"^kprof \d+\.\d+\.\d+ \(build \S+, \d{4}-\d\d-\d\d\) booted by (\S+)"
@@ -816,6 +820,128 @@ def check_mix_phases(ctx):
             raise_failure("phase %s: %.1f us between its records, %d us on the console" % (key, us, console[key]))
 
 
+def check_workloads_example(ctx):
+    """examples/ticketlock, built from outside the tree into the kernel:
+    the console names it (its descriptor) and gives both locks' rates and
+    hand-off times; its KprofPhase records are the scenario around its two
+    phases, ticket then queued; the kernel's queued lock it names is traced
+    (KprofObjectName "ticketlock.queued", SpinLock records at its address)
+    and only inside the queued phase, which the ticket lock's phase leaves
+    untouched; the timeline names the scenario from the run info (the wire
+    gives it no number).  Its own events (ticketlock_handoff, one per
+    hand-off the console counts; ticketlock_run, a span per thread and
+    phase) in decode, JSON Lines, CTF (babeltrace2 prints the fields),
+    trace.json and the report's section 10."""
+    ctx.expect_status(SUCCESS)
+    ctx.expect(r"^scenario: ticketlock: a ticket lock of its own against the kernel's queued spin lock$",
+               "the descriptor's name and description")
+    handoffs = {}
+    for kind in ("ticket", "queued"):
+        m = ctx.expect(r"^ticketlock: %s acquisitions: (\d+) per second \((\d+) in \d+ ms\)$" % kind,
+                       "the %s lock's rate" % kind)
+        if int(m.group(2)) < 100:
+            raise_failure("the %s lock was taken %s times: not contention" % (kind, m.group(2)))
+        m = ctx.expect(r"^ticketlock: %s hand-off: n=(\d+)(?: of (\d+))? min \d+ median \d+ p99 \d+ max \d+ "
+                       r"mean \d+ ns$" % kind, "the %s lock's hand-off times" % kind)
+        handoffs[kind] = int(m.group(2) or m.group(1))
+        if handoffs[kind] == 0:
+            raise_failure("no hand-off of the %s lock was measured" % kind)
+    ctx.expect(r"^ticketlock: done$", "the guarded counters checked")
+    nthreads = int(ctx.expect(r"^ticketlock: (\d+) threads, ", "the thread count").group(1))
+    check_complete_trace(ctx)
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    recs = [json.loads(line) for line in proc.stdout.splitlines()]
+    # JSON Lines: one ticketlock_handoff per hand-off the console counted,
+    # each lock's; a ticketlock_run Begin and End per thread and lock.
+    got = {"ticket": 0, "queued": 0}
+    runs = {}
+    for r in recs:
+        if r["event"] == "ticketlock_handoff":
+            got[("ticket", "queued")[r["Lock"]]] += 1
+        elif r["event"] == "ticketlock_run":
+            runs[(r["Lock"], r["Thread"], r["Phase"])] = runs.get((r["Lock"], r["Thread"], r["Phase"]), 0) + 1
+    if got != handoffs:
+        raise_failure("ticketlock_handoff events by lock %s, the console counted %s" % (got, handoffs))
+    want_runs = {(k, t, ph): 1 for k in (0, 1) for t in range(nthreads) for ph in (1, 2)}
+    if runs != want_runs:
+        raise_failure("ticketlock_run events %s, want a Begin and an End per thread and lock" % runs)
+    text = subprocess.run([ctx.kprof, "decode", "--quiet", ctx.log_path], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
+    lines = re.findall(r"^\[\+[\d.]+\] cpu \d+ ticketlock_handoff v1 ts=\d+ Lock=([01]) \((ticket|queued)\) "
+                       r"HandoffNs=\d+$", text, re.M)
+    if len(lines) != sum(handoffs.values()) or any(("ticket", "queued")[int(n)] != k for n, k in lines):
+        raise_failure("kprof decode shows %d ticketlock_handoff lines with their fields, want %d"
+                      % (len(lines), sum(handoffs.values())))
+    phases = sorted((r for r in recs if r.get("event") == "KprofPhase"), key=lambda r: r["TimeStamp"])
+    got = [(r["Index"], r["Name"], r["End"]) for r in phases]
+    want = [(0, "ticketlock", 0), (1, "ticket", 0), (1, "ticket", 1), (2, "queued", 0), (2, "queued", 1),
+            (0, "ticketlock", 1)]
+    if got != want:
+        raise_failure("the KprofPhase records are not the example's phases in order: %s" % got)
+    names = [r["Object"] for r in recs if r.get("event") == "KprofObjectName" and r["Name"] == "ticketlock.queued"]
+    if len(names) != 1:
+        raise_failure("%d KprofObjectName records name ticketlock.queued, not 1" % len(names))
+    held = [r["AcquireTime"] for r in recs if r.get("event") == "SpinLock" and r["SpinLockAddress"] == names[0]]
+    if not held:
+        raise_failure("no SpinLock record of ticketlock.queued (%s): the kernel's lock was not traced" % names[0])
+    start, end = phases[3]["TimeStamp"], phases[4]["TimeStamp"]
+    outside = [t for t in held if not start <= t <= end]
+    if outside:
+        raise_failure("%d of %d acquisitions of ticketlock.queued lie outside its phase" % (len(outside), len(held)))
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = os.path.join(tmp, "t.svg")
+        subprocess.run([ctx.kprof, "timeline", ctx.log_path, "-o", svg, "--quiet"], check=False)
+        if not os.path.exists(svg) or "scenario ticketlock" not in open(svg).read():
+            raise_failure("the timeline does not name the scenario ticketlock (from the run info)")
+        ctf = os.path.join(tmp, "ctf")
+        subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
+        out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, universal_newlines=True).stdout
+        for kind in ("ticket", "queued"):
+            n = len(re.findall(r' ticketlock_handoff: \{ cpu_id = \d+ \}, \{ Lock = \( "%s" : container = \d \), '
+                               r'HandoffNs = \d+ \}$' % kind, out, re.M))
+            if n != handoffs[kind]:
+                raise_failure("babeltrace2 prints %d ticketlock_handoff events of the %s lock with their fields, "
+                              "want %d" % (n, kind, handoffs[kind]))
+        trace = os.path.join(tmp, "trace.json")
+        subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
+        with open(trace) as f:
+            doc = json.load(f)
+        by = {}
+        for e in doc["traceEvents"]:
+            if e.get("cat") == "user":
+                by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+        want = {("i", "ticketlock_handoff"): sum(handoffs.values()), ("X", "ticketlock_run"): 2 * nthreads}
+        if by != want:
+            raise_failure("trace.json: the example's events drawn as %s, want %s" % (by, want))
+        report = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", ctx.kernel, "--quiet"],
+                                stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout
+        for name, kind, n in (("ticketlock_handoff", "instant", sum(handoffs.values())),
+                              ("ticketlock_run", "span", 4 * nthreads)):
+            if not re.search(r"^  \d+ +%s +%s +%d$" % (name, kind, n), report, re.M):
+                raise_failure("the report's section 10 does not count %d %s events" % (n, name))
+
+
+def check_workloads_refused(ctx):
+    """scenario= takes any registered workload: an unknown one is refused
+    with the accepted list naming the kernel's own and both example
+    workloads, each from its own folder (they coexist); in the same pass
+    the example's own rule refuses its think time."""
+    ctx.expect_status(CONFIG)
+    ctx.expect(r"^cmdline: ticketlock.hold_ns=200 \+ ticketlock.think_ns=1000000 leave fewer than 100 acquisitions "
+               r"per thread in ticketlock.ms=50; accepted: hold_ns \+ think_ns <= ms \* 10000$",
+               "the example's own rule")
+    ctx.expect(r"^cmdline: 2 errors; nothing was run", "both problems in one pass")
+    ctx.expect(r"^cmdline: scenario=nope: unknown value; accepted:", "the refusal")
+    # The list goes on over "cmdline:   " lines.
+    listed = re.search(r"^cmdline: scenario=nope: unknown value; accepted:(.*(?:\ncmdline:   .*)*)",
+                       ctx.text, re.M).group(1)
+    for name in ("boot", "mix", "pingpong", "ticketlock"):
+        if not re.search(r"\b%s\b" % name, listed):
+            raise_failure("the accepted list does not name %s: %r" % (name, listed))
+    ctx.reject(r"^scenario: ", "the scenario running")
+
+
 def check_drops(ctx):
     """Stream mode with tiny buffers: the kernel drops records, and every
     drop is placed in time (KprofRecordsLost records, the rest after a
@@ -1356,6 +1482,11 @@ TESTS = [
     BootTest("frame-byte-refused", "a key with a 0xFE byte is refused and echoed without it",
              check_frame_byte_refused, cmdline="bog\udcfeus=1"),
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),
+    BootTest("workloads-example", "examples/ticketlock built from outside the tree: ticket lock vs queued lock",
+             check_workloads_example, cpus=2, cmdline="scenario=ticketlock ticketlock.ms=300", kernel="workloads"),
+    BootTest("workloads-refused", "two example folders built in: scenario= lists both; an unknown one refused",
+             check_workloads_refused, cmdline="scenario=nope ticketlock.ms=50 ticketlock.think_ns=1000000",
+             kernel="workloads"),
     BootTest("uefi-bad-value", "cpus=x from \\kprof\\cmdline.txt is refused", check_uefi_bad_value, boot="uefi",
              cmdline="cpus=x", timeout=90),
 ]

@@ -8,6 +8,12 @@ kernel banner.  The serial log is kept (under BUILD/test-logs/) only when
 the test fails.
 
     run_boot_tests.py --kernel build/kernel.elf --image build/kprof.img [--only NAME...]
+        [--workloads-kernel K --workloads-image I]
+
+The tests of workloads built from outside the tree (BootTest.kernel ==
+"workloads") boot the kernel and image given by --workloads-kernel and
+--workloads-image (make boot-tests builds them with WORKLOADS=, in a
+build folder of their own); without those they are skipped, saying so.
 """
 
 import argparse
@@ -71,15 +77,21 @@ def run_test(t, opts):
 
 
 def run_test_in(t, opts, tmp):
+    kernel, image = opts.kernel, opts.image
+    if t.kernel == "workloads":
+        if not (opts.workloads_kernel and opts.workloads_image):
+            return None, None, "needs a kernel built with the example workloads (--workloads-kernel, " \
+                "--workloads-image; make boot-tests builds one)"
+        kernel, image = opts.workloads_kernel, opts.workloads_image
     # BOOT=usb: the stick's trace file is copied out after the run (as
     # make run does) for the tests that read it (ctx.stick_file).
     stick_out = os.path.join(tmp, "trace.bin") if t.boot == "usb" else None
     qopts = argparse.Namespace(
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
-        mem=t.mem, kernel=opts.kernel, image=opts.image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
+        mem=t.mem, kernel=kernel, image=image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
         usb_readonly=t.usb_readonly, stick_out=stick_out, prepare_disk=t.prepare_disk,
         usb_write_error=t.usb_write_error, on_output=t.on_output() if t.on_output else None,
-        qemu_args=[a.replace("{image}", opts.image) for a in t.qemu_args])
+        qemu_args=[a.replace("{image}", image) for a in t.qemu_args])
     said = []
 
     def say(m):
@@ -95,7 +107,8 @@ def run_test_in(t, opts, tmp):
     log_path = os.path.join(tmp, "serial.log")
     with open(log_path, "wb") as f:
         f.write(res.output)
-    ctx = Context(res, log_path, opts.build, opts.image, res.stick_file)
+    ctx = Context(res, log_path, opts.build, image, res.stick_file)
+    ctx.kernel = kernel                       # the kernel ELF booted (its symbols, for kprof report)
     try:
         t.check(ctx)
     except Failure as e:
@@ -109,6 +122,8 @@ def main():
     ap.add_argument("--image", required=True)
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", nargs="*", help="run only these tests")
+    ap.add_argument("--workloads-kernel", help="the kernel built with WORKLOADS= (the workloads-* tests)")
+    ap.add_argument("--workloads-image", help="its disk image")
     ap.add_argument("--list", action="store_true")
     opts = ap.parse_args()
 

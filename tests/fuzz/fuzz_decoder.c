@@ -735,7 +735,7 @@ static size_t frame_min_payload(uint8_t type)
 	case KPROF_FRAME_CHUNK:
 		return sizeof(struct kprof_chunk_header);
 	case KPROF_FRAME_RUN_INFO:
-		return sizeof(struct kprof_run_info);
+		return KPROF_RUN_INFO_V2_SIZE;
 	case KPROF_FRAME_CPU_END:
 		return KPROF_CPU_END_V1_SIZE;
 	case KPROF_FRAME_RUN_END:

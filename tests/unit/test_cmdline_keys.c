@@ -209,13 +209,14 @@ static void test_tables_are_well_formed(void **state)
 		assert_non_null(k->name);
 		/* A name fits one wrapped line of a list (cmdline_report.c). */
 		assert_true(strlen("cmdline:   ") + strlen(k->name) + 1 <= CMDLINE_WRAP);
-		for (size_t n = 0; k->type != CMDLINE_UINT && k->names[n]; n++)
-			assert_true(strlen("cmdline:   ") + strlen(k->names[n]) + 1 <= CMDLINE_WRAP);
+		const char *const *names = cmdline_key_names(k);
+		for (size_t n = 0; k->type != CMDLINE_UINT && names[n]; n++)
+			assert_true(strlen("cmdline:   ") + strlen(names[n]) + 1 <= CMDLINE_WRAP);
 		assert_non_null(k->help);
 		assert_non_null(k->used_by);
 		assert_true(k->offset + sizeof(uint32_t) <= size);
 		if (k->type != CMDLINE_UINT)
-			assert_non_null(k->names);
+			assert_non_null(names);
 		else
 			assert_true(k->min <= k->max && k->max <= UINT32_MAX);
 		for (size_t j = 0; j < i; j++) {
@@ -231,7 +232,7 @@ static void test_tables_are_well_formed(void **state)
 			assert_true(v >= k->min && v <= k->max);
 		if (k->type == CMDLINE_ENUM) {
 			uint32_t n = 0;
-			while (k->names[n])
+			while (names[n])
 				n++;
 			assert_true(v < n);
 		}

@@ -47,7 +47,10 @@ void kp_xml_text(FILE *f, const char *s)
 
 const char *kp_scenario_text(const struct kp_log *log, char *buf, size_t size)
 {
-	const char *name = log->have_header ? kprof_scenario_name(log->header.scenario) : "";
+	/* The name the trace carries (any workload), else the number's (older
+	 * logs: the kernel's own workloads). */
+	const char *name = log->scenario_name[0] ? log->scenario_name
+			   : log->have_header ? kprof_scenario_name(log->header.scenario) : "";
 
 	if (name)
 		snprintf(buf, size, "%s", name);

@@ -186,7 +186,12 @@ static void take_run_info(struct kp_log *log, const struct kprof_frame_header *h
 {
 	struct kprof_run_info ri;
 
-	memcpy(&ri, payload, sizeof(ri));
+	memset(&ri, 0, sizeof(ri));
+	memcpy(&ri, payload, h->length < sizeof(ri) ? h->length : sizeof(ri));
+	/* Version 3: the workload's name, which the run header has not. */
+	if (h->length >= sizeof(ri) && ri.scenario_name[0])
+		snprintf(log->scenario_name, sizeof(log->scenario_name), "%.*s", (int)sizeof(ri.scenario_name),
+			 ri.scenario_name);
 	if (log->header_frame)
 		return;
 	/* A capture that started after the run header: the run info carries
@@ -332,7 +337,7 @@ static size_t min_payload(const struct kprof_frame_header *h)
 {
 	switch (h->type) {
 	case KPROF_FRAME_RUN_HEADER: return sizeof(struct kprof_run_header);
-	case KPROF_FRAME_RUN_INFO: return sizeof(struct kprof_run_info);
+	case KPROF_FRAME_RUN_INFO: return KPROF_RUN_INFO_V2_SIZE;
 	case KPROF_FRAME_BUFFER: return sizeof(struct kprof_buffer_header);
 	case KPROF_FRAME_CHUNK: return sizeof(struct kprof_chunk_header);
 	case KPROF_FRAME_CPU_END: return KPROF_CPU_END_V1_SIZE;

@@ -178,6 +178,7 @@ struct kp_log {
 	                               (KPROF_BUFFER_LOSSES), not placed      */
 	char build_id[65];
 	char cmdline[1025];
+	char scenario_name[33]; /* the run info's (v3), "" before */
 	bool have_run_end;
 	struct kprof_run_end run_end;
 	bool file_form;             /* end frames with a file tail: a trace
