@@ -528,6 +528,20 @@ def check_sched(cpus):
     return check
 
 
+def perfetto_user_events(ctx, tmp):
+    """The user events kprof perfetto draws for the run, counted by (ph,
+    name): "i" instants, "X" slices (a Begin/End pair), "C" counters."""
+    trace = os.path.join(tmp, "trace.json")
+    subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
+    with open(trace) as f:
+        doc = json.load(f)
+    by = {}
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "user":
+            by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+    return by
+
+
 def check_events(cpus):
     """scenario=events: the workload's own event types decoded from the trace
     (kernel/workloads/events.c says what every field holds), in JSON Lines,
@@ -570,14 +584,7 @@ def check_events(cpus):
             line = 'Bytes = 1007, Buffer = 0xFFFF8000000001C0, Who = "cpu1-worker-", Mode = ( "write" : container = 1 )'
             if line not in out or out.count(" ev_depth: ") != 100 * cpus:
                 raise_failure("babeltrace2 does not print the user events' fields (%r)" % line)
-            trace = os.path.join(tmp, "trace.json")
-            subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
-            with open(trace) as f:
-                doc = json.load(f)
-            by = {}
-            for e in doc["traceEvents"]:
-                if e.get("cat") == "user":
-                    by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+            by = perfetto_user_events(ctx, tmp)
             if by != {("i", "ev_request"): 100 * cpus, ("X", "ev_transfer"): 125 * cpus, ("C", "ev_depth"): 100 * cpus}:
                 raise_failure("trace.json: user events drawn as %s" % by)
             rules = os.path.join(tmp, "events.rules")
@@ -904,14 +911,7 @@ def check_workloads_example(ctx):
             if n != handoffs[kind]:
                 raise_failure("babeltrace2 prints %d ticketlock_handoff events of the %s lock with their fields, "
                               "want %d" % (n, kind, handoffs[kind]))
-        trace = os.path.join(tmp, "trace.json")
-        subprocess.run([ctx.kprof, "perfetto", ctx.log_path, "-o", trace, "--quiet"], check=True)
-        with open(trace) as f:
-            doc = json.load(f)
-        by = {}
-        for e in doc["traceEvents"]:
-            if e.get("cat") == "user":
-                by[(e["ph"], e["name"])] = by.get((e["ph"], e["name"]), 0) + 1
+        by = perfetto_user_events(ctx, tmp)
         want = {("i", "ticketlock_handoff"): sum(handoffs.values()), ("X", "ticketlock_run"): 2 * nthreads}
         if by != want:
             raise_failure("trace.json: the example's events drawn as %s, want %s" % (by, want))
