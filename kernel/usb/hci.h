@@ -136,6 +136,12 @@ int hci_port_reset(struct usb_hci *hc, unsigned port, enum usb_speed *speed);
  * packet size when the speed does not fix it, and updates ep0_mps. */
 int hci_device_add(struct usb_hci *hc, struct usb_device *dev);
 
+/* Give a device's slot back (Disable Slot, its rings and contexts freed):
+ * a device that was addressed but did not answer, before the USB layer
+ * resets its port and adds it again.  dev->slot is 0 after; nothing if
+ * it had none. */
+void hci_device_remove(struct usb_device *dev);
+
 /* A control transfer on ep0: setup, optional data stage in the direction
  * bmRequestType bit 7 says, status.  *actual (may be NULL) gets the data
  * bytes moved.  USB_STALL leaves ep0 usable again (the driver resets it). */
