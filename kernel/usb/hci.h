@@ -75,6 +75,9 @@ struct usb_device {
 	uint8_t tt_port;     /* that hub's port (1-based)                   */
 	uint16_t ep0_mps;    /* default control pipe max packet size        */
 	void *hcpriv;        /* the driver's per-device state               */
+	uint8_t descriptor[18]; /* the device descriptor as the USB layer's
+				 * enumeration read it (core/usb_enum.c), all
+				 * 0 before; the driver leaves it alone      */
 };
 
 /* Endpoint description for hci_configure() (from the endpoint

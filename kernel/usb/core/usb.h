@@ -41,7 +41,9 @@ int usb_control(struct usb_device *dev, uint8_t bmRequestType, uint8_t bRequest,
 int usb_get_descriptor(struct usb_device *dev, uint8_t type, uint8_t index, void *dma, uint16_t len,
 		       uint32_t *actual);
 
-/* The 18-byte device descriptor, checked (bLength, type). */
+/* The 18-byte device descriptor, checked (bLength, type); the copy
+ * usb_enumerate() read when it addressed the device, if it did (the
+ * descriptor does not change while the device keeps its address). */
 int usb_read_device_descriptor(struct usb_device *dev, void *dma, struct usb_device_descriptor *out);
 
 /* Configuration 0 with everything that follows it: the 9-byte header
