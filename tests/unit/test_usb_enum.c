@@ -7,7 +7,7 @@
  * malformed; the tolerance real devices need: enumeration retried after a
  * missed address or descriptor, a device that never answers given up,
  * a SuperSpeed hub's port warm reset (BH_PORT_RESET) when its link needs
- * it or a PORT_RESET fails.
+ * it or a PORT_RESET fails, on the path and in the search of the bus.
  */
 #include "usbstor_fixture.h"
 
@@ -280,6 +280,27 @@ static void test_ss_hub_hot_reset_escalates(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* The search of the bus (the path's root port is empty) counts a
+ * SuperSpeed hub's port whose link sits in SS.Inactive as holding a
+ * device: it is warm reset and the stick behind it found. */
+static void test_scan_warm_resets_ss_hub_port(void **state)
+{
+	(void)state;
+	struct fake_dev *hub = fake_hub_new("hub3", USB_SPEED_SUPER, 4);
+	struct fake_dev *disk = fake_disk_new("disk", USB_SPEED_SUPER, 512, FX_BLOCKS, 4096);
+	fake_disk_write_gpt(disk->disk, fx_guid);
+	fake_attach_root(2, hub);
+	fake_hub_attach(hub, 3, disk);
+	hub->hub->stuck_link[3] = USB_SS_PORT_LS_SS_INACTIVE;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("s1 PORT_STATUS 3 02c0/0000", "s1 SET_PORT_FEATURE 3 BH_PORT_RESET",
+		   "hc ADDRESS s2 disk rp 2 route 0x00003 depth 1 speed 4 tt 0/0");
+	FX_CONSOLE_HAS("found by its identity at port 2 > 3");
+	FX_NO_FAKE_ERRORS();
+}
+
 static void test_path_refusals(void **state)
 {
 	(void)state;
@@ -376,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_never_answers, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ss_hub_warm_reset, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ss_hub_hot_reset_escalates, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_scan_warm_resets_ss_hub_port, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_path_refusals, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_config_parse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_config_cut_short, fx_setup, fx_teardown),
