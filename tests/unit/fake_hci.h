@@ -80,6 +80,13 @@ extern uint64_t fake_now_us;
  * asked for; 0: none. */
 extern unsigned fake_bulk_overreport;
 
+/* The time-out each bulk transfer was given, in order, since fake_reset()
+ * or since the test set fake_bulk_count to 0 (the first
+ * FAKE_BULK_TIMEOUTS of them). */
+#define FAKE_BULK_TIMEOUTS 64
+extern uint32_t fake_bulk_timeout_ms[FAKE_BULK_TIMEOUTS];
+extern unsigned fake_bulk_count;
+
 /* Empty bus and log, time 0; the controller answers at PCI 0000:00:03.0
  * with nports root ports. */
 void fake_reset(unsigned nports);
