@@ -10,7 +10,8 @@ Boot paths:
           controller (--usb-hc qemu-xhci|nec-usb-xhci, at PCI 00:05.0; usb-ehci
           to see the loader refuse a controller that is not xHCI), on a
           root port or behind a usb-hub (--usb-hub 1); --usb-write-error makes
-          writes over a sector fail (QEMU's blkdebug); after the run the stick's
+          writes over a sector fail (QEMU's blkdebug), --usb-write-throttle
+          makes them slow (QEMU's I/O throttling); after the run the stick's
           \kprof\trace.bin is copied out of the run's copy of the image
           (docs/usb-stick.md)
   direct  no firmware: qemu -kernel with the kernel's PVH entry
@@ -123,6 +124,9 @@ def usb_stick_args(opts, disk):
     fault = getattr(opts, "usb_write_error", None)
     if fault:
         drive = "if=none,id=stick,format=raw,file=blkdebug:%s:%s" % (blkdebug_config(fault, disk), disk)
+    throttle = getattr(opts, "usb_write_throttle", None)
+    if throttle:
+        drive += throttle_options(throttle)
     if getattr(opts, "usb_readonly", False):
         drive += ",readonly=on"
     args = ["-device", "%s,id=hc,addr=0x%x" % (hc, USB_HC_SLOT), "-drive", drive]
@@ -163,6 +167,40 @@ def blkdebug_config(fault, disk):
         f.write('[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\n'
                 'sector = "%d"\nonce = "%s"\n' % (sector, "on" if once else "off"))
     return path
+
+
+def parse_write_throttle(text):
+    """--usb-write-throttle RATE[,BURST]: (rate, burst), bytes per second
+    and bytes."""
+    parts = text.split(",")
+    try:
+        rate, burst = int(parts[0], 0), int(parts[1], 0) if len(parts) > 1 else 0
+    except ValueError:
+        rate = burst = -1
+    if len(parts) > 2 or rate < 1 or burst < 0 or (burst and burst < rate):
+        raise RunError("--usb-write-throttle %s: accepted: RATE (bytes a second the stick's disk takes, from 1), "
+                       "optionally followed by ,BURST (bytes, at least RATE, it takes first at full speed)" % text)
+    return rate, burst
+
+
+def write_throttle_arg(text):
+    try:
+        return parse_write_throttle(text)
+    except RunError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def throttle_options(throttle):
+    """QEMU's I/O throttling of the stick's drive (a leaky bucket of BURST
+    bytes, or RATE/10 without one, draining at RATE bytes a second): a
+    write waits while the bucket is full, the guest running meanwhile, so
+    the stick's WRITE gets its status late.  A boot test lifts it with
+    the monitor's `block_set_io_throttle stick 0 0 0 0 0 0`."""
+    rate, burst = throttle
+    opts = ",throttling.bps-write=%d" % rate
+    if burst:
+        opts += ",throttling.bps-write-max=%d" % burst
+    return opts
 
 
 class Monitor:
@@ -504,6 +542,9 @@ def parser():
     p.add_argument("--usb-write-error", type=write_error_arg, default=None, metavar="SECTOR[,always]",
                    help="BOOT=usb: writes covering this disk sector fail with EIO (QEMU's blkdebug), once "
                         "(the default) or always")
+    p.add_argument("--usb-write-throttle", type=write_throttle_arg, default=None, metavar="RATE[,BURST]",
+                   help="BOOT=usb: the stick's disk takes writes at RATE bytes a second after the first BURST bytes "
+                        "(QEMU's I/O throttling): the stick answers late")
     p.add_argument("--repeat", type=positive_int, default=0,
                    help="N runs of the same configuration into --out/1 .. --out/N (kprof compare reads the set)")
     p.add_argument("--scenario", default="",

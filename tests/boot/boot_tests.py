@@ -35,7 +35,7 @@ class Failure(Exception):
 class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
-                 usb_readonly=False, qemu_args=(), usb_write_error=None, on_output=None,
+                 usb_readonly=False, qemu_args=(), usb_write_error=None, usb_write_throttle=None, on_output=None,
                  kernel="default"):
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
@@ -45,9 +45,12 @@ class BootTest:
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk
         self.usb_readonly = usb_readonly  # BOOT=usb: the stick attached readonly=on
-        # BOOT=usb: (sector, once) for QEMU's blkdebug, and a maker of a
-        # function called with the output so far and the monitor (mid-run acts)
-        self.usb_write_error, self.on_output = usb_write_error, on_output
+        # BOOT=usb: (sector, once) for QEMU's blkdebug, (bytes a second,
+        # burst bytes) for QEMU's throttling of the stick's writes, and a
+        # maker of a function called with the output so far and the monitor
+        # (mid-run acts)
+        self.usb_write_error, self.usb_write_throttle = usb_write_error, usb_write_throttle
+        self.on_output = on_output
         # "workloads": boots the kernel built with the example workloads
         # from outside the tree (run_boot_tests.py --workloads-kernel).
         self.kernel = kernel
@@ -1186,23 +1189,74 @@ def check_stick_only(ctx):
 TRACE_FILE_LBA = 6192
 
 
-def check_usb_write_error_once(ctx):
-    """One write fails (EIO once, 32 KiB into the file): reset recovery,
-    the stage written again, the whole trace on the stick, success."""
+def check_recovered_write(ctx, failed, why):
+    """The first stage's write fails (failed: the stick's line saying how;
+    why: the trace's words for it): reset recovery, the stage written
+    again, the whole trace on the stick, success."""
     ctx.expect_status(SUCCESS)
-    ctx.expect_in_order([r"^stick: WRITE\(10\) at LBA \d+ failed: sense b/00/06",
-                         r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: error "
-                         r"\(sense key b, asc 00, ascq 06\); recovering \(Bulk-Only reset recovery\)$",
+    ctx.expect_in_order([failed,
+                         r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: %s; "
+                         r"recovering \(Bulk-Only reset recovery\)$" % why,
                          r"^stick: Bulk-Only reset recovery",
                          r"^trace: USB stick: recovered by Bulk-Only reset recovery; writing \d+ bytes at offset 0 "
                          r"of \\kprof\\trace\.bin done again$"], "the failed write, the recovery, the write again")
     check_stick_only(ctx)
 
 
-def unplug_on(pattern):
+def check_usb_write_error_once(ctx):
+    """One write fails (EIO once, 32 KiB into the file): reset recovery,
+    the stage written again, the whole trace on the stick, success."""
+    check_recovered_write(ctx, r"^stick: WRITE\(10\) at LBA \d+ failed: sense b/00/06",
+                          r"error \(sense key b, asc 00, ascq 06\)")
+
+
+# usb-write-timeout(s): how long the kernel waits for a CSW
+# (usb.csw_timeout_ms=), and the line of each wait that ran out: QEMU's
+# usb-storage takes a WRITE's data at once and holds its status back
+# until the throttled disk has the data.
+TIMEOUT_KEYS = "usb.data_timeout_ms=%d usb.csw_timeout_ms=%d"
+
+
+def csw_timed_out(ms):
+    return (r"^xhci: bulk IN transfer of 13 bytes on slot \d+ endpoint 0x81 \(port 1\) got no completion in %d ms$"
+            % ms)
+
+
+def check_usb_write_timeout(ms):
+    """One stage's write gets no status within ms (the stick's disk
+    throttled): reset recovery, then the throttle lifted (the boot test's
+    monitor), the stage written again, the whole trace on the stick,
+    success."""
+    def check(ctx):
+        ctx.expect_in_order([csw_timed_out(ms), r"^stick: Bulk-Only reset recovery \(no CSW\)$"],
+                            "the CSW's time-out and the reset recovery after it")
+        check_recovered_write(ctx, r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$",
+                              r"timeout \(sense key 0, asc 00, ascq 00\)")
+    return check
+
+
+def check_usb_write_timeouts(ms):
+    """Every write after the first 1.5 MiB gets no status within ms (the
+    stick's disk throttled for good): each rung's write times out again,
+    then the split after the ladder, as with persistent write errors."""
+    def check(ctx):
+        m = ctx.expect(r"^trace: USB stick: writing \d+ bytes at offset (\d+) of \\kprof\\trace\.bin failed: timeout "
+                       r"\(sense key 0, asc 00, ascq 00\); recovering \(Bulk-Only reset recovery\)$",
+                       "the first stage that timed out")
+        if int(m.group(1)) == 0:
+            raise_failure("the first stage timed out: the stick should hold the first 1.5 MiB")
+        rungs = ["Bulk-Only reset recovery", "port reset and new address", "controller reset"]
+        ctx.expect_in_order([csw_timed_out(ms), r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$"] + [
+            r"failed: timeout \(sense key 0, asc 00, ascq 00\); %s$" % then
+            for then in ["recovering \\(%s\\)" % r for r in rungs] + ["nothing more is written to it"]],
+            "a time-out at every rung")
+        check_split_after_ladder(ctx)
+    return check
+
+
+def monitor_on(pattern, command):
     """on_output for a boot test: once the serial output matches pattern,
-    device_del the stick on QEMU's monitor (tools/qemu.py names it
-    stickdev)."""
+    send command to QEMU's monitor."""
     def make():
         state = {"done": False, "tail": b""}
 
@@ -1212,9 +1266,15 @@ def unplug_on(pattern):
             state["tail"] = (state["tail"] + chunks[-1])[-8192:]  # a line may come in pieces
             if re.search(pattern, state["tail"], re.M):
                 state["done"] = True
-                monitor.command("device_del stickdev")
+                monitor.command(command)
         return on_output
     return make
+
+
+def unplug_on(pattern):
+    """device_del the stick (tools/qemu.py names it stickdev) once the
+    serial output matches pattern."""
+    return monitor_on(pattern, "device_del stickdev")
 
 
 def check_usb_unplugged(ctx):
@@ -1238,12 +1298,13 @@ def check_usb_unplugged(ctx):
         raise_failure("unplugged: " + "; ".join(problems[:4]))
 
 
-def check_usb_write_errors_always(ctx):
-    """Every write over one sector 1.5 MiB into the file fails: the
-    ladder climbed (reset recovery, port reset, controller reset, each
-    proving the disk again), then serial carries the rest from the first
-    frame the stick does not hold whole; together they hold every record,
-    each record serial lacks is counted as missing there; status 0x15."""
+def check_split_after_ladder(ctx):
+    """The stick fails for good mid-file (usb-write-errors: every write
+    over one sector 1.5 MiB into the file fails): the ladder climbed (reset
+    recovery, port reset, controller reset, each proving the disk again),
+    then serial carries the rest from the first frame the stick does not
+    hold whole; together they hold every record, each record serial lacks
+    is counted as missing there; status 0x15."""
     ctx.expect_status(TRACE_SPLIT)
     rungs = ["Bulk-Only reset recovery", "port reset and new address", "controller reset"]
     ctx.expect_in_order([r"recovering \(%s\)$" % r for r in rungs] + [
@@ -1321,10 +1382,27 @@ TESTS = [
              usb_write_error=(TRACE_FILE_LBA + 64, True), timeout=120),
     BootTest("usb-write-errors", "every write over one sector 1.5 MiB into the file fails: the recovery ladder, "
              "then serial carries the rest; stick and serial together hold every record; exit status 0x15",
-             check_usb_write_errors_always, boot="usb", cpus=2,
+             check_split_after_ladder, boot="usb", cpus=2,
              cmdline="scenario=tracetest trace=tracetest tracetest.records=40000 trace.buffer_kb=8192 "
                      "trace.compress=off trace.out=usb trace.mode=dump",
              usb_write_error=(TRACE_FILE_LBA + 3072, False), timeout=150),
+    BootTest("usb-write-timeout", "the stick's disk throttled (QEMU's I/O throttling) from the second write of the "
+             "file: its status never comes within usb.csw_timeout_ms=2000; after the stage's write failed, the "
+             "throttle lifted (monitor): reset recovery, the stage written again, the whole trace on the stick",
+             check_usb_write_timeout(2000), boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=5000 trace.compress=off trace.out=usb "
+                     "trace.mode=dump "
+                     + TIMEOUT_KEYS % (2000, 2000),
+             usb_write_throttle=(30 << 10, 0), timeout=120,
+             on_output=monitor_on(rb"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: "
+                                  rb"timeout .*; recovering", "block_set_io_throttle stick 0 0 0 0 0 0")),
+    BootTest("usb-write-timeouts", "the stick's disk throttled for good after the first 1.5 MiB of the file "
+             "(usb.csw_timeout_ms=1000): a time-out at every rung of the recovery ladder, then serial carries the "
+             "rest; stick and serial together hold every record; exit status 0x15",
+             check_usb_write_timeouts(1000), boot="usb", cpus=2,
+             cmdline="scenario=tracetest trace=tracetest tracetest.records=20000 trace.compress=off trace.out=usb "
+                     "trace.mode=dump " + TIMEOUT_KEYS % (1000, 1000),
+             usb_write_throttle=(48 << 10, 1512 << 10), timeout=150),
     BootTest("usb-unplug", "the stick removed (QEMU device_del) while the locks workload runs, trace.out=usb in "
              "stream mode: the run ends, every record sent is in the file or on serial, the missing ones counted",
              check_usb_unplugged, boot="usb", cpus=2,

@@ -90,7 +90,7 @@ def run_test_in(t, opts, tmp):
         boot=t.boot, cpus=t.cpus, smp=t.smp, cmdline=t.cmdline, accel=t.accel, machine=t.machine, cpu=t.cpu,
         mem=t.mem, kernel=kernel, image=image, timeout=t.timeout, usb_hc=t.usb_hc, usb_hub=t.usb_hub,
         usb_readonly=t.usb_readonly, stick_out=stick_out, prepare_disk=t.prepare_disk,
-        usb_write_error=t.usb_write_error, on_output=t.on_output() if t.on_output else None,
+        usb_write_error=t.usb_write_error, usb_write_throttle=t.usb_write_throttle, on_output=t.on_output() if t.on_output else None,
         qemu_args=[a.replace("{image}", image) for a in t.qemu_args])
     said = []
 

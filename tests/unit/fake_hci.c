@@ -32,6 +32,8 @@ unsigned fake_errors;
 uint64_t fake_now_us;
 unsigned fake_bulk_overreport;
 unsigned fake_address_failures;
+uint32_t fake_bulk_timeout_ms[FAKE_BULK_TIMEOUTS];
+unsigned fake_bulk_count;
 
 #define FAKE_RAM_BASE (1ULL << 20)
 #define FAKE_RAM_BYTES (32ULL << 20)
@@ -101,6 +103,7 @@ void fake_reset(unsigned nports)
 	fake_now_us = 0;
 	fake_bulk_overreport = 0;
 	fake_address_failures = 0;
+	fake_bulk_count = 0;
 	if (!fake_ram) {
 		static struct bootinfo bi;
 		bi.mmap[0] = (struct bootinfo_mmap_entry){ FAKE_RAM_BASE, FAKE_RAM_BYTES, BOOTINFO_MEM_USABLE, 0 };
@@ -392,6 +395,9 @@ int hci_bulk(struct usb_device *dev, uint8_t ep, void *buf, uint32_t len, uint32
 	unsigned n = ep & 15, in = ep >> 7;
 	*actual = 0;
 	fake_check_dma("bulk", buf, len);
+	if (fake_bulk_count < FAKE_BULK_TIMEOUTS)
+		fake_bulk_timeout_ms[fake_bulk_count] = timeout_ms;
+	fake_bulk_count++;
 	if (fake_hung(fd))
 		return USB_TIMEOUT;
 	if (!fd->ep_configured[n][in]) {

@@ -95,6 +95,13 @@ extern unsigned fake_bulk_overreport;
  * SET_ADDRESS: USB_ERROR, no slot kept). */
 extern unsigned fake_address_failures;
 
+/* The time-out each bulk transfer was given, in order, since fake_reset()
+ * or since the test set fake_bulk_count to 0 (the first
+ * FAKE_BULK_TIMEOUTS of them). */
+#define FAKE_BULK_TIMEOUTS 64
+extern uint32_t fake_bulk_timeout_ms[FAKE_BULK_TIMEOUTS];
+extern unsigned fake_bulk_count;
+
 /* Empty bus and log, time 0; the controller answers at PCI 0000:00:03.0
  * with nports root ports. */
 void fake_reset(unsigned nports);

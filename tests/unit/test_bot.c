@@ -6,13 +6,15 @@
  * recovery must run, then the command is retried once), short residues,
  * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION; and
  * the assertion that the controller driver never reports more bytes moved
- * than asked, at each stage, broken by the fake controller.
+ * than asked, at each stage, broken by the fake controller; and each
+ * stage's time-out (usb.data_timeout_ms=, usb.csw_timeout_ms=).
  */
 #include "usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 #include "kernel/usb/storage/bot.h"
 #include "kernel/usb/storage/scsi.h"
+#include "kernel/usb/storage/stick_keys.h"
 
 static struct fake_dev *disk;
 static uint8_t *buf; /* 8 blocks, direct map */
@@ -369,6 +371,35 @@ static void test_hci_overreports_csw(void **state)
 	hci_overreports(3, "got <= (uint32_t)BOT_CSW_LEN (14 vs 13)");
 }
 
+/* The stages of a command wait as long as the command line says: the
+ * data stage usb.data_timeout_ms=, the CSW usb.csw_timeout_ms= (their
+ * defaults, then other values written as config_parse() writes them), the
+ * CBW 5 s; for a WRITE and a READ alike. */
+static void expect_timeouts(struct usb_stick *st, uint32_t data_ms, uint32_t csw_ms)
+{
+	fake_bulk_count = 0;
+	assert_int_equal(usb_stick_write(st, 40, buf, 8), USB_OK);
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_OK);
+	assert_int_equal(fake_bulk_count, 6);
+	const uint32_t want[6] = { BOT_CBW_TIMEOUT_MS, data_ms, csw_ms, BOT_CBW_TIMEOUT_MS, data_ms, csw_ms };
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(fake_bulk_timeout_ms[i], want[i]);
+}
+
+static void test_stage_timeouts(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_stick();
+	expect_timeouts(st, 30000, 20000);
+	struct usb_stick_config *config = (struct usb_stick_config *)usb_stick_config; /* the parser's own struct */
+	const struct usb_stick_config saved = *config;
+	config->data_timeout_ms = 1500;
+	config->csw_timeout_ms = 700;
+	expect_timeouts(st, 1500, 700);
+	*config = saved;
+	FX_NO_FAKE_ERRORS();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hci_overreports_cbw, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hci_overreports_data, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hci_overreports_csw, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_stage_timeouts, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,8 @@ static void test_defaults(void **state)
 	assert_int_equal(workload_config->selftest, SELFTEST_NONE);
 	assert_int_equal(trace_config->items, 1u << TRACE_ITEM_ALL);
 	assert_int_equal(arch_config->tsc_source, TSC_SOURCE_AUTO);
+	assert_int_equal(usb_stick_config->data_timeout_ms, 30000);
+	assert_int_equal(usb_stick_config->csw_timeout_ms, 20000);
 }
 
 static void test_real_keys(void **state)
@@ -121,6 +123,9 @@ static void test_documented_failures(void **state)
 	assert_int_equal(parse("spinlock.hold_threshold=4294967296"), 1);
 	assert_string_equal(last, "cmdline: spinlock.hold_threshold=4294967296: out of range; accepted: a whole number "
 				  "from 0 to 4294967295");
+	assert_int_equal(parse("usb.csw_timeout_ms=99"), 1);
+	assert_string_equal(last, "cmdline: usb.csw_timeout_ms=99: out of range; accepted: a whole number from 100 to "
+				  "600000");
 }
 
 static struct cmdline_table tables[CMDLINE_MAX_TABLES];
@@ -263,7 +268,7 @@ static void test_keys_keep_their_order(void **state)
 	static const char *const order[] = {
 		"scenario", "cpus", "selftest", "timer", "tick_hz", "trace", "trace.mode", "trace.buffer_kb",
 		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "usb.dma32", "usb.dmalog",
-		"mm.high_first", "usb.stick_port", "tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold",
+		"mm.high_first", "usb.stick_port", "usb.data_timeout_ms", "usb.csw_timeout_ms", "tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold",
 		"spinlock.acquire_sample_rate",
 		"spinlock.contention_sample_rate", "spinlock.hold_threshold", "locks.ms", "locks.hold_ns",
 		"locks.think_ns", "resources.ms", "resource.timeout_ms", "profile.interval", "pmc.sources",
@@ -282,6 +287,7 @@ static void test_keys_land_in_their_owners_struct(void **state)
 	(void)state;
 	assert_int_equal(parse("timer=oneshot tick_hz=250 rawlock=tas trace=cswitch trace.mode=dump "
 			       "trace.buffer_kb=512 trace.subbuf_kb=16 trace.out=serial trace.compress=off usb.probe=on usb.stick_port=3 "
+			       "usb.data_timeout_ms=1500 usb.csw_timeout_ms=700 "
 			       "spinlock.acquire_sample_rate=2000 resource.timeout_ms=30 profile.interval=2000 "
 			       "pmc.interval=5000 scenario=locks locks.ms=300 locks.hold_ns=7 mix.ms=900"), 0);
 	assert_int_equal(ke_config->timer, TIMER_ONESHOT);
@@ -294,6 +300,8 @@ static void test_keys_land_in_their_owners_struct(void **state)
 	assert_int_equal(trace_config->compress, 0);
 	assert_int_equal(usb_probe_config->probe, 1);
 	assert_int_equal(usb_stick_config->port, 3);
+	assert_int_equal(usb_stick_config->data_timeout_ms, 1500);
+	assert_int_equal(usb_stick_config->csw_timeout_ms, 700);
 	assert_int_equal(spinlock_config->acquire_sample_rate, 2000);
 	assert_int_equal(resource_config->timeout_ms, 30);
 	assert_int_equal(profile_config->interval, 2000);

@@ -38,6 +38,7 @@
 #include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/usb/core/usb.h"
+#include "kernel/usb/storage/stick_keys.h"
 
 #define BOT_DMA_BYTES 4096
 #define BOT_CSW_OFFSET 64
@@ -120,11 +121,11 @@ static void bot_build_cbw(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, en
 /* Read the CSW, clearing one stall on the way. */
 static int bot_read_csw(struct bot *b, uint32_t *got)
 {
-	int rc = hci_bulk(b->dev, b->ep_in, b->csw, BOT_CSW_LEN, got, BOT_CSW_TIMEOUT_MS);
+	int rc = hci_bulk(b->dev, b->ep_in, b->csw, BOT_CSW_LEN, got, usb_stick_config->csw_timeout_ms);
 	if (rc == USB_STALL) {
 		rc = usb_clear_halt(b->dev, b->ep_in);
 		if (rc == USB_OK)
-			rc = hci_bulk(b->dev, b->ep_in, b->csw, BOT_CSW_LEN, got, BOT_CSW_TIMEOUT_MS);
+			rc = hci_bulk(b->dev, b->ep_in, b->csw, BOT_CSW_LEN, got, usb_stick_config->csw_timeout_ms);
 	}
 	return rc;
 }
@@ -149,7 +150,7 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 	uint32_t data_moved = 0;
 	if (len) {
 		uint8_t ep = dir == BOT_DIR_IN ? b->ep_in : b->ep_out;
-		rc = hci_bulk(b->dev, ep, data, len, &data_moved, BOT_DATA_TIMEOUT_MS);
+		rc = hci_bulk(b->dev, ep, data, len, &data_moved, usb_stick_config->data_timeout_ms);
 		KASSERT_OP(data_moved, <=, len);
 		if (rc == USB_STALL)
 			rc = usb_clear_halt(b->dev, ep); /* the CSW tells what happened */

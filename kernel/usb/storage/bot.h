@@ -29,6 +29,9 @@
 #define BOT_REQ_RESET 0xFF
 #define BOT_REQ_GET_MAX_LUN 0xFE
 
+/* Time-outs; the data stage's and the CSW's are the defaults of
+ * usb.data_timeout_ms= and usb.csw_timeout_ms= (stick_keys.c), which
+ * bot_command() uses. */
 #define BOT_CBW_TIMEOUT_MS 5000
 #define BOT_DATA_TIMEOUT_MS 30000 /* cheap sticks stall for seconds (garbage collection) */
 #define BOT_CSW_TIMEOUT_MS 20000 /* a flush may hold the CSW back */
