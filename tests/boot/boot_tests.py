@@ -1224,14 +1224,21 @@ def csw_timed_out(ms):
 
 def check_usb_write_timeout(ms):
     """One stage's write gets no status within ms (the stick's disk
-    throttled): reset recovery, then the throttle lifted (the boot test's
-    monitor), the stage written again, the whole trace on the stick,
-    success."""
+    throttled): recovery, the throttle lifted (the boot test's monitor,
+    on the trace's line saying the stage failed), the stage written again,
+    the whole trace on the stick, success.  Usually the first rung
+    recovers; a later one when a loaded host delays the monitor past the
+    next time-out, which is the harness's timing, not the kernel's."""
     def check(ctx):
-        ctx.expect_in_order([csw_timed_out(ms), r"^stick: Bulk-Only reset recovery \(no CSW\)$"],
-                            "the CSW's time-out and the reset recovery after it")
-        check_recovered_write(ctx, r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$",
-                              r"timeout \(sense key 0, asc 00, ascq 00\)")
+        ctx.expect_status(SUCCESS)
+        ctx.expect_in_order([csw_timed_out(ms), r"^stick: Bulk-Only reset recovery \(no CSW\)$",
+                             r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$",
+                             r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: "
+                             r"timeout \(sense key 0, asc 00, ascq 00\); recovering \(Bulk-Only reset recovery\)$",
+                             r"^trace: USB stick: recovered by (Bulk-Only reset recovery|port reset and new address|"
+                             r"controller reset); writing \d+ bytes at offset 0 of \\kprof\\trace\.bin done again$"],
+                            "the CSW's time-out, the failed write, the recovery, the write again")
+        check_stick_only(ctx)
     return check
 
 
