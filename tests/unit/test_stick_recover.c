@@ -184,6 +184,96 @@ static void test_port_rung_behind_hub(void **state)
 	usb_dma_free(data, 8 * BS);
 }
 
+/* The stick opened, then hung: a write of *data (8 blocks at LBA) fails. */
+static struct usb_stick *open_then_hang(uint8_t **data)
+{
+	struct usb_stick *st = open_ok();
+	*data = pattern(8);
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, *data, 8) < 0);
+	return st;
+}
+
+/* The failed write done again lands where it should, and only there. */
+static void write_again_lands(struct usb_stick *st, uint8_t *data)
+{
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+/* After the failure the stick comes back on another root port (a USB 3
+ * stick retrained on its USB 2 companion port): the port rung finds its
+ * port empty, says so, finds the disk by its identity on port 3, and the
+ * write goes there; the next rung follows the new port. */
+static void test_port_rung_finds_the_stick_moved(void **state)
+{
+	(void)state;
+	uint8_t *data;
+	struct usb_stick *st = open_then_hang(&data);
+
+	fake_attach_root(1, NULL);
+	fake_attach_root(3, disk);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_CONSOLE_HAS("stick: the boot disk is no longer at port 1 of controller 0000:00:03.0 after the reset: looking "
+		       "for it by its identity\n");
+	FX_CONSOLE_HAS("found by its identity at port 3 (controller 0000:00:03.0)\n");
+	FX_LOG_SEQ("hc PORT_RESET 1", "hc PORT_RESET 3", "hc ADDRESS s2 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "disk CBW 5 READ(10) lba 1 n 1 len 512");
+	/* the next recovery follows port 3 */
+	fake_log[0] = '\0';
+	shadow_console[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_LOG_SEQ("hc PORT_RESET 3", "hc ADDRESS s3 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0");
+	assert_int_equal(fake_log_count("hc PORT_RESET 1"), 0);
+	assert_null(strstr(shadow_console, "looking for it"));
+	write_again_lands(st, data);
+}
+
+/* After a controller reset the stick is behind a hub on another port, and
+ * another disk sits where it was: that one is refused (its GPT differs)
+ * and never written; the search skips it and finds the stick. */
+static void test_controller_rung_finds_the_stick_behind_a_hub(void **state)
+{
+	(void)state;
+	static const uint8_t other_guid[16] = { 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 };
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8);
+
+	disk->disk->hung_until_hc_reset = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	struct fake_dev *other = fake_disk_new("other", USB_SPEED_HIGH, BS, FX_BLOCKS, STORE_BLOCKS);
+	fake_disk_write_gpt(other->disk, other_guid);
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	fake_attach_root(1, other);
+	fake_attach_root(6, hub);
+	fake_hub_attach(hub, 2, disk);
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_CONTROLLER), USB_OK);
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs");
+	FX_CONSOLE_HAS("stick: the boot disk is no longer at port 1 of controller 0000:00:03.0 after the reset");
+	FX_CONSOLE_HAS("found by its identity at port 6 > 2 (controller 0000:00:03.0)\n");
+	write_again_lands(st, data);
+	assert_int_equal(other->disk->writes, 0);
+}
+
+/* Gone from everywhere: the search finds nothing, nothing is written. */
+static void test_port_rung_stick_gone(void **state)
+{
+	(void)state;
+	uint8_t *data;
+	struct usb_stick *st = open_then_hang(&data);
+
+	fake_attach_root(1, NULL);
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_NODEV);
+	FX_CONSOLE_HAS("stick: no disk with the boot disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b on 1 xHCI "
+		       "controller (0 devices): nothing written\n");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_BADARG);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +282,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_controller_rung, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_checked_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_rung_behind_hub, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_finds_the_stick_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_controller_rung_finds_the_stick_behind_a_hub, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_stick_gone, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

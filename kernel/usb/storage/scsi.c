@@ -8,7 +8,15 @@
  * followed at once by REQUEST SENSE (the sense is only kept by the device
  * until the next command), and a transport failure that reset recovery
  * cleared is retried once (READ and WRITE are idempotent; so is
- * everything else sent here).  Data in CDBs is big-endian.  Caller:
+ * everything else sent here).  While the stick is being opened
+ * (lun->patient: INQUIRY, TEST UNIT READY, READ CAPACITY, MODE SENSE,
+ * the identity's READs) and for every TEST UNIT READY, it is as patient
+ * as Linux's sd: a UNIT ATTENTION is sent again at once, up to
+ * SCSI_ATTENTION_TRIES times, and a NOT READY that waiting may end is
+ * asked again every SCSI_READY_DELAY_MS for up to SCSI_NOT_READY_MS,
+ * with one line when the wait starts and one when it ends.  Mid-run a
+ * UNIT ATTENTION is a failure (the medium may have changed: the caller's
+ * recovery proves the disk again).  Data in CDBs is big-endian.  Caller:
  * stick.c, one command at a time.
  */
 #include "kernel/usb/storage/scsi.h"
@@ -19,8 +27,10 @@
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 
-int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
-	      uint32_t *residue)
+/* One command: REQUEST SENSE after CHECK CONDITION, and one retry after
+ * a transport failure that reset recovery cleared. */
+static int scsi_exec_once(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data,
+			  uint32_t len, uint32_t *residue)
 {
 	uint32_t res = len;
 	int rc = bot_command(lun->bot, cdb, cdb_len, dir, data, len, &res);
@@ -32,6 +42,52 @@ int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bo
 	}
 	if (residue)
 		*residue = res;
+	return rc;
+}
+
+/* NOT READY that waiting may end (SPC-4 4.5.6; Linux's sd_spinup_disk):
+ * becoming ready (04/01), cause not reportable (04/00), and the rest;
+ * not medium not present (3A/xx), nor the two that need someone to act:
+ * an initializing command required (04/02, START UNIT, which kprof does
+ * not send) and manual intervention required (04/03). */
+static bool scsi_may_become_ready(struct stick_sense s)
+{
+	return s.key == SCSI_SENSE_NOT_READY && s.asc != SCSI_ASC_MEDIUM_NOT_PRESENT &&
+	       !(s.asc == 0x04 && (s.ascq == 0x02 || s.ascq == 0x03));
+}
+
+int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
+	      uint32_t *residue)
+{
+	const char *name = scsi_command_name(cdb[0]);
+	unsigned attentions = 0, polls = 0;
+	int rc;
+
+	for (;;) {
+		rc = scsi_exec_once(lun, cdb, cdb_len, dir, data, len, residue);
+		if (rc != SCSI_CHECK_CONDITION || !lun->patient)
+			break;
+		struct stick_sense s = lun->sense;
+		if (s.key == SCSI_SENSE_UNIT_ATTENTION && attentions < SCSI_ATTENTION_TRIES) {
+			attentions++;
+			kprintf("stick: %s: unit attention %x/%02x/%02x (%s): sent again\n", name, s.key, s.asc, s.ascq,
+				scsi_sense_name(s));
+			continue;
+		}
+		if (!scsi_may_become_ready(s) || polls >= SCSI_NOT_READY_MS / SCSI_READY_DELAY_MS)
+			break;
+		if (!polls)
+			kprintf("stick: %s: not ready, sense %x/%02x/%02x (%s): asking again every %u ms for up to %u s\n",
+				name, s.key, s.asc, s.ascq, scsi_sense_name(s), SCSI_READY_DELAY_MS,
+				SCSI_NOT_READY_MS / 1000);
+		polls++;
+		ke_stall_execution_processor(SCSI_READY_DELAY_MS * 1000);
+	}
+	unsigned ms = polls * SCSI_READY_DELAY_MS;
+	if (polls && rc == SCSI_GOOD)
+		kprintf("stick: %s: ready after %u.%u s\n", name, ms / 1000, ms % 1000 / 100);
+	else if (polls && rc == SCSI_CHECK_CONDITION && scsi_may_become_ready(lun->sense))
+		kprintf("stick: %s: still not ready after %u s\n", name, ms / 1000);
 	return rc;
 }
 
@@ -72,17 +128,10 @@ int scsi_inquiry(struct scsi_lun *lun, struct scsi_inquiry_data *out)
 int scsi_wait_ready(struct scsi_lun *lun)
 {
 	uint8_t cdb[6] = { SCSI_TEST_UNIT_READY, 0, 0, 0, 0, 0 };
-	int rc = USB_ERROR;
-	for (unsigned i = 0; i < SCSI_READY_TRIES; i++) {
-		rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
-		if (rc != SCSI_CHECK_CONDITION)
-			break;
-		uint8_t key = lun->sense.key;
-		bool no_medium = key == SCSI_SENSE_NOT_READY && lun->sense.asc == 0x3A;
-		if ((key != SCSI_SENSE_UNIT_ATTENTION && key != SCSI_SENSE_NOT_READY) || no_medium)
-			break;
-		ke_stall_execution_processor(SCSI_READY_DELAY_MS * 1000);
-	}
+	bool patient = lun->patient;
+	lun->patient = true; /* at open and after reset recovery alike */
+	int rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	lun->patient = patient;
 	if (rc != SCSI_GOOD)
 		scsi_report(lun, "TEST UNIT READY", rc);
 	return rc;
