@@ -2,9 +2,12 @@
  * test_bot.c - the Bulk-Only Transport state machine and its recovery
  * (kernel/usb/storage/bot.c, scsi.c, scsi_sense.c) against the fake disk: the
  * command sequence of usb_stick_open(), stalls on the data and CSW
- * stages, CSWs with a bad signature, tag, residue or a phase error (reset
- * recovery must run, then the command is retried once), short residues,
- * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION; and
+ * stages, CSWs with a bad signature, tag or a phase error (reset
+ * recovery must run, then the command is retried once), residues larger
+ * than asked (clamped) and bogus ones (ignored once INQUIRY shows them),
+ * short residues, the patience of the open (the settle delay after
+ * SET_CONFIGURATION, UNIT ATTENTION on each opening command, NOT READY
+ * waited for within its bound), and REQUEST SENSE after CHECK CONDITION; and
  * the assertion that the controller driver never reports more bytes moved
  * than asked, at each stage, broken by the fake controller.
  */

@@ -2,75 +2,24 @@
  * test_stick.c - the stick as the trace's block device (kernel/usb/storage/
  * stick.c, stick_file.c) against the fake disk: the safety rules first
  * (a wrong disk GUID, no GPT or another capacity refuses the stick before
- * anything is written; a write-protected stick, seen by MODE SENSE or by
+ * anything is written, a capacity one off is taken only with the right
+ * identity; a write-protected stick, seen by MODE SENSE or by
  * a WRITE failing 7/27/00; writes only inside the trace file's extents
  * and the GPT's usable blocks), then READ CAPACITY(16), READ/WRITE(16),
- * splitting at extents and at the transfer size, SYNCHRONIZE CACHE, and
+ * splitting at extents and at the transfer size, SYNCHRONIZE CACHE (and a
+ * stick refusing it: not flushed, not an error), and
  * a stick behind a hub.  Every check of what was written compares the
  * whole fake disk with what it must hold.
  */
 #include <stdlib.h>
 
+#define FX_WHOLE_DISK
 #include "usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 
-#define BS 512
-#define STORE_BLOCKS 4096
-
-static struct fake_dev *disk;
-static uint8_t *before; /* the disk's store as it was before the act */
-
-static int setup(void **state)
-{
-	fx_setup(state);
-	disk = fx_disk();
-	fake_attach_root(1, disk);
-	free(before);
-	before = NULL;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	free(before);
-	before = NULL;
-	return fx_teardown(state);
-}
-
-static struct usb_stick *open_ok(void)
-{
-	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS);
-	struct usb_stick *st = NULL;
-	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
-	fake_log[0] = '\0';
-	shadow_console[0] = '\0';
-	return st;
-}
-
-static void snapshot(void)
-{
-	free(before);
-	before = malloc(STORE_BLOCKS * BS);
-	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
-}
-
-/* The disk equals the snapshot except blocks [lba, lba + n), which hold
- * src. */
-static void assert_disk_is(uint64_t lba, uint32_t n, const uint8_t *src)
-{
-	if (n)
-		memcpy(before + lba * BS, src, (size_t)n * BS);
-	assert_memory_equal(disk->disk->store, before, STORE_BLOCKS * BS);
-}
-
-static uint8_t *pattern(uint32_t blocks, uint8_t seed)
-{
-	uint8_t *p = usb_dma_alloc(blocks * BS);
-	for (uint32_t i = 0; i < blocks * BS; i++)
-		p[i] = (uint8_t)(seed + i * 13 + (i >> 9));
-	return p;
-}
+#define BS FX_BS
+#define STORE_BLOCKS FX_STORE_BLOCKS
 
 static void test_wrong_guid_writes_nothing(void **state)
 {
@@ -383,7 +332,8 @@ static void test_synchronize_cache(void **state)
 /* A stick that refuses SYNCHRONIZE CACHE (CHECK CONDITION with another
  * sense, or a stalled CSW even after reset recovery) but answers: not
  * flushed, not an error (its writes were acknowledged), and it goes on
- * working.  One that no longer answers is an error, as before. */
+ * working.  A UNIT ATTENTION is only sent again.  One that no longer
+ * answers is an error, as before. */
 static void test_synchronize_cache_refused(void **state)
 {
 	(void)state;
@@ -404,6 +354,13 @@ static void test_synchronize_cache_refused(void **state)
 	uint8_t *p = pattern(1, 7);
 	assert_int_equal(usb_stick_write(st, 1000, p, 1), USB_OK); /* in step again */
 	assert_int_equal(usb_stick_sync(st), USB_OK);
+
+	/* a UNIT ATTENTION is no refusal: sent again, flushed */
+	disk->disk->attention_op = 0x35;
+	disk->disk->unit_attentions = 1;
+	assert_int_equal(usb_stick_sync(st), USB_OK);
+	FX_CONSOLE_HAS("stick: SYNCHRONIZE CACHE(10): unit attention 6/29/00 (power on, reset, or bus device reset): sent "
+		       "again\n");
 
 	disk->disk->hung = true;
 	assert_true(usb_stick_sync(st) < 0);

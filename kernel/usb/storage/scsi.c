@@ -10,7 +10,8 @@
  * cleared is retried once (READ and WRITE are idempotent; so is
  * everything else sent here).  While the stick is being opened
  * (lun->patient: INQUIRY, TEST UNIT READY, READ CAPACITY, MODE SENSE,
- * the identity's READs) and for every TEST UNIT READY, it is as patient
+ * the identity's READs) and for every TEST UNIT READY and SYNCHRONIZE
+ * CACHE, it is as patient
  * as Linux's sd: a UNIT ATTENTION is sent again at once, up to
  * SCSI_ATTENTION_TRIES times, and a NOT READY that waiting may end is
  * asked again every SCSI_READY_DELAY_MS for up to SCSI_NOT_READY_MS,
@@ -225,7 +226,10 @@ int scsi_read_write(struct scsi_lun *lun, bool write, uint64_t lba, uint32_t blo
 int scsi_synchronize_cache(struct scsi_lun *lun)
 {
 	uint8_t cdb[10] = { SCSI_SYNCHRONIZE_CACHE_10 }; /* LBA 0, 0 blocks: all of it */
+	bool patient = lun->patient;
+	lun->patient = true; /* a UNIT ATTENTION or NOT READY here is no refusal yet */
 	int rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	lun->patient = patient;
 	if (rc == SCSI_CHECK_CONDITION && lun->sense.key == SCSI_SENSE_ILLEGAL_REQUEST &&
 	    lun->sense.asc == SCSI_ASC_INVALID_OPCODE) {
 		kprintf("stick: SYNCHRONIZE CACHE(10) not supported (sense 5/20/00): no cache to flush\n");

@@ -88,6 +88,8 @@ int scsi_mode_sense_wp(struct scsi_lun *lun, bool *wp);
  * residue is a failure (USB_ERROR, with a message). */
 int scsi_read_write(struct scsi_lun *lun, bool write, uint64_t lba, uint32_t blocks, uint32_t block_size,
 		    void *buf);
+/* SYNCHRONIZE CACHE(10) of the whole medium, patient as TEST UNIT READY;
+ * 5/20/00 (not supported) is SCSI_GOOD: no cache to flush. */
 int scsi_synchronize_cache(struct scsi_lun *lun);
 
 /* One command with REQUEST SENSE after CHECK CONDITION and one retry
