@@ -234,8 +234,8 @@ static void test_residue_larger_than_asked(void **state)
 				      "disk CBW 7 READ(10) lba 40 n 8 len 4096\n"
 				      "disk data-in 4096\n"
 				      "disk CSW 7 status 0 residue 4608\n");
-	assert_string_equal(shadow_console, "stick: its CSW gives a residue of 4608 for 4096 bytes: clamped, the 4096 "
-					    "bytes moved believed (said once)\n");
+	assert_string_equal(shadow_console, "stick: a CSW's residue of 4608 is more than the 4096 bytes asked for: the "
+					    "4096 bytes moved count instead (said once)\n");
 	assert_int_equal(disk->disk->resets, 0);
 	/* a short READ is still found short */
 	disk->disk->big_residue = 1;
@@ -257,8 +257,8 @@ static void test_bogus_residues(void **state)
 	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
 	FX_LOG_SEQ("disk CBW 1 INQUIRY len 36", "disk data-in 36", "disk CSW 1 status 0 residue 36",
 		   "disk CBW 3 READ_CAPACITY(10) len 8", "disk data-in 8", "disk CSW 3 status 0 residue 8");
-	FX_CONSOLE_HAS("stick: its CSW says 36 of 36 bytes were not sent though all came (opcode 0x12): its residues "
-		       "are not believed from now on, the bytes moved are\n");
+	FX_CONSOLE_HAS("stick: command 0x12 moved all 36 bytes but its CSW's residue says 36 did not: the stick's "
+		       "residues are ignored from now on, the bytes moved count\n");
 	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK, 65536 blocks of 512 bytes\n");
 	fake_log[0] = '\0';
 	assert_read_ok(st);

@@ -149,13 +149,13 @@ static uint32_t bot_residue(struct bot *b, uint8_t opcode, uint8_t status, uint3
 	uint32_t not_moved = len - MIN(moved, len);
 	if (res && !b->ignore_residue && status == BOT_CSW_PASSED && !not_moved &&
 	    ((opcode == BOT_OP_INQUIRY && len == 36) || (opcode == BOT_OP_READ_CAPACITY_10 && len == 8))) {
-		kprintf("stick: its CSW says %u of %u bytes were not sent though all came (opcode 0x%02x): "
-			"its residues are not believed from now on, the bytes moved are\n", res, len, opcode);
+		kprintf("stick: command 0x%02x moved all %u bytes but its CSW's residue says %u did not: the stick's "
+			"residues are ignored from now on, the bytes moved count\n", opcode, len, res);
 		b->ignore_residue = true;
 	}
 	if (res > len && !b->ignore_residue && !b->residue_clamped) {
-		kprintf("stick: its CSW gives a residue of %u for %u bytes: clamped, the %u bytes moved believed "
-			"(said once)\n", res, len, moved);
+		kprintf("stick: a CSW's residue of %u is more than the %u bytes asked for: the %u bytes moved count "
+			"instead (said once)\n", res, len, moved);
 		b->residue_clamped = true;
 	}
 	if (b->ignore_residue || res > len)
