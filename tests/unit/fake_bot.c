@@ -9,11 +9,11 @@
  * Bulk-Only Mass Storage Reset (BOT 6.6.1).  A read of bulk IN while the
  * device waits for a CBW has no answer: USB_TIMEOUT, as a real device
  * NAKs.  The disk answers TEST UNIT READY, REQUEST SENSE (fixed format),
- * INQUIRY, READ CAPACITY(10)/(16), MODE SENSE(6), READ/WRITE(10)/(16)
- * and SYNCHRONIZE CACHE(10); anything else is 5/20/00.  The quirks of
+ * INQUIRY, READ CAPACITY(10)/(16), MODE SENSE(6), START STOP UNIT,
+ * READ/WRITE(10)/(16) and SYNCHRONIZE CACHE(10); anything else is 5/20/00.  The quirks of
  * real sticks, each a knob: NAKs for a while after SET_CONFIGURATION,
  * UNIT ATTENTIONs on a chosen command, NOT READY (becoming ready) for a
- * while, bogus CSW residues, a SYNCHRONIZE CACHE refused.  Blocks beyond
+ * while, NOT READY until START UNIT, bogus CSW residues, a SYNCHRONIZE CACHE refused.  Blocks beyond
  * the backing store read as zeros; a WRITE there is BAD.
  */
 #include <stdio.h>
@@ -162,6 +162,7 @@ static const char *fake_op_name(uint8_t op)
 	case 0x03: return "REQUEST_SENSE";
 	case 0x12: return "INQUIRY";
 	case 0x1A: return "MODE_SENSE(6)";
+	case 0x1B: return "START_STOP_UNIT";
 	case 0x25: return "READ_CAPACITY(10)";
 	case 0x28: return "READ(10)";
 	case 0x2A: return "WRITE(10)";
@@ -233,6 +234,11 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 		fake_log_add("disk CBW %u %s: unit attention", k->tag, fake_op_name(cb[0]));
 		return;
 	}
+	if (k->needs_start && cb[0] != 0x12 && cb[0] != 0x03 && cb[0] != 0x1B) {
+		fake_fail(k, 2, 0x04, 0x02);
+		fake_log_add("disk CBW %u %s: initializing command required", k->tag, fake_op_name(cb[0]));
+		return;
+	}
 	if (cb[0] != 0x12 && cb[0] != 0x03 && fake_now_us < k->configured_at_us + k->not_ready_ms * 1000ull) {
 		fake_fail(k, 2, 0x04, 0x01);
 		fake_log_add("disk CBW %u %s: becoming ready", k->tag, fake_op_name(cb[0]));
@@ -284,6 +290,10 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 	case 0x8A:
 		fake_rw(k, cb, true, extra, sizeof(extra));
 		k->writes++;
+		break;
+	case 0x1B:
+		if (cb[4] & 0x01)
+			k->needs_start = false;
 		break;
 	case 0x35:
 		if (k->sync_unsupported)

@@ -119,6 +119,9 @@ struct fake_disk {
 	uint32_t not_ready_ms;     /* ... and answers 2/04/01 (becoming
 				    * ready) to all but INQUIRY and REQUEST
 				    * SENSE for so long after it            */
+	bool needs_start;          /* 2/04/02 (initializing command
+				    * required) to all but INQUIRY and
+				    * REQUEST SENSE until START UNIT        */
 	uint64_t configured_at_us; /* SET_CONFIGURATION's fake time         */
 	uint8_t sync_sense[3];     /* SYNCHRONIZE CACHE fails with this
 				    * key/ASC/ASCQ (key 0: passes)          */

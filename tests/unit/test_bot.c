@@ -404,6 +404,24 @@ static void test_not_ready_bound(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* A stick that needs an initializing command (2/04/02) gets START UNIT
+ * (IMMED, START) once, as Linux's sd sends it, and opens. */
+static void test_start_unit_when_asked(void **state)
+{
+	(void)state;
+	disk->disk->needs_start = true;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("disk CBW 2 TEST_UNIT_READY: initializing command required", "disk CBW 3 REQUEST_SENSE len 18",
+		   "disk CBW 4 START_STOP_UNIT len 0", "disk CSW 4 status 0 residue 0", "disk CBW 5 TEST_UNIT_READY len 0",
+		   "disk CSW 5 status 0 residue 0");
+	assert_int_equal(fake_log_count("START_STOP_UNIT"), 1);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: not ready, sense 2/04/02 (initializing command required): sending START "
+		       "UNIT\n");
+	FX_NO_FAKE_ERRORS();
+}
+
 /* A stick that NAKs everything for 200 ms after SET_CONFIGURATION: the
  * settle delay keeps the first request off it. */
 static void test_settle_delay(void **state)
@@ -529,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_ready_waited_for, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_not_ready_bound, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_settle_delay, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_start_unit_when_asked, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_max_lun_stalls, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),

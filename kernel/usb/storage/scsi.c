@@ -2,7 +2,8 @@
  * scsi.c - the SCSI commands the stick needs (SPC-4: INQUIRY, TEST UNIT
  * READY, MODE SENSE(6), REQUEST SENSE via scsi_sense.c; SBC-3: READ
  * CAPACITY(10)/(16), READ(10)/(16), WRITE(10)/(16), SYNCHRONIZE
- * CACHE(10)), each a CDB built here and carried by bot.c.
+ * CACHE(10), START STOP UNIT when a stick asks for it), each a CDB built
+ * here and carried by bot.c.
  *
  * scsi_exec() is the one path to the transport: a CSW "failed" is
  * followed at once by REQUEST SENSE (the sense is only kept by the device
@@ -15,7 +16,8 @@
  * as Linux's sd: a UNIT ATTENTION is sent again at once, up to
  * SCSI_ATTENTION_TRIES times, and a NOT READY that waiting may end is
  * asked again every SCSI_READY_DELAY_MS for up to SCSI_NOT_READY_MS,
- * with one line when the wait starts and one when it ends.  Mid-run a
+ * with one line when the wait starts and one when it ends; one that
+ * needs an initializing command (2/04/02) gets START UNIT once first.  Mid-run a
  * UNIT ATTENTION is a failure (the medium may have changed: the caller's
  * recovery proves the disk again).  Data in CDBs is big-endian.  Caller:
  * stick.c, one command at a time.
@@ -49,12 +51,29 @@ static int scsi_exec_once(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_
 /* NOT READY that waiting may end (SPC-4 4.5.6; Linux's sd_spinup_disk):
  * becoming ready (04/01), cause not reportable (04/00), and the rest;
  * not medium not present (3A/xx), nor the two that need someone to act:
- * an initializing command required (04/02, START UNIT, which kprof does
- * not send) and manual intervention required (04/03). */
+ * an initializing command required (04/02: scsi_exec sends START UNIT
+ * once first) and manual intervention required (04/03). */
 static bool scsi_may_become_ready(struct stick_sense s)
 {
 	return s.key == SCSI_SENSE_NOT_READY && s.asc != SCSI_ASC_MEDIUM_NOT_PRESENT &&
 	       !(s.asc == 0x04 && (s.ascq == 0x02 || s.ascq == 0x03));
+}
+
+/* 2/04/02, an initializing command required: START UNIT with IMMED
+ * (SBC-3 5.25), as Linux's sd sends it; the device then says NOT READY
+ * 04/01 until it is up, which scsi_exec waits for.  true when it was
+ * accepted; else the command's own sense is kept for its failure line. */
+static bool scsi_start_unit(struct scsi_lun *lun, const char *name)
+{
+	const uint8_t cdb[6] = { SCSI_START_STOP_UNIT, 0x01 /* IMMED */, 0, 0, 0x01 /* START */, 0 };
+	struct stick_sense s = lun->sense;
+	kprintf("stick: %s: not ready, sense 2/04/02 (initializing command required): sending START UNIT\n", name);
+	int rc = scsi_exec_once(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	if (rc == SCSI_GOOD)
+		return true;
+	scsi_report(lun, "START STOP UNIT", rc);
+	lun->sense = s;
+	return false;
 }
 
 int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
@@ -62,6 +81,7 @@ int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bo
 {
 	const char *name = scsi_command_name(cdb[0]);
 	unsigned attentions = 0, polls = 0;
+	bool started = false;
 	int rc;
 
 	for (;;) {
@@ -74,6 +94,12 @@ int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bo
 			kprintf("stick: %s: unit attention %x/%02x/%02x (%s): sent again\n", name, s.key, s.asc, s.ascq,
 				scsi_sense_name(s));
 			continue;
+		}
+		if (s.key == SCSI_SENSE_NOT_READY && s.asc == 0x04 && s.ascq == 0x02 && !started) {
+			started = true;
+			if (scsi_start_unit(lun, name))
+				continue;
+			break;
 		}
 		if (!scsi_may_become_ready(s) || polls >= SCSI_NOT_READY_MS / SCSI_READY_DELAY_MS)
 			break;

@@ -80,6 +80,7 @@ const char *scsi_command_name(uint8_t opcode)
 	case SCSI_REQUEST_SENSE: return "REQUEST SENSE";
 	case SCSI_INQUIRY: return "INQUIRY";
 	case SCSI_MODE_SENSE_6: return "MODE SENSE(6)";
+	case SCSI_START_STOP_UNIT: return "START STOP UNIT";
 	case SCSI_READ_CAPACITY_10: return "READ CAPACITY(10)";
 	case SCSI_READ_10: return "READ(10)";
 	case SCSI_WRITE_10: return "WRITE(10)";
