@@ -67,11 +67,11 @@ int bot_get_max_lun(struct bot *b, uint8_t *max_lun);
 /* One command.  Returns BOT_CSW_PASSED or BOT_CSW_FAILED (the caller
  * then asks REQUEST SENSE) with *residue the bytes of the data stage not
  * processed (the CSW's residue, or more if fewer bytes moved; a residue
- * larger than len, or any residue of a stick whose residues proved bogus,
- * gives way to the bytes moved), or a
- * negative enum usb_status when the transport failed: an invalid or
- * not meaningful CSW, a phase error, or a CBW/CSW that could not be moved
- * even after clearing a stall; reset recovery has then been run. */
+ * larger than len, or any residue of a stick whose residues proved
+ * bogus, gives way to the bytes moved), or a negative enum usb_status
+ * when the transport failed: an invalid or not meaningful CSW, a phase
+ * error, or a CBW/CSW that could not be moved even after clearing a
+ * stall; reset recovery has then been run. */
 int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
 		uint32_t *residue);
 

@@ -11,16 +11,16 @@
  * cleared is retried once (READ and WRITE are idempotent; so is
  * everything else sent here).  While the stick is being opened
  * (lun->patient: INQUIRY, TEST UNIT READY, READ CAPACITY, MODE SENSE,
- * the identity's READs) and for every TEST UNIT READY and SYNCHRONIZE
- * CACHE, it is as patient
- * as Linux's sd: a UNIT ATTENTION is sent again at once, up to
- * SCSI_ATTENTION_TRIES times, and a NOT READY that waiting may end is
- * asked again every SCSI_READY_DELAY_MS for up to SCSI_NOT_READY_MS,
- * with one line when the wait starts and one when it ends; one that
- * needs an initializing command (2/04/02) gets START UNIT once first.  Mid-run a
- * UNIT ATTENTION is a failure (the medium may have changed: the caller's
- * recovery proves the disk again).  Data in CDBs is big-endian.  Caller:
- * stick.c, one command at a time.
+ * the identity's READs), and for every TEST UNIT READY and SYNCHRONIZE
+ * CACHE, it is as patient as Linux's sd: a UNIT ATTENTION is sent again
+ * at once, up to SCSI_ATTENTION_TRIES times; a NOT READY that waiting may
+ * end is asked again every SCSI_READY_DELAY_MS for up to
+ * SCSI_NOT_READY_MS, with one line when the wait starts and one when it
+ * ends; one that needs an initializing command (2/04/02) gets START UNIT
+ * once first.  Mid-run a UNIT ATTENTION on a READ or WRITE is a failure
+ * (the medium may have changed: the caller's recovery proves the disk
+ * again).  Data in CDBs is big-endian.  Caller: stick.c, one command at
+ * a time.
  */
 #include "kernel/usb/storage/scsi.h"
 

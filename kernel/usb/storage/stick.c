@@ -47,7 +47,6 @@
 #define STICK_MAX_TRANSFER_BYTES (120u * 1024) /* per READ/WRITE command */
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
 
-
 /* Device, configuration, interface, endpoints, transport. */
 int stick_bind(struct usb_stick *st)
 {
@@ -108,7 +107,7 @@ static int stick_identify(struct usb_stick *st, const struct usb_stick_target *t
 	if ((rc = scsi_wait_ready(&st->lun)) != SCSI_GOOD ||
 	    (rc = scsi_read_capacity(&st->lun, &st->blocks, &st->block_size)) != SCSI_GOOD)
 		return rc < 0 ? rc : USB_ERROR;
-	bool one_off = st->blocks + 1 == t->blocks || st->blocks == t->blocks + 1;
+	bool one_off = t->blocks && (st->blocks + 1 == t->blocks || st->blocks == t->blocks + 1);
 	if (st->block_size != t->block_size || (st->blocks != t->blocks && !one_off)) {
 		kprintf("stick: %s %s has %llu blocks of %u bytes, the boot disk %llu of %u: not the boot disk\n",
 			inq.vendor, inq.product, (unsigned long long)st->blocks, st->block_size,
