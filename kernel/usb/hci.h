@@ -75,6 +75,9 @@ struct usb_device {
 	uint8_t tt_port;     /* that hub's port (1-based)                   */
 	uint16_t ep0_mps;    /* default control pipe max packet size        */
 	void *hcpriv;        /* the driver's per-device state               */
+	uint8_t descriptor[18]; /* the device descriptor as the USB layer's
+				 * enumeration read it (core/usb_enum.c), all
+				 * 0 before; the driver leaves it alone      */
 };
 
 /* Endpoint description for hci_configure() (from the endpoint
@@ -135,6 +138,12 @@ int hci_port_reset(struct usb_hci *hc, unsigned port, enum usb_speed *speed);
  * reads the first 8 bytes of the device descriptor to learn ep0's max
  * packet size when the speed does not fix it, and updates ep0_mps. */
 int hci_device_add(struct usb_hci *hc, struct usb_device *dev);
+
+/* Give a device's slot back (Disable Slot, its rings and contexts freed):
+ * a device that was addressed but did not answer, before the USB layer
+ * resets its port and adds it again.  dev->slot is 0 after; nothing if
+ * it had none. */
+void hci_device_remove(struct usb_device *dev);
 
 /* A control transfer on ep0: setup, optional data stage in the direction
  * bmRequestType bit 7 says, status.  *actual (may be NULL) gets the data

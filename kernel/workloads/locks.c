@@ -15,7 +15,12 @@
  *    as the IPI handler takes it), or a long hold past HoldThreshold; it
  *    holds for about locks.hold_ns and thinks for about locks.think_ns,
  *    and now and then sends an IPI to another CPU.  Each CPU's periodic
- *    timer DPC takes the DPC lock.
+ *    timer DPC takes the DPC lock.  Two takes are held past HoldThreshold
+ *    on purpose, so that they are traced whatever the sampling: the first
+ *    chain a worker runs (depth 8 in the trace) and the first take in the
+ *    IPI handler (ExecuteIsr); uncontended takes are traced one in
+ *    AcquireSampleRate, and a slow host may let the workers run too few
+ *    steps for either to be drawn.
  * 3. Every lock guards counters that are updated non-atomically inside it;
  *    at the end they must equal what the workers counted atomically
  *    outside: a lost update would show a broken lock.
@@ -65,6 +70,7 @@ static struct {
 	/* counted atomically, outside the locks */
 	uint64_t done[OP_COUNT], hot_done, queued_done, chain_done, isr_done, dpc_done, converted, deep;
 	uint64_t hold_cycles, think_cycles, long_cycles, deadline;
+	uint32_t chain_witness, isr_witness; /* the long takes above, taken */
 	KEVENT go;
 	KTIMER timers[KPROF_MAX_CPUS];
 	KDPC dpcs[KPROF_MAX_CPUS];
@@ -100,11 +106,11 @@ static uint64_t rng_next(uint64_t *x)
 
 /* ---------------------------------------------------------------- interrupt and DPC users */
 
-static void isr_take(void)
+static void isr_take(uint64_t hold)
 {
 	/* At IPI_LEVEL, like every user of this lock. */
 	ke_acquire_spin_lock_at_dpc_level(&s.isr.lock);
-	bump(&s.isr.count, 0);
+	bump(&s.isr.count, hold);
 	ke_release_spin_lock_from_dpc_level(&s.isr.lock);
 	add(&s.isr_done, 1);
 }
@@ -112,7 +118,7 @@ static void isr_take(void)
 static void ipi_handler(KTRAP_FRAME *tf)
 {
 	(void)tf;
-	isr_take();
+	isr_take(__atomic_exchange_n(&s.isr_witness, 1, __ATOMIC_RELAXED) ? 0 : s.long_cycles);
 }
 
 static void dpc_routine(KDPC *dpc, void *ctx, void *a1, void *a2)
@@ -125,6 +131,25 @@ static void dpc_routine(KDPC *dpc, void *ctx, void *a1, void *a2)
 }
 
 /* ---------------------------------------------------------------- the workers */
+
+/* The first n locks of the chain, always in the same order (no deadlock),
+ * held for `hold` cycles inside the innermost. */
+static void chain_take(uint32_t n, uint64_t hold)
+{
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	for (uint32_t i = 0; i < n; i++)
+		ke_acquire_spin_lock_at_dpc_level(&s.chain[i].lock);
+	for (uint32_t i = 0; i < n; i++)
+		s.chain[i].count++;
+	spin_cycles(hold);
+	for (uint32_t i = n; i-- > 0;)
+		ke_release_spin_lock_from_dpc_level(&s.chain[i].lock);
+	ke_lower_irql(old);
+	add(&s.chain_done, 1);
+	if (n == CHAIN)
+		add(&s.deep, 1);
+	add(&s.done[OP_CHAIN], 1);
+}
 
 static void locks_do_op(enum op op, uint64_t *rng)
 {
@@ -182,26 +207,12 @@ static void locks_do_op(enum op op, uint64_t *rng)
 			ex_release_spin_lock_shared(&s.ex, old);
 		}
 		break;
-	case OP_CHAIN: {
-		/* Always in the same order, so no deadlock; every ~8th goes one deeper. */
-		uint32_t n = rng_next(rng) % 8 == 0 ? CHAIN : CHAIN - 1;
-		old = ke_raise_irql(DISPATCH_LEVEL);
-		for (uint32_t i = 0; i < n; i++)
-			ke_acquire_spin_lock_at_dpc_level(&s.chain[i].lock);
-		for (uint32_t i = 0; i < n; i++)
-			s.chain[i].count++;
-		spin_cycles(s.hold_cycles);
-		for (uint32_t i = n; i-- > 0;)
-			ke_release_spin_lock_from_dpc_level(&s.chain[i].lock);
-		ke_lower_irql(old);
-		add(&s.chain_done, 1);
-		if (n == CHAIN)
-			add(&s.deep, 1);
-		break;
-	}
+	case OP_CHAIN: /* every ~8th goes one deeper than tracked */
+		chain_take(rng_next(rng) % 8 == 0 ? CHAIN : CHAIN - 1, s.hold_cycles);
+		return; /* counted in done[] there */
 	case OP_ISR:
 		old = ke_raise_irql(IPI_LEVEL);
-		isr_take();
+		isr_take(0);
 		ke_lower_irql(old);
 		break;
 	case OP_COUNT:
@@ -232,6 +243,8 @@ static void locks_worker(void *ctx)
 	ke_initialize_dpc(&s.dpcs[cpu], dpc_routine, NULL);
 	ke_initialize_timer(&s.timers[cpu], NotificationTimer);
 	ke_set_timer(&s.timers[cpu], 1000, 1000, &s.dpcs[cpu]); /* on this CPU's queue */
+	if (!__atomic_exchange_n(&s.chain_witness, 1, __ATOMIC_RELAXED))
+		chain_take(CHAIN - 1, s.long_cycles);
 	for (uint64_t n = 0; arch_rdtsc() < s.deadline; n++) {
 		locks_do_op(pick(&rng), &rng);
 		if (n % 64 == 0 && ke_number_processors > 1)

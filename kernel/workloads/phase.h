@@ -16,7 +16,7 @@
 /* Phase `index` (0 the scenario, i >= 1 the mix's i-th workload) named
  * `name` starts (end false) or ends: a KprofPhase record while the trace
  * runs, and the console line "phase: [i] NAME starts" or "phase: [i] NAME
- * ends after N us" (N from this call's own start, by the TSC).  Thread
+ * ends after N us" (N between the two records' TimeStamps).  Thread
  * context, one phase of an index at a time. */
 void workload_phase(uint32_t index, const char *name, bool end);
 

@@ -804,8 +804,9 @@ def check_mix_phases(ctx):
     """The mix's KprofPhase records: the scenario (index 0) around its four
     workloads (1..4), each started and ended once, one after another, and
     each phase as long as the console says ("phase: [i] NAME ends after N
-    us", timed by the kernel just before each record) within 1 ms (a write
-    can be interrupted between the two)."""
+    us", which the kernel computes from the two records' own TimeStamps):
+    within 2 us, the kernel's whole microseconds against the decoder's
+    nanoseconds, however long the host kept the vCPU from running."""
     proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
     recs = [json.loads(line) for line in proc.stdout.splitlines()]
     phases = sorted((r for r in recs if r.get("event") == "KprofPhase"), key=lambda r: r["TimeStamp"])
@@ -825,7 +826,7 @@ def check_mix_phases(ctx):
         s = starts[key]
         # the records' own clock: t is seconds since the trace started
         us = (r["t"] - s["t"]) * 1e6
-        if abs(us - console[key]) > 1000:
+        if abs(us - console[key]) > 2:
             raise_failure("phase %s: %.1f us between its records, %d us on the console" % (key, us, console[key]))
 
 

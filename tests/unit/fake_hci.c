@@ -31,6 +31,7 @@ char fake_log[FAKE_LOG_BYTES];
 unsigned fake_errors;
 uint64_t fake_now_us;
 unsigned fake_bulk_overreport;
+unsigned fake_address_failures;
 
 #define FAKE_RAM_BASE (1ULL << 20)
 #define FAKE_RAM_BYTES (32ULL << 20)
@@ -99,6 +100,7 @@ void fake_reset(unsigned nports)
 	fake_errors = 0;
 	fake_now_us = 0;
 	fake_bulk_overreport = 0;
+	fake_address_failures = 0;
 	if (!fake_ram) {
 		static struct bootinfo bi;
 		bi.mmap[0] = (struct bootinfo_mmap_entry){ FAKE_RAM_BASE, FAKE_RAM_BYTES, BOOTINFO_MEM_USABLE, 0 };
@@ -267,6 +269,11 @@ int hci_device_add(struct usb_hci *hc, struct usb_device *dev)
 		fake_log_add("hc ADDRESS route 0x%05x: nothing there", dev->route);
 		return USB_NODEV;
 	}
+	if (fake_address_failures) {
+		fake_address_failures--;
+		fake_log_add("hc ADDRESS %s route 0x%05x: no answer to SET_ADDRESS", fd->name, dev->route);
+		return USB_ERROR;
+	}
 	if (fd->slot || dev->hci != hc || dev->speed != fd->speed || dev->tt_slot != tt_slot || dev->tt_port != tt_port)
 		fake_log_add("BAD addressing %s: slot %u, speed %u (is %u), TT %u/%u (should be %u/%u)", fd->name,
 			     fd->slot, dev->speed, fd->speed, dev->tt_slot, dev->tt_port, tt_slot, tt_port);
@@ -279,6 +286,18 @@ int hci_device_add(struct usb_hci *hc, struct usb_device *dev)
 	return USB_OK;
 }
 
+void hci_device_remove(struct usb_device *dev)
+{
+	struct fake_dev *fd = dev->hcpriv;
+	if (!dev->slot)
+		return;
+	fake_log_add("hc REMOVE s%u %s", dev->slot, fd->name);
+	if (fd->host == dev)
+		fd->slot = 0;
+	dev->slot = 0;
+	dev->hcpriv = NULL;
+}
+
 static int fake_std_control(struct fake_dev *fd, const struct usb_setup *s, uint8_t *data, uint32_t *actual)
 {
 	unsigned slot = fd->slot;
@@ -287,6 +306,12 @@ static int fake_std_control(struct fake_dev *fd, const struct usb_setup *s, uint
 		const uint8_t *src = type == USB_DT_DEVICE ? fd->dev_desc : fd->cfg_desc;
 		uint32_t have = type == USB_DT_DEVICE ? sizeof(fd->dev_desc) : fd->cfg_len;
 		fake_log_add("s%u GET_DESCRIPTOR %s %u", slot, type == USB_DT_DEVICE ? "DEVICE" : "CONFIG", s->wLength);
+		if (type == USB_DT_DEVICE && fd->desc_timeouts) {
+			fd->desc_timeouts--;
+			fake_now_us += 2000000;
+			fake_log_add("s%u TIMEOUT", slot);
+			return USB_TIMEOUT;
+		}
 		if (type != USB_DT_DEVICE && type != USB_DT_CONFIG)
 			return USB_STALL;
 		*actual = s->wLength < have ? s->wLength : have;

@@ -14,7 +14,9 @@
  * (one line each, in order) so tests can assert exact sequences.
  * hci_controller_reset() puts every device back in its default state and
  * forgets every slot; a disk can be made to fail WRITEs or to answer
- * nothing until a bus or controller reset (the stick's recovery ladder).
+ * nothing until a bus or controller reset (the stick's recovery ladder);
+ * Address Device and the device descriptor can be made to fail, and a
+ * USB 3 hub port's link to need a warm reset (enumeration's tolerance).
  * Time is virtual: ke_stall_execution_processor() advances fake_now_us,
  * and hubs complete power-on and reset against it.
  * Single-threaded, reset by fake_reset() before each test.
@@ -55,6 +57,10 @@ struct fake_dev {
 	bool ep_dev_halted[16][2]; /* device side halt                      */
 	unsigned ep_host_resets[16][2]; /* hci_clear_halt calls             */
 	unsigned ep_dev_resets[16][2];  /* CLEAR_FEATURE(ENDPOINT_HALT)     */
+	unsigned desc_timeouts;    /* fault: GET_DESCRIPTOR(DEVICE)s that get
+				    * no answer (USB_TIMEOUT after 2 s of
+				    * virtual time, the driver's control
+				    * time-out), counting down              */
 };
 
 struct fake_hub {
@@ -70,6 +76,12 @@ struct fake_hub {
 	uint64_t reset_done_at[FAKE_PORTS_MAX + 1];
 	uint32_t last_report[FAKE_PORTS_MAX + 1]; /* status polls logged on change */
 	bool never_finish_reset;   /* fault: reset never completes          */
+	/* USB 3 hubs: a port's link stuck in this state (USB_SS_PORT_LS_*,
+	 * 0 none) with no CONNECTION until a BH_PORT_RESET; a PORT_RESET
+	 * that leaves the link in SS.Inactive, not enabled */
+	uint16_t stuck_link[FAKE_PORTS_MAX + 1];
+	bool hot_reset_fails[FAKE_PORTS_MAX + 1];
+	bool warm_resetting[FAKE_PORTS_MAX + 1];
 };
 
 extern char fake_log[FAKE_LOG_BYTES];
@@ -79,6 +91,9 @@ extern uint64_t fake_now_us;
  * number N from now (1: the next) reports one byte more than it was
  * asked for; 0: none. */
 extern unsigned fake_bulk_overreport;
+/* Fault: the next N hci_device_add()s fail (the device did not answer
+ * SET_ADDRESS: USB_ERROR, no slot kept). */
+extern unsigned fake_address_failures;
 
 /* Empty bus and log, time 0; the controller answers at PCI 0000:00:03.0
  * with nports root ports. */

@@ -6,7 +6,10 @@
  * A port's device shows CONNECTION only once the port is powered and
  * bPwrOn2PwrGood x 2 ms have passed; PORT_RESET takes 20 ms, after which
  * the port is ENABLEd with C_PORT_RESET set and the speed bits of the
- * device (USB 2 hubs).  A hub answers only the hub descriptor type of its
+ * device (USB 2 hubs).  A USB 3 hub's port can be made to hold its link
+ * in SS.Inactive, Compliance or Polling, unconnected, until a
+ * BH_PORT_RESET (20 ms, then C_BH_PORT_RESET), or to fall into
+ * SS.Inactive after a PORT_RESET.  A hub answers only the hub descriptor type of its
  * kind (0x29 or 0x2A), port requests only once configured, and
  * SET_HUB_DEPTH only as a USB 3 hub with its real depth.  Port status
  * polls are logged only when the answer changes.
@@ -24,6 +27,7 @@ static const char *fake_feature_name(unsigned f)
 {
 	switch (f) {
 	case USB_HUB_PORT_RESET: return "PORT_RESET";
+	case USB_HUB_BH_PORT_RESET: return "BH_PORT_RESET";
 	case USB_HUB_PORT_POWER: return "PORT_POWER";
 	case USB_HUB_C_PORT_CONNECTION: return "C_PORT_CONNECTION";
 	case USB_HUB_C_PORT_ENABLE: return "C_PORT_ENABLE";
@@ -88,13 +92,30 @@ static void fake_hub_update(struct fake_hub *h, unsigned p, struct fake_dev *hub
 {
 	uint16_t power = h->usb3 ? USB_SS_PORT_STAT_POWER : USB_PORT_STAT_POWER;
 	struct fake_dev *d = h->port_dev[p];
-	if ((h->status[p] & power) && d && !(h->status[p] & USB_PORT_STAT_CONNECTION) &&
-	    fake_now_us >= h->powered_at[p] + h->pwr_on_2_pwr_good * 2000ull) {
+	bool powered_long = (h->status[p] & power) && fake_now_us >= h->powered_at[p] + h->pwr_on_2_pwr_good * 2000ull;
+	if (powered_long && d && h->stuck_link[p] && !(h->status[p] & USB_PORT_STAT_RESET)) {
+		/* the link is there, the device is not connected */
+		h->status[p] = (uint16_t)((h->status[p] & ~USB_SS_PORT_STAT_LINK_STATE) | h->stuck_link[p]);
+	} else if (powered_long && d && !(h->status[p] & USB_PORT_STAT_CONNECTION)) {
 		h->status[p] |= USB_PORT_STAT_CONNECTION;
 		h->change[p] |= USB_PORT_STAT_C_CONNECTION;
 	}
 	if ((h->status[p] & USB_PORT_STAT_RESET) && !h->never_finish_reset && fake_now_us >= h->reset_done_at[p]) {
-		h->status[p] &= (uint16_t)~USB_PORT_STAT_RESET;
+		h->status[p] &= (uint16_t)~(USB_PORT_STAT_RESET | (h->usb3 ? USB_SS_PORT_STAT_LINK_STATE : 0));
+		if (h->warm_resetting[p]) { /* the link trains: U0, connected */
+			h->warm_resetting[p] = false;
+			h->stuck_link[p] = 0;
+			h->status[p] |= USB_PORT_STAT_CONNECTION | USB_PORT_STAT_ENABLE;
+			h->change[p] |= USB_SS_PORT_STAT_C_BH_RESET;
+			return;
+		}
+		if (h->hot_reset_fails[p]) { /* into SS.Inactive, until a warm reset */
+			h->stuck_link[p] = USB_SS_PORT_LS_SS_INACTIVE;
+			h->status[p] = (uint16_t)((h->status[p] & ~(USB_PORT_STAT_ENABLE | USB_PORT_STAT_CONNECTION)) |
+						  USB_SS_PORT_LS_SS_INACTIVE);
+			h->change[p] |= USB_PORT_STAT_C_RESET;
+			return;
+		}
 		h->status[p] |= USB_PORT_STAT_ENABLE;
 		h->change[p] |= USB_PORT_STAT_C_RESET;
 		if (!h->usb3 && d && d->speed == USB_SPEED_LOW)
@@ -132,6 +153,15 @@ static int fake_hub_port_request(struct fake_dev *d, const struct usb_setup *s, 
 			h->status[p] |= h->usb3 ? USB_SS_PORT_STAT_POWER : USB_PORT_STAT_POWER;
 			h->powered_at[p] = fake_now_us;
 			return USB_OK;
+		}
+		if (f == USB_HUB_BH_PORT_RESET) {
+			fake_hub_update(h, p, d);
+			if (!h->usb3)
+				fake_log_add("BAD BH_PORT_RESET to USB 2 hub %s", d->name);
+			h->status[p] = (uint16_t)((h->status[p] | USB_PORT_STAT_RESET) & ~USB_PORT_STAT_ENABLE);
+			h->reset_done_at[p] = fake_now_us + FAKE_RESET_US;
+			h->warm_resetting[p] = true;
+			return h->usb3 ? USB_OK : USB_STALL;
 		}
 		if (f == USB_HUB_PORT_RESET) {
 			fake_hub_update(h, p, d);

@@ -4,7 +4,8 @@
  * devices, a bridge loop), finding functions by class and location, and
  * BAR decoding and sizing (32- and 64-bit memory, I/O, unimplemented,
  * the upper half of a 64-bit BAR) through the legacy mechanism, whose
- * model gives BARs their real write-all-ones semantics; and the same
+ * model (tests/unit/pci_model.c) gives BARs their real write-all-ones
+ * semantics; and the same
  * walk through an ECAM window (plain memory, mapped by a fake
  * kva_map_phys); and the Intel port routing of the xHCI driver
  * (kernel/usb/xhci/pci/xhci_intel.c), which is PCI configuration only.
@@ -20,6 +21,7 @@
 
 #include <arch/pci.h>
 
+#include "pci_model.h"
 #include "shadow.h"
 
 #include "kernel/mm/kva.h"
@@ -28,81 +30,13 @@
 
 /* ------------------------------------------------ the modelled machine */
 
-struct model_fn {
-	uint8_t bus, dev, fn;
-	uint8_t cfg[256];
-	uint32_t bar_mask[6]; /* address bits a BAR implements (0: none) */
-};
-
-static struct model_fn fns[16];
+static struct pci_model_fn fns[16];
 static unsigned nfns;
-static bool legacy_on;
-static unsigned decode_violations; /* BAR written all ones while decoding */
 
-static struct model_fn *add_fn(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t vendor, uint16_t device,
-			       uint8_t cls, uint8_t sub, uint8_t pif, uint8_t header)
+static struct pci_model_fn *add_fn(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t vendor, uint16_t device,
+				   uint8_t cls, uint8_t sub, uint8_t pif, uint8_t header)
 {
-	struct model_fn *f = &fns[nfns++];
-	memset(f, 0, sizeof(*f));
-	f->bus = bus, f->dev = dev, f->fn = fn;
-	memcpy(f->cfg + 0, &vendor, 2);
-	memcpy(f->cfg + 2, &device, 2);
-	f->cfg[0x09] = pif, f->cfg[0x0A] = sub, f->cfg[0x0B] = cls;
-	f->cfg[0x0E] = header;
-	return f;
-}
-
-static struct model_fn *lookup(uint8_t bus, uint8_t dev, uint8_t fn)
-{
-	for (unsigned i = 0; i < nfns; i++)
-		if (fns[i].bus == bus && fns[i].dev == dev && fns[i].fn == fn)
-			return &fns[i];
-	return NULL;
-}
-
-bool arch_pci_mcfg(struct acpi_mcfg_info *out)
-{
-	memset(out, 0, sizeof(*out));
-	return false;
-}
-
-bool arch_pci_legacy_present(void)
-{
-	return legacy_on;
-}
-
-uint32_t arch_pci_legacy_read(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, unsigned width)
-{
-	struct model_fn *f = lookup(bus, dev, fn);
-	uint32_t v = 0;
-
-	assert_true(off % width == 0 && off < 256);
-	if (!f)
-		return width == 4 ? 0xFFFFFFFFu : width == 2 ? 0xFFFF : 0xFF;
-	memcpy(&v, f->cfg + off, width);
-	return v;
-}
-
-void arch_pci_legacy_write(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, unsigned width, uint32_t v)
-{
-	struct model_fn *f = lookup(bus, dev, fn);
-
-	assert_true(off % width == 0 && off < 256);
-	if (!f)
-		return;
-	if (off >= 0x10 && off < 0x28 && width == 4 && !(f->cfg[0x0E] & 0x7F)) {
-		unsigned i = (off - 0x10) / 4;
-		uint32_t old;
-		memcpy(&old, f->cfg + off, 4);
-		if (v == 0xFFFFFFFFu && (f->cfg[4] & 3))
-			decode_violations++;
-		/* Only implemented address bits stick; the type bits are read-only. */
-		uint32_t type = old & ((old & 1) ? 0x3u : 0xFu);
-		if (i > 0 && f->bar_mask[i] == 0xFFFFFFFFu)
-			type = 0; /* the upper half of a 64-bit BAR: all bits address */
-		v = (v & f->bar_mask[i]) | type;
-	}
-	memcpy(f->cfg + off, &v, width);
+	return pci_model_add(&fns[nfns++], bus, dev, fn, vendor, device, cls, sub, pif, header);
 }
 
 /* ECAM windows point at a fake physical range; kva_map_phys returns the
@@ -119,12 +53,6 @@ void *kva_map_phys(uint64_t pa, size_t size, unsigned prot)
 	return ecam + (pa - ECAM_PHYS);
 }
 
-static void set_bar(struct model_fn *f, unsigned i, uint32_t value, uint32_t mask)
-{
-	memcpy(f->cfg + 0x10 + 4 * i, &value, 4);
-	f->bar_mask[i] = mask;
-}
-
 /*
  * bus 0: 00.0 host bridge; 01.0 bridge -> bus 2 (multi-function), 01.2
  *        xHCI, 01.5 EHCI (Intel); 03.0 bridge -> bus 5; 06.0 single
@@ -134,21 +62,20 @@ static void set_bar(struct model_fn *f, unsigned i, uint32_t value, uint32_t mas
  */
 static int build(void **state)
 {
-	struct model_fn *f;
+	struct pci_model_fn *f;
 
 	nfns = 0;
-	decode_violations = 0;
-	legacy_on = true;
+	pci_model_reset();
 	add_fn(0, 0, 0, 0x8086, 0x29c0, 0x06, 0x00, 0x00, 0x00);
 	f = add_fn(0, 1, 0, 0x8086, 0x1234, 0x06, 0x04, 0x00, 0x81);
 	f->cfg[0x18] = 0, f->cfg[0x19] = 2, f->cfg[0x1A] = 2;
 	f = add_fn(0, 1, 2, 0x1b36, 0x000d, 0x0C, 0x03, 0x30, 0x00);
-	set_bar(f, 0, 0xfebf0004, 0xFFFFC000); /* 64-bit, 16 KiB */
-	set_bar(f, 1, 0x00000001, 0xFFFFFFFF); /* its upper half: 0x1_febf0000 */
-	set_bar(f, 2, 0xe0000008, 0xFFF00000); /* 32-bit prefetchable, 1 MiB */
-	set_bar(f, 3, 0x0000c001, 0xFFFFFFE0); /* I/O, 32 ports */
-	set_bar(f, 4, 0x00000000, 0x00000000); /* not implemented */
-	set_bar(f, 5, 0x0000d001, 0x0000FFF0); /* I/O, upper 16 bits unimplemented */
+	pci_model_set_bar(f, 0, 0xfebf0004, 0xFFFFC000); /* 64-bit, 16 KiB */
+	pci_model_set_bar(f, 1, 0x00000001, 0xFFFFFFFF); /* its upper half: 0x1_febf0000 */
+	pci_model_set_bar(f, 2, 0xe0000008, 0xFFF00000); /* 32-bit prefetchable, 1 MiB */
+	pci_model_set_bar(f, 3, 0x0000c001, 0xFFFFFFE0); /* I/O, 32 ports */
+	pci_model_set_bar(f, 4, 0x00000000, 0x00000000); /* not implemented */
+	pci_model_set_bar(f, 5, 0x0000d001, 0x0000FFF0); /* I/O, upper 16 bits unimplemented */
 	f->cfg[4] = PCI_COMMAND_MEMORY | PCI_COMMAND_IO;
 	add_fn(0, 1, 5, 0x8086, 0x1e2d, 0x0C, 0x03, 0x20, 0x00);
 	f = add_fn(0, 3, 0, 0x8086, 0x1235, 0x06, 0x04, 0x00, 0x01);
@@ -253,14 +180,14 @@ static void test_bars(void **state)
 
 	/* Sizing restored every BAR and the command register, and never
 	 * wrote all ones while the function decoded. */
-	struct model_fn *f = lookup(0, 1, 2);
+	struct pci_model_fn *f = pci_model_lookup(0, 1, 2);
 	uint32_t bar0, bar1;
 	memcpy(&bar0, f->cfg + 0x10, 4);
 	memcpy(&bar1, f->cfg + 0x14, 4);
 	assert_int_equal(bar0, 0xfebf0004);
 	assert_int_equal(bar1, 1);
 	assert_int_equal(f->cfg[4], PCI_COMMAND_MEMORY | PCI_COMMAND_IO);
-	assert_int_equal(decode_violations, 0);
+	assert_int_equal(pci_model_decode_violations, 0);
 
 	assert_int_equal(pci_enable(a, PCI_COMMAND_MASTER), PCI_COMMAND_MEMORY | PCI_COMMAND_IO | PCI_COMMAND_MASTER);
 }
@@ -297,7 +224,7 @@ static void test_walk_ecam(void **state)
 	mcfg.seg[0].base = ECAM_PHYS;
 	mcfg.seg[0].bus_start = 0;
 	mcfg.seg[0].bus_end = ECAM_BUSES - 1;
-	legacy_on = false; /* ECAM alone must do */
+	pci_model_legacy_on = false; /* ECAM alone must do */
 	maps = 0;
 	assert_int_equal(pci_config_init(&mcfg), PCI_ACCESS_ECAM);
 	check_walk();
@@ -317,7 +244,7 @@ static void test_no_access(void **state)
 	pci_config_init(NULL);
 	assert_int_equal(pci_access_method(), PCI_ACCESS_LEGACY);
 	assert_int_equal(pci_init(), PCI_ACCESS_LEGACY); /* chosen once: kept */
-	legacy_on = false;
+	pci_model_legacy_on = false;
 	assert_int_equal(pci_config_init(NULL), PCI_ACCESS_NONE);
 	assert_int_equal(pci_init(), PCI_ACCESS_NONE); /* nothing chosen: asks again, finds nothing */
 	assert_int_equal(pci_enumerate(NULL, NULL), 0);
@@ -327,9 +254,9 @@ static void test_no_access(void **state)
 /* Intel port routing (kernel/usb/xhci/pci/xhci_intel.c): the shared ports are
  * switched to the xHCI, as far as the mask registers allow, only on an
  * Intel xHCI with an Intel EHCI beside it. */
-static struct model_fn *intel_xhci(void)
+static struct pci_model_fn *intel_xhci(void)
 {
-	struct model_fn *f = lookup(0, 1, 2);
+	struct pci_model_fn *f = pci_model_lookup(0, 1, 2);
 	uint32_t usb2_mask = 0x3FFF, ss_mask = 0x3F;
 
 	f->cfg[0] = 0x86, f->cfg[1] = 0x80; /* vendor 0x8086 */
@@ -338,30 +265,23 @@ static struct model_fn *intel_xhci(void)
 	return f;
 }
 
-static uint32_t cfg32(const struct model_fn *f, unsigned off)
-{
-	uint32_t v;
-	memcpy(&v, f->cfg + off, 4);
-	return v;
-}
-
 static void test_intel_port_routing(void **state)
 {
 	struct usb_hci hc = { .pci = { 0, 0, 1, 2 }, .vendor = 0x8086 };
-	struct model_fn *f = intel_xhci();
+	struct pci_model_fn *f = intel_xhci();
 
 	pci_config_init(NULL);
 	shadow_console[0] = 0;
 	xhci_intel_route_ports(&hc);
-	assert_int_equal(cfg32(f, INTEL_USB3_PSSEN), 0x3F);
-	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0x3FFF);
+	assert_int_equal(pci_model_cfg32(f, INTEL_USB3_PSSEN), 0x3F);
+	assert_int_equal(pci_model_cfg32(f, INTEL_XUSB2PR), 0x3FFF);
 	assert_non_null(strstr(shadow_console, "Intel port routing: SuperSpeed on ports 0x3f, USB 2 ports 0x3fff"));
 }
 
 static void test_intel_routing_needs_ehci(void **state)
 {
 	struct usb_hci hc = { .pci = { 0, 0, 1, 2 }, .vendor = 0x8086 };
-	struct model_fn *f = intel_xhci();
+	struct pci_model_fn *f = intel_xhci();
 
 	/* Without an Intel EHCI the ports are the xHCI's already. */
 	for (unsigned i = 0; i < nfns; i++)
@@ -369,15 +289,15 @@ static void test_intel_routing_needs_ehci(void **state)
 			fns[i].cfg[0] = 0x33, fns[i].cfg[1] = 0x11; /* not Intel any more */
 	pci_config_init(NULL);
 	xhci_intel_route_ports(&hc);
-	assert_int_equal(cfg32(f, INTEL_USB3_PSSEN), 0);
-	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0);
+	assert_int_equal(pci_model_cfg32(f, INTEL_USB3_PSSEN), 0);
+	assert_int_equal(pci_model_cfg32(f, INTEL_XUSB2PR), 0);
 	/* Nor on another vendor's xHCI. */
 	build(state);
 	f = intel_xhci();
 	hc.vendor = 0x1b36;
 	pci_config_init(NULL);
 	xhci_intel_route_ports(&hc);
-	assert_int_equal(cfg32(f, INTEL_XUSB2PR), 0);
+	assert_int_equal(pci_model_cfg32(f, INTEL_XUSB2PR), 0);
 }
 
 int main(void)

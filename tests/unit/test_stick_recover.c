@@ -83,10 +83,12 @@ static void test_controller_rung(void **state)
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
 	assert_true(usb_stick_recover(st, STICK_RECOVER_RESET) != USB_OK);
 	assert_true(usb_stick_recover(st, STICK_RECOVER_PORT) != USB_OK);
+	assert_null(strstr(shadow_console, "looking for it")); /* there but sick: no search */
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0); /* a failed rung leaves it unusable */
 	fake_log[0] = '\0';
 	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_CONTROLLER), USB_OK);
-	FX_LOG_SEQ("hc CONTROLLER_RESET", "hc PORT_RESET 1", "hc ADDRESS s3 disk rp 1 route 0x00000 depth 0 speed 3 tt 0/0",
+	/* The port rung tried USB_ENUM_TRIES times (slots 2 to 4). */
+	FX_LOG_SEQ("hc CONTROLLER_RESET", "hc PORT_RESET 1", "hc ADDRESS s5 disk rp 1 route 0x00000 depth 0 speed 3 tt 0/0",
 		   "disk CBW 5 READ(10) lba 1 n 1 len 512", "disk CSW 5 status 0 residue 0");
 	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
 	assert_written(data, 8);

@@ -4,11 +4,15 @@
  * controller: a device on a root port and behind one and two hubs (USB 2
  * and USB 3), with the exact request sequences, route strings, TT fields
  * and waits; hubs that time out; configuration descriptors that are
- * malformed.
+ * malformed; the tolerance real devices need: enumeration retried after a
+ * missed address or descriptor, a device that never answers given up,
+ * a SuperSpeed hub's port warm reset (BH_PORT_RESET) when its link needs
+ * it or a PORT_RESET fails, on the path and in the search of the bus.
  */
 #include "usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
+#include "kernel/usb/core/usb_enum.h"
 
 static struct usb_device *open_path(unsigned depth, const uint8_t *ports, int want_rc)
 {
@@ -25,7 +29,8 @@ static void test_root_port(void **state)
 	struct usb_device *dev = open_path(1, (const uint8_t[]){ 3 }, USB_OK);
 	assert_string_equal(fake_log, "hc OPEN 0000:00:03.0\n"
 				      "hc PORT_RESET 3\n"
-				      "hc ADDRESS s1 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0\n");
+				      "hc ADDRESS s1 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0\n"
+				      "s1 GET_DESCRIPTOR DEVICE 18\n");
 	assert_int_equal(dev->slot, 1);
 	assert_int_equal(dev->root_port, 3);
 	assert_int_equal(dev->ep0_mps, 64);
@@ -55,7 +60,8 @@ static void test_one_usb2_hub(void **state)
 				      "s1 PORT_STATUS 3 0111/0000\n"
 				      "s1 PORT_STATUS 3 0503/0010\n"
 				      "s1 CLEAR_PORT_FEATURE 3 C_PORT_RESET\n"
-				      "hc ADDRESS s2 disk rp 2 route 0x00003 depth 1 speed 3 tt 0/0\n");
+				      "hc ADDRESS s2 disk rp 2 route 0x00003 depth 1 speed 3 tt 0/0\n"
+				      "s2 GET_DESCRIPTOR DEVICE 18\n");
 	assert_int_equal(dev->route, 0x3);
 	assert_int_equal(dev->depth, 1);
 	/* bPwrOn2PwrGood 50 (100 ms), 100 ms debounce, 20 ms of reset polled
@@ -122,7 +128,7 @@ static void test_empty_hub_port_times_out(void **state)
 	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
 	fake_attach_root(1, hub);
 	open_path(2, (const uint8_t[]){ 1, 4 }, USB_NODEV);
-	FX_CONSOLE_HAS("usb: hub 1 (slot 1) port 4: nothing connected after 1000 ms (status 0x0100)\n");
+	FX_CONSOLE_HAS("usb: hub 1 (slot 1) port 4: nothing connected after 3000 ms (status 0x0100)\n");
 	assert_int_equal(fake_log_count("PORT_RESET"), 1); /* the root port's only */
 	FX_NO_FAKE_ERRORS();
 }
@@ -140,6 +146,161 @@ static void test_hub_reset_times_out(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* ------------------------------------------- tolerance: retries, warm resets */
+
+/* The device misses its first Address Device: the root port is reset
+ * again and the second try addresses it. */
+static void test_address_retried(void **state)
+{
+	(void)state;
+	fake_attach_root(3, fx_disk());
+	fake_address_failures = 1;
+	struct usb_device *dev = open_path(1, (const uint8_t[]){ 3 }, USB_OK);
+	assert_string_equal(fake_log, "hc OPEN 0000:00:03.0\n"
+				      "hc PORT_RESET 3\n"
+				      "hc ADDRESS disk route 0x00000: no answer to SET_ADDRESS\n"
+				      "hc PORT_RESET 3\n"
+				      "hc ADDRESS s1 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0\n"
+				      "s1 GET_DESCRIPTOR DEVICE 18\n");
+	assert_int_equal(dev->slot, 1);
+	FX_CONSOLE_HAS("usb: root port 3: addressing failed (error); try 2 of 3: resetting the port again\n");
+	FX_CONSOLE_HAS("usb: root port 3: device answered on try 2 of 3\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* Behind a hub, the device's first descriptor read gets no answer: its
+ * slot is given back (the fake refuses a second address for a device
+ * that still holds one), the hub port is reset again, the second try
+ * answers. */
+static void test_descriptor_retried_behind_hub(void **state)
+{
+	(void)state;
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	struct fake_dev *disk = fx_disk();
+	fake_attach_root(1, hub);
+	fake_hub_attach(hub, 2, disk);
+	disk->desc_timeouts = 1;
+	struct usb_device *dev = open_path(2, (const uint8_t[]){ 1, 2 }, USB_OK);
+	FX_LOG_SEQ("hc ADDRESS s2 disk rp 1 route 0x00002 depth 1 speed 3 tt 0/0", "s2 GET_DESCRIPTOR DEVICE 18",
+		   "s2 TIMEOUT", "hc REMOVE s2 disk", "s1 SET_PORT_FEATURE 2 PORT_RESET", "s1 CLEAR_PORT_FEATURE 2 C_PORT_RESET",
+		   "hc ADDRESS s3 disk rp 1 route 0x00002 depth 1 speed 3 tt 0/0", "s3 GET_DESCRIPTOR DEVICE 18");
+	assert_int_equal(dev->slot, 3);
+	assert_int_equal(disk->slot, 3);
+	FX_CONSOLE_HAS("usb: hub 1 (slot 1) port 2: device descriptor failed (timeout); try 2 of 3: resetting the port again\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A device that never answers is given up after USB_ENUM_TRIES tries,
+ * holding no slot; on a root port each try costs the 2 s control
+ * time-out, 6 s in all; behind a hub each try also powers, debounces,
+ * resets and recovers the port (230 ms): 6.69 s. */
+static void test_never_answers(void **state)
+{
+	(void)state;
+	struct fake_dev *disk = fx_disk();
+	fake_attach_root(1, disk);
+	disk->desc_timeouts = 1000;
+	open_path(1, (const uint8_t[]){ 1 }, USB_TIMEOUT);
+	assert_int_equal(fake_log_count("hc PORT_RESET 1"), USB_ENUM_TRIES);
+	assert_int_equal(fake_log_count("hc REMOVE"), USB_ENUM_TRIES);
+	assert_int_equal(disk->slot, 0);
+	assert_int_equal(fake_now_us, USB_ENUM_TRIES * 2000000ull);
+	FX_CONSOLE_HAS("usb: root port 1: no usable device after 3 tries (last: device descriptor failed: timeout)\n");
+	FX_CONSOLE_HAS("usb: root port 1 of the boot path: device not brought up (timeout)\n");
+	FX_NO_FAKE_ERRORS();
+
+	fx_setup(state);
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	disk = fx_disk();
+	fake_attach_root(1, hub);
+	fake_hub_attach(hub, 2, disk);
+	disk->desc_timeouts = 1000;
+	open_path(2, (const uint8_t[]){ 1, 2 }, USB_TIMEOUT);
+	assert_int_equal(fake_log_count("s1 SET_PORT_FEATURE 2 PORT_RESET"), USB_ENUM_TRIES);
+	assert_int_equal(fake_log_count("hc REMOVE"), USB_ENUM_TRIES);
+	assert_int_equal(disk->slot, 0);
+	assert_int_equal(fake_now_us, USB_ENUM_TRIES * (2000000ull + 230000));
+	FX_CONSOLE_HAS("usb: hop 1 of the boot path (hub port 2): device not brought up (timeout)\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A SuperSpeed hub's port whose link sits in SS.Inactive, Compliance
+ * Mode or (past 360 ms) Polling, with no CONNECTION: BH_PORT_RESET, never
+ * PORT_RESET (the fake refuses a PORT_RESET with nothing connected). */
+static void test_ss_hub_warm_reset(void **state)
+{
+	static const struct {
+		uint16_t link;
+		const char *said;
+	} cases[] = {
+		{ USB_SS_PORT_LS_SS_INACTIVE, "usb: hub 1 (slot 1) port 1: link in SS.Inactive: warm reset (BH_PORT_RESET)\n" },
+		{ USB_SS_PORT_LS_COMP_MOD, "usb: hub 1 (slot 1) port 1: link in Compliance Mode: warm reset (BH_PORT_RESET)\n" },
+		{ USB_SS_PORT_LS_POLLING, "usb: hub 1 (slot 1) port 1: link stuck in Polling: warm reset (BH_PORT_RESET)\n" },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fx_setup(state);
+		struct fake_dev *hub = fake_hub_new("hub3", USB_SPEED_SUPER, 4);
+		fake_attach_root(5, hub);
+		fake_hub_attach(hub, 1, fake_disk_new("disk", USB_SPEED_SUPER, 512, FX_BLOCKS, 64));
+		hub->hub->stuck_link[1] = cases[i].link;
+		struct usb_device *dev = open_path(2, (const uint8_t[]){ 5, 1 }, USB_OK);
+		FX_LOG_SEQ("s1 SET_PORT_FEATURE 1 PORT_POWER", "s1 SET_PORT_FEATURE 1 BH_PORT_RESET",
+			   "s1 CLEAR_PORT_FEATURE 1 C_BH_PORT_RESET",
+			   "hc ADDRESS s2 disk rp 5 route 0x00001 depth 1 speed 4 tt 0/0");
+		assert_int_equal(fake_log_count("SET_PORT_FEATURE 1 PORT_RESET"), 0);
+		assert_int_equal(dev->slot, 2);
+		FX_CONSOLE_HAS(cases[i].said);
+		FX_NO_FAKE_ERRORS();
+	}
+}
+
+/* A PORT_RESET that leaves a SuperSpeed hub's port in SS.Inactive is
+ * tried again as a BH_PORT_RESET; a USB 2 hub never gets one. */
+static void test_ss_hub_hot_reset_escalates(void **state)
+{
+	struct fake_dev *hub = fake_hub_new("hub3", USB_SPEED_SUPER, 4);
+	fake_attach_root(5, hub);
+	fake_hub_attach(hub, 3, fake_disk_new("disk", USB_SPEED_SUPER, 512, FX_BLOCKS, 64));
+	hub->hub->hot_reset_fails[3] = true;
+	open_path(2, (const uint8_t[]){ 5, 3 }, USB_OK);
+	FX_LOG_SEQ("s1 SET_PORT_FEATURE 3 PORT_RESET", "s1 PORT_STATUS 3 02c0/0010", "s1 CLEAR_PORT_FEATURE 3 C_PORT_RESET",
+		   "s1 SET_PORT_FEATURE 3 BH_PORT_RESET", "s1 CLEAR_PORT_FEATURE 3 C_BH_PORT_RESET",
+		   "hc ADDRESS s2 disk rp 5 route 0x00003 depth 1 speed 4 tt 0/0");
+	FX_CONSOLE_HAS("usb: hub 1 (slot 1) port 3: reset did not complete in 500 ms");
+	FX_CONSOLE_HAS("usb: hub 1 (slot 1) port 3: hot reset failed, trying a warm reset (BH_PORT_RESET)\n");
+	FX_NO_FAKE_ERRORS();
+
+	fx_setup(state);
+	hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	fake_attach_root(1, hub);
+	fake_hub_attach(hub, 2, fx_disk());
+	hub->hub->never_finish_reset = true;
+	open_path(2, (const uint8_t[]){ 1, 2 }, USB_TIMEOUT);
+	assert_int_equal(fake_log_count("BH_PORT_RESET"), 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* The search of the bus (the path's root port is empty) counts a
+ * SuperSpeed hub's port whose link sits in SS.Inactive as holding a
+ * device: it is warm reset and the stick behind it found. */
+static void test_scan_warm_resets_ss_hub_port(void **state)
+{
+	(void)state;
+	struct fake_dev *hub = fake_hub_new("hub3", USB_SPEED_SUPER, 4);
+	struct fake_dev *disk = fake_disk_new("disk", USB_SPEED_SUPER, 512, FX_BLOCKS, 4096);
+	fake_disk_write_gpt(disk->disk, fx_guid);
+	fake_attach_root(2, hub);
+	fake_hub_attach(hub, 3, disk);
+	hub->hub->stuck_link[3] = USB_SS_PORT_LS_SS_INACTIVE;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("s1 PORT_STATUS 3 02c0/0000", "s1 SET_PORT_FEATURE 3 BH_PORT_RESET",
+		   "hc ADDRESS s2 disk rp 2 route 0x00003 depth 1 speed 4 tt 0/0");
+	FX_CONSOLE_HAS("found by its identity at port 2 > 3");
+	FX_NO_FAKE_ERRORS();
+}
+
 static void test_path_refusals(void **state)
 {
 	(void)state;
@@ -151,7 +312,7 @@ static void test_path_refusals(void **state)
 	open_path(1, (const uint8_t[]){ 9 }, USB_BADARG);
 	FX_CONSOLE_HAS("usb: root port 9 does not exist (the controller has 8)\n");
 	open_path(1, (const uint8_t[]){ 2 }, USB_NODEV);
-	FX_CONSOLE_HAS("usb: root port 2: reset failed: no device\n");
+	FX_CONSOLE_HAS("usb: root port 2 of the boot path: device not brought up (no device)\n");
 	/* no path at all, and one longer than USB allows */
 	open_path(0, (const uint8_t[]){ 1 }, USB_BADARG);
 	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
@@ -231,6 +392,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_usb3_hub, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_empty_hub_port_times_out, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hub_reset_times_out, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_address_retried, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_descriptor_retried_behind_hub, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_never_answers, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ss_hub_warm_reset, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ss_hub_hot_reset_escalates, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_scan_warm_resets_ss_hub_port, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_path_refusals, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_config_parse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_config_cut_short, fx_setup, fx_teardown),

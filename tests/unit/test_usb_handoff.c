@@ -1,7 +1,7 @@
 /*
  * test_usb_handoff.c - usb_handoff_all() (kernel/usb/handoff/) against a
  * modelled machine: PCI configuration space through the legacy mechanism
- * (BARs with real sizing semantics), EHCI controllers whose legacy
+ * (tests/unit/pci_model.c: BARs with real sizing semantics), EHCI controllers whose legacy
  * support capability sits in configuration space (EECP) and whose
  * firmware lets go after a few reads, or never, and whose Run/Stop does
  * or does not halt them; an xHCI controller whose USBLEGSUP is in MMIO
@@ -20,6 +20,7 @@
 
 #include <arch/pci.h>
 
+#include "pci_model.h"
 #include "shadow.h"
 
 #include "kernel/mm/kva.h"
@@ -28,10 +29,10 @@
 
 /* ---------------------------------------------------- configuration space */
 
+/* A controller: its PCI function (tests/unit/pci_model.c) and what the
+ * firmware and the registers do. */
 struct model_fn {
-	uint8_t bus, dev, fn;
-	uint8_t cfg[256];
-	uint32_t bar0_mask;
+	struct pci_model_fn pci; /* first: the model's hooks get it        */
 	uint16_t eecp;         /* EHCI: USBLEGSUP's offset (0: none)        */
 	int release_after;     /* reads of USBLEGSUP after OS Owned; -1 never */
 	int reads;
@@ -46,65 +47,34 @@ static uint64_t now_us;
 static uint8_t mmio[4][0x1000] __attribute__((aligned(16)));
 #define MMIO_PHYS 0xFE000000ull
 
-static struct model_fn *lookup(uint8_t bus, uint8_t dev, uint8_t fn)
-{
-	for (unsigned i = 0; i < nfns; i++)
-		if (fns[i].bus == bus && fns[i].dev == dev && fns[i].fn == fn)
-			return &fns[i];
-	return NULL;
-}
-
 static uint32_t cfg32(struct model_fn *f, unsigned off)
 {
-	uint32_t v;
-	memcpy(&v, f->cfg + off, 4);
-	return v;
+	return pci_model_cfg32(&f->pci, off);
 }
 
 static void set_cfg32(struct model_fn *f, unsigned off, uint32_t v)
 {
-	memcpy(f->cfg + off, &v, 4);
+	pci_model_set_cfg32(&f->pci, off, v);
 }
 
-bool arch_pci_mcfg(struct acpi_mcfg_info *out)
+/* The firmware's SMI handler lets go of an EHCI some reads of USBLEGSUP
+ * after OS Owned. */
+static void ehci_cfg_read(struct pci_model_fn *p, uint16_t off)
 {
-	memset(out, 0, sizeof(*out));
-	return false;
-}
+	struct model_fn *f = (struct model_fn *)p;
 
-bool arch_pci_legacy_present(void)
-{
-	return true;
-}
-
-uint32_t arch_pci_legacy_read(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, unsigned width)
-{
-	struct model_fn *f = lookup(bus, dev, fn);
-	uint32_t v = 0;
-
-	assert_true(off % width == 0 && off < 256);
-	if (!f)
-		return width == 4 ? 0xFFFFFFFFu : width == 2 ? 0xFFFF : 0xFF;
-	/* The firmware's SMI handler lets go some reads after OS Owned. */
-	if (f->eecp && (off & ~3u) == f->eecp && (cfg32(f, f->eecp) & (1u << 24)) && f->release_after >= 0 &&
+	if (f->eecp && off == f->eecp && (cfg32(f, f->eecp) & (1u << 24)) && f->release_after >= 0 &&
 	    ++f->reads > f->release_after)
 		set_cfg32(f, f->eecp, cfg32(f, f->eecp) & ~(1u << 16));
-	memcpy(&v, f->cfg + off, width);
-	return v;
 }
 
-void arch_pci_legacy_write(uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, unsigned width, uint32_t v)
+static uint32_t ehci_cfg_write(struct pci_model_fn *p, uint16_t off, unsigned width, uint32_t v)
 {
-	struct model_fn *f = lookup(bus, dev, fn);
+	struct model_fn *f = (struct model_fn *)p;
 
-	assert_true(off % width == 0 && off < 256);
-	if (!f)
-		return;
-	if (off == 0x10 && width == 4)
-		v = (v & f->bar0_mask) | (cfg32(f, 0x10) & 0xF);
 	if (f->eecp && off == f->eecp + 4 && width == 4) /* USBLEGCTLSTS: events RW1C */
 		v = (v & 0x1FFFFFFFu) | (cfg32(f, off) & 0xE0000000u & ~v);
-	memcpy(f->cfg + off, &v, width);
+	return v;
 }
 
 void *kva_map_phys(uint64_t pa, size_t size, unsigned prot)
@@ -188,19 +158,17 @@ void handoff_delay_us(uint64_t us) { now_us += us; }
 static struct model_fn *add_fn(uint8_t dev, uint16_t device, uint8_t pif, unsigned bar)
 {
 	struct model_fn *f = &fns[nfns++];
-	uint16_t vendor = 0x8086;
 
 	memset(f, 0, sizeof(*f));
-	f->dev = dev;
-	memcpy(f->cfg + 0, &vendor, 2);
-	memcpy(f->cfg + 2, &device, 2);
-	f->cfg[0x09] = pif, f->cfg[0x0A] = 0x03, f->cfg[0x0B] = 0x0C;
-	f->bar0_mask = 0xFFFFF000u;
+	pci_model_add(&f->pci, 0, dev, 0, 0x8086, device, 0x0C, 0x03, pif, 0x00);
+	f->pci.bar_mask[0] = 0xFFFFF000u;
+	f->pci.on_read = ehci_cfg_read;
+	f->pci.on_write = ehci_cfg_write;
 	f->release_after = 3;
 	f->mmio = mmio[bar];
 	memset(f->mmio, 0, sizeof(mmio[0]));
 	set_cfg32(f, 0x10, (uint32_t)MMIO_PHYS + bar * 0x1000u);
-	f->cfg[4] = PCI_COMMAND_MEMORY;
+	f->pci.cfg[4] = PCI_COMMAND_MEMORY;
 	return f;
 }
 
@@ -238,6 +206,7 @@ static int setup(void **state)
 {
 	(void)state;
 	nfns = 0;
+	pci_model_reset();
 	now_us = 0;
 	shadow_console[0] = 0;
 	assert_int_equal(pci_config_init(NULL), PCI_ACCESS_LEGACY);
@@ -257,7 +226,7 @@ static void test_every_controller(void **state)
 	struct model_fn *e = add_ehci(0x1a, 1, 3, true);
 	struct model_fn *stuck = add_ehci(0x1d, 2, -1, true);
 
-	add_fn(0x1e, 0x2934, 0x00, 3)->bar0_mask = 0; /* UHCI: I/O BAR in reality */
+	add_fn(0x1e, 0x2934, 0x00, 3)->pci.bar_mask[0] = 0; /* UHCI: I/O BAR in reality */
 	add_fn(0x1f, 0x0035, 0x10, 3);
 	assert_int_equal(usb_handoff_all(), 5);
 	print_message("%s", shadow_console);
@@ -323,7 +292,7 @@ static void test_no_usb(void **state)
 {
 	struct model_fn *f = add_fn(0x02, 0x1234, 0x00, 0);
 
-	f->cfg[0x0B] = 0x02; /* a network controller */
+	f->pci.cfg[0x0B] = 0x02; /* a network controller */
 	assert_int_equal(usb_handoff_all(), 0);
 	assert_true(said("usb: no USB host controller on PCI\n"));
 }

@@ -5,7 +5,9 @@
  * command and event rings), commands through the command ring with
  * completion events (across many laps of the ring), Command Abort after
  * a command that never completes, Supported Protocol capabilities and
- * USB 2 / USB 3 port resets - each with its timeout and message.
+ * USB 2 / USB 3 port resets - each with its timeout and message - with
+ * the warm resets USB 3 ports need (CAS, Compliance, SS.Inactive, a link
+ * stuck in Polling, a failed hot reset) and the 3 s connect window.
  *
  * The model (tests/unit/xhci_model.c) replaces kernel/usb/xhci/pci/xhci_hw.c and
  * plays the controller and the firmware's SMI handler with a virtual
@@ -301,6 +303,97 @@ static void test_protocols_and_port_resets(void **state)
 	assert_true(said("xhci: port 2 (USB 3): reset did not finish in 500 ms"));
 }
 
+/* USB 3 ports that only a warm reset brings back (xHCI 1.2 4.19.8): a
+ * cold attach (CAS, CCS still 0), Compliance Mode, SS.Inactive without a
+ * connection, a link stuck in Polling past 360 ms; each gets WPR and no
+ * PR, and comes up with its speed. */
+static void test_warm_reset_states(void **state)
+{
+	static const struct {
+		uint32_t portsc;
+		const char *said;
+	} cases[] = {
+		{ PORTSC_PP | PORTSC_CAS | PLS_POLLING << PORTSC_PLS_SHIFT,
+		  "xhci: port 1 (USB 3): cold attach status (PORTSC.CAS): warm reset" },
+		{ PORTSC_PP | PLS_COMPLIANCE << PORTSC_PLS_SHIFT,
+		  "xhci: port 1 (USB 3): link in Compliance Mode: warm reset" },
+		{ PORTSC_PP | PLS_SS_INACTIVE << PORTSC_PLS_SHIFT, "xhci: port 1 (USB 3): link in SS.Inactive: warm reset" },
+		{ PORTSC_PP | PLS_POLLING << PORTSC_PLS_SHIFT, "xhci: port 1 (USB 3): link stuck in Polling: warm reset" },
+	};
+	enum usb_speed speed;
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(state);
+		bring_up();
+		xhci_read_protocols(&hc);
+		*model_reg(MODEL_OP + XHCI_PORTSC(1)) = cases[i].portsc;
+		model.port_speed[1] = USB_SPEED_SUPER;
+		uint64_t t0 = model.now_us;
+		assert_int_equal(hci_port_reset(&hc, 1, &speed), USB_OK);
+		assert_int_equal(speed, USB_SPEED_SUPER);
+		assert_int_equal(model.warm_resets[1], 1);
+		assert_int_equal(model.hot_resets[1], 0);
+		assert_true(said(cases[i].said));
+		uint32_t v = *model_reg(MODEL_OP + XHCI_PORTSC(1));
+		assert_true((v & (PORTSC_CCS | PORTSC_PED)) == (PORTSC_CCS | PORTSC_PED));
+		assert_int_equal(v & PORTSC_CHANGE_BITS, 0); /* WRC, PRC cleared */
+		/* Polling is given 360 ms before it counts as stuck; the others
+		 * are reset at once. */
+		if (PORTSC_PLS(cases[i].portsc) == PLS_POLLING && !(cases[i].portsc & PORTSC_CAS))
+			assert_true(model.now_us - t0 >= XHCI_POLLING_MS * 1000ull);
+		else
+			assert_true(model.now_us - t0 < 100000);
+		teardown(state);
+	}
+}
+
+/* A hot reset that leaves a USB 3 link in SS.Inactive is tried again as a
+ * warm reset; on a USB 2 port a failed reset stays failed. */
+static void test_hot_reset_escalates(void **state)
+{
+	enum usb_speed speed;
+
+	bring_up();
+	xhci_read_protocols(&hc);
+	*model_reg(MODEL_OP + XHCI_PORTSC(2)) = PORTSC_PP | PORTSC_CCS;
+	model.port_speed[2] = USB_SPEED_SUPER;
+	model.hot_reset_fails[2] = true;
+	assert_int_equal(hci_port_reset(&hc, 2, &speed), USB_OK);
+	assert_int_equal(speed, USB_SPEED_SUPER);
+	assert_int_equal(model.hot_resets[2], 1);
+	assert_int_equal(model.warm_resets[2], 1);
+	assert_true(said("xhci: port 2 (USB 3): not enabled after reset"));
+	assert_true(said("xhci: port 2 (USB 3): hot reset failed, trying a warm reset"));
+
+	*model_reg(MODEL_OP + XHCI_PORTSC(3)) = PORTSC_PP | PORTSC_CCS;
+	model.port_reset_after = NEVER;
+	assert_int_equal(hci_port_reset(&hc, 3, &speed), USB_TIMEOUT);
+	assert_int_equal(model.hot_resets[3], 1);
+	assert_int_equal(model.warm_resets[3], 0);
+}
+
+/* Devices get 3 s after the controller starts to show up (Linux waits as
+ * long): one connecting at 2.5 s is found; an empty port answers no
+ * device after 3 s, and a second empty port waits no longer. */
+static void test_connect_window(void **state)
+{
+	enum usb_speed speed;
+
+	bring_up();
+	xhci_read_protocols(&hc);
+	model.port_speed[3] = USB_SPEED_HIGH;
+	model.connect_at_us[3] = hc.started_us + 2500000;
+	assert_int_equal(hci_port_reset(&hc, 3, &speed), USB_OK);
+	assert_int_equal(speed, USB_SPEED_HIGH);
+	assert_true(model.now_us >= hc.started_us + 2500000);
+
+	assert_int_equal(hci_port_reset(&hc, 4, &speed), USB_NODEV);
+	assert_true(model.now_us >= hc.started_us + 3000000);
+	uint64_t t = model.now_us;
+	assert_int_equal(hci_port_reset(&hc, 2, &speed), USB_NODEV);
+	assert_true(model.now_us - t < 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +411,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_commands_lap_the_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_timeout_and_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protocols_and_port_resets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warm_reset_states, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hot_reset_escalates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_window, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * test_xhci_xfer.c - devices and transfers through hci.h against the
  * controller model (tests/unit/xhci_model.c) and a scripted device:
  * Enable Slot and Address Device (and Evaluate Context for a full-speed
- * ep0 of 64 bytes), the hub fields, Configure Endpoint (and again),
+ * ep0 of 64 bytes; a failed Address Device and hci_device_remove giving
+ * the slot back), the hub fields, Configure Endpoint (and again),
  * control transfers (TRB layout, short data stage, stall and recovery),
  * bulk transfers (1 MiB in 17 chained TRBs that never cross 64 KiB, laps
  * of the ring, a TD boundary for transfers over 253 x 64 KiB, short
@@ -182,6 +183,42 @@ static void test_added_again(void **state)
 	/* Elsewhere: both stay. */
 	add(USB_SPEED_HIGH, 3);
 	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 1);
+}
+
+/* An Address Device that fails (the device did not answer SET_ADDRESS)
+ * gives its slot back at once, so the USB layer's retry finds the slot
+ * free; hci_device_remove gives back the slot of a device that was
+ * addressed but then did not answer. */
+static void test_address_fails_slot_given_back(void **state)
+{
+	struct usb_device dev = { .speed = USB_SPEED_HIGH, .root_port = 3 };
+
+	model.address_fails = 1;
+	assert_int_equal(hci_device_add(&hc, &dev), USB_ERROR);
+	assert_int_equal(dev.slot, 0);
+	assert_null(hc.slot[1]);
+	assert_false(model.enabled[1]);
+	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 1);
+	assert_non_null(strstr(shadow_console, "root port 3 route 0x0: device not addressed (error)"));
+
+	assert_int_equal(hci_device_add(&hc, &dev), USB_OK);
+	assert_int_equal(dev.slot, 1);
+	assert_int_equal(model.cmd_count[TRB_ENABLE_SLOT], 2);
+
+	hci_device_remove(&dev);
+	assert_int_equal(dev.slot, 0);
+	assert_null(dev.hcpriv);
+	assert_null(hc.slot[1]);
+	assert_false(model.enabled[1]);
+	assert_int_equal(hc.dcbaa[1], 0);
+	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 2);
+	hci_device_remove(&dev); /* no slot: nothing */
+	assert_int_equal(model.cmd_count[TRB_DISABLE_SLOT], 2);
+	/* Added again: no stale slot to replace. */
+	assert_int_equal(hci_device_add(&hc, &dev), USB_OK);
+	assert_null(strstr(shadow_console, "device added again"));
+	for (unsigned i = 1; i <= MODEL_SLOTS; i++)
+		assert_int_equal(model.enabled[i], i == dev.slot);
 }
 
 static void test_hub_fields(void **state)
@@ -496,6 +533,7 @@ static const unsigned csz32 = 32, csz64 = 64;
 CSZ64(test_address_superspeed)
 CSZ64(test_address_full_speed_ep0)
 CSZ64(test_added_again)
+CSZ64(test_address_fails_slot_given_back)
 CSZ64(test_hub_fields)
 CSZ64(test_control)
 CSZ64(test_control_stall)
@@ -514,6 +552,7 @@ int main(void)
 		BOTH(test_address_superspeed),
 		BOTH(test_address_full_speed_ep0),
 		BOTH(test_added_again),
+		BOTH(test_address_fails_slot_given_back),
 		BOTH(test_hub_fields),
 		BOTH(test_control),
 		BOTH(test_control_stall),

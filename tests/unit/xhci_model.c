@@ -120,12 +120,23 @@ static uint32_t model_read(unsigned off)
 		model.sts_reads = 0;
 	}
 	for (unsigned p = 1; p <= MODEL_PORTS; p++) {
+		if (off == MODEL_OP + XHCI_PORTSC(p) && model.connect_at_us[p] && model.now_us >= model.connect_at_us[p]) {
+			*r |= PORTSC_CCS | PORTSC_CSC;
+			model.connect_at_us[p] = 0;
+		}
 		if (off == MODEL_OP + XHCI_PORTSC(p) && model.port_resetting[p] &&
 		    ++model.port_reads[p] >= model.port_reset_after) {
 			bool warm = *r & PORTSC_WPR;
 			*r &= ~(PORTSC_PR | PORTSC_WPR | (0xFu << 10) | (0xFu << PORTSC_PLS_SHIFT));
-			*r |= PORTSC_PED | PORTSC_PRC | (warm ? PORTSC_WRC : 0) | model.port_speed[p] << 10;
 			model.port_resetting[p] = false;
+			if (!warm && model.hot_reset_fails[p]) {
+				/* the link falls into SS.Inactive instead of U0 */
+				*r = (*r & ~PORTSC_PED) | PORTSC_PRC | PLS_SS_INACTIVE << PORTSC_PLS_SHIFT;
+				continue;
+			}
+			if (warm) /* the device trains and connects */
+				*r = (*r & ~PORTSC_CAS) | PORTSC_CCS;
+			*r |= PORTSC_PED | PORTSC_PRC | (warm ? PORTSC_WRC : 0) | model.port_speed[p] << 10;
 		}
 	}
 	return *r;
@@ -158,6 +169,10 @@ static void write_portsc(unsigned off, uint32_t v)
 		model.ped_written++; /* would disable the port */
 	*r = (old & ~(v & PORTSC_CHANGE_BITS) & ~PORTSC_PP) | (v & PORTSC_PP) | (v & (PORTSC_PR | PORTSC_WPR));
 	if (v & (PORTSC_PR | PORTSC_WPR)) {
+		if (v & PORTSC_WPR)
+			model.warm_resets[p]++;
+		else
+			model.hot_resets[p]++;
 		model.port_resetting[p] = true;
 		model.port_reads[p] = 0;
 	}

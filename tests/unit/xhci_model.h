@@ -12,7 +12,10 @@
  * slots and endpoint contexts (Enable Slot, Address Device, Evaluate
  * Context, Configure Endpoint, Reset/Stop Endpoint, Set TR Dequeue
  * Pointer), transfer rings run on their doorbells against a scripted
- * device (model.device), and port resets.  Time is virtual: 1 us per
+ * device (model.device), and port resets: hot (PR) and warm (WPR, which
+ * also brings a cold-attached or stuck USB 3 device to U0 and connects
+ * it), a hot reset that leaves the link in SS.Inactive, an Address
+ * Device that fails.  Time is virtual: 1 us per
  * register read plus whatever the driver waits, so timeouts of seconds
  * take no real time.  Memory is host memory (physical == virtual).
  */
@@ -63,9 +66,15 @@ struct xhci_model {
 				      * short packet (as xHCI 1.0+ hosts may) */
 	model_device_fn device;
 	uint32_t port_speed[MODEL_PORTS + 1];
+	uint64_t connect_at_us[MODEL_PORTS + 1]; /* CCS and CSC from then (0: as set) */
+	bool hot_reset_fails[MODEL_PORTS + 1]; /* PR leaves the link in
+						* SS.Inactive, not enabled */
+	unsigned address_fails;      /* Address Devices answered with a USB
+				      * transaction error before one succeeds */
 	/* observed */
 	uint64_t alloc_limit_max;    /* highest limit pages were asked below */
 	unsigned commands, ped_written;
+	unsigned hot_resets[MODEL_PORTS + 1], warm_resets[MODEL_PORTS + 1]; /* PR, WPR written */
 	unsigned cmd_count[64];      /* commands by TRB type               */
 	unsigned tds, trbs;          /* transfer TDs and TRBs run          */
 	unsigned boundary_crossings; /* data TRBs crossing 64 KiB          */

@@ -66,6 +66,10 @@ static uint32_t do_command(struct xhci_trb *t, uint32_t *slot_out)
 		out = model_out_ctx(NULL, slot, 0);
 		if ((in[INPUT_ADD] & 3) != 3)
 			return CC_PARAMETER;
+		if (model.address_fails) { /* the device did not answer SET_ADDRESS */
+			model.address_fails--;
+			return CC_USB_TRANSACTION;
+		}
 		/* As QEMU: one slot per place on the bus (root port, route). */
 		uint32_t place = 1u << 28 | ((in[w + 1] >> 16) & 0xFF) << 20 | (in[w] & 0xFFFFF);
 		for (unsigned i = 1; i <= MODEL_SLOTS; i++)

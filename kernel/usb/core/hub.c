@@ -10,6 +10,13 @@
  *   clear the change bits, SET_FEATURE(PORT_RESET),
  *   GET_PORT_STATUS every 10 ms until RESET is clear, C_RESET set and the
  *   port ENABLEd, clear the change bits, wait 10 ms (reset recovery).
+ * A SuperSpeed hub's port whose link (the status' link state field) sits
+ * in SS.Inactive or Compliance Mode, or stays in Polling for
+ * HUB_POLLING_MS, has a device that only a warm reset brings up, even
+ * without CONNECTION: it gets SET_FEATURE(BH_PORT_RESET) instead (USB 3.2
+ * 10.16.2.10; done when C_BH_PORT_RESET or C_PORT_RESET is set), and a
+ * PORT_RESET that fails on such a hub is tried again as a BH_PORT_RESET,
+ * as Linux's hub_port_reset does.
  * The speed comes from the status (USB 2 hubs: LOW/HIGH bits, else full;
  * USB 3 hubs: SuperSpeed), the route string from the hub's plus 4 bits of
  * port for this tier, and a low/full-speed device behind a high-speed hub
@@ -145,8 +152,8 @@ int hub_open(struct usb_device *dev, unsigned hop, void *dma, struct usb_hub *hu
 	return USB_OK;
 }
 
-/* Poll until (status & mask) == want (and, with change_bit, until that
- * change is set); USB_TIMEOUT after timeout_ms. */
+/* Poll until (status & mask) == want (and, with change_bit, until one of
+ * those changes is set); USB_TIMEOUT after timeout_ms. */
 static int hub_wait(struct usb_hub *hub, unsigned port, void *dma, uint16_t mask, uint16_t want,
 		    uint16_t change_bit, unsigned timeout_ms, uint16_t *status, uint16_t *change)
 {
@@ -154,12 +161,92 @@ static int hub_wait(struct usb_hub *hub, unsigned port, void *dma, uint16_t mask
 		int rc = hub_port_status(hub, port, dma, status, change);
 		if (rc != USB_OK)
 			return rc;
-		if ((*status & mask) == want && (*change & change_bit) == change_bit)
+		if ((*status & mask) == want && (!change_bit || (*change & change_bit)))
 			return USB_OK;
 		if (waited >= timeout_ms)
 			return USB_TIMEOUT;
 		ke_stall_execution_processor(HUB_POLL_MS * 1000);
 	}
+}
+
+/* A SuperSpeed hub port only a warm reset brings back (Linux's
+ * hub_port_warm_reset_required): NULL, or what its link state says. */
+static const char *hub_warm_reason(const struct usb_hub *hub, uint16_t status)
+{
+	if (!hub->superspeed)
+		return NULL;
+	switch (status & USB_SS_PORT_STAT_LINK_STATE) {
+	case USB_SS_PORT_LS_SS_INACTIVE:
+		return "link in SS.Inactive";
+	case USB_SS_PORT_LS_COMP_MOD:
+		return "link in Compliance Mode";
+	default:
+		return NULL;
+	}
+}
+
+static bool hub_link_polling(const struct usb_hub *hub, uint16_t status)
+{
+	return hub->superspeed && (status & USB_SS_PORT_STAT_LINK_STATE) == USB_SS_PORT_LS_POLLING;
+}
+
+/* Poll until a device is connected, or (SuperSpeed hub) its link needs a
+ * warm reset (*warm: why) or has sat in Polling for HUB_POLLING_MS;
+ * USB_TIMEOUT after HUB_CONNECT_TIMEOUT_MS with neither. */
+static int hub_wait_connect(struct usb_hub *hub, unsigned port, void *dma, uint16_t *status, uint16_t *change,
+			    const char **warm)
+{
+	unsigned polling_ms = 0;
+	*warm = NULL;
+	for (unsigned waited = 0;; waited += HUB_POLL_MS) {
+		int rc = hub_port_status(hub, port, dma, status, change);
+		if (rc != USB_OK)
+			return rc;
+		if ((*warm = hub_warm_reason(hub, *status)) != NULL)
+			return USB_OK;
+		if (hub_link_polling(hub, *status)) {
+			if (polling_ms >= HUB_POLLING_MS) {
+				*warm = "link stuck in Polling";
+				return USB_OK;
+			}
+			polling_ms += HUB_POLL_MS;
+		} else {
+			polling_ms = 0;
+			if (*status & USB_PORT_STAT_CONNECTION)
+				return USB_OK;
+			if (waited >= HUB_CONNECT_TIMEOUT_MS)
+				return USB_TIMEOUT;
+		}
+		ke_stall_execution_processor(HUB_POLL_MS * 1000);
+	}
+}
+
+/* One PORT_RESET or BH_PORT_RESET, until the port is enabled with a
+ * device; the change bits are cleared before and after. */
+static int hub_reset_once(struct usb_hub *hub, unsigned port, void *dma, bool warm, uint16_t *status,
+			  uint16_t *change)
+{
+	const char *name = warm ? "BH_PORT_RESET" : "PORT_RESET";
+	int rc = hub_clear_changes(hub, port, *change);
+	if (rc != USB_OK)
+		return rc;
+	rc = hub_port_feature(hub, USB_REQ_SET_FEATURE, warm ? USB_HUB_BH_PORT_RESET : USB_HUB_PORT_RESET, port);
+	if (rc != USB_OK) {
+		kprintf("usb: hub %u (slot %u) port %u: SET_FEATURE(%s) failed: %s\n", hub->hop, hub->dev->slot, port,
+			name, usb_status_name(rc));
+		return rc;
+	}
+	rc = hub_wait(hub, port, dma, USB_PORT_STAT_RESET | USB_PORT_STAT_ENABLE | USB_PORT_STAT_CONNECTION,
+		      USB_PORT_STAT_ENABLE | USB_PORT_STAT_CONNECTION,
+		      warm ? USB_SS_PORT_STAT_C_BH_RESET | USB_PORT_STAT_C_RESET : USB_PORT_STAT_C_RESET,
+		      HUB_RESET_TIMEOUT_MS, status, change);
+	if (rc == USB_TIMEOUT)
+		kprintf("usb: hub %u (slot %u) port %u: %s did not complete in %u ms (status 0x%04x, change 0x%04x)\n",
+			hub->hop, hub->dev->slot, port, warm ? "warm reset" : "reset", HUB_RESET_TIMEOUT_MS, *status,
+			*change);
+	if (rc != USB_OK)
+		return rc;
+	return hub_clear_changes(hub, port, *change);
 }
 
 static enum usb_speed hub_port_speed(const struct usb_hub *hub, uint16_t status)
@@ -210,7 +297,7 @@ int hub_ports_connected(struct usb_hub *hub, void *dma, uint16_t *connected)
 		int rc = hub_port_status(hub, port, dma, &status, &change);
 		if (rc != USB_OK)
 			return rc;
-		if (status & USB_PORT_STAT_CONNECTION)
+		if ((status & USB_PORT_STAT_CONNECTION) || hub_warm_reason(hub, status) || hub_link_polling(hub, status))
 			*connected |= (uint16_t)(1u << port);
 	}
 	return USB_OK;
@@ -233,8 +320,8 @@ int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_de
 	ke_stall_execution_processor((uint64_t)hub->power_good_ms * 1000);
 
 	uint16_t status = 0, change = 0;
-	rc = hub_wait(hub, port, dma, USB_PORT_STAT_CONNECTION, USB_PORT_STAT_CONNECTION, 0, HUB_CONNECT_TIMEOUT_MS,
-		      &status, &change);
+	const char *warm = NULL;
+	rc = hub_wait_connect(hub, port, dma, &status, &change, &warm);
 	if (rc == USB_TIMEOUT) {
 		kprintf("usb: hub %u (slot %u) port %u: nothing connected after %u ms (status 0x%04x)\n", hop, slot,
 			port, HUB_CONNECT_TIMEOUT_MS, status);
@@ -242,25 +329,17 @@ int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_de
 	}
 	if (rc != USB_OK)
 		return rc;
-	ke_stall_execution_processor(HUB_DEBOUNCE_MS * 1000);
-	if ((rc = hub_clear_changes(hub, port, change)) != USB_OK)
-		return rc;
-
-	rc = hub_port_feature(hub, USB_REQ_SET_FEATURE, USB_HUB_PORT_RESET, port);
-	if (rc != USB_OK) {
-		kprintf("usb: hub %u (slot %u) port %u: SET_FEATURE(PORT_RESET) failed: %s\n", hop, slot, port,
-			usb_status_name(rc));
-		return rc;
+	if (warm)
+		kprintf("usb: hub %u (slot %u) port %u: %s: warm reset (BH_PORT_RESET)\n", hop, slot, port, warm);
+	else
+		ke_stall_execution_processor(HUB_DEBOUNCE_MS * 1000);
+	rc = hub_reset_once(hub, port, dma, warm != NULL, &status, &change);
+	if (rc == USB_TIMEOUT && hub->superspeed && !warm) {
+		kprintf("usb: hub %u (slot %u) port %u: hot reset failed, trying a warm reset (BH_PORT_RESET)\n", hop,
+			slot, port);
+		rc = hub_reset_once(hub, port, dma, true, &status, &change);
 	}
-	rc = hub_wait(hub, port, dma, USB_PORT_STAT_RESET | USB_PORT_STAT_ENABLE | USB_PORT_STAT_CONNECTION,
-		      USB_PORT_STAT_ENABLE | USB_PORT_STAT_CONNECTION, USB_PORT_STAT_C_RESET, HUB_RESET_TIMEOUT_MS,
-		      &status, &change);
-	if (rc == USB_TIMEOUT)
-		kprintf("usb: hub %u (slot %u) port %u: reset did not complete in %u ms (status 0x%04x, change 0x%04x)\n",
-			hop, slot, port, HUB_RESET_TIMEOUT_MS, status, change);
 	if (rc != USB_OK)
-		return rc;
-	if ((rc = hub_clear_changes(hub, port, change)) != USB_OK)
 		return rc;
 	ke_stall_execution_processor(HUB_RESET_RECOVERY_MS * 1000);
 

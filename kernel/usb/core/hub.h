@@ -25,7 +25,8 @@ struct usb_hub {
 };
 
 /* How long the hub code waits (milliseconds). */
-#define HUB_CONNECT_TIMEOUT_MS 1000 /* device seen on the port           */
+#define HUB_CONNECT_TIMEOUT_MS 3000 /* device seen on the port (Linux)   */
+#define HUB_POLLING_MS 360          /* USB 3 link may sit in Polling     */
 #define HUB_RESET_TIMEOUT_MS 500    /* PORT_RESET to enabled             */
 #define HUB_DEBOUNCE_MS 100         /* USB 2.0 7.1.7.3 TATTDB            */
 #define HUB_RESET_RECOVERY_MS 10    /* USB 2.0 7.1.7.5 TRSTRCY           */
@@ -37,13 +38,17 @@ int hub_open(struct usb_device *dev, unsigned hop, void *dma, struct usb_hub *hu
 
 /* Power the port, wait for a connection, reset it, and fill child's
  * speed, root_port, depth, route and TT fields from the hub's; change
- * bits are cleared.  The caller then hci_device_add()s the child.
- * Timeouts print which hub and port. */
+ * bits are cleared.  The caller then hci_device_add()s the child.  On a
+ * SuperSpeed hub the reset is a warm one (BH_PORT_RESET) when the link
+ * sits in SS.Inactive or Compliance Mode or stays in Polling past
+ * HUB_POLLING_MS, and a PORT_RESET that fails is tried again as one.
+ * Timeouts print which hub and port; USB_NODEV when nothing is there. */
 int hub_port_attach(struct usb_hub *hub, unsigned port, void *dma, struct usb_device *child);
 
 /* Power every downstream port, wait bPwrOn2PwrGood and the connect
  * debounce once, then set bit p of *connected for each port p (1-based,
- * at most 15) with a device connected. */
+ * at most 15) with a device connected (or, on a SuperSpeed hub, a link
+ * that only a warm reset or more time brings up: a device is there). */
 int hub_ports_connected(struct usb_hub *hub, void *dma, uint16_t *connected);
 
 #endif /* KPROF_USB_HUB_H */

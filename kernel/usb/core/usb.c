@@ -63,6 +63,11 @@ int usb_get_descriptor(struct usb_device *dev, uint8_t type, uint8_t index, void
 
 int usb_read_device_descriptor(struct usb_device *dev, void *dma, struct usb_device_descriptor *out)
 {
+	_Static_assert(sizeof(dev->descriptor) == sizeof(*out), "usb_device.descriptor holds a device descriptor");
+	if (dev->descriptor[0]) { /* read by usb_enumerate since the device was addressed */
+		memcpy(out, dev->descriptor, sizeof(*out));
+		return USB_OK;
+	}
 	uint32_t got = 0;
 	int rc = usb_get_descriptor(dev, USB_DT_DEVICE, 0, dma, sizeof(*out), &got);
 	if (rc != USB_OK) {

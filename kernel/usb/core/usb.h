@@ -4,9 +4,10 @@
  *
  * The core layer (kernel/usb/core/), between the host controller and
  * storage: devices and hubs as USB 2.0 chapters 9 and 11 see them.
- *  - It offers this header, hub.h (hubs on the boot path), usb_desc.h
- *    (descriptor layouts and request codes) and the words for enum
- *    usb_status (usb_status_name(), declared in hci.h: usb_status.c).
+ *  - It offers this header, hub.h (hubs on the boot path), usb_enum.h
+ *    (a port's device brought up, with retries), usb_desc.h (descriptor
+ *    layouts and request codes) and the words for enum usb_status
+ *    (usb_status_name(), declared in hci.h: usb_status.c).
  *  - Below it, it calls the host controller through kernel/usb/hci.h
  *    only (never xhci/'s own headers), kernel/mm, kernel/ke/time.h, the
  *    console and <arch/mmu.h>; it includes nothing from storage/ or
@@ -41,7 +42,9 @@ int usb_control(struct usb_device *dev, uint8_t bmRequestType, uint8_t bRequest,
 int usb_get_descriptor(struct usb_device *dev, uint8_t type, uint8_t index, void *dma, uint16_t len,
 		       uint32_t *actual);
 
-/* The 18-byte device descriptor, checked (bLength, type). */
+/* The 18-byte device descriptor, checked (bLength, type); the copy
+ * usb_enumerate() read when it addressed the device, if it did (the
+ * descriptor does not change while the device keeps its address). */
 int usb_read_device_descriptor(struct usb_device *dev, void *dma, struct usb_device_descriptor *out);
 
 /* Configuration 0 with everything that follows it: the 9-byte header

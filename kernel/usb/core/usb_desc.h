@@ -43,6 +43,7 @@
 #define USB_HUB_C_PORT_RESET 20
 #define USB_HUB_C_PORT_LINK_STATE 25    /* USB 3 hubs */
 #define USB_HUB_C_PORT_CONFIG_ERROR 26  /* USB 3 hubs */
+#define USB_HUB_BH_PORT_RESET 28        /* USB 3 hubs: warm reset (10.16.2.10) */
 #define USB_HUB_C_BH_PORT_RESET 29      /* USB 3 hubs */
 
 /* Descriptor types. */
@@ -160,6 +161,11 @@ _Static_assert(sizeof(struct usb_ss_hub_descriptor) == 12, "SuperSpeed hub descr
 #define USB_PORT_STAT_LOW_SPEED 0x0200 /* USB 2 hubs          */
 #define USB_PORT_STAT_HIGH_SPEED 0x0400
 #define USB_SS_PORT_STAT_POWER 0x0200  /* USB 3 hubs          */
+#define USB_SS_PORT_STAT_LINK_STATE 0x01E0 /* USB 3 hubs: bits 8:5 */
+#define USB_SS_PORT_LS_U0 0x0000
+#define USB_SS_PORT_LS_SS_INACTIVE 0x00C0
+#define USB_SS_PORT_LS_POLLING 0x00E0
+#define USB_SS_PORT_LS_COMP_MOD 0x0140  /* Compliance Mode     */
 
 #define USB_PORT_STAT_C_CONNECTION 0x0001
 #define USB_PORT_STAT_C_ENABLE 0x0002

@@ -8,12 +8,13 @@
  * The last two bind the interface anew and run every identity check of
  * usb_stick_open() again (verified is cleared first), so a different disk
  * put in the same port is never written.  When the stick is no longer
- * where its path leads (nothing answers there, or another disk does: a
- * USB 3 stick that came back on its USB 2 companion port after the
- * reset, or on another port or controller), it is looked for by its
- * identity on every controller, port and hub (stick_scan.c), after one
- * line saying so; the stick found then keeps its new path for the next
- * rung.  Callers: the trace output, one thread at a time (see hci.h).
+ * where its path leads (no device on a port of it, or another disk at
+ * its end: a USB 3 stick that came back on its USB 2 companion port
+ * after the reset, or on another port or controller), it is looked for
+ * by its identity on every controller, port and hub (stick_scan.c), after
+ * one line saying so; the stick found then keeps its new path for the
+ * next rung.  A device on the path that fails (errors, time-outs) is the
+ * stick, sick, as at open: no search, the caller's next rung.  Callers: the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
@@ -67,7 +68,9 @@ static int stick_find_again(struct usb_stick *st, const struct usb_device *tried
 /* Port reset and a new address along the same path (after a controller
  * reset: every hop again), then the interface bound anew and the
  * identity checked as at open: nothing is written to another disk.
- * Nothing on the path, or another disk there: the search. */
+ * Nothing on the path (USB_NODEV: no device on a port of it), or another
+ * disk there: the search.  A device there that fails (errors, time-outs)
+ * is the stick, sick, as at open: no search, the next rung. */
 static int stick_rebind(struct usb_stick *st)
 {
 	struct usb_device *dev = NULL;
@@ -75,10 +78,10 @@ static int stick_rebind(struct usb_stick *st)
 	stick_unbind(st);
 	st->verified = false;
 	int rc = stick_path_open(&st->target, &dev);
-	if (rc == USB_NOMEM)
-		return rc;
-	if (rc != USB_OK)
+	if (rc == USB_NODEV)
 		return stick_find_again(st, NULL);
+	if (rc != USB_OK)
+		return rc;
 	st->dev = dev;
 	rc = stick_bind(st);
 	if (rc == USB_OK)

@@ -13,9 +13,11 @@
  * identity (boot/common/diskid.c).  So nothing is ever written to another
  * disk, however it is found.
  *
- * Every device met is reset and addressed anew (a new slot; slots of the
- * devices left behind are not given back, as in stick_path.c); the devices
- * and hubs stay configured for the rest of the run.  The stick found keeps
+ * Every device met is reset, addressed anew and its descriptor read by
+ * usb_enumerate() (retried within USB_ENUM_TRIES; a device that never
+ * answers holds no slot after); slots of the devices that answered but are
+ * left behind are not given back, as in stick_path.c, and the devices and
+ * hubs stay configured for the rest of the run.  The stick found keeps
  * the path it was found on as its target, for recovery (stick.c).  Called once, by
  * usb_stick_open(), from the thread that drives USB.
  */
@@ -25,6 +27,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/usb/core/hub.h"
 #include "kernel/usb/core/usb.h"
+#include "kernel/usb/core/usb_enum.h"
 #include "kernel/usb/storage/stick.h"
 
 #define SCAN_DMA_BYTES 4096
@@ -70,12 +73,12 @@ static int scan_hub(struct scan *s, struct usb_device *d)
 		struct usb_device *child = kzalloc(sizeof(*child));
 		if (!child)
 			return USB_NOMEM;
-		rc = hub_port_attach(&hub, port, s->dma, child);
-		if (rc == USB_OK)
-			rc = hci_device_add(child->hci, child);
+		struct usb_device_descriptor dd;
+		rc = usb_enumerate(d->hci, &hub, port, s->dma, child, &dd);
 		if (rc != USB_OK) {
-			if (!child->slot)
-				kfree(child); /* never given to the controller */
+			kfree(child); /* holds no slot */
+			if (rc == USB_NOMEM)
+				return rc;
 			continue;
 		}
 		rc = scan_device(s, child);
@@ -117,20 +120,15 @@ static int scan_device(struct scan *s, struct usb_device *d)
 static int scan_controller(struct scan *s, struct usb_hci *hc)
 {
 	for (unsigned port = 1; port <= hci_port_count(hc); port++) {
-		enum usb_speed speed = USB_SPEED_NONE;
-		if (hci_port_reset(hc, port, &speed) != USB_OK)
-			continue; /* nothing there, or a port that does not come up */
+		struct usb_device_descriptor dd;
 		struct usb_device *d = kzalloc(sizeof(*d));
 		if (!d)
 			return USB_NOMEM;
-		d->hci = hc;
-		d->speed = (uint8_t)speed;
-		d->root_port = (uint8_t)port;
-		d->ep0_mps = speed == USB_SPEED_SUPER ? 512 : speed == USB_SPEED_HIGH ? 64 : 8;
-		int rc = hci_device_add(hc, d);
+		int rc = usb_enumerate(hc, NULL, port, s->dma, d, &dd);
 		if (rc != USB_OK) {
-			if (!d->slot)
-				kfree(d);
+			kfree(d); /* nothing there, or a device that never came up: holds no slot */
+			if (rc == USB_NOMEM)
+				return rc;
 			continue;
 		}
 		rc = scan_device(s, d);

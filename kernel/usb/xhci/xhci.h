@@ -52,7 +52,9 @@
 #define XHCI_HANDOFF_MS  HCI_HANDOFF_MS /* firmware lets go (hci.h)  */
 #define XHCI_HALT_MS     100  /* USBSTS.HCH after R/S = 0 (spec: 16)  */
 #define XHCI_RESET_MS    10000 /* HCRST and CNR clear (Linux: 10 s)   */
-#define XHCI_CONNECT_MS  1000 /* a device shows up after start        */
+#define XHCI_CONNECT_MS  3000 /* a device shows up after start (Linux) */
+#define XHCI_POLLING_MS  360  /* USB 3 link may sit in Polling (USB 3.2
+                               * 7.5.4: tPollingLFPSTimeout)        */
 #define XHCI_PORT_RESET_MS 500
 #define XHCI_COMMAND_MS  1000
 #define XHCI_CONTROL_MS  2000

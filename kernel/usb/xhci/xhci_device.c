@@ -181,6 +181,16 @@ int hci_device_add(struct usb_hci *hc, struct usb_device *dev)
 	return USB_OK;
 }
 
+void hci_device_remove(struct usb_device *dev)
+{
+	struct xhci_slot *s = dev->hcpriv;
+
+	if (!dev->slot || !s)
+		return;
+	slot_disable(dev->hci, dev);
+	slot_free(dev->hci, s);
+}
+
 int hci_hub_configure(struct usb_device *dev, unsigned nports, bool multi_tt, unsigned tt_think_time)
 {
 	struct usb_hci *hc = dev->hci;

@@ -72,6 +72,7 @@
 #define PORTSC_PRC  (1u << 21)  /* Port Reset Change        */
 #define PORTSC_PLC  (1u << 22)
 #define PORTSC_CEC  (1u << 23)
+#define PORTSC_CAS  (1u << 24)  /* Cold Attach Status (USB 3): warm reset needed */
 #define PORTSC_WCE  (1u << 25)
 #define PORTSC_WDE  (1u << 26)
 #define PORTSC_WOE  (1u << 27)
