@@ -19,8 +19,11 @@
  * the end, stream mode as the logger thread sends its sub-buffers.
  * finish() writes the last partial block zero-padded, syncs the stick's
  * cache and prints what was saved, and how long after the workload
- * ended (out.c's clock).  A failed write or sync climbs the stick's
- * recovery ladder (usb_stick_recover: reset recovery, port reset and new
+ * ended (out.c's clock); a stick that answers but refuses the sync
+ * (USB_STICK_NOT_FLUSHED) acknowledged every write, so the trace is
+ * "saved ..., not flushed" with the sense, a warning that changes
+ * neither the sinks nor the exit status.  A failed write or a sync the
+ * stick does not answer climbs the stick's recovery ladder (usb_stick_recover: reset recovery, port reset and new
  * address, controller reset; the identity proved again) and is done
  * again after each rung that brings the stick back (writes are
  * idempotent); when every rung is spent the sink stops for good (one line
@@ -74,6 +77,9 @@ static struct {
 	uint32_t end_start;        /* ... of the first end frame, or NO_END  */
 	bool uncarried;            /* a frame filled a stage: not carried    */
 	unsigned recoveries;       /* rungs that brought the stick back      */
+	bool not_flushed;          /* SYNCHRONIZE CACHE refused by a stick
+				    * that answers (USB_STICK_NOT_FLUSHED)  */
+	struct stick_sense flush_sense; /* ... with this sense (0: a stall) */
 } stick;
 
 #define NO_END UINT32_MAX
@@ -117,10 +123,16 @@ static int write_op(uint32_t len)
 	return stick_file_write(&stick.sf, stick.stage_off, stick.stage, len);
 }
 
+/* A stick that answers but refuses to flush (CHECK CONDITION, a stall)
+ * acknowledged every write: a warning, not a failure, and no recovery. */
 static int sync_op(uint32_t unused)
 {
 	(void)unused;
-	return usb_stick_sync(stick.sf.stick);
+	int rc = usb_stick_sync(stick.sf.stick);
+	stick.not_flushed = rc == USB_STICK_NOT_FLUSHED;
+	if (stick.not_flushed)
+		stick.flush_sense = usb_stick_last_sense(stick.sf.stick);
+	return stick.not_flushed ? 0 : rc;
 }
 
 /* Write the first len bytes of the stage (whole blocks) at stage_off. */
@@ -221,7 +233,7 @@ static uint64_t stick_held(struct trace_sink *s)
 static void stick_finish(struct trace_sink *s)
 {
 	const struct out_file *f = &stick.file;
-	char size[32], cap[32], when[48] = "";
+	char size[32], cap[32], when[48] = "", then[224];
 
 	stick.frame_start = stick.staged; /* every frame is staged now */
 	if (!s->stopped && stick.staged) {
@@ -238,17 +250,26 @@ static void stick_finish(struct trace_sink *s)
 	/* "2.6 MB" (decimal, as storage is sold), or "131 KB" below 1 MB. */
 	size_format(size, sizeof(size), f->used, SIZE_MB | SIZE_SMALL_K);
 	size_format(cap, sizeof(cap), f->capacity, SIZE_MB | SIZE_SMALL_K);
+	const struct stick_sense *fs = &stick.flush_sense;
+	if (!stick.not_flushed)
+		ksnprintf(then, sizeof(then), "; power off and move the stick to your computer");
+	else if (fs->key)
+		ksnprintf(then, sizeof(then), ", not flushed: the stick acknowledged every write but refused SYNCHRONIZE "
+			  "CACHE (sense key %x, asc %02x, ascq %02x); wait a few seconds before you power off, then move "
+			  "the stick to your computer", fs->key, fs->asc, fs->ascq);
+	else
+		ksnprintf(then, sizeof(then), ", not flushed: the stick acknowledged every write but stalled SYNCHRONIZE "
+			  "CACHE; wait a few seconds before you power off, then move the stick to your computer");
 	if (s->stopped)
 		kprintf("trace: not saved to %s on the USB stick (see above)\n", stick.name);
 	else if (f->full)
 		kprintf("trace: %llu of %llu records, %s saved to %s on the USB stick%s, which is full: %llu records did "
-			"not fit in its %s (a bigger file keeps them: docs/usb-stick.md); power off and move the stick to "
-			"your computer\n", (unsigned long long)f->records,
+			"not fit in its %s (a bigger file keeps them: docs/usb-stick.md)%s\n", (unsigned long long)f->records,
 			(unsigned long long)(f->records + f->records_lost), size, stick.name, when,
-			(unsigned long long)f->records_lost, cap);
+			(unsigned long long)f->records_lost, cap, then);
 	else
-		kprintf("trace: %llu records, %s saved to %s on the USB stick%s; power off and move the stick to your "
-			"computer\n", (unsigned long long)f->records, size, stick.name, when);
+		kprintf("trace: %llu records, %s saved to %s on the USB stick%s%s\n", (unsigned long long)f->records, size,
+			stick.name, when, then);
 }
 
 /* After out.c took what serial carries.  Not from the bug check path: the

@@ -1285,11 +1285,17 @@ def unplug_on(pattern):
 
 
 def check_usb_unplugged(ctx):
-    """The stick pulled mid-run: every rung fails, serial takes over with
-    what the stick does not hold whole, the run ends (no hang), and every
-    record the kernel sent is in the file or on serial, what serial lacks
-    counted by its decoder; 0x15 if the stick holds part, else success."""
+    """The stick pulled mid-run: every rung fails (the port rung, finding
+    nothing on the stick's port, looks for it by its identity everywhere
+    and finds it nowhere), serial takes over with what the stick does not
+    hold whole, the run ends (no hang), and every record the kernel sent
+    is in the file or on serial, what serial lacks counted by its decoder;
+    0x15 if the stick holds part, else success."""
     ctx.expect_in_order([r"^phase: \[2\] locks starts", r"recovering \(Bulk-Only reset recovery\)$",
+                         r"^stick: the boot disk is no longer at port 1 of controller 0000:00:05\.0 after the reset: "
+                         r"looking for it by its identity$",
+                         r"^stick: no disk with the boot disk's disk GUID \S+ on 1 xHCI controller \(0 devices\): "
+                         r"nothing written$",
                          r"recovering \(controller reset\)$",
                          r"; nothing more is written to it$",
                          r"^trace: serial carries the trace from here on"], "the failed ladder, serial taking over")

@@ -9,8 +9,11 @@
  * Bulk-Only Mass Storage Reset (BOT 6.6.1).  A read of bulk IN while the
  * device waits for a CBW has no answer: USB_TIMEOUT, as a real device
  * NAKs.  The disk answers TEST UNIT READY, REQUEST SENSE (fixed format),
- * INQUIRY, READ CAPACITY(10)/(16), MODE SENSE(6), READ/WRITE(10)/(16)
- * and SYNCHRONIZE CACHE(10); anything else is 5/20/00.  Blocks beyond
+ * INQUIRY, READ CAPACITY(10)/(16), MODE SENSE(6), START STOP UNIT,
+ * READ/WRITE(10)/(16) and SYNCHRONIZE CACHE(10); anything else is 5/20/00.  The quirks of
+ * real sticks, each a knob: NAKs for a while after SET_CONFIGURATION,
+ * UNIT ATTENTIONs on a chosen command, NOT READY (becoming ready) for a
+ * while, NOT READY until START UNIT, bogus CSW residues, a SYNCHRONIZE CACHE refused.  Blocks beyond
  * the backing store read as zeros; a WRITE there is BAD.
  */
 #include <stdio.h>
@@ -108,9 +111,21 @@ void fake_disk_write_mbr(struct fake_disk *k, uint32_t signature, uint32_t part_
 	bs[510] = 0x55, bs[511] = 0xAA;
 }
 
+/* Not settled yet after SET_CONFIGURATION: a real device NAKs. */
+static bool fake_unsettled(struct fake_disk *k)
+{
+	if (fake_now_us >= k->configured_at_us + k->settle_ms * 1000ull)
+		return false;
+	fake_log_add("disk NAK: not settled %llu us after SET_CONFIGURATION",
+		     (unsigned long long)(fake_now_us - k->configured_at_us));
+	return true;
+}
+
 int fake_disk_control(struct fake_dev *d, const struct usb_setup *s, uint8_t *data, uint32_t *actual)
 {
 	struct fake_disk *k = d->disk;
+	if (fake_unsettled(k))
+		return USB_TIMEOUT;
 	if (s->bmRequestType == 0x21 && s->bRequest == 0xFF && s->wIndex == 1 && s->wLength == 0) {
 		fake_log_add("s%u BOT_RESET", d->slot);
 		if (k->reset_fails)
@@ -147,6 +162,7 @@ static const char *fake_op_name(uint8_t op)
 	case 0x03: return "REQUEST_SENSE";
 	case 0x12: return "INQUIRY";
 	case 0x1A: return "MODE_SENSE(6)";
+	case 0x1B: return "START_STOP_UNIT";
 	case 0x25: return "READ_CAPACITY(10)";
 	case 0x28: return "READ(10)";
 	case 0x2A: return "WRITE(10)";
@@ -212,12 +228,24 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 		fake_log_add("disk CBW %u lun %u %s: no medium", k->tag, k->lun, fake_op_name(cb[0]));
 		return;
 	}
+	if (k->unit_attentions && cb[0] == k->attention_op) {
+		k->unit_attentions--;
+		fake_fail(k, 6, 0x29, 0);
+		fake_log_add("disk CBW %u %s: unit attention", k->tag, fake_op_name(cb[0]));
+		return;
+	}
+	if (k->needs_start && cb[0] != 0x12 && cb[0] != 0x03 && cb[0] != 0x1B) {
+		fake_fail(k, 2, 0x04, 0x02);
+		fake_log_add("disk CBW %u %s: initializing command required", k->tag, fake_op_name(cb[0]));
+		return;
+	}
+	if (cb[0] != 0x12 && cb[0] != 0x03 && fake_now_us < k->configured_at_us + k->not_ready_ms * 1000ull) {
+		fake_fail(k, 2, 0x04, 0x01);
+		fake_log_add("disk CBW %u %s: becoming ready", k->tag, fake_op_name(cb[0]));
+		return;
+	}
 	switch (cb[0]) {
 	case 0x00:
-		if (k->unit_attentions) {
-			k->unit_attentions--;
-			fake_fail(k, 6, 0x29, 0);
-		}
 		break;
 	case 0x03:
 		r[0] = 0x70;
@@ -263,9 +291,15 @@ static void fake_scsi(struct fake_disk *k, const uint8_t *cb)
 		fake_rw(k, cb, true, extra, sizeof(extra));
 		k->writes++;
 		break;
+	case 0x1B:
+		if (cb[4] & 0x01)
+			k->needs_start = false;
+		break;
 	case 0x35:
 		if (k->sync_unsupported)
 			fake_fail(k, 5, 0x20, 0);
+		else if (k->sync_sense[0])
+			fake_fail(k, k->sync_sense[0], k->sync_sense[1], k->sync_sense[2]);
 		break;
 	default:
 		fake_fail(k, 5, 0x20, 0);
@@ -335,6 +369,10 @@ static int fake_send_csw(struct fake_dev *d, uint8_t *buf, uint32_t len, uint32_
 		k->big_residue--;
 		res = k->expected + 512;
 	}
+	if (k->bogus_residues && k->expected && !status) {
+		k->bogus_residues--;
+		res = k->expected;
+	}
 	if (k->phase_error) {
 		k->phase_error--;
 		status = 2;
@@ -355,6 +393,8 @@ int fake_disk_bulk(struct fake_dev *d, uint8_t ep, uint8_t *buf, uint32_t len, u
 {
 	struct fake_disk *k = d->disk;
 	bool in = ep & 0x80;
+	if (fake_unsettled(k))
+		return USB_TIMEOUT;
 	if (d->ep_dev_halted[ep & 15][in] || k->state == NEED_RESET)
 		return USB_STALL;
 	if (!in) {

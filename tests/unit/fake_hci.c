@@ -324,6 +324,8 @@ static int fake_std_control(struct fake_dev *fd, const struct usb_setup *s, uint
 	if (s->bRequest == USB_REQ_SET_CONFIGURATION && s->bmRequestType == 0x00) {
 		fake_log_add("s%u SET_CONFIGURATION %u", slot, s->wValue);
 		fd->config = (uint8_t)s->wValue;
+		if (fd->disk)
+			fd->disk->configured_at_us = fake_now_us;
 		return USB_OK;
 	}
 	if (s->bRequest == USB_REQ_CLEAR_FEATURE && s->bmRequestType == 0x02 &&

@@ -133,7 +133,22 @@ struct fake_disk {
 	bool wp_mode_sense;        /* MODE SENSE reports WP                 */
 	bool wp_stalls_data;       /* ... and stalls the OUT data doing so  */
 	bool sync_unsupported;     /* SYNCHRONIZE CACHE: 5/20/00            */
-	unsigned unit_attentions;  /* TEST UNIT READYs answered 6/29/00     */
+	unsigned unit_attentions;  /* commands of opcode attention_op (0:
+				    * TEST UNIT READY) answered 6/29/00     */
+	uint8_t attention_op;
+	uint32_t settle_ms;        /* NAKs everything (time-outs) for so
+				    * long after SET_CONFIGURATION          */
+	uint32_t not_ready_ms;     /* ... and answers 2/04/01 (becoming
+				    * ready) to all but INQUIRY and REQUEST
+				    * SENSE for so long after it            */
+	bool needs_start;          /* 2/04/02 (initializing command
+				    * required) to all but INQUIRY and
+				    * REQUEST SENSE until START UNIT        */
+	uint64_t configured_at_us; /* SET_CONFIGURATION's fake time         */
+	uint8_t sync_sense[3];     /* SYNCHRONIZE CACHE fails with this
+				    * key/ASC/ASCQ (key 0: passes)          */
+	unsigned bogus_residues;   /* CSWs whose residue is the whole length
+				    * though every byte moved              */
 	/* faults, each counts down per use */
 	unsigned stall_data;       /* stall the data stage, fail 3/11/00    */
 	unsigned stall_csw;        /* stall the CSW read                    */

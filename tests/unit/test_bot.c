@@ -2,9 +2,12 @@
  * test_bot.c - the Bulk-Only Transport state machine and its recovery
  * (kernel/usb/storage/bot.c, scsi.c, scsi_sense.c) against the fake disk: the
  * command sequence of usb_stick_open(), stalls on the data and CSW
- * stages, CSWs with a bad signature, tag, residue or a phase error (reset
- * recovery must run, then the command is retried once), short residues,
- * TEST UNIT READY retries, and REQUEST SENSE after CHECK CONDITION; and
+ * stages, CSWs with a bad signature, tag or a phase error (reset
+ * recovery must run, then the command is retried once), residues larger
+ * than asked (clamped) and bogus ones (ignored once INQUIRY shows them),
+ * short residues, the patience of the open (the settle delay after
+ * SET_CONFIGURATION, UNIT ATTENTION on each opening command, NOT READY
+ * waited for within its bound), and REQUEST SENSE after CHECK CONDITION; and
  * the assertion that the controller driver never reports more bytes moved
  * than asked, at each stage, broken by the fake controller; and each
  * stage's time-out (usb.data_timeout_ms=, usb.csw_timeout_ms=).
@@ -14,6 +17,7 @@
 #include "kernel/usb/core/usb.h"
 #include "kernel/usb/storage/bot.h"
 #include "kernel/usb/storage/scsi.h"
+#include "kernel/usb/storage/stick_dev.h"
 #include "kernel/usb/storage/stick_keys.h"
 
 static struct fake_dev *disk;
@@ -63,7 +67,7 @@ static void test_open_sequence(void **state)
 				      "disk CBW 1 INQUIRY len 36\n"
 				      "disk data-in 36\n"
 				      "disk CSW 1 status 0 residue 0\n"
-				      "disk CBW 2 TEST_UNIT_READY len 0\n"
+				      "disk CBW 2 TEST_UNIT_READY: unit attention\n"
 				      "disk CSW 2 status 1 residue 0\n"
 				      "disk CBW 3 REQUEST_SENSE len 18\n"
 				      "disk data-in 18\n"
@@ -79,7 +83,10 @@ static void test_open_sequence(void **state)
 				      "disk CBW 7 READ(10) lba 1 n 1 len 512\n"
 				      "disk data-in 512\n"
 				      "disk CSW 7 status 0 residue 0\n");
-	assert_int_equal(fake_now_us, 100 * 1000); /* one TEST UNIT READY retry */
+	/* the settle delay, and the unit attention sent again at once */
+	assert_int_equal(fake_now_us, STICK_SETTLE_MS * 1000);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: unit attention 6/29/00 (power on, reset, or bus device reset): sent "
+		       "again\n");
 	FX_CONSOLE_HAS("stick: device 0627:0001, interface 1, bulk IN 0x81, bulk OUT 0x02 (512 bytes)\n");
 	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK, 65536 blocks of 512 bytes\n");
 	FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's\n");
@@ -214,14 +221,53 @@ static void test_bad_csw_tag(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* A residue larger than the length asked for means nothing: clamped,
+ * the bytes moved believed (Linux), said once, no reset recovery. */
 static void test_residue_larger_than_asked(void **state)
 {
 	(void)state;
 	struct usb_stick *st = open_stick();
-	disk->disk->big_residue = 1;
+	disk->disk->big_residue = 2;
 	assert_read_ok(st);
-	FX_LOG_SEQ("disk CSW 6 status 0 residue 4608", "s1 BOT_RESET", "disk CBW 7 READ(10) lba 40 n 8 len 4096");
-	FX_CONSOLE_HAS("stick: Bulk-Only reset recovery (CSW not meaningful: bad status or residue)\n");
+	assert_read_ok(st);
+	assert_string_equal(fake_log, "disk CBW 6 READ(10) lba 40 n 8 len 4096\n"
+				      "disk data-in 4096\n"
+				      "disk CSW 6 status 0 residue 4608\n"
+				      "disk CBW 7 READ(10) lba 40 n 8 len 4096\n"
+				      "disk data-in 4096\n"
+				      "disk CSW 7 status 0 residue 4608\n");
+	assert_string_equal(shadow_console, "stick: a CSW's residue of 4608 is more than the 4096 bytes asked for: the "
+					    "4096 bytes moved count instead (said once)\n");
+	assert_int_equal(disk->disk->resets, 0);
+	/* a short READ is still found short */
+	disk->disk->big_residue = 1;
+	disk->disk->read_short = 512;
+	assert_int_equal(usb_stick_read(st, 40, buf, 8), USB_ERROR);
+	FX_CONSOLE_HAS("stick: READ(10) at LBA 40: 512 of 4096 bytes not transferred\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A stick whose every CSW claims nothing was moved though all of it was:
+ * INQUIRY's 36 bytes show it, and from then on the bytes moved count
+ * (Linux's US_FL_IGNORE_RESIDUE): it opens, reads, writes. */
+static void test_bogus_residues(void **state)
+{
+	(void)state;
+	disk->disk->bogus_residues = 1000;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("disk CBW 1 INQUIRY len 36", "disk data-in 36", "disk CSW 1 status 0 residue 36",
+		   "disk CBW 3 READ_CAPACITY(10) len 8", "disk data-in 8", "disk CSW 3 status 0 residue 8");
+	FX_CONSOLE_HAS("stick: command 0x12 moved all 36 bytes but its CSW's residue says 36 did not: the stick's "
+		       "residues are ignored from now on, the bytes moved count\n");
+	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK, 65536 blocks of 512 bytes\n");
+	fake_log[0] = '\0';
+	assert_read_ok(st);
+	FX_LOG_SEQ("disk CSW 6 status 0 residue 4096");
+	memset(buf, 0x5A, 8 * 512);
+	assert_int_equal(usb_stick_write(st, 40, buf, 8), USB_OK);
+	assert_int_equal(disk->disk->resets, 0);
 	FX_NO_FAKE_ERRORS();
 }
 
@@ -269,6 +315,8 @@ static void test_stick_stops_answering(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* UNIT ATTENTION for ever: sent again SCSI_ATTENTION_TRIES times, at
+ * once (no waiting), then the stick is refused. */
 static void test_unit_attention_bound(void **state)
 {
 	(void)state;
@@ -276,9 +324,119 @@ static void test_unit_attention_bound(void **state)
 	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_ERROR);
-	assert_int_equal(fake_log_count("TEST_UNIT_READY"), SCSI_READY_TRIES);
+	assert_int_equal(fake_log_count("TEST_UNIT_READY"), SCSI_ATTENTION_TRIES + 1);
+	assert_int_equal(fake_log_count("unit attention 6/29/00"), 0); /* the fake's lines say "unit attention" */
 	FX_CONSOLE_HAS("stick: TEST UNIT READY failed: sense 6/29/00 (power on, reset, or bus device reset)\n");
+	assert_int_equal(fake_now_us, STICK_SETTLE_MS * 1000);
 	assert_int_equal(fake_log_count("READ(10)"), 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A UNIT ATTENTION on any command of the open, not only TEST UNIT READY,
+ * is answered by sending the command again: each opening command in
+ * turn gets two, and the stick opens with every check done. */
+static void test_unit_attention_on_every_opening_command(void **state)
+{
+	static const struct {
+		uint8_t op;
+		const char *fake, *name;
+	} ops[] = {
+		{ 0x12, "INQUIRY", "INQUIRY" },
+		{ 0x25, "READ_CAPACITY(10)", "READ CAPACITY(10)" },
+		{ 0x1A, "MODE_SENSE(6)", "MODE SENSE(6)" },
+		{ 0x28, "READ(10)", "READ(10)" },
+	};
+	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		setup(state);
+		disk->disk->attention_op = ops[i].op;
+		disk->disk->unit_attentions = 2;
+		struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+		struct usb_stick *st = NULL;
+		assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+		char want[128];
+		snprintf(want, sizeof(want), "%s: unit attention", ops[i].fake);
+		assert_int_equal(fake_log_count(want), 2);
+		snprintf(want, sizeof(want), "stick: %s: unit attention 6/29/00 (power on, reset, or bus device reset): "
+			 "sent again\n", ops[i].name);
+		FX_CONSOLE_HAS(want);
+		assert_null(strstr(shadow_console, "write protection unknown"));
+		FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's\n");
+		assert_int_equal(disk->disk->unit_attentions, 0);
+		FX_NO_FAKE_ERRORS();
+		fx_teardown(state);
+	}
+	setup(state);
+}
+
+/* A stick becoming ready (2/04/01) for 3 s after it is configured: asked
+ * again every 100 ms, one line when the wait starts and one when it
+ * ends, and it opens. */
+static void test_not_ready_waited_for(void **state)
+{
+	(void)state;
+	disk->disk->not_ready_ms = 3000;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: not ready, sense 2/04/01 (becoming ready): asking again every 100 ms for "
+		       "up to 15 s\n");
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: ready after 2.8 s\n"); /* asked at 0.25 s, 0.35 s, ...; ready at 3 s */
+	assert_int_equal(fake_log_count("becoming ready"), 28);
+	assert_int_equal(fake_log_count("not ready"), 0); /* only in the console */
+	char *first = strstr(shadow_console, "not ready"), *again = first ? strstr(first + 1, "not ready") : NULL;
+	assert_non_null(first);
+	assert_null(again); /* one line, not one per try */
+	FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* ... but not for ever: 15 s, then the stick is refused. */
+static void test_not_ready_bound(void **state)
+{
+	(void)state;
+	disk->disk->not_ready_ms = 60000;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_ERROR);
+	assert_int_equal(fake_now_us, (STICK_SETTLE_MS + SCSI_NOT_READY_MS) * 1000ull);
+	assert_int_equal(fake_log_count("TEST_UNIT_READY: becoming ready"), SCSI_NOT_READY_MS / SCSI_READY_DELAY_MS + 1);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: still not ready after 15 s\n"
+		       "stick: TEST UNIT READY failed: sense 2/04/01 (becoming ready)\n");
+	assert_int_equal(fake_log_count("READ_CAPACITY"), 0);
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A stick that needs an initializing command (2/04/02) gets START UNIT
+ * (IMMED, START) once, as Linux's sd sends it, and opens. */
+static void test_start_unit_when_asked(void **state)
+{
+	(void)state;
+	disk->disk->needs_start = true;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	FX_LOG_SEQ("disk CBW 2 TEST_UNIT_READY: initializing command required", "disk CBW 3 REQUEST_SENSE len 18",
+		   "disk CBW 4 START_STOP_UNIT len 0", "disk CSW 4 status 0 residue 0", "disk CBW 5 TEST_UNIT_READY len 0",
+		   "disk CSW 5 status 0 residue 0");
+	assert_int_equal(fake_log_count("START_STOP_UNIT"), 1);
+	FX_CONSOLE_HAS("stick: TEST UNIT READY: not ready, sense 2/04/02 (initializing command required): sending START "
+		       "UNIT\n");
+	FX_NO_FAKE_ERRORS();
+}
+
+/* A stick that NAKs everything for 200 ms after SET_CONFIGURATION: the
+ * settle delay keeps the first request off it. */
+static void test_settle_delay(void **state)
+{
+	(void)state;
+	disk->disk->settle_ms = 200;
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, 512, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	assert_int_equal(fake_log_count("not settled"), 0);
+	FX_LOG_SEQ("s1 SET_CONFIGURATION 1", "hc CONFIGURE s1 0x81/512/0 0x02/512/0", "s1 GET_MAX_LUN",
+		   "disk CBW 1 INQUIRY len 36");
+	assert_null(strstr(shadow_console, "GET MAX LUN failed"));
 	FX_NO_FAKE_ERRORS();
 }
 
@@ -411,10 +569,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_csw_signature, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_csw_tag, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_residue_larger_than_asked, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bogus_residues, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_phase_error, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_short_read_residue, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stick_stops_answering, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_attention_bound, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_attention_on_every_opening_command, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_not_ready_waited_for, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_not_ready_bound, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_settle_delay, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_start_unit_when_asked, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_max_lun_stalls, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_reader, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multi_lun_none_is_boot, setup, fx_teardown),

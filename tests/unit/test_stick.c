@@ -2,75 +2,24 @@
  * test_stick.c - the stick as the trace's block device (kernel/usb/storage/
  * stick.c, stick_file.c) against the fake disk: the safety rules first
  * (a wrong disk GUID, no GPT or another capacity refuses the stick before
- * anything is written; a write-protected stick, seen by MODE SENSE or by
+ * anything is written, a capacity one off is taken only with the right
+ * identity; a write-protected stick, seen by MODE SENSE or by
  * a WRITE failing 7/27/00; writes only inside the trace file's extents
  * and the GPT's usable blocks), then READ CAPACITY(16), READ/WRITE(16),
- * splitting at extents and at the transfer size, SYNCHRONIZE CACHE, and
+ * splitting at extents and at the transfer size, SYNCHRONIZE CACHE (and a
+ * stick refusing it: not flushed, not an error), and
  * a stick behind a hub.  Every check of what was written compares the
  * whole fake disk with what it must hold.
  */
 #include <stdlib.h>
 
+#define FX_WHOLE_DISK
 #include "usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 
-#define BS 512
-#define STORE_BLOCKS 4096
-
-static struct fake_dev *disk;
-static uint8_t *before; /* the disk's store as it was before the act */
-
-static int setup(void **state)
-{
-	fx_setup(state);
-	disk = fx_disk();
-	fake_attach_root(1, disk);
-	free(before);
-	before = NULL;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	free(before);
-	before = NULL;
-	return fx_teardown(state);
-}
-
-static struct usb_stick *open_ok(void)
-{
-	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS);
-	struct usb_stick *st = NULL;
-	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
-	fake_log[0] = '\0';
-	shadow_console[0] = '\0';
-	return st;
-}
-
-static void snapshot(void)
-{
-	free(before);
-	before = malloc(STORE_BLOCKS * BS);
-	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
-}
-
-/* The disk equals the snapshot except blocks [lba, lba + n), which hold
- * src. */
-static void assert_disk_is(uint64_t lba, uint32_t n, const uint8_t *src)
-{
-	if (n)
-		memcpy(before + lba * BS, src, (size_t)n * BS);
-	assert_memory_equal(disk->disk->store, before, STORE_BLOCKS * BS);
-}
-
-static uint8_t *pattern(uint32_t blocks, uint8_t seed)
-{
-	uint8_t *p = usb_dma_alloc(blocks * BS);
-	for (uint32_t i = 0; i < blocks * BS; i++)
-		p[i] = (uint8_t)(seed + i * 13 + (i >> 9));
-	return p;
-}
+#define BS FX_BS
+#define STORE_BLOCKS FX_STORE_BLOCKS
 
 static void test_wrong_guid_writes_nothing(void **state)
 {
@@ -114,10 +63,12 @@ static void test_no_gpt_or_damaged_gpt(void **state)
 static void test_capacity_mismatch(void **state)
 {
 	(void)state;
-	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS + 1);
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS + 2);
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
-	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK has 65536 blocks of 512 bytes, the boot disk 65537 of 512: not the boot disk\n");
+	FX_CONSOLE_HAS("stick: QEMU QEMU HARDDISK has 65536 blocks of 512 bytes, the boot disk 65538 of 512: not the boot disk\n");
+	t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS - 2);
+	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
 	t = fx_target(1, (const uint8_t[]){ 1 }, 4096, FX_BLOCKS);
 	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
 	t = fx_target(1, (const uint8_t[]){ 1 }, 500, FX_BLOCKS);
@@ -125,6 +76,50 @@ static void test_capacity_mismatch(void **state)
 	FX_CONSOLE_HAS("stick: block size 500 from the loader is not usable\n");
 	assert_int_equal(fake_log_count("READ(10)"), 0); /* refused before LBA 1 is read */
 	FX_NO_FAKE_ERRORS();
+}
+
+/* A stick whose READ CAPACITY is one off from the firmware's count (one
+ * more: it gives the number of blocks where the last LBA belongs, Linux's
+ * US_FL_FIX_CAPACITY; one fewer: CAPACITY_HEURISTICS' case) is taken
+ * when its identity matches, with one line; nothing past the fewer of
+ * the two counts is read or written. */
+static void test_capacity_one_off(void **state)
+{
+	for (int off = -1; off <= 1; off += 2) {
+		setup(state);
+		uint64_t firmware = FX_BLOCKS + off; /* the fake reports FX_BLOCKS */
+		uint64_t fewer = off < 0 ? firmware : FX_BLOCKS;
+		struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, firmware);
+		t.id.part_blocks = FX_BLOCKS - 67; /* the GPT's usable blocks, as the disk has them */
+		struct usb_stick *st = NULL;
+		assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+		char want[200];
+		snprintf(want, sizeof(want), "stick: QEMU QEMU HARDDISK says 65536 blocks, the firmware %llu: one off, as "
+			 "some sticks count; taken if its identity matches, nothing read or written past block %llu\n",
+			 (unsigned long long)firmware, (unsigned long long)(fewer - 1));
+		FX_CONSOLE_HAS(want);
+		FX_CONSOLE_HAS("stick: disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b is the boot disk's\n");
+		uint8_t *p = pattern(1, 9);
+		assert_int_equal(usb_stick_read(st, fewer - 1, p, 1), USB_OK);
+		assert_int_equal(usb_stick_read(st, fewer, p, 1), USB_BADARG);
+		/* writes: inside the partition (34 .. 65502), whatever the counts */
+		assert_int_equal(usb_stick_write(st, 34 + FX_BLOCKS - 67, p, 1), USB_BADARG);
+		usb_dma_free(p, BS);
+		FX_NO_FAKE_ERRORS();
+		teardown(state);
+	}
+	setup(state);
+	/* one off, but another disk: refused as before */
+	uint8_t other[16];
+	memcpy(other, fx_guid, 16);
+	other[0] ^= 1;
+	fake_disk_write_gpt(disk->disk, other);
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS - 1);
+	t.id.part_blocks = FX_BLOCKS - 67;
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_NODEV);
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs");
+	assert_int_equal(disk->disk->writes, 0);
 }
 
 /* MODE SENSE says WP: nothing is even sent. */
@@ -334,6 +329,45 @@ static void test_synchronize_cache(void **state)
 	FX_NO_FAKE_ERRORS();
 }
 
+/* A stick that refuses SYNCHRONIZE CACHE (CHECK CONDITION with another
+ * sense, or a stalled CSW even after reset recovery) but answers: not
+ * flushed, not an error (its writes were acknowledged), and it goes on
+ * working.  A UNIT ATTENTION is only sent again.  One that no longer
+ * answers is an error, as before. */
+static void test_synchronize_cache_refused(void **state)
+{
+	(void)state;
+	struct usb_stick *st = open_ok();
+	disk->disk->sync_sense[0] = 0x4, disk->disk->sync_sense[1] = 0x44; /* hardware error, internal target failure */
+	assert_int_equal(usb_stick_sync(st), USB_STICK_NOT_FLUSHED);
+	struct stick_sense s = usb_stick_last_sense(st);
+	assert_int_equal(s.key, 0x4);
+	assert_int_equal(s.asc, 0x44);
+	FX_CONSOLE_HAS("stick: SYNCHRONIZE CACHE(10) failed: sense 4/44/00 (hardware error)\n");
+	disk->disk->sync_sense[0] = 0;
+
+	disk->disk->stall_csw = 4; /* twice per try, and tried twice */
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_sync(st), USB_STICK_NOT_FLUSHED);
+	assert_int_equal(fake_log_count("s1 BOT_RESET"), 2);
+	FX_CONSOLE_HAS("stick: SYNCHRONIZE CACHE(10) failed: stall\n");
+	uint8_t *p = pattern(1, 7);
+	assert_int_equal(usb_stick_write(st, 1000, p, 1), USB_OK); /* in step again */
+	assert_int_equal(usb_stick_sync(st), USB_OK);
+
+	/* a UNIT ATTENTION is no refusal: sent again, flushed */
+	disk->disk->attention_op = 0x35;
+	disk->disk->unit_attentions = 1;
+	assert_int_equal(usb_stick_sync(st), USB_OK);
+	FX_CONSOLE_HAS("stick: SYNCHRONIZE CACHE(10): unit attention 6/29/00 (power on, reset, or bus device reset): sent "
+		       "again\n");
+
+	disk->disk->hung = true;
+	assert_true(usb_stick_sync(st) < 0);
+	usb_dma_free(p, BS);
+	FX_NO_FAKE_ERRORS();
+}
+
 /* The whole thing behind a hub, as `USB_HUB=1` runs it: open, write the
  * file, read it back. */
 static void test_behind_hub_round_trip(void **state)
@@ -365,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wrong_guid_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_gpt_or_damaged_gpt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capacity_one_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_protect_from_mode_sense, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_protect_from_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_write_bounds, setup, teardown),
@@ -372,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_large_write_split, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_capacity_16, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_synchronize_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_synchronize_cache_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_behind_hub_round_trip, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

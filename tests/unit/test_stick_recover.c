@@ -7,69 +7,31 @@
  * specifications ask in that order (the fake's log), the failed write
  * done again lands where the first should have (the whole fake disk
  * compared), and after a port or controller reset the identity is proved
- * again: another disk in the same port is refused and never written.
+ * again: another disk in the same port is refused and never written; a
+ * stick that is no longer on its path after the reset is found by its
+ * identity where it went (another root port, behind a hub), or nowhere.
  */
 #include <stdlib.h>
 
+#define FX_WHOLE_DISK
 #include "usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 
-#define BS 512
-#define STORE_BLOCKS 4096
+#define BS FX_BS
+#define STORE_BLOCKS FX_STORE_BLOCKS
 #define LBA 2048
-
-static struct fake_dev *disk;
-static uint8_t *before;
-
-static int setup(void **state)
-{
-	fx_setup(state);
-	disk = fx_disk();
-	fake_attach_root(1, disk);
-	free(before);
-	before = malloc(STORE_BLOCKS * BS);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	free(before);
-	before = NULL;
-	return fx_teardown(state);
-}
-
-static struct usb_stick *open_ok(void)
-{
-	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, BS, FX_BLOCKS);
-	struct usb_stick *st = NULL;
-	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
-	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
-	fake_log[0] = '\0';
-	shadow_console[0] = '\0';
-	return st;
-}
-
-static uint8_t *pattern(uint32_t blocks)
-{
-	uint8_t *p = usb_dma_alloc(blocks * BS);
-	for (uint32_t i = 0; i < blocks * BS; i++)
-		p[i] = (uint8_t)(i * 7 + (i >> 9));
-	return p;
-}
 
 /* The disk holds the snapshot with src at LBA (n blocks), nothing else. */
 static void assert_written(const uint8_t *src, uint32_t n)
 {
-	if (n)
-		memcpy(before + (size_t)LBA * BS, src, (size_t)n * BS);
-	assert_memory_equal(disk->disk->store, before, STORE_BLOCKS * BS);
+	assert_disk_is(LBA, n, src);
 }
 
 static void test_reset_rung_after_write_error(void **state)
 {
 	struct usb_stick *st = open_ok();
-	uint8_t *data = pattern(8);
+	uint8_t *data = pattern(8, 0);
 
 	disk->disk->write_errors = 1;
 	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_ERROR);
@@ -94,7 +56,7 @@ static void test_reset_rung_after_write_error(void **state)
 static void test_port_rung_after_time_out(void **state)
 {
 	struct usb_stick *st = open_ok();
-	uint8_t *data = pattern(8);
+	uint8_t *data = pattern(8, 0);
 
 	disk->disk->hung = true;
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
@@ -115,12 +77,13 @@ static void test_port_rung_after_time_out(void **state)
 static void test_controller_rung(void **state)
 {
 	struct usb_stick *st = open_ok();
-	uint8_t *data = pattern(8);
+	uint8_t *data = pattern(8, 0);
 
 	disk->disk->hung_until_hc_reset = true;
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
 	assert_true(usb_stick_recover(st, STICK_RECOVER_RESET) != USB_OK);
 	assert_true(usb_stick_recover(st, STICK_RECOVER_PORT) != USB_OK);
+	assert_null(strstr(shadow_console, "looking for it")); /* there but sick: no search */
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0); /* a failed rung leaves it unusable */
 	fake_log[0] = '\0';
 	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_CONTROLLER), USB_OK);
@@ -139,12 +102,12 @@ static void test_identity_checked_again(void **state)
 {
 	static const uint8_t other[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 	struct usb_stick *st = open_ok();
-	uint8_t *data = pattern(8);
+	uint8_t *data = pattern(8, 0);
 
 	disk->disk->hung = true;
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
 	fake_disk_write_gpt(disk->disk, other);
-	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
+	snapshot();
 	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_NODEV);
 	FX_CONSOLE_HAS("stick: the GPT disk GUID differs: disk GUID 04030201-0605-0807-090a-0b0c0d0e0f10, the boot "
 		       "disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b: nothing written\n");
@@ -170,8 +133,8 @@ static void test_port_rung_behind_hub(void **state)
 	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ 5, 2 }, BS, FX_BLOCKS);
 	struct usb_stick *st = NULL;
 	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
-	memcpy(before, disk->disk->store, STORE_BLOCKS * BS);
-	uint8_t *data = pattern(8);
+	snapshot();
+	uint8_t *data = pattern(8, 0);
 
 	disk->disk->hung = true;
 	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
@@ -185,6 +148,96 @@ static void test_port_rung_behind_hub(void **state)
 	usb_dma_free(data, 8 * BS);
 }
 
+/* The stick opened, then hung: a write of *data (8 blocks at LBA) fails. */
+static struct usb_stick *open_then_hang(uint8_t **data)
+{
+	struct usb_stick *st = open_ok();
+	*data = pattern(8, 0);
+	disk->disk->hung = true;
+	assert_true(usb_stick_write(st, LBA, *data, 8) < 0);
+	return st;
+}
+
+/* The failed write done again lands where it should, and only there. */
+static void write_again_lands(struct usb_stick *st, uint8_t *data)
+{
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_OK);
+	assert_written(data, 8);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
+/* After the failure the stick comes back on another root port (a USB 3
+ * stick retrained on its USB 2 companion port): the port rung finds its
+ * port empty, says so, finds the disk by its identity on port 3, and the
+ * write goes there; the next rung follows the new port. */
+static void test_port_rung_finds_the_stick_moved(void **state)
+{
+	(void)state;
+	uint8_t *data;
+	struct usb_stick *st = open_then_hang(&data);
+
+	fake_attach_root(1, NULL);
+	fake_attach_root(3, disk);
+	fake_log[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_CONSOLE_HAS("stick: the boot disk is no longer at port 1 of controller 0000:00:03.0 after the reset: looking "
+		       "for it by its identity\n");
+	FX_CONSOLE_HAS("found by its identity at port 3 (controller 0000:00:03.0)\n");
+	FX_LOG_SEQ("hc PORT_RESET 1", "hc PORT_RESET 3", "hc ADDRESS s2 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0",
+		   "disk CBW 5 READ(10) lba 1 n 1 len 512");
+	/* the next recovery follows port 3 */
+	fake_log[0] = '\0';
+	shadow_console[0] = '\0';
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_OK);
+	FX_LOG_SEQ("hc PORT_RESET 3", "hc ADDRESS s3 disk rp 3 route 0x00000 depth 0 speed 3 tt 0/0");
+	assert_int_equal(fake_log_count("hc PORT_RESET 1"), 0);
+	assert_null(strstr(shadow_console, "looking for it"));
+	write_again_lands(st, data);
+}
+
+/* After a controller reset the stick is behind a hub on another port, and
+ * another disk sits where it was: that one is refused (its GPT differs)
+ * and never written; the search skips it and finds the stick. */
+static void test_controller_rung_finds_the_stick_behind_a_hub(void **state)
+{
+	(void)state;
+	static const uint8_t other_guid[16] = { 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9 };
+	struct usb_stick *st = open_ok();
+	uint8_t *data = pattern(8, 0);
+
+	disk->disk->hung_until_hc_reset = true;
+	assert_true(usb_stick_write(st, LBA, data, 8) < 0);
+	struct fake_dev *other = fake_disk_new("other", USB_SPEED_HIGH, BS, FX_BLOCKS, STORE_BLOCKS);
+	fake_disk_write_gpt(other->disk, other_guid);
+	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
+	fake_attach_root(1, other);
+	fake_attach_root(6, hub);
+	fake_hub_attach(hub, 2, disk);
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_CONTROLLER), USB_OK);
+	FX_CONSOLE_HAS("stick: the GPT disk GUID differs");
+	FX_CONSOLE_HAS("stick: the boot disk is no longer at port 1 of controller 0000:00:03.0 after the reset");
+	FX_CONSOLE_HAS("found by its identity at port 6 > 2 (controller 0000:00:03.0)\n");
+	write_again_lands(st, data);
+	assert_int_equal(other->disk->writes, 0);
+}
+
+/* Gone from everywhere: the search finds nothing, nothing is written. */
+static void test_port_rung_stick_gone(void **state)
+{
+	(void)state;
+	uint8_t *data;
+	struct usb_stick *st = open_then_hang(&data);
+
+	fake_attach_root(1, NULL);
+	assert_int_equal(usb_stick_recover(st, STICK_RECOVER_PORT), USB_NODEV);
+	FX_CONSOLE_HAS("stick: no disk with the boot disk's disk GUID c12a7328-f81f-11d2-ba4b-00a0c93ec93b on 1 xHCI "
+		       "controller (0 devices): nothing written\n");
+	assert_int_equal(usb_stick_write(st, LBA, data, 8), USB_BADARG);
+	FX_NO_FAKE_ERRORS();
+	usb_dma_free(data, 8 * BS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +246,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_controller_rung, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_checked_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_rung_behind_hub, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_finds_the_stick_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_controller_rung_finds_the_stick_behind_a_hub, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_rung_stick_gone, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -371,6 +371,43 @@ static void test_sync_error_reported(void **state)
 	assert_non_null(strstr(shadow_console, "trace: not saved to"));
 }
 
+/* A stick that answers but refuses SYNCHRONIZE CACHE acknowledged every
+ * write: "saved ..., not flushed" with the sense, no recovery, nothing
+ * on serial, the whole trace in the file, success. */
+static void test_sync_refused_is_a_warning(void **state)
+{
+	struct stick_file sf;
+	struct gen g;
+	struct bootinfo_stick bs = gen_stick(4 * MiB, 512, 1, &sf);
+
+	fake_stick.sync_rc = USB_STICK_NOT_FLUSHED;
+	fake_stick.sense = (struct stick_sense){ .key = 0x4, .asc = 0x44, .ascq = 0x00 };
+	gen_whole_run(&g, TRACE_OUT_USB, &bs, 1, 10000, 50);
+	assert_int_equal(fake_stick.syncs, 1);
+	assert_int_equal(fake_stick.recoveries, 0);
+	assert_non_null(strstr(shadow_console, " saved to \\kprof\\trace.bin on the USB stick, not flushed: the stick "
+					       "acknowledged every write but refused SYNCHRONIZE CACHE (sense key 4, asc 44, "
+					       "ascq 00); wait a few seconds before you power off, then move the stick to your "
+					       "computer\n"));
+	assert_null(strstr(shadow_console, "not saved"));
+	assert_null(strstr(shadow_console, "recovering"));
+	assert_int_equal(serial_len, 0);
+	assert_int_equal(trace_out_exit_status(KPROF_EXIT_SUCCESS), KPROF_EXIT_SUCCESS);
+	uint8_t *file = gen_read_file(&sf);
+	struct kprof_verdict v;
+	if (gen_kprof_check(file, sf.file_bytes, &v)) {
+		assert_int_equal(v.status, 0);
+		assert_int_equal(v.records, gen_records(&g));
+	}
+	free(file);
+	/* a stall: the same, without sense */
+	bs = gen_stick( /* the stick made anew, faults cleared */ 4 * MiB, 512, 1, &sf);
+	fake_stick.sync_rc = USB_STICK_NOT_FLUSHED;
+	gen_whole_run(&g, TRACE_OUT_USB, &bs, 1, 10000, 50);
+	assert_non_null(strstr(shadow_console, ", not flushed: the stick acknowledged every write but stalled "
+					       "SYNCHRONIZE CACHE; wait a few seconds"));
+}
+
 /* The bug check path sends at raised IRQL: the stick is left alone. */
 static void test_raised_irql_stops_the_stick(void **state)
 {
@@ -404,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_usb_only_error_at_the_end),
 		cmocka_unit_test(test_open_failure_and_write_protect_go_to_serial),
 		cmocka_unit_test(test_sync_error_reported),
+		cmocka_unit_test(test_sync_refused_is_a_warning),
 		cmocka_unit_test(test_raised_irql_stops_the_stick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

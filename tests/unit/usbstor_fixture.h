@@ -1,6 +1,6 @@
 /*
  * usbstor_fixture.h - what the USB stick tests (test_usb_enum.c,
- * test_bot.c, test_stick.c) share: the boot disk's GUID, targets built
+ * test_bot.c, test_stick.c, test_stick_recover.c, test_stick_scan.c) share: the boot disk's GUID, targets built
  * like the output engineer builds them from bootinfo, a disk with a GPT
  * on the fake bus, and checks of the fake's log and the console.
  * Static helpers: each test program includes it once.
@@ -83,5 +83,75 @@ static inline int fx_teardown(void **state)
 		const char *const want_[] = { __VA_ARGS__, NULL };                   \
 		assert_true(fake_log_has_seq(want_));                                \
 	} while (0)
+
+#ifdef FX_WHOLE_DISK
+/* For the tests that compare the whole disk after each act (test_stick.c,
+ * test_stick_recover.c, which define FX_WHOLE_DISK before including
+ * this): the boot disk on root port 1, FX_STORE_BLOCKS of backing store,
+ * and a snapshot of that store to compare against. */
+#include <stdlib.h>
+
+#include "kernel/usb/core/usb.h"
+
+#define FX_BS 512
+#define FX_STORE_BLOCKS 4096
+
+static struct fake_dev *disk;
+static uint8_t *before; /* the disk's store as it was before the act */
+
+static int setup(void **state)
+{
+	fx_setup(state);
+	disk = fx_disk();
+	fake_attach_root(1, disk);
+	free(before);
+	before = NULL;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(before);
+	before = NULL;
+	return fx_teardown(state);
+}
+
+static void snapshot(void)
+{
+	free(before);
+	before = malloc(FX_STORE_BLOCKS * FX_BS);
+	memcpy(before, disk->disk->store, FX_STORE_BLOCKS * FX_BS);
+}
+
+/* The stick on root port 1, opened and snapshot; log and console empty. */
+static struct usb_stick *open_ok(void)
+{
+	struct usb_stick_target t = fx_target(1, (const uint8_t[]){ 1 }, FX_BS, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	snapshot();
+	fake_log[0] = '\0';
+	shadow_console[0] = '\0';
+	return st;
+}
+
+/* The disk equals the snapshot except blocks [lba, lba + n), which hold
+ * src. */
+static void assert_disk_is(uint64_t lba, uint32_t n, const uint8_t *src)
+{
+	if (n)
+		memcpy(before + lba * FX_BS, src, (size_t)n * FX_BS);
+	assert_memory_equal(disk->disk->store, before, FX_STORE_BLOCKS * FX_BS);
+}
+
+/* blocks of a pattern that differs with seed, in DMA-able memory. */
+static uint8_t *pattern(uint32_t blocks, uint8_t seed)
+{
+	uint8_t *p = usb_dma_alloc(blocks * FX_BS);
+	for (uint32_t i = 0; i < blocks * FX_BS; i++)
+		p[i] = (uint8_t)(seed + i * 13 + (i >> 9));
+	return p;
+}
+#endif /* FX_WHOLE_DISK */
 
 #endif /* KPROF_TESTS_USBSTOR_FIXTURE_H */

@@ -14,10 +14,13 @@
  *          STALL                     -> clear the halt, read it once more;
  *                                       STALL again -> reset recovery
  *          not valid (13 bytes, "USBS", our tag) or not meaningful
- *          (status > 2, residue > length), or status 2 (phase error)
+ *          (status > 2), or status 2 (phase error)
  *                                    -> reset recovery, transport error
  *          status 0 / 1              -> passed / failed (REQUEST SENSE
- *                                       is the caller's)
+ *                                       is the caller's); the residue as
+ *                                       bot_residue() believes it (a
+ *                                       residue > length is clamped, not
+ *                                       an error: Linux's usb-storage)
  *
  * Invariant: when bot_command() returns, the device waits for a CBW (or
  * is marked broken): every path that leaves it elsewhere runs reset
@@ -43,6 +46,10 @@
 #define BOT_DMA_BYTES 4096
 #define BOT_CSW_OFFSET 64
 #define BOT_CTRL_OFFSET 128
+/* The two commands whose fixed lengths show a stick's bogus residues
+ * (SPC-4 INQUIRY's standard data, SBC-3 READ CAPACITY(10)'s 8 bytes). */
+#define BOT_OP_INQUIRY 0x12
+#define BOT_OP_READ_CAPACITY_10 0x25
 
 int bot_init(struct bot *b, struct usb_device *dev, uint8_t interface, uint8_t ep_in, uint8_t ep_out)
 {
@@ -130,6 +137,33 @@ static int bot_read_csw(struct bot *b, uint32_t *got)
 	return rc;
 }
 
+/* The bytes of the data stage not processed, from the CSW's residue as
+ * Linux's usb-storage takes it: a residue larger than the length asked
+ * for means nothing (clamped, and the bytes moved believed); an INQUIRY
+ * of 36 bytes or a READ CAPACITY(10) of 8 that passed with every byte
+ * moved but a residue claimed marks the stick as one whose residues are
+ * bogus (US_FL_IGNORE_RESIDUE), and from then on the bytes moved alone
+ * count.  Otherwise the larger of the residue and the bytes not moved. */
+static uint32_t bot_residue(struct bot *b, uint8_t opcode, uint8_t status, uint32_t len, uint32_t moved,
+			    uint32_t res)
+{
+	uint32_t not_moved = len - MIN(moved, len);
+	if (res && !b->ignore_residue && status == BOT_CSW_PASSED && !not_moved &&
+	    ((opcode == BOT_OP_INQUIRY && len == 36) || (opcode == BOT_OP_READ_CAPACITY_10 && len == 8))) {
+		kprintf("stick: command 0x%02x moved all %u bytes but its CSW's residue says %u did not: the stick's "
+			"residues are ignored from now on, the bytes moved count\n", opcode, len, res);
+		b->ignore_residue = true;
+	}
+	if (res > len && !b->ignore_residue && !b->residue_clamped) {
+		kprintf("stick: a CSW's residue of %u is more than the %u bytes asked for: the %u bytes moved count "
+			"instead (said once)\n", res, len, moved);
+		b->residue_clamped = true;
+	}
+	if (b->ignore_residue || res > len)
+		return not_moved;
+	return MAX(res, not_moved);
+}
+
 int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
 		uint32_t *residue)
 {
@@ -168,10 +202,10 @@ int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir
 	uint8_t status = s[12];
 	if (got != BOT_CSW_LEN || sig != BOT_CSW_SIGNATURE || tag != b->tag)
 		return bot_fail(b, USB_ERROR, "CSW not valid: wrong length, signature or tag");
-	if (status > BOT_CSW_PHASE_ERROR || (status != BOT_CSW_PHASE_ERROR && res > len))
-		return bot_fail(b, USB_ERROR, "CSW not meaningful: bad status or residue");
+	if (status > BOT_CSW_PHASE_ERROR)
+		return bot_fail(b, USB_ERROR, "CSW not meaningful: bad status");
 	if (status == BOT_CSW_PHASE_ERROR)
 		return bot_fail(b, USB_ERROR, "phase error");
-	*residue = MAX(res, len - MIN(data_moved, len));
+	*residue = bot_residue(b, cdb[0], status, len, data_moved, res);
 	return status;
 }

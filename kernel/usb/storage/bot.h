@@ -52,6 +52,9 @@ struct bot {
 	uint8_t *csw;           /* BOT_CSW_LEN bytes, DMA-able           */
 	uint8_t *ctrl;          /* 1 byte for GET MAX LUN, DMA-able      */
 	unsigned resets;        /* reset recoveries run                  */
+	bool ignore_residue;    /* its residues proved bogus: the bytes
+				 * moved count (bot.c, bot_residue)      */
+	bool residue_clamped;   /* a residue > length was said once      */
 	bool broken;            /* a reset recovery failed: commands fail
 				 * until the stick is bound again (the
 				 * recovery ladder, stick.c)             */
@@ -66,10 +69,12 @@ int bot_get_max_lun(struct bot *b, uint8_t *max_lun);
 
 /* One command.  Returns BOT_CSW_PASSED or BOT_CSW_FAILED (the caller
  * then asks REQUEST SENSE) with *residue the bytes of the data stage not
- * processed (the CSW's residue, or more if fewer bytes moved), or a
- * negative enum usb_status when the transport failed: an invalid or
- * not meaningful CSW, a phase error, or a CBW/CSW that could not be moved
- * even after clearing a stall; reset recovery has then been run. */
+ * processed (the CSW's residue, or more if fewer bytes moved; a residue
+ * larger than len, or any residue of a stick whose residues proved
+ * bogus, gives way to the bytes moved), or a negative enum usb_status
+ * when the transport failed: an invalid or not meaningful CSW, a phase
+ * error, or a CBW/CSW that could not be moved even after clearing a
+ * stall; reset recovery has then been run. */
 int bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
 		uint32_t *residue);
 

@@ -2,14 +2,25 @@
  * scsi.c - the SCSI commands the stick needs (SPC-4: INQUIRY, TEST UNIT
  * READY, MODE SENSE(6), REQUEST SENSE via scsi_sense.c; SBC-3: READ
  * CAPACITY(10)/(16), READ(10)/(16), WRITE(10)/(16), SYNCHRONIZE
- * CACHE(10)), each a CDB built here and carried by bot.c.
+ * CACHE(10), START STOP UNIT when a stick asks for it), each a CDB built
+ * here and carried by bot.c.
  *
  * scsi_exec() is the one path to the transport: a CSW "failed" is
  * followed at once by REQUEST SENSE (the sense is only kept by the device
  * until the next command), and a transport failure that reset recovery
  * cleared is retried once (READ and WRITE are idempotent; so is
- * everything else sent here).  Data in CDBs is big-endian.  Caller:
- * stick.c, one command at a time.
+ * everything else sent here).  While the stick is being opened
+ * (lun->patient: INQUIRY, TEST UNIT READY, READ CAPACITY, MODE SENSE,
+ * the identity's READs), and for every TEST UNIT READY and SYNCHRONIZE
+ * CACHE, it is as patient as Linux's sd: a UNIT ATTENTION is sent again
+ * at once, up to SCSI_ATTENTION_TRIES times; a NOT READY that waiting may
+ * end is asked again every SCSI_READY_DELAY_MS for up to
+ * SCSI_NOT_READY_MS, with one line when the wait starts and one when it
+ * ends; one that needs an initializing command (2/04/02) gets START UNIT
+ * once first.  Mid-run a UNIT ATTENTION on a READ or WRITE is a failure
+ * (the medium may have changed: the caller's recovery proves the disk
+ * again).  Data in CDBs is big-endian.  Caller: stick.c, one command at
+ * a time.
  */
 #include "kernel/usb/storage/scsi.h"
 
@@ -19,8 +30,10 @@
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 
-int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
-	      uint32_t *residue)
+/* One command: REQUEST SENSE after CHECK CONDITION, and one retry after
+ * a transport failure that reset recovery cleared. */
+static int scsi_exec_once(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data,
+			  uint32_t len, uint32_t *residue)
 {
 	uint32_t res = len;
 	int rc = bot_command(lun->bot, cdb, cdb_len, dir, data, len, &res);
@@ -32,6 +45,76 @@ int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bo
 	}
 	if (residue)
 		*residue = res;
+	return rc;
+}
+
+/* NOT READY that waiting may end (SPC-4 4.5.6; Linux's sd_spinup_disk):
+ * becoming ready (04/01), cause not reportable (04/00), and the rest;
+ * not medium not present (3A/xx), nor the two that need someone to act:
+ * an initializing command required (04/02: scsi_exec sends START UNIT
+ * once first) and manual intervention required (04/03). */
+static bool scsi_may_become_ready(struct stick_sense s)
+{
+	return s.key == SCSI_SENSE_NOT_READY && s.asc != SCSI_ASC_MEDIUM_NOT_PRESENT &&
+	       !(s.asc == 0x04 && (s.ascq == 0x02 || s.ascq == 0x03));
+}
+
+/* 2/04/02, an initializing command required: START UNIT with IMMED
+ * (SBC-3 5.25), as Linux's sd sends it; the device then says NOT READY
+ * 04/01 until it is up, which scsi_exec waits for.  true when it was
+ * accepted; else the command's own sense is kept for its failure line. */
+static bool scsi_start_unit(struct scsi_lun *lun, const char *name)
+{
+	const uint8_t cdb[6] = { SCSI_START_STOP_UNIT, 0x01 /* IMMED */, 0, 0, 0x01 /* START */, 0 };
+	struct stick_sense s = lun->sense;
+	kprintf("stick: %s: not ready, sense 2/04/02 (initializing command required): sending START UNIT\n", name);
+	int rc = scsi_exec_once(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	if (rc == SCSI_GOOD)
+		return true;
+	scsi_report(lun, "START STOP UNIT", rc);
+	lun->sense = s;
+	return false;
+}
+
+int scsi_exec(struct scsi_lun *lun, const uint8_t *cdb, uint8_t cdb_len, enum bot_dir dir, void *data, uint32_t len,
+	      uint32_t *residue)
+{
+	const char *name = scsi_command_name(cdb[0]);
+	unsigned attentions = 0, polls = 0;
+	bool started = false;
+	int rc;
+
+	for (;;) {
+		rc = scsi_exec_once(lun, cdb, cdb_len, dir, data, len, residue);
+		if (rc != SCSI_CHECK_CONDITION || !lun->patient)
+			break;
+		struct stick_sense s = lun->sense;
+		if (s.key == SCSI_SENSE_UNIT_ATTENTION && attentions < SCSI_ATTENTION_TRIES) {
+			attentions++;
+			kprintf("stick: %s: unit attention %x/%02x/%02x (%s): sent again\n", name, s.key, s.asc, s.ascq,
+				scsi_sense_name(s));
+			continue;
+		}
+		if (s.key == SCSI_SENSE_NOT_READY && s.asc == 0x04 && s.ascq == 0x02 && !started) {
+			started = true;
+			if (scsi_start_unit(lun, name))
+				continue;
+			break;
+		}
+		if (!scsi_may_become_ready(s) || polls >= SCSI_NOT_READY_MS / SCSI_READY_DELAY_MS)
+			break;
+		if (!polls)
+			kprintf("stick: %s: not ready, sense %x/%02x/%02x (%s): asking again every %u ms for up to %u s\n",
+				name, s.key, s.asc, s.ascq, scsi_sense_name(s), SCSI_READY_DELAY_MS,
+				SCSI_NOT_READY_MS / 1000);
+		polls++;
+		ke_stall_execution_processor(SCSI_READY_DELAY_MS * 1000);
+	}
+	unsigned ms = polls * SCSI_READY_DELAY_MS;
+	if (polls && rc == SCSI_GOOD)
+		kprintf("stick: %s: ready after %u.%u s\n", name, ms / 1000, ms % 1000 / 100);
+	else if (polls && rc == SCSI_CHECK_CONDITION && scsi_may_become_ready(lun->sense))
+		kprintf("stick: %s: still not ready after %u s\n", name, ms / 1000);
 	return rc;
 }
 
@@ -72,17 +155,10 @@ int scsi_inquiry(struct scsi_lun *lun, struct scsi_inquiry_data *out)
 int scsi_wait_ready(struct scsi_lun *lun)
 {
 	uint8_t cdb[6] = { SCSI_TEST_UNIT_READY, 0, 0, 0, 0, 0 };
-	int rc = USB_ERROR;
-	for (unsigned i = 0; i < SCSI_READY_TRIES; i++) {
-		rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
-		if (rc != SCSI_CHECK_CONDITION)
-			break;
-		uint8_t key = lun->sense.key;
-		bool no_medium = key == SCSI_SENSE_NOT_READY && lun->sense.asc == 0x3A;
-		if ((key != SCSI_SENSE_UNIT_ATTENTION && key != SCSI_SENSE_NOT_READY) || no_medium)
-			break;
-		ke_stall_execution_processor(SCSI_READY_DELAY_MS * 1000);
-	}
+	bool patient = lun->patient;
+	lun->patient = true; /* at open and after reset recovery alike */
+	int rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	lun->patient = patient;
 	if (rc != SCSI_GOOD)
 		scsi_report(lun, "TEST UNIT READY", rc);
 	return rc;
@@ -176,7 +252,10 @@ int scsi_read_write(struct scsi_lun *lun, bool write, uint64_t lba, uint32_t blo
 int scsi_synchronize_cache(struct scsi_lun *lun)
 {
 	uint8_t cdb[10] = { SCSI_SYNCHRONIZE_CACHE_10 }; /* LBA 0, 0 blocks: all of it */
+	bool patient = lun->patient;
+	lun->patient = true; /* a UNIT ATTENTION or NOT READY here is no refusal yet */
 	int rc = scsi_exec(lun, cdb, sizeof(cdb), BOT_DIR_NONE, NULL, 0, NULL);
+	lun->patient = patient;
 	if (rc == SCSI_CHECK_CONDITION && lun->sense.key == SCSI_SENSE_ILLEGAL_REQUEST &&
 	    lun->sense.asc == SCSI_ASC_INVALID_OPCODE) {
 		kprintf("stick: SYNCHRONIZE CACHE(10) not supported (sense 5/20/00): no cache to flush\n");

@@ -2,7 +2,7 @@
  * scsi_sense.c - REQUEST SENSE (SPC-4 6.39) after a CHECK CONDITION, the
  * sense data's key/ASC/ASCQ in fixed (0x70/0x71) or descriptor
  * (0x72/0x73) format (SPC-4 4.5), and the one console line every failed
- * command prints.
+ * command prints; the commands' names.
  *
  * lun->sense always holds the sense of the last command that ended in
  * CHECK CONDITION; a REQUEST SENSE that itself fails leaves key 0 and
@@ -71,6 +71,25 @@ const char *scsi_sense_name(struct stick_sense s)
 		if (known[i].asc == s.asc && known[i].ascq == s.ascq)
 			return known[i].name;
 	return sense_key_name(s.key);
+}
+
+const char *scsi_command_name(uint8_t opcode)
+{
+	switch (opcode) {
+	case SCSI_TEST_UNIT_READY: return "TEST UNIT READY";
+	case SCSI_REQUEST_SENSE: return "REQUEST SENSE";
+	case SCSI_INQUIRY: return "INQUIRY";
+	case SCSI_MODE_SENSE_6: return "MODE SENSE(6)";
+	case SCSI_START_STOP_UNIT: return "START STOP UNIT";
+	case SCSI_READ_CAPACITY_10: return "READ CAPACITY(10)";
+	case SCSI_READ_10: return "READ(10)";
+	case SCSI_WRITE_10: return "WRITE(10)";
+	case SCSI_SYNCHRONIZE_CACHE_10: return "SYNCHRONIZE CACHE(10)";
+	case SCSI_READ_16: return "READ(16)";
+	case SCSI_WRITE_16: return "WRITE(16)";
+	case SCSI_SERVICE_ACTION_IN_16: return "READ CAPACITY(16)";
+	default: return "a SCSI command";
+	}
 }
 
 void scsi_report(const struct scsi_lun *lun, const char *command, int rc)

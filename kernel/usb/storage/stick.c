@@ -10,7 +10,8 @@
  *   of its two bulk endpoints -> GET MAX LUN -> for the loader's LUN
  *   (then, on a multi-LUN card reader, each other LUN until one passes):
  *   INQUIRY (a direct-access device) -> TEST UNIT READY -> READ CAPACITY
- *   (block size and block count equal to the loader's) -> MODE SENSE (WP)
+ *   (block size equal to the loader's, block count equal or one off) ->
+ *   MODE SENSE (WP)
  *   -> the disk's identity read back (boot/common/diskid.c: LBA 1's GPT
  *   header and its DiskGUID; or LBA 0's MBR disk signature and the boot
  *   partition's primary entry, and the partition's FAT volume serial),
@@ -22,19 +23,21 @@
  * known to be write protected, and every block lies inside the boot
  * partition (for GPT also between FirstUsableLBA and LastUsableLBA): never
  * the MBR, the GPT's structures, or another partition.
- * Recovery (usb_stick_recover), one rung at a time as the caller climbs:
- * Bulk-Only reset recovery and TEST UNIT READY; a port reset and a new
- * address along the same path (the one the stick was found on, when the
- * search found it); a controller reset and every hop again.  The last two
- * bind the interface anew and run every identity check of
- * usb_stick_open() again (verified is cleared first), so a different disk
- * put in the same port is never written.
+ * Recovery (usb_stick_recover): stick_recover.c.  At open, the stick's
+ * quirks that Linux's usb-storage and sd tolerate are tolerated: a settle
+ * delay after SET_CONFIGURATION (STICK_SETTLE_MS), UNIT ATTENTION and
+ * NOT READY retried within bounds (scsi.c), bogus residues (bot.c), a
+ * block count one off from the firmware's (the fewer taken, the identity
+ * deciding); a SYNCHRONIZE CACHE the stick refuses is reported as
+ * USB_STICK_NOT_FLUSHED, not an error.
  * Callers: the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/usb/storage/stick.h"
+#include "kernel/usb/storage/stick_dev.h"
 
 #include "boot/common/gpt.h"
 #include "kernel/console/console.h"
+#include "kernel/ke/time.h"
 #include "kernel/lib/libk.h"
 #include "kernel/mm/heap.h"
 #include "kernel/usb/core/usb.h"
@@ -44,23 +47,8 @@
 #define STICK_MAX_TRANSFER_BYTES (120u * 1024) /* per READ/WRITE command */
 #define STICK_CONFIG_BYTES 1024                /* configuration read    */
 
-struct usb_stick {
-	struct usb_stick_target target; /* where it is and what it must be */
-	struct usb_device *dev;      /* the stick, configured              */
-	struct bot bot;              /* its Bulk-Only transport            */
-	struct scsi_lun lun;         /* LUN 0 on it                        */
-	uint32_t block_size;         /* READ CAPACITY's, equal to target's */
-	uint64_t blocks;             /* likewise                           */
-	uint64_t write_first;        /* the boot partition's blocks (for   */
-	uint64_t write_last;         /* GPT inside the usable ones), incl. */
-	uint8_t max_lun;             /* GET MAX LUN; bot.lun is the one used */
-	int read_rc;                 /* the last failed identity READ's    */
-	bool write_protected;        /* MODE SENSE WP, or a WRITE said so  */
-	bool verified;               /* identity matched the boot disk's   */
-};
-
 /* Device, configuration, interface, endpoints, transport. */
-static int stick_bind(struct usb_stick *st)
+int stick_bind(struct usb_stick *st)
 {
 	void *dma = usb_dma_alloc(STICK_CONFIG_BYTES);
 	if (!dma)
@@ -91,6 +79,7 @@ static int stick_bind(struct usb_stick *st)
 	}
 	kprintf("stick: device %04x:%04x, interface %u, bulk IN 0x%02x, bulk OUT 0x%02x (%u bytes)\n", dd.idVendor,
 		dd.idProduct, si.interface, si.bulk_in.address, si.bulk_out.address, si.bulk_in.max_packet);
+	ke_stall_execution_processor(STICK_SETTLE_MS * 1000); /* before the first class request */
 	if ((rc = bot_init(&st->bot, st->dev, si.interface, si.bulk_in.address, si.bulk_out.address)) != USB_OK)
 		return rc;
 	rc = bot_get_max_lun(&st->bot, &st->max_lun);
@@ -118,11 +107,19 @@ static int stick_identify(struct usb_stick *st, const struct usb_stick_target *t
 	if ((rc = scsi_wait_ready(&st->lun)) != SCSI_GOOD ||
 	    (rc = scsi_read_capacity(&st->lun, &st->blocks, &st->block_size)) != SCSI_GOOD)
 		return rc < 0 ? rc : USB_ERROR;
-	if (st->block_size != t->block_size || st->blocks != t->blocks) {
+	bool one_off = t->blocks && (st->blocks + 1 == t->blocks || st->blocks == t->blocks + 1);
+	if (st->block_size != t->block_size || (st->blocks != t->blocks && !one_off)) {
 		kprintf("stick: %s %s has %llu blocks of %u bytes, the boot disk %llu of %u: not the boot disk\n",
 			inq.vendor, inq.product, (unsigned long long)st->blocks, st->block_size,
 			(unsigned long long)t->blocks, t->block_size);
 		return USB_NODEV;
+	}
+	if (one_off) { /* Linux's US_FL_FIX_CAPACITY and CAPACITY_HEURISTICS sticks */
+		uint64_t fewer = MIN(st->blocks, t->blocks);
+		kprintf("stick: %s %s says %llu blocks, the firmware %llu: one off, as some sticks count; taken if its "
+			"identity matches, nothing read or written past block %llu\n", inq.vendor, inq.product,
+			(unsigned long long)st->blocks, (unsigned long long)t->blocks, (unsigned long long)(fewer - 1));
+		st->blocks = fewer;
 	}
 	bool wp = false;
 	if (scsi_mode_sense_wp(&st->lun, &wp) != SCSI_GOOD)
@@ -184,9 +181,10 @@ static int stick_check_identity(struct usb_stick *st, const struct usb_stick_tar
 
 /* The boot disk on the loader's LUN or, behind a multi-LUN reader, on the
  * first other LUN that passes every check. */
-static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t)
+int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t)
 {
 	int rc = USB_NODEV;
+	st->lun.patient = true; /* UNIT ATTENTION, NOT READY retried (scsi.c) */
 	if (t->lun > st->max_lun)
 		kprintf("stick: the loader's LUN %u is not on this device (LUNs 0-%u): trying each\n", t->lun,
 			st->max_lun);
@@ -202,11 +200,12 @@ static int stick_find_lun(struct usb_stick *st, const struct usb_stick_target *t
 		if (rc == USB_OK || rc == USB_NOMEM)
 			break;
 	}
+	st->lun.patient = false;
 	return rc;
 }
 
 /* The transport's and SCSI's buffers (the device stays the controller's). */
-static void stick_unbind(struct usb_stick *st)
+void stick_unbind(struct usb_stick *st)
 {
 	usb_dma_free(st->lun.scratch, SCSI_SCRATCH_BYTES);
 	st->lun.scratch = NULL;
@@ -318,58 +317,15 @@ int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_
 	return stick_transfer(st, true, lba, (uint8_t *)buf, blocks);
 }
 
-static const char *const recovery_names[STICK_RECOVER_COUNT] = {
-	[STICK_RECOVER_RESET] = "Bulk-Only reset recovery",
-	[STICK_RECOVER_PORT] = "port reset and new address",
-	[STICK_RECOVER_CONTROLLER] = "controller reset",
-};
-
-const char *usb_stick_recovery_name(enum stick_recovery stage)
-{
-	return stage < STICK_RECOVER_COUNT ? recovery_names[stage] : "none";
-}
-
-/* Port reset and a new address along the same path (after a controller
- * reset: every hop again), then the interface bound anew and the
- * identity checked as at open: nothing is written to another disk. */
-static int stick_rebind(struct usb_stick *st)
-{
-	stick_unbind(st);
-	st->verified = false;
-	int rc = stick_path_open(&st->target, &st->dev);
-	if (rc == USB_OK)
-		rc = stick_bind(st);
-	if (rc == USB_OK)
-		rc = stick_find_lun(st, &st->target);
-	return rc;
-}
-
-int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage)
-{
-	int rc;
-
-	kprintf("stick: recovering: %s\n", usb_stick_recovery_name(stage));
-	switch (stage) {
-	case STICK_RECOVER_RESET:
-		if (!st->bot.cbw || !st->lun.scratch)
-			return USB_NODEV; /* an earlier rung left it unbound */
-		st->bot.broken = false;
-		rc = bot_reset_recovery(&st->bot, "a command failed");
-		if (rc == USB_OK)
-			rc = scsi_wait_ready(&st->lun) == SCSI_GOOD ? USB_OK : USB_ERROR;
-		return rc;
-	case STICK_RECOVER_PORT:
-		return stick_rebind(st);
-	case STICK_RECOVER_CONTROLLER:
-		rc = hci_controller_reset(st->dev->hci);
-		return rc == USB_OK ? stick_rebind(st) : rc;
-	default:
-		return USB_BADARG;
-	}
-}
-
 int usb_stick_sync(struct usb_stick *st)
 {
 	int rc = scsi_synchronize_cache(&st->lun);
-	return rc == SCSI_GOOD ? USB_OK : rc < 0 ? rc : USB_ERROR;
+	if (rc == SCSI_GOOD)
+		return USB_OK;
+	/* Refused by a stick that answers: CHECK CONDITION with any sense,
+	 * or stalled even after reset recovery.  The WRITEs were each
+	 * acknowledged; many sticks reject or stall this command. */
+	if (rc == SCSI_CHECK_CONDITION || (rc == USB_STALL && !st->bot.broken))
+		return USB_STICK_NOT_FLUSHED;
+	return rc < 0 ? rc : USB_ERROR;
 }

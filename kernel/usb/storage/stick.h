@@ -37,7 +37,8 @@
  *    Neither layer below includes anything from here
  *    (tools/check-layering.sh).
  *
- * Implementation (kernel/usb/storage/stick.c, stick_file.c, stick_scan.c):
+ * Implementation (kernel/usb/storage/stick.c, stick_file.c, stick_scan.c,
+ * stick_recover.c):
  * usb_stick_open() returns USB_NODEV when no device is the boot disk
  * (capacity or identity differ everywhere) and USB_BADARG for an unusable
  * target; usb_stick_write() also refuses (USB_BADARG) blocks outside the
@@ -90,6 +91,14 @@ int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out);
 bool usb_stick_write_protected(const struct usb_stick *st);
 int usb_stick_read(struct usb_stick *st, uint64_t lba, void *buf, uint32_t blocks);
 int usb_stick_write(struct usb_stick *st, uint64_t lba, const void *buf, uint32_t blocks);
+/* SYNCHRONIZE CACHE: USB_OK when flushed (or the stick has no cache to
+ * flush: 5/20/00); USB_STICK_NOT_FLUSHED when a stick that still answers
+ * refused it (CHECK CONDITION with another sense, in
+ * usb_stick_last_sense(), or a stall even after reset recovery): every
+ * WRITE before it was acknowledged, so the data are on the stick unless
+ * its cache loses them at power-off (many sticks reject or stall this
+ * command); a negative enum usb_status when the stick did not answer. */
+#define USB_STICK_NOT_FLUSHED 1
 int usb_stick_sync(struct usb_stick *st);
 
 /* The rungs of recovery after a failed command, in the order a caller
@@ -102,8 +111,10 @@ enum stick_recovery {
 };
 
 /* Run one rung; USB_OK when the stick answers again and (PORT,
- * CONTROLLER) is proved to be the same disk.  Writes are idempotent, so
- * the caller writes again what failed. */
+ * CONTROLLER) is proved to be the same disk, found by its identity on
+ * another port or controller when it is no longer on its path (one line
+ * says so).  Writes are idempotent, so the caller writes again what
+ * failed. */
 int usb_stick_recover(struct usb_stick *st, enum stick_recovery stage);
 const char *usb_stick_recovery_name(enum stick_recovery stage);
 struct stick_sense usb_stick_last_sense(const struct usb_stick *st);
