@@ -92,7 +92,7 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 			b = (struct kp_cmp_obs){ true, 0, 0 };
 		row->ok = a.have && b.have && kp_normal_diff(a.value, a.var, b.value, b.var, &row->iv);
 		row->why = !a.have || !b.have ? "not in both runs"
-			   : median ? "a median has no interval within a run: compare sets of runs"
+			   : median ? "a median: over sets of runs only"
 				    : "one event: no variance within the run";
 	}
 	row->significant = row->ok && (row->iv.lo > 0 || row->iv.hi < 0);
