@@ -68,27 +68,6 @@ static void push(struct vec *v, double x)
 	v->v[v->n++] = x;
 }
 
-/* The field t is split by: --by's, else its first enumeration; -1 none.
- * A span's Phase (the decoder's, first) is not one of the type's own. */
-static int split_field(const struct kp_user_type *t, const char *by)
-{
-	for (unsigned i = 0; i < t->ev.nfields; i++) {
-		const struct kp_field *f = &t->ev.fields[i];
-		if (f->names && f->names != kp_event_phases && (!by || !strcmp(f->name, by)))
-			return (int)i;
-	}
-	return -1;
-}
-
-/* The value called name among f's value names, or -1. */
-static int64_t value_named(const struct kp_field *f, const char *name)
-{
-	for (uint32_t k = 0; k < f->nnames; k++)
-		if (f->names[k] && !strcmp(f->names[k], name))
-			return k;
-	return -1;
-}
-
 static struct group *group(struct groups *gs, const struct kp_user_type *t, uint64_t split)
 {
 	for (size_t i = 0; i < gs->n; i++)
@@ -107,10 +86,10 @@ static struct group *group(struct groups *gs, const struct kp_user_type *t, uint
 static struct group *group_of(struct groups *gs, const struct kp_cmp_table *tb, int side,
 			      const struct kp_user_type *t, const uint8_t *p)
 {
-	int sf = split_field(t, tb->by.field);
+	int sf = kp_user_split_field(t, tb->by.field);
 	uint64_t v = sf >= 0 ? kp_field_value(&t->ev.fields[sf], p) : 0;
 
-	if (tb->by.field && (sf < 0 || (int64_t)v != value_named(&t->ev.fields[sf], tb->by.value[side])))
+	if (tb->by.field && (sf < 0 || (int64_t)v != kp_field_value_named(&t->ev.fields[sf], tb->by.value[side])))
 		return NULL;
 	return group(gs, t, v);
 }
@@ -144,7 +123,7 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 					push(&g->field[i], f->kind == KP_SIGNED ? (double)(int64_t)v : (double)v);
 				}
 			} else if (rec.payload[2] == KprofEventBegin) {
-				int sf = split_field(t, tb->by.field);
+				int sf = kp_user_split_field(t, tb->by.field);
 				open = kp_grow(open, &cap, n + 1, sizeof(*open));
 				open[n++] = (struct open_span){ t, rec.h.TimeStamp,
 								sf >= 0 ? kp_field_value(&t->ev.fields[sf], rec.payload) : 0 };
@@ -157,9 +136,9 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 				struct open_span b = open[k - 1];
 				memmove(&open[k - 1], &open[k], (n - k) * sizeof(*open));
 				n--;
-				int sf = split_field(t, tb->by.field);
+				int sf = kp_user_split_field(t, tb->by.field);
 				if (tb->by.field && (sf < 0 || (int64_t)b.split !=
-							      value_named(&t->ev.fields[sf], tb->by.value[side])))
+							      kp_field_value_named(&t->ev.fields[sf], tb->by.value[side])))
 					continue;
 				struct group *g = group(gs, t, b.split);
 				g->events++;
@@ -200,7 +179,7 @@ static void mean_median(const char *name, enum kp_cmp_kind mean_kind, struct kp_
 static void figure_name(char *buf, size_t size, const struct kp_cmp_table *tb, const struct group *g,
 			const char *field)
 {
-	int sf = split_field(g->t, tb->by.field);
+	int sf = kp_user_split_field(g->t, tb->by.field);
 	size_t len = (size_t)snprintf(buf, size, "%s%s%s", g->t->name, field ? " " : "", field ? field : "");
 
 	if (sf < 0 || tb->by.field || len >= size)
@@ -243,8 +222,8 @@ static bool by_value_known(const struct kp_cmp_table *tb, int side, const struct
 
 	for (uint32_t i = 0; u && i < u->n; i++) {
 		const struct kp_user_type *t = u->list[i];
-		int sf = t->known && !t->damaged ? split_field(t, tb->by.field) : -1;
-		if (sf >= 0 && value_named(&t->ev.fields[sf], tb->by.value[side]) >= 0)
+		int sf = t->known && !t->damaged ? kp_user_split_field(t, tb->by.field) : -1;
+		if (sf >= 0 && kp_field_value_named(&t->ev.fields[sf], tb->by.value[side]) >= 0)
 			return true;
 	}
 	return false;
