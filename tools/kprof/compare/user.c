@@ -81,17 +81,23 @@ static struct group *group(struct groups *gs, const struct kp_user_type *t, uint
 	return g;
 }
 
-/* The group an event of t with payload p belongs to on this side, or
- * NULL: --by and t has not the field, or not the side's value. */
-static struct group *group_of(struct groups *gs, const struct kp_cmp_table *tb, int side,
-			      const struct kp_user_type *t, const uint8_t *p)
+/* The value of t's split field in payload p (0 when it has none). */
+static uint64_t split_value(const struct kp_cmp_table *tb, const struct kp_user_type *t, const uint8_t *p)
 {
 	int sf = kp_user_split_field(t, tb->by.field);
-	uint64_t v = sf >= 0 ? kp_field_value(&t->ev.fields[sf], p) : 0;
+	return sf >= 0 ? kp_field_value(&t->ev.fields[sf], p) : 0;
+}
 
-	if (tb->by.field && (sf < 0 || (int64_t)v != kp_field_value_named(&t->ev.fields[sf], tb->by.value[side])))
+/* The group of t's events with that split value on this side, or NULL:
+ * under --by, t has not the field or this is not the side's value. */
+static struct group *group_of(struct groups *gs, const struct kp_cmp_table *tb, int side,
+			      const struct kp_user_type *t, uint64_t split)
+{
+	int sf = kp_user_split_field(t, tb->by.field);
+
+	if (tb->by.field && (sf < 0 || (int64_t)split != kp_field_value_named(&t->ev.fields[sf], tb->by.value[side])))
 		return NULL;
-	return group(gs, t, v);
+	return group(gs, t, split);
 }
 
 /* Every readable event of the run into its group; spans paired per CPU. */
@@ -111,7 +117,7 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 			if (!t)
 				continue;
 			if (t->kind != KprofEventKindSpan) {
-				struct group *g = group_of(gs, tb, side, t, rec.payload);
+				struct group *g = group_of(gs, tb, side, t, split_value(tb, t, rec.payload));
 				if (!g)
 					continue;
 				g->events++;
@@ -123,10 +129,8 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 					push(&g->field[i], f->kind == KP_SIGNED ? (double)(int64_t)v : (double)v);
 				}
 			} else if (rec.payload[2] == KprofEventBegin) {
-				int sf = kp_user_split_field(t, tb->by.field);
 				open = kp_grow(open, &cap, n + 1, sizeof(*open));
-				open[n++] = (struct open_span){ t, rec.h.TimeStamp,
-								sf >= 0 ? kp_field_value(&t->ev.fields[sf], rec.payload) : 0 };
+				open[n++] = (struct open_span){ t, rec.h.TimeStamp, split_value(tb, t, rec.payload) };
 			} else if (rec.payload[2] == KprofEventEnd) {
 				size_t k = n; /* the latest open Begin of its type */
 				while (k > 0 && open[k - 1].t != t)
@@ -136,11 +140,9 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 				struct open_span b = open[k - 1];
 				memmove(&open[k - 1], &open[k], (n - k) * sizeof(*open));
 				n--;
-				int sf = kp_user_split_field(t, tb->by.field);
-				if (tb->by.field && (sf < 0 || (int64_t)b.split !=
-							      kp_field_value_named(&t->ev.fields[sf], tb->by.value[side])))
+				struct group *g = group_of(gs, tb, side, t, b.split);
+				if (!g)
 					continue;
-				struct group *g = group(gs, t, b.split);
 				g->events++;
 				if (r->m.hz > 0)
 					push(&g->len, (double)(rec.h.TimeStamp - b.ts) / r->m.hz);
