@@ -81,16 +81,20 @@ def by_field(kprof, kernel, sets, by):
     rows = {}
     for s in sets:
         for fig in compare(kprof, kernel, s, s, "--by", by):
-            if fig["kind"] in ("field_mean", "field_median"):
+            if fig["kind"] in ("field_mean", "field_median", "event_rate"):
                 rows.setdefault((fig["name"], fig["kind"]), []).append((s, fig))
     field, values = by.split("=", 1)
     a, b = values.split(",", 1)
     print("compare_fp: --by %s: within each set of runs, %s=%s (A) against %s=%s (B), paired t over the runs "
           "(host load average now %.2f: a loaded host's scheduling of the virtual CPUs is in every time measured)"
           % (by, field, a, field, b, os.getloadavg()[1]))
-    for (name, kind), figs in sorted(rows.items()):
+    fielded = {name.split(" ")[0] for name, kind in rows if kind != "event_rate"}
+    for (name, kind), figs in sorted(rows.items(), key=lambda x: (x[0][1] == "event_rate", x[0])):
+        if kind == "event_rate" and name not in fielded:
+            continue  # the events per second of the types with fields: how many hand-offs were measured
         marked = sum(f["significant"] for _, f in figs)
-        print("  %s %s: marked different in %d of %d sets" % (name, kind.replace("field_", ""), marked, len(figs)))
+        print("  %s %s: marked different in %d of %d sets" % (
+            name, kind.replace("field_", "").replace("event_rate", "events per second"), marked, len(figs)))
         for s, f in figs:
             iv = "[%+.1f, %+.1f]" % (f["lo"], f["hi"]) if f["lo"] is not None else "none: %s" % f["why"]
             print("    %-28s %d runs  A %.1f  B %.1f  B - A %+.1f  95%% interval %s%s" % (
