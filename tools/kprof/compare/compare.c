@@ -59,7 +59,7 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 		for (size_t i = 0; i < t->runs[s]; i++)
 			if (m->obs[s][i].have || zero_in(t, m, s, i))
 				v[s][n[s]++] = m->obs[s][i].have ? m->obs[s][i].value : 0;
-	if (t->paired) { /* the runs with a value on both sides, in pairs */
+	if (t->paired && t->runs[0] > 1) { /* the runs with a value on both sides, in pairs */
 		n[0] = n[1] = 0;
 		for (size_t i = 0; i < t->runs[0]; i++) {
 			bool ha = m->obs[0][i].have || zero_in(t, m, 0, i), hb = m->obs[1][i].have || zero_in(t, m, 1, i);

@@ -54,7 +54,7 @@ const char *kp_cmp_method(const struct kp_cmp_table *t, enum kp_cmp_kind k)
 		[KP_CMP_SPAN_MEAN] = "normal interval of a difference of means, the slices' variance",
 		[KP_CMP_SPAN_MEDIAN] = median,
 	};
-	if (t->paired)
+	if (t->paired && t->runs[0] > 1)
 		return "paired t interval of the mean of the per-run differences (A and B are the same runs)";
 	if (t->runs[0] > 1)
 		return "Welch's t interval of the difference of the mean of the per-run values";
