@@ -66,6 +66,22 @@ $(BUILD)/bench/runs/.made: $(KERNEL) tools/qemu.py
 			--repeat 5 --cmdline "$(BENCH_COMPARE_CMDLINE)" > /dev/null || exit 1; done
 	$(Q)touch $@
 
+# The example workload (examples/ticketlock) in a kernel of its own, and
+# sets of 5 runs of it, back to back: compare's false-positive rate over
+# the workload's own events (between sets), and the hand-off time of the
+# ticket lock against the queued lock within each set (--by Lock).
+BENCH_TL_SETS ?= 6
+BENCH_TL_BUILD := $(BUILD)/bench/ticketlock-build
+BENCH_TL_CMDLINE := scenario=ticketlock trace.mode=dump trace.buffer_kb=8192
+$(BENCH_TL_BUILD)/kernel.elf: $(KERNEL) $(wildcard examples/ticketlock/*)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BENCH_TL_BUILD) WORKLOADS=examples/ticketlock $@
+$(BUILD)/bench/tlruns/.made: $(BENCH_TL_BUILD)/kernel.elf tools/qemu.py
+	@mkdir -p $(dir $@)
+	$(Q)for s in $$(seq 1 $(BENCH_TL_SETS)); do \
+		$(PYTHON) tools/qemu.py run --boot direct --cpus 2 --kernel $(BENCH_TL_BUILD)/kernel.elf \
+			--out $(BUILD)/bench/tlruns/$$s --repeat 5 --cmdline "$(BENCH_TL_CMDLINE)" > /dev/null || exit 1; done
+	$(Q)touch $@
+
 .PHONY: bench bench-deps bench-build bench-stick
 # Built by `make check` too, so the benchmarks cannot rot between runs.
 bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
@@ -74,7 +90,8 @@ bench-deps:
 	@sh tools/deps.sh check
 
 bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4 \
-		$(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log $(BUILD)/bench/runs/.made $(KPROF_TOOL)
+		$(BUILD)/bench/tracetest.log $(BUILD)/bench/mix.log $(BUILD)/bench/runs/.made \
+		$(BUILD)/bench/tlruns/.made $(KPROF_TOOL)
 	@$(BUILD)/bench/bench_trace
 	@$(BUILD)/bench/bench_locks
 	@$(BUILD)/bench/bench_lz4
@@ -88,6 +105,8 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 	@$(PYTHON) tests/bench/bench_assert.py $(KPROF_TOOL) $(KERNEL) $(BUILD)/bench/mix.log
 	@$(PYTHON) tests/bench/compare_fp.py $(KPROF_TOOL) $(KERNEL) \
 		$(BUILD)/bench/runs/[0-9]* --timing
+	@$(PYTHON) tests/bench/compare_fp.py $(KPROF_TOOL) $(BENCH_TL_BUILD)/kernel.elf \
+		$(BUILD)/bench/tlruns/[0-9]* --timing --by Lock=ticket,queued
 	@$(MAKE) --no-print-directory bench-stick
 
 # The trace to the USB stick against serial, under QEMU (BOOT=usb): MB/s

@@ -56,7 +56,7 @@ static const struct {
 	const char *usage;
 } multi_commands[] = {
 	{ "assert", kp_cmd_assert, "assert RULES LOG... [--kernel ELF] [--junit FILE]" },
-	{ "compare", kp_cmd_compare, "compare A B [--kernel ELF] [--json FILE] [--flame FILE.svg] [--fail-if-worse PCT]" },
+	{ "compare", kp_cmd_compare, "compare A B [--kernel ELF] [--json FILE] [--flame FILE.svg] [--fail-if-worse PCT] [--by FIELD=A,B]" },
 };
 #define NMULTI (sizeof(multi_commands) / sizeof(multi_commands[0]))
 

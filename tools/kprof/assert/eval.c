@@ -16,7 +16,10 @@
  *               the largest)
  *   samples     a function's samples (the samples column), or with % its
  *               share of the profile periods (the % column)
- *   event       count: events of a type the workload declared
+ *   event       count: events of a type the workload declared ("TYPE
+ *               [FIELD=value]": those with that value of an enumeration)
+ *   field       mean / median / p99 / min / max of a numeric field of
+ *               those events (nearest rank), a number in the field's unit
  *   cpu         busy, idle, stalled, no-trace shares and switches (CPUs);
  *               without a number, all CPUs with CSwitch records together
  *
@@ -42,6 +45,7 @@ enum {
 	L_HOLD_P99, L_HOLD_MAX,
 	T_CPU, T_STALLED, T_IN, T_VOL, T_INVOL, T_LAT_COUNT, T_LAT_TOTAL, T_LAT_AVG, T_LAT_MAX,
 	F_SAMPLES, E_COUNT, C_BUSY, C_IDLE, C_STALLED, C_NO_TRACE, C_SWITCHES,
+	V_MEAN, V_MEDIAN, V_P99, V_MIN, V_MAX,
 };
 
 #define C KP_KIND_COUNT
@@ -64,6 +68,10 @@ static const struct kp_measure_def thread_defs[] = {
 };
 static const struct kp_measure_def samples_defs[] = { { "", C | S, F_SAMPLES }, { NULL, 0, 0 } };
 static const struct kp_measure_def event_defs[] = { { "count", C, E_COUNT }, { NULL, 0, 0 } };
+static const struct kp_measure_def field_defs[] = {
+	{ "mean", C, V_MEAN }, { "median", C, V_MEDIAN }, { "p99", C, V_P99 }, { "min", C, V_MIN },
+	{ "max", C, V_MAX }, { NULL, 0, 0 },
+};
 static const struct kp_measure_def cpu_defs[] = {
 	{ "busy", S, C_BUSY }, { "idle", S, C_IDLE }, { "stalled", S, C_STALLED }, { "no-trace", S, C_NO_TRACE },
 	{ "switches", C, C_SWITCHES }, { NULL, 0, 0 },
@@ -77,6 +85,7 @@ const struct kp_measure_def *kp_rule_measures(enum kp_subject s)
 	static const struct kp_measure_def *const defs[] = {
 		[KP_SUBJ_METRIC] = metric_defs, [KP_SUBJ_LOCK] = lock_defs, [KP_SUBJ_THREAD] = thread_defs,
 		[KP_SUBJ_SAMPLES] = samples_defs, [KP_SUBJ_EVENT] = event_defs, [KP_SUBJ_CPU] = cpu_defs,
+		[KP_SUBJ_FIELD] = field_defs,
 	};
 	return defs[s];
 }
@@ -87,10 +96,13 @@ const char *kp_op_text(enum kp_op op)
 	return text[op];
 }
 
-/* What was measured: a count, cycles, or part of whole. */
+/* What was measured: a count, cycles, part of whole, or a field's value. */
 struct figure {
 	unsigned kind;
 	uint64_t count, cycles, part, whole;
+	bool is_value;
+	double value;
+	size_t values;
 };
 
 static bool error(struct kp_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -235,29 +247,52 @@ static bool samples(const struct kp_rule *r, const struct kp_runlog *run, struct
 	return true;
 }
 
-/* An event type the workload declared (read/user_types.c): its events
+/* An event type the workload declared (read/user_types.c), or its events
+ * with one value of an enumeration field (metrics/events.c): its events
  * decoded, every phase. */
 static bool event(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
 {
-	const struct kp_user_types *u = run->log.user_types;
-	const struct kp_user_type *t = kp_user_type_named(&run->log, r->name);
-	const char *names[KPROF_EVENT_MAX_TYPES + 1];
-	char near[400];
-	size_t n = 0;
+	struct kp_event_sel sel;
+	char why[sizeof(o->why)];
 
-	if (t) {
-		f->count = kp_user_type_events(t);
-		return true;
+	if (!kp_run_event_sel(run, r->name, &sel, why, sizeof(why)))
+		return error(o, "%s", why);
+	f->count = kp_run_event_count(run, &sel);
+	return true;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* A numeric field of those events: a statistic of its values (nearest
+ * rank, as the report's). */
+static bool field(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_event_sel sel;
+	char why[sizeof(o->why)];
+	double *v, sum = 0;
+	size_t n;
+
+	if (!kp_run_event_sel(run, r->name, &sel, why, sizeof(why)) ||
+	    !(n = kp_run_event_values(run, &sel, r->field, &v, why, sizeof(why))))
+		return error(o, "%s", why);
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	f->is_value = true;
+	f->values = n;
+	switch (r->measure->id) {
+	case V_MEAN: f->value = sum / (double)n; break;
+	case V_MEDIAN: f->value = v[(50 * n + 99) / 100 - 1]; break;
+	case V_P99: f->value = v[(99 * n + 99) / 100 - 1]; break;
+	case V_MIN: f->value = v[0]; break;
+	case V_MAX: f->value = v[n - 1]; break;
 	}
-	for (uint32_t i = 0; u && i < u->n; i++)
-		if (u->list[i]->known && !u->list[i]->damaged)
-			names[n++] = u->list[i]->name;
-	if (!n)
-		return error(o, "event \"%s\": the trace describes no event types of its own (no KprofEventType "
-				"records), so no event count can be measured", r->name);
-	kp_near_names(r->name, names, n, near, sizeof(near));
-	return error(o, "no event type \"%s\" in the trace's %zu event types%s%s", r->name, n,
-		     near[0] ? "; near: " : "", near);
+	free(v);
+	return true;
 }
 
 static bool cpu(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
@@ -311,10 +346,14 @@ void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct k
 	case KP_SUBJ_SAMPLES: ok = samples(r, run, &f, o); break;
 	case KP_SUBJ_CPU: ok = cpu(r, run, &f, o); break;
 	case KP_SUBJ_EVENT: ok = event(r, run, &f, o); break;
+	case KP_SUBJ_FIELD: ok = field(r, run, &f, o); break;
 	}
 	if (!ok)
 		return;
-	if (r->kind == KP_KIND_TIME) {
+	if (f.is_value) {
+		v = f.value;
+		snprintf(o->measured, sizeof(o->measured), "%.10g (of %zu values)", v, f.values);
+	} else if (r->kind == KP_KIND_TIME) {
 		char t[48];
 		if (run->m.hz <= 0) {
 			error(o, "the log has no run header, so no TSC rate to turn cycles into time");

@@ -4,7 +4,7 @@
  *
  *   rule     := subject measure op bound
  *   subject  := lock STRING | thread (STRING | ID) | samples STRING
- *             | event STRING | cpu [ID] | METRIC
+ *             | event STRING [field STRING] | cpu [ID] | METRIC
  *   measure  := words ("wait p99", "latency max", "busy"; none for
  *               samples, the metric itself for a METRIC)
  *   op       := < | <= | > | >= | == | !=
@@ -125,6 +125,7 @@ static bool tokens(struct line_ctx *c, const char *s, struct tok *t, size_t max,
 static const char *const subject_what[] = {
 	[KP_SUBJ_METRIC] = "the run", [KP_SUBJ_LOCK] = "a lock", [KP_SUBJ_THREAD] = "a thread",
 	[KP_SUBJ_SAMPLES] = "a function's samples", [KP_SUBJ_EVENT] = "an event type", [KP_SUBJ_CPU] = "a CPU",
+	[KP_SUBJ_FIELD] = "an event field",
 };
 
 /* "a, b, c" of the subject's measures. */
@@ -211,7 +212,8 @@ static bool take_bound(struct line_ctx *c, struct kp_rule *r, const struct tok *
 		const char *wants = r->measure->kinds & KP_KIND_TIME ? "a time (ns, us, ms or s)"
 				    : r->measure->kinds & KP_KIND_SHARE && r->measure->kinds & KP_KIND_COUNT
 					? "a count (no unit) or a share (%)"
-				    : r->measure->kinds & KP_KIND_SHARE ? "a share (%)" : "a count (no unit)";
+				    : r->measure->kinds & KP_KIND_SHARE ? "a share (%)"
+				    : r->subject == KP_SUBJ_FIELD ? "a number (no unit: the field's own)" : "a count (no unit)";
 		char msg[700];
 		snprintf(msg, sizeof(msg), "\"%s\" has the wrong unit: %s%s%s takes %s", r->bound_text,
 			 subject_what[r->subject], r->measure->name[0] ? "'s " : "", r->measure->name, wants);
@@ -257,6 +259,14 @@ static bool take_subject(struct line_ctx *c, struct kp_rule *r, const struct tok
 		return fail(c, t[1].col, "%s needs a name in double quotes after it (%s \"NAME\")", t[0].text, t[0].text);
 	snprintf(r->name, sizeof(r->name), "%s", t[1].text);
 	(*k)++;
+	if (r->subject == KP_SUBJ_EVENT && t[2].kind == T_WORD && !strcmp(t[2].text, "field")) {
+		if (t[3].kind != T_STRING)
+			return fail(c, t[3].col, "field needs the field's name in double quotes (event \"%s\" field "
+				    "\"NAME\")%s", r->name, "");
+		r->subject = KP_SUBJ_FIELD;
+		snprintf(r->field, sizeof(r->field), "%s", t[3].text);
+		*k += 2;
+	}
 	return true;
 }
 

@@ -17,6 +17,9 @@
  *   thread "ping" latency max < 2ms        a thread, by name (or id)
  *   samples "ke_stall_execution_processor" < 40%   a function's samples
  *   event "my_op" count >= 1000            an event type of the workload
+ *   event "my_op [Mode=read]" field "Bytes" p99 < 4096
+ *                                          a numeric field of its events
+ *                                          (with [FIELD=value]: those events)
  *   cpu busy > 50%                         all CPUs, or `cpu 1 busy`
  */
 #ifndef KPROF_TOOL_RULES_H
@@ -27,7 +30,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum kp_subject { KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU };
+enum kp_subject {
+	KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU, KP_SUBJ_FIELD
+};
 
 /* What a figure is: a count, a time, a share; a measure admits a set. */
 enum { KP_KIND_COUNT = 1, KP_KIND_TIME = 2, KP_KIND_SHARE = 4 };
@@ -46,6 +51,7 @@ struct kp_rule {
 	char text[1024];              /* the rule as written, without comment      */
 	enum kp_subject subject;
 	char name[128];               /* lock, thread, function or event name      */
+	char field[128];              /* KP_SUBJ_FIELD: the event field's name     */
 	bool by_id;                   /* thread 12 / cpu 1                         */
 	uint32_t id;
 	const struct kp_measure_def *measure;

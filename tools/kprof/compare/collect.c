@@ -18,11 +18,13 @@
  *               of its total is the sum of its runs' squared lengths
  *
  * Threads of one name are one figure (ids differ between runs, names do
- * not); locks are named as the report names them.
+ * not); locks are named as the report names them.  The workload's own
+ * events are user.c's.  With --by only those are compared.
  */
 #include "tools/kprof/compare/compare.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,22 +32,37 @@
 
 bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
 {
-	return k == KP_CMP_HOT || k == KP_CMP_CPU;
+	return k == KP_CMP_HOT || k == KP_CMP_CPU || k == KP_CMP_EV_RATE;
+}
+
+enum kp_cmp_unit kp_cmp_unit(enum kp_cmp_kind k)
+{
+	switch (k) {
+	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CPU: return KP_CMP_SHARE;
+	case KP_CMP_EV_RATE: return KP_CMP_PER_S;
+	case KP_CMP_EV_MEAN: case KP_CMP_EV_MEDIAN: return KP_CMP_VALUE;
+	default: return KP_CMP_SECONDS;
+	}
 }
 
 bool kp_cmp_is_share(enum kp_cmp_kind k)
 {
-	return k == KP_CMP_HOT || k == KP_CMP_CONTENTION || k == KP_CMP_CPU;
+	return kp_cmp_unit(k) == KP_CMP_SHARE;
+}
+
+bool kp_cmp_is_user(enum kp_cmp_kind k)
+{
+	return k >= KP_CMP_EV_RATE && k < KP_CMP_KINDS;
 }
 
 const char *kp_cmp_kind_name(enum kp_cmp_kind k)
 {
-	static const char *const names[] = { "hot", "contention", "wait", "hold", "latency", "cpu" };
+	static const char *const names[] = { "hot", "contention", "wait", "hold", "latency", "cpu", "event_rate",
+					     "field_mean", "field_median", "span_mean", "span_median" };
 	return names[k];
 }
 
-/* The figure of this name and kind, made if new. */
-static struct kp_cmp_metric *metric(struct kp_cmp_table *t, enum kp_cmp_kind k, const char *name)
+struct kp_cmp_metric *kp_cmp_metric(struct kp_cmp_table *t, enum kp_cmp_kind k, const char *name)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if (t->m[i].kind == k && !strcmp(t->m[i].name, name))
@@ -59,11 +76,23 @@ static struct kp_cmp_metric *metric(struct kp_cmp_table *t, enum kp_cmp_kind k, 
 	return m;
 }
 
-static void put(struct kp_cmp_table *t, int side, size_t run, enum kp_cmp_kind k, const char *name, double v,
+void kp_cmp_put(struct kp_cmp_table *t, int side, size_t run, enum kp_cmp_kind k, const char *name, double v,
 		double var)
 {
-	struct kp_cmp_obs *o = &metric(t, k, name)->obs[side][run];
+	struct kp_cmp_obs *o = &kp_cmp_metric(t, k, name)->obs[side][run];
 	*o = (struct kp_cmp_obs){ .have = true, .value = v, .var = var };
+}
+
+void kp_cmp_note(struct kp_cmp_table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[600];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	t->notes = kp_grow(t->notes, &t->notes_cap, t->nnotes + 1, sizeof(*t->notes));
+	t->notes[t->nnotes++] = kp_xstrdup(buf);
 }
 
 /* Mean and the variance of the mean of n values with sum s, squares ss. */
@@ -86,7 +115,7 @@ static void hot(struct kp_cmp_table *t, int side, size_t run, const struct kp_ru
 		if (!r->hot[i].known || !kp_symbols_lookup(r->syms, r->hot[i].func, &name, NULL, NULL))
 			continue;
 		double p = (double)r->hot[i].weight / w;
-		put(t, side, run, KP_CMP_HOT, name, p, p * (1 - p) / neff);
+		kp_cmp_put(t, side, run, KP_CMP_HOT, name, p, p * (1 - p) / neff);
 	}
 }
 
@@ -108,12 +137,12 @@ static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 		}
 		double n = (double)(j - i), p = (double)contended / n;
 		kp_run_lock_name(r, r->locks[i].lock, name, sizeof(name));
-		put(t, side, run, KP_CMP_CONTENTION, name, p, p * (1 - p) / n);
+		kp_cmp_put(t, side, run, KP_CMP_CONTENTION, name, p, p * (1 - p) / n);
 		double hold = mean_var(hs, hss, n, &var);
-		put(t, side, run, KP_CMP_HOLD, name, hold, var);
+		kp_cmp_put(t, side, run, KP_CMP_HOLD, name, hold, var);
 		if (wn) {
 			double wait = mean_var(ws, wss, wn, &var);
-			put(t, side, run, KP_CMP_WAIT, name, wait, var);
+			kp_cmp_put(t, side, run, KP_CMP_WAIT, name, wait, var);
 		}
 	}
 }
@@ -156,10 +185,10 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 		}
 		if (!first)
 			continue; /* counted with the first of its name */
-		put(t, side, run, KP_CMP_CPU, name, cyc / whole, csq / (whole * whole));
+		kp_cmp_put(t, side, run, KP_CMP_CPU, name, cyc / whole, csq / (whole * whole));
 		if (ln) {
 			double lat = mean_var(ls, lss, ln, &var);
-			put(t, side, run, KP_CMP_LATENCY, name, lat, var);
+			kp_cmp_put(t, side, run, KP_CMP_LATENCY, name, lat, var);
 		}
 	}
 	free(sq);
@@ -167,9 +196,12 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 
 void kp_cmp_collect(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
 {
-	hot(t, side, run, r);
-	locks(t, side, run, r);
-	threads(t, side, run, r);
+	if (!t->by.field) {
+		hot(t, side, run, r);
+		locks(t, side, run, r);
+		threads(t, side, run, r);
+	}
+	kp_cmp_collect_user(t, side, run, r);
 }
 
 void kp_cmp_table_free(struct kp_cmp_table *t)
@@ -177,4 +209,9 @@ void kp_cmp_table_free(struct kp_cmp_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->m[i].obs[0]), free(t->m[i].obs[1]);
 	free(t->m);
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->notes);
+	free(t->raw[0]);
+	free(t->raw[1]);
 }

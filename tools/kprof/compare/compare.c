@@ -1,8 +1,9 @@
 /*
  * compare.c - `kprof compare A B [--kernel ELF] [--kernel-b ELF]
- * [--json FILE] [--flame FILE.svg] [--fail-if-worse PCT] [-o FILE]`:
- * every figure of A and B (collect.c) with B - A and its 95% interval
- * (stats.c), significant only when the interval excludes zero.
+ * [--json FILE] [--flame FILE.svg] [--fail-if-worse PCT] [--by FIELD=A,B]
+ * [-o FILE]`: every figure of A and B (collect.c, user.c) with B - A and
+ * its 95% interval (stats.c), significant only when the interval excludes
+ * zero.
  *
  * Sets against sets (at least two runs a side): the interval is over the
  * runs' values, Welch's t.  A run against a run: within the runs, from
@@ -10,8 +11,13 @@
  * neither interval fits it.  Hot spots are the functions with at least
  * 0.5% of the periods on either side (fewer would be noise to read).
  *
- * Every figure is a cost (time in a function, waiting, holding, ready,
- * on a CPU), so a rise is worse: --fail-if-worse PCT exits 1 when a
+ * --by FIELD=A,B compares A's events whose enumeration field FIELD is A
+ * with B's whose FIELD is B, the workload's own figures only; A and B may
+ * be the same runs, and then the interval is the paired t over them.
+ *
+ * Every figure is taken as a cost (time in a function, waiting, holding,
+ * ready, on a CPU; a workload's own figures too), so a rise is worse:
+ * --fail-if-worse PCT exits 1 when a
  * significant rise is more than PCT% of A (any rise from 0).  Exit status
  * otherwise 0; 2 bad usage; 3 a log, kernel or output that could not be
  * read or written.
@@ -30,48 +36,39 @@
 #include "tools/kprof/util/sort.h"
 
 #define USAGE "compare A B [--kernel ELF] [--kernel-b ELF] [--force-kernel] [--json FILE] [--flame FILE.svg] " \
-	      "[--fail-if-worse PCT] [-o FILE]"
+	      "[--fail-if-worse PCT] [--by FIELD=A,B] [-o FILE]"
 #define HOT_MIN 0.005 /* hot spots shown: at least this share on a side */
 
-static const char *const section[KP_CMP_KINDS] = {
-	[KP_CMP_HOT] = "hot spots: share of the profile periods",
-	[KP_CMP_CONTENTION] = "locks: contended share of the traced acquisitions",
-	[KP_CMP_WAIT] = "locks: mean wait of the traced acquisitions that waited",
-	[KP_CMP_HOLD] = "locks: mean hold of the traced acquisitions",
-	[KP_CMP_LATENCY] = "scheduling latency: mean from ready to running",
-	[KP_CMP_CPU] = "threads: share of the CPUs' traced time",
-};
-
-const char *kp_cmp_method(const struct kp_cmp_table *t, enum kp_cmp_kind k)
+/* Does a run lacking the figure have 0 of it?  A share, a rate; not a
+ * rate of a run with user events it could not read. */
+static bool zero_in(const struct kp_cmp_table *t, const struct kp_cmp_metric *m, int side, size_t run)
 {
-	static const char *const within[KP_CMP_KINDS] = {
-		[KP_CMP_HOT] = "normal interval of a difference of proportions, Kish's effective n of the "
-			       "Count-weighted samples",
-		[KP_CMP_CONTENTION] = "normal interval of a difference of proportions of the traced acquisitions",
-		[KP_CMP_WAIT] = "normal interval of a difference of means, the traced waits' variance",
-		[KP_CMP_HOLD] = "normal interval of a difference of means, the traced holds' variance",
-		[KP_CMP_LATENCY] = "normal interval of a difference of means, the delays' variance",
-		[KP_CMP_CPU] = "normal interval, each thread's runs a compound Poisson process (variance: "
-			       "the sum of its runs' squared lengths)",
-	};
-	if (t->runs[0] > 1)
-		return "Welch's t interval of the difference of the mean of the per-run values";
-	return within[k];
+	return kp_cmp_zero_if_absent(m->kind) && !(kp_cmp_is_user(m->kind) && t->raw[side] && t->raw[side][run]);
 }
 
 /* The row of one figure. */
 static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m, struct kp_cmp_row *row,
 		     double *va, double *vb)
 {
-	bool zero = kp_cmp_zero_if_absent(m->kind);
 	size_t n[2] = { 0, 0 };
 	double *v[2] = { va, vb };
+	bool median = m->kind == KP_CMP_EV_MEDIAN || m->kind == KP_CMP_SPAN_MEDIAN;
 
 	*row = (struct kp_cmp_row){ .metric = m };
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < t->runs[s]; i++)
-			if (m->obs[s][i].have || zero)
+			if (m->obs[s][i].have || zero_in(t, m, s, i))
 				v[s][n[s]++] = m->obs[s][i].have ? m->obs[s][i].value : 0;
+	if (t->paired && t->runs[0] > 1) { /* the runs with a value on both sides, in pairs */
+		n[0] = n[1] = 0;
+		for (size_t i = 0; i < t->runs[0]; i++) {
+			bool ha = m->obs[0][i].have || zero_in(t, m, 0, i), hb = m->obs[1][i].have || zero_in(t, m, 1, i);
+			if (ha && hb) {
+				va[n[0]++] = m->obs[0][i].have ? m->obs[0][i].value : 0;
+				vb[n[1]++] = m->obs[1][i].have ? m->obs[1][i].value : 0;
+			}
+		}
+	}
 	row->na = n[0];
 	row->nb = n[1];
 	for (int s = 0; s < 2; s++) { /* the means shown, even without an interval */
@@ -81,17 +78,22 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 		*(s ? &row->iv.b : &row->iv.a) = n[s] ? sum / (double)n[s] : 0;
 	}
 	row->iv.diff = row->iv.b - row->iv.a;
-	if (t->runs[0] > 1) {
+	if (t->paired && t->runs[0] > 1) {
+		row->ok = kp_paired(va, vb, n[0], &row->iv);
+		row->why = "fewer than two runs have it on both sides";
+	} else if (t->runs[0] > 1) {
 		row->ok = kp_welch(va, n[0], vb, n[1], &row->iv) || (row->iv.diff = row->iv.b - row->iv.a, false);
 		row->why = "fewer than two runs a side have it";
 	} else {
 		struct kp_cmp_obs a = m->obs[0][0], b = m->obs[1][0];
-		if (zero && !a.have)
+		if (!a.have && zero_in(t, m, 0, 0))
 			a = (struct kp_cmp_obs){ true, 0, 0 };
-		if (zero && !b.have)
+		if (!b.have && zero_in(t, m, 1, 0))
 			b = (struct kp_cmp_obs){ true, 0, 0 };
 		row->ok = a.have && b.have && kp_normal_diff(a.value, a.var, b.value, b.var, &row->iv);
-		row->why = !a.have || !b.have ? "not in both runs" : "one event: no variance within the run";
+		row->why = !a.have || !b.have ? "not in both runs"
+			   : median ? "a median: over sets of runs only"
+				    : "one event: no variance within the run";
 	}
 	row->significant = row->ok && (row->iv.lo > 0 || row->iv.hi < 0);
 	row->change_pct = row->iv.a != 0 ? 100 * row->iv.diff / fabs(row->iv.a) : row->iv.diff != 0 ? INFINITY : 0;
@@ -117,56 +119,6 @@ static bool shown(const struct kp_cmp_row *r)
 	return r->metric->kind != KP_CMP_HOT || fabs(r->iv.a) >= HOT_MIN || fabs(r->iv.b) >= HOT_MIN;
 }
 
-/* v as a share ("12.34%") or a time in the unit of `scale` ("1.234 ms"). */
-static const char *value_text(char *buf, size_t size, double v, bool share, double scale, bool sign)
-{
-	static const struct { double per_s; const char *name; } units[] = {
-		{ 1, "s" }, { 1e3, "ms" }, { 1e6, "us" }, { 1e9, "ns" },
-	};
-	size_t u = 0;
-
-	if (share) {
-		snprintf(buf, size, sign ? "%+.2f%%" : "%.2f%%", 100 * v);
-		return buf;
-	}
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && scale * units[u].per_s < 1)
-		u++;
-	snprintf(buf, size, sign ? "%+.3f %s" : "%.3f %s", v * units[u].per_s, units[u].name);
-	return buf;
-}
-
-static void print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cmp_row *rows, size_t n)
-{
-	int kind = -1;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct kp_cmp_row *r = &rows[i];
-		bool share = kp_cmp_is_share(r->metric->kind);
-		double scale = fmax(fabs(r->iv.a), fabs(r->iv.b));
-		char a[32], b[32], d[32], lo[32], hi[32], iv[80];
-		if ((int)r->metric->kind != kind) {
-			kind = (int)r->metric->kind;
-			fprintf(f, "\n%s\n", section[kind]);
-			kp_wrapf(f, "  ", 0, 2, " ", "(95%% interval: %s)", kp_cmp_method(t, r->metric->kind));
-			fprintf(f, "  %-32s %11s %11s %12s  %s\n", r->metric->kind == KP_CMP_HOT ? "function"
-				: r->metric->kind >= KP_CMP_LATENCY ? "thread" : "lock", "A", "B", "B - A",
-				"95% interval of B - A");
-		}
-		if (strlen(r->metric->name) > 32) /* whole, on a line of its own, with the mark */
-			fprintf(f, "%c %s\n", r->significant ? '*' : ' ', r->metric->name);
-		const char *name = strlen(r->metric->name) > 32 ? "" : r->metric->name;
-		if (r->ok)
-			snprintf(iv, sizeof(iv), "%s .. %s", value_text(lo, sizeof(lo), r->iv.lo, share, scale, true),
-				 value_text(hi, sizeof(hi), r->iv.hi, share, scale, true));
-		else
-			snprintf(iv, sizeof(iv), "none: %s", r->why);
-		fprintf(f, "%c %-32s %11s %11s %12s  %s\n", r->significant && name[0] ? '*' : ' ', name,
-			r->na ? value_text(a, sizeof(a), r->iv.a, share, scale, false) : "-",
-			r->nb ? value_text(b, sizeof(b), r->iv.b, share, scale, false) : "-",
-			r->na && r->nb ? value_text(d, sizeof(d), r->iv.diff, share, scale, true) : "-", iv);
-	}
-}
-
 /* Is the row a significant rise of more than pct% of A? */
 static bool worse(const struct kp_cmp_row *r, double pct)
 {
@@ -177,7 +129,30 @@ struct cmp_opts {
 	const char *kernel, *kernel_b, *json, *flame, *out;
 	bool force, fail_set;
 	double fail_pct;
+	struct kp_cmp_by by;
+	char by_field[KPROF_EVENT_FIELD_NAME + 1];
 };
+
+/* --by FIELD=A,B: a field name and two value names, each as the trace
+ * allows them (user_event.h). */
+static bool parse_by(const char *arg, struct cmp_opts *o)
+{
+	const char *eq = strchr(arg, '='), *comma = eq ? strchr(eq + 1, ',') : NULL;
+	size_t nf = eq ? (size_t)(eq - arg) : 0, na = comma ? (size_t)(comma - eq - 1) : 0;
+	size_t nb = comma ? strlen(comma + 1) : 0;
+
+	if (!nf || nf > KPROF_EVENT_FIELD_NAME - 1 || !na || na > KPROF_EVENT_VALUE_NAME - 1 || !nb ||
+	    nb > KPROF_EVENT_VALUE_NAME - 1 || strchr(comma + 1, ','))
+		return false;
+	for (size_t i = 0; i < nf; i++)
+		if (!kprof_event_name_char_ok(arg[i], KprofNameField, i == 0))
+			return false;
+	memcpy(o->by_field, arg, nf);
+	memcpy(o->by.value[0], eq + 1, na);
+	memcpy(o->by.value[1], comma + 1, nb);
+	o->by.field = o->by_field;
+	return true;
+}
 
 static int usage(const char *fmt, const char *what)
 {
@@ -193,7 +168,7 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 		{ "kernel", required_argument, NULL, 'k' }, { "kernel-b", required_argument, NULL, 'K' },
 		{ "force-kernel", no_argument, NULL, 'F' }, { "json", required_argument, NULL, 'j' },
 		{ "flame", required_argument, NULL, 'g' }, { "fail-if-worse", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+		{ "by", required_argument, NULL, 'b' }, { NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int c;
@@ -209,6 +184,11 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 		case 'j': o->json = optarg; break;
 		case 'g': o->flame = optarg; break;
 		case 'o': o->out = optarg; break;
+		case 'b':
+			if (!parse_by(optarg, o))
+				return usage("--by takes FIELD=A,B: an enumeration field of the workload's events and "
+					     "the value of A's events and of B's (e.g. Lock=ticket,queued), not '%s'", optarg);
+			break;
 		case 'w':
 			o->fail_pct = strtod(optarg, &end);
 			if (*end == '%')
@@ -225,6 +205,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 		return usage("needs two sides, A and B (each a log, a run's folder or a set's folder)%s", "");
 	if (o->flame && !o->kernel)
 		return usage("--flame needs --kernel ELF (the functions' names)%s", "");
+	if (o->flame && o->by.field)
+		return usage("--flame draws whole runs; --by compares events within them: give one of the two%s", "");
 	return 0;
 }
 
@@ -270,21 +252,32 @@ static int cmp_report(const struct cmp_opts *o, const struct kp_cmp_side *side, 
 		rc = 3;
 		goto out;
 	}
-	fprintf(f, "kprof compare\nA: %s (%zu run%s)\nB: %s (%zu run%s)\n", side[0].path, side[0].n,
-		side[0].n == 1 ? "" : "s", side[1].path, side[1].n, side[1].n == 1 ? "" : "s");
+	fprintf(f, "kprof compare\n");
+	for (int s = 0; s < 2; s++) {
+		fprintf(f, "%c: %s (%zu run%s)", s ? 'B' : 'A', side[s].path, side[s].n, side[s].n == 1 ? "" : "s");
+		if (t->by.field)
+			fprintf(f, ", its events with %s=%s", t->by.field, t->by.value[s]);
+		fputc('\n', f);
+	}
 	kp_wrapf(f, "", 0, 0, " ", "B - A with its 95%% interval %s; * marks a difference whose interval excludes 0 "
 		 "(significant at the 5%% level, each figure on its own: of 100 figures that do not differ, about 5 "
-		 "are marked).%s", t->runs[0] > 1 ? "over the runs (Welch's t)" : "within the two runs",
-		 runs[0][0]->syms ? "" : " Hot spots need --kernel ELF.");
+		 "are marked).%s", t->paired && t->runs[0] > 1 ? "over the runs (paired t: A and B are the same runs)"
+		 : t->runs[0] > 1 ? "over the runs (Welch's t)" : "within the two runs",
+		 t->by.field ? " --by: the workload's own events only." : runs[0][0]->syms ? ""
+		 : " Hot spots need --kernel ELF.");
 	if (t->runs[0] == 1)
 		kp_wrap(f, "", 0, 0, " ", "A run against a run: the intervals know only the sampling within each run, "
 			"not how runs of one configuration differ from each other, so they mark more differences than "
 			"their 5% level (docs/compare.md measures it); compare sets of runs (make run REPEAT=5) to know.");
-	print_rows(f, t, rows, n);
+	kp_cmp_print_rows(f, t, rows, n);
 	for (size_t i = 0; i < n; i++) {
 		sig += rows[i].significant;
 		bad += o->fail_set && worse(&rows[i], o->fail_pct);
 	}
+	if (t->nnotes)
+		fprintf(f, "\nnot compared:\n");
+	for (size_t i = 0; i < t->nnotes; i++)
+		kp_wrap(f, "  ", 0, 4, " ", t->notes[i]);
 	fprintf(f, "\nsignificant: %zu of %zu figures\n", sig, n);
 	if (o->fail_set) {
 		fprintf(f, "worse by more than %g%% (--fail-if-worse): %zu%s\n", o->fail_pct, bad, bad ? ":" : "");
@@ -307,6 +300,22 @@ out:
 	return rc;
 }
 
+/* Are A and B the same runs (the same logs, in order)? */
+static bool same_runs(const struct kp_cmp_side *side)
+{
+	if (side[0].n != side[1].n)
+		return false;
+	for (size_t i = 0; i < side[0].n; i++) {
+		char *a = realpath(side[0].logs[i], NULL), *b = realpath(side[1].logs[i], NULL);
+		bool same = a && b && !strcmp(a, b);
+		free(a);
+		free(b);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
 int kp_cmd_compare(int argc, char **argv)
 {
 	struct kp_cmp_side side[2] = { 0 };
@@ -322,18 +331,35 @@ int kp_cmd_compare(int argc, char **argv)
 	if (!rc && (side[0].n > 1) != (side[1].n > 1))
 		rc = usage("compares a run with a run, or a set of runs with a set: %s", side[0].n > 1
 			   ? "A is a set, B one run" : "A is one run, B a set");
+	bool same = !rc && same_runs(side) && !o.kernel_b; /* B's runs are A's: read once */
 	for (int s = 0; s < 2 && !rc; s++)
-		rc = load_side(&side[s], &runs[s], s && o.kernel_b ? o.kernel_b : o.kernel, o.force);
+		if (s && same)
+			runs[1] = runs[0];
+		else
+			rc = load_side(&side[s], &runs[s], s && o.kernel_b ? o.kernel_b : o.kernel, o.force);
 	if (!rc) {
 		t.runs[0] = side[0].n, t.runs[1] = side[1].n;
-		for (int s = 0; s < 2; s++)
+		t.by = o.by;
+		t.paired = o.by.field && same_runs(side);
+		for (int s = 0; s < 2; s++) {
+			t.raw[s] = kp_xcalloc(side[s].n, sizeof(*t.raw[s]));
 			for (size_t i = 0; i < side[s].n; i++)
 				kp_cmp_collect(&t, s, i, runs[s][i]);
-		rc = cmp_report(&o, side, &t, runs);
+		}
+		for (int s = 0; s < 2 && t.by.field && !rc; s++)
+			if (!t.by_seen[s]) {
+				fprintf(stderr, "kprof: compare --by %s=%s,%s: no event type of %c (%s) has an enumeration "
+						"field %s with the value '%s'\n", t.by.field, t.by.value[0], t.by.value[1],
+					s ? 'B' : 'A', side[s].path, t.by.field, t.by.value[s]);
+				rc = 2;
+			}
+		if (!rc)
+			rc = cmp_report(&o, side, &t, runs);
 	}
 	kp_cmp_table_free(&t);
 	for (int s = 0; s < 2; s++) {
-		free_runs(runs[s], side[s].n);
+		if (!s || runs[1] != runs[0])
+			free_runs(runs[s], side[s].n);
 		kp_cmp_side_free(&side[s]);
 	}
 	return rc;

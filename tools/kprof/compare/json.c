@@ -4,12 +4,16 @@
  *
  *   {"a": {"path": ..., "runs": [logs]}, "b": {...}, "level": 0.95,
  *    "fail_if_worse_pct": PCT or null,
- *    "figures": [{"kind": "wait", "name": "hot2", "unit": "s" or "share",
+ *    "by": {"field": "Lock", "a": "ticket", "b": "queued"} or null,
+ *    "not_compared": ["A run 2 (...): user event type 1: ...", ...],
+ *    "figures": [{"kind": "wait", "name": "hot2",
+ *                 "unit": "s", "share", "per_s" or "value",
  *                 "a": .., "b": .., "diff": .., "lo": .., "hi": ..,
  *                 "change_pct": .., "significant": true, "worse": false,
  *                 "method": "...", "n_a": 5, "n_b": 5, "why": null}]}
  *
- * Shares are fractions (0.25), times seconds; lo and hi are null when no
+ * Shares are fractions (0.25), times seconds, rates events per second,
+ * a value a user event field's own number; lo and hi are null when no
  * interval could be made (why says why); change_pct null when A is 0.
  */
 #include "tools/kprof/compare/compare.h"
@@ -53,12 +57,32 @@ int kp_cmp_json(const char *path, const struct kp_cmp_side *side, const struct k
 	side_json(f, "b", &side[1]);
 	fputs(", \"level\": 0.95", f);
 	num(f, "fail_if_worse_pct", fail_pct, fail_pct >= 0);
+	fputs(", \"by\": ", f);
+	if (t->by.field) {
+		fputs("{\"field\": ", f);
+		kp_json_string(f, t->by.field);
+		fputs(", \"a\": ", f);
+		kp_json_string(f, t->by.value[0]);
+		fputs(", \"b\": ", f);
+		kp_json_string(f, t->by.value[1]);
+		fputs("}", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(", \"not_compared\": [", f);
+	for (size_t i = 0; i < t->nnotes; i++) {
+		fputs(i ? ", " : "", f);
+		kp_json_string(f, t->notes[i]);
+	}
+	fputs("]", f);
 	fputs(", \"figures\": [", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct kp_cmp_row *r = &rows[i];
 		fprintf(f, "%s\n  {\"kind\": \"%s\", \"name\": ", i ? "," : "", kp_cmp_kind_name(r->metric->kind));
 		kp_json_string(f, r->metric->name);
-		fprintf(f, ", \"unit\": \"%s\"", kp_cmp_is_share(r->metric->kind) ? "share" : "s");
+		static const char *const units[] = { [KP_CMP_SHARE] = "share", [KP_CMP_SECONDS] = "s",
+						     [KP_CMP_PER_S] = "per_s", [KP_CMP_VALUE] = "value" };
+		fprintf(f, ", \"unit\": \"%s\"", units[kp_cmp_unit(r->metric->kind)]);
 		num(f, "a", r->iv.a, r->na || r->ok);
 		num(f, "b", r->iv.b, r->nb || r->ok);
 		num(f, "diff", r->iv.diff, r->na && r->nb);

@@ -8,6 +8,10 @@
  * function (its continued fraction, evaluated by the modified Lentz
  * method), inverted by bisection.
  *
+ * Over the same runs (--by: A's events against B's in each run): the
+ * paired t interval of the mean of the per-run differences, n - 1
+ * degrees of freedom (the runs' shared conditions cancel).
+ *
  * Within one run each (a run against a run): the normal interval of the
  * difference, B - A +- 1.96 sqrt(var A + var B), each variance estimated
  * within its run (collect.c says how for each kind of figure).
@@ -15,6 +19,7 @@
 #include "tools/kprof/compare/compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define Z975 1.959963984540054
 
@@ -113,6 +118,28 @@ bool kp_welch(const double *a, size_t na, const double *b, size_t nb, struct kp_
 	double half = se2 > 0 ? kp_t_quantile(0.975, out->df) * sqrt(se2) : 0;
 	out->lo = out->diff - half;
 	out->hi = out->diff + half;
+	return true;
+}
+
+bool kp_paired(const double *a, const double *b, size_t n, struct kp_interval *out)
+{
+	double ma, va, mb, vb, md, vd;
+	double *d;
+
+	if (n < 2)
+		return false;
+	d = malloc(n * sizeof(*d));
+	if (!d)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		d[i] = b[i] - a[i];
+	mean_var(a, n, &ma, &va);
+	mean_var(b, n, &mb, &vb);
+	mean_var(d, n, &md, &vd);
+	free(d);
+	double se2 = vd / (double)n, half = se2 > 0 ? kp_t_quantile(0.975, (double)(n - 1)) * sqrt(se2) : 0;
+	*out = (struct kp_interval){ .a = ma, .b = mb, .diff = md, .lo = md - half, .hi = md + half,
+				     .df = (double)(n - 1) };
 	return true;
 }
 

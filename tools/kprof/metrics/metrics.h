@@ -10,6 +10,8 @@
  *   names.c   locks, threads and functions found by the names the report
  *             prints them with, and the near matches of a name that is
  *             not there (near.c: edit distance and substrings)
+ *   events.c  the workload's own events: a type, or its events with one
+ *             value of an enumeration field, and a numeric field's values
  */
 #ifndef KPROF_TOOL_METRICS_H
 #define KPROF_TOOL_METRICS_H
@@ -84,5 +86,33 @@ size_t kp_run_threads(const struct kp_runlog *r, const char *name, bool by_id, u
  * sampled); false when the symbols have no such function, with the near
  * matches in near. */
 bool kp_run_function(const struct kp_runlog *r, const char *name, struct kp_hot_row *row, char *near, size_t size);
+
+/* ---- the workload's own events (events.c) ---- */
+
+struct kp_user_type;
+struct kp_field;
+
+/* The enumeration field a type's events are split by: the one called by,
+ * else its first (a span's Phase is not one of the type's own); -1 none. */
+int kp_user_split_field(const struct kp_user_type *t, const char *by);
+/* The value called name among f's value names, or -1. */
+int64_t kp_field_value_named(const struct kp_field *f, const char *name);
+
+/* Events by name: "TYPE", or "TYPE [FIELD=value]" for those whose
+ * enumeration field FIELD has that value (as compare names them). */
+struct kp_event_sel {
+	const struct kp_user_type *type;
+	int split;                    /* the field's index; -1: every event       */
+	uint64_t value;
+};
+/* false with why (the near names of a type not there, the values of a
+ * field) when the log has no such events' type. */
+bool kp_run_event_sel(const struct kp_runlog *r, const char *name, struct kp_event_sel *sel, char *why, size_t size);
+/* The selected events (every phase). */
+uint64_t kp_run_event_count(const struct kp_runlog *r, const struct kp_event_sel *sel);
+/* The values of the numeric field called field of the selected events,
+ * in *v (malloc'd); their number, 0 with why. */
+size_t kp_run_event_values(const struct kp_runlog *r, const struct kp_event_sel *sel, const char *field, double **v,
+			   char *why, size_t size);
 
 #endif
