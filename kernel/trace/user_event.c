@@ -181,12 +181,11 @@ void user_event_str(struct user_event *e, const char *s)
 		return;
 	const struct user_event_field *f = &e->t->fields[e->field++];
 	uint32_t at = e->at;
-	e->at = at + f->size;
 	if (at + f->size > e->size) {
-		if (at <= e->size)
-			e->stop = at;
+		e->at = at | USER_EVENT_DROPPED;
 		return;
 	}
+	e->at = at + f->size;
 	if (f->type == KprofFieldString && s)
 		copy_padded((char *)e->data + at, s, f->size);
 	else

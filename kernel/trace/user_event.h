@@ -115,11 +115,16 @@ struct user_event {
 	struct trace_record rec;        /* the reservation                           */
 	const struct user_event_type *t;
 	uint8_t *data;                  /* the values                                */
-	uint32_t at;                    /* the next value's offset in them           */
-	uint32_t stop;                  /* at > size: where the values stopped       */
+	uint32_t at;                    /* the next value's offset in them, or where */
+	                                /* they stopped | USER_EVENT_DROPPED          */
 	uint16_t size;                  /* their size, the type's data_size          */
 	uint8_t field;                  /* the next field                            */
 };
+
+/* In user_event.at once a value was dropped for want of room: every value
+ * after it is dropped too (no offset with it passes a check), and the
+ * commit zeroes the values from the offset it keeps. */
+#define USER_EVENT_DROPPED 0x80000000u
 
 /* Store v at p as a T, unaligned: a packed member, not bytes, so the
  * compiler knows the store cannot change the event's own fields (at,
@@ -195,12 +200,11 @@ static inline void user_event_int(struct user_event *e, uint64_t v)
 		return;
 	const struct user_event_field *f = &t->fields[e->field++];
 	uint32_t size = f->size;
-	e->at = at + size;
 	if (at + size > e->size) {
-		if (at <= e->size)
-			e->stop = at;
+		e->at = at | USER_EVENT_DROPPED;
 		return;
 	}
+	e->at = at + size;
 	uint8_t *p = e->data + at;
 	if (f->type == KprofFieldString)
 		__builtin_memset(p, 0, size);
@@ -217,21 +221,21 @@ static inline void user_event_int(struct user_event *e, uint64_t v)
 /* The fast form, when the writer knows the type's layout: the next value
  * of exactly this size, with no look-up in the type.  A value that would
  * go past the type's values is dropped, and so is every value after it
- * (the offset moves on either way; the commit zeroes the values from the
- * first one dropped); the sizes must be the fields', or the values land in
- * the wrong fields - never outside the record.  Inlined in a run of
- * these, the offset stays in a register and each check is one compare of
- * the type's size with a constant - none at all after
- * user_event_begin_values. */
+ * (the commit zeroes the values from the first one dropped); the sizes
+ * must be the fields', or the values land in the wrong fields - never
+ * outside the record.  Inlined in a run of these, the offset stays in a
+ * register and each check is one compare of the type's size with a
+ * constant - none at all after user_event_begin_values. */
 #define USER_EVENT_PUT(bits)                                                          \
 	static inline void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
 	{                                                                             \
 		uint32_t at = e->at;                                                  \
-		if (at + sizeof(v) <= e->size)                                        \
+		if (at + sizeof(v) <= e->size) {                                      \
 			USER_EVENT_STORE(e->data + at, uint##bits##_t, v);            \
-		else if (at <= e->size)                                               \
-			e->stop = at; /* the first dropped: commit zeroes from here */ \
-		e->at = at + (uint32_t)sizeof(v);                                     \
+			e->at = at + (uint32_t)sizeof(v);                             \
+		} else {                                                              \
+			e->at = at | USER_EVENT_DROPPED;                              \
+		}                                                                     \
 	}
 USER_EVENT_PUT(8)
 USER_EVENT_PUT(16)
@@ -263,7 +267,7 @@ void user_event_str(struct user_event *e, const char *s);
 /* Commit the event (fields not written stay zero). */
 static inline void user_event_commit(struct user_event *e)
 {
-	uint32_t end = e->at <= e->size ? e->at : e->stop; /* where the values stopped */
+	uint32_t end = e->at & ~USER_EVENT_DROPPED; /* where the values stopped */
 
 	if (end < e->size)
 		__builtin_memset(e->data + end, 0, e->size - end);

@@ -275,7 +275,8 @@ static void test_fast_forms(void **state)
 
 /* The forms mixed in one event: a field written by type after the fast
  * forms filled the values (or after USER_EVENT_VALUES) is ignored, never
- * written past the record. */
+ * written past the record, and one that finds too little room drops the
+ * values after it. */
 static void test_forms_mixed(void **state)
 {
 	(void)state;
@@ -303,6 +304,25 @@ static void test_forms_mixed(void **state)
 	assert_int_equal(recs[0].payload[26], 0x11);
 	for (int i = 27; i < 40; i++)
 		assert_int_equal(recs[0].payload[i], 0xAA);
+	/* A field by type (int or str) that finds too little room drops the
+	 * values after it as the fast forms do; the rest of the values is
+	 * zero. */
+	for (int by_str = 0; by_str < 2; by_str++) {
+		nrecs = 0;
+		assert_true(user_event_begin(&e, &req, KprofEventInstant));
+		user_event_u32(&e, 1);
+		user_event_u64(&e, 2);
+		user_event_u64(&e, 3); /* 20 bytes */
+		if (by_str)
+			user_event_str(&e, "x"); /* field 0, Bytes, 4: past the 23 */
+		else
+			user_event_int(&e, 0x55555555);
+		user_event_u8(&e, 5); /* would fit at 20: dropped */
+		user_event_commit(&e);
+		static const uint8_t zero3[3];
+		assert_memory_equal(recs[0].payload + 24, zero3, 3);
+		assert_int_equal(recs[0].payload[27], 0xAA);
+	}
 }
 
 /* user_event_begin_values: the writer's size checked once.  The type's
