@@ -180,11 +180,23 @@ void user_event_str(struct user_event *e, const char *s)
 	if (e->field >= e->t->nfields)
 		return;
 	const struct user_event_field *f = &e->t->fields[e->field++];
+	uint32_t at = e->at;
+	if (at + f->size > e->size) {
+		e->at = at | USER_EVENT_DROPPED;
+		return;
+	}
+	e->at = at + f->size;
 	if (f->type == KprofFieldString && s)
-		copy_padded((char *)e->p, s, f->size);
+		copy_padded((char *)e->data + at, s, f->size);
 	else
-		memset(e->p, 0, f->size);
-	e->p += f->size;
+		memset(e->data + at, 0, f->size);
+}
+
+void user_event_values_mismatch(struct user_event *e, const struct user_event_type *t,
+				enum kprof_event_phase phase)
+{
+	if (user_event_begin(e, t, phase))
+		user_event_commit(e); /* its values zero */
 }
 
 void user_event_rundown(void)

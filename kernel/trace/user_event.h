@@ -28,13 +28,28 @@
  *         user_event_commit(&e);
  *     }
  *
+ * or, faster, value by value with the values' size said once (the
+ * bounds are checked at the begin, and the calls below become plain
+ * stores), or in place (USER_EVENT_VALUES):
+ *
+ *     if (user_event_begin_values(&e, &op, KprofEventInstant, 4 + 8 + 16 + 1)) {
+ *         user_event_u32(&e, n);
+ *         ...
+ *
  * Rules: values go to the fields in declaration order; user_event_int()
  * writes an integer, pointer or enumeration field (the value's low Size
  * bytes) and user_event_str() a string field (cut at the field's room,
  * NUL-padded); a value for a field of the other sort, or past the last
- * field, is ignored and the field left zero; fields not written are zero.
+ * field, is ignored and the field left zero; fields not written are zero;
+ * nothing is ever written outside the record, whatever the forms mixed.
  * Any IRQL, any CPU, no locks; a record that does not fit the buffer is
  * dropped and counted like the kernel's own.
+ *
+ * The writer's fast path is all inline, and its cost is the kernel's: the
+ * event's offset and size stay in registers because values are stored as
+ * their own types (USER_EVENT_STORE), never as bytes that could alias
+ * them; a declared field's size is one of four, so no value is copied by
+ * a call.  Only the string field and a wrong size take a call.
  */
 #ifndef KPROF_KERNEL_TRACE_USER_EVENT_H
 #define KPROF_KERNEL_TRACE_USER_EVENT_H
@@ -99,10 +114,39 @@ const char *user_event_error(int err);
 struct user_event {
 	struct trace_record rec;        /* the reservation                           */
 	const struct user_event_type *t;
-	uint8_t *p;                     /* the next field's bytes                    */
-	uint8_t *end;                   /* the end of the values                     */
+	uint8_t *data;                  /* the values                                */
+	uint32_t at;                    /* the next value's offset in them, or where */
+	                                /* they stopped | USER_EVENT_DROPPED          */
+	uint16_t size;                  /* their size, the type's data_size          */
 	uint8_t field;                  /* the next field                            */
 };
+
+/* In user_event.at once a value was dropped for want of room: every value
+ * after it is dropped too (no offset with it passes a check), and the
+ * commit zeroes the values from the offset it keeps. */
+#define USER_EVENT_DROPPED 0x80000000u
+
+/* Store v at p as a T, unaligned: a packed member, not bytes, so the
+ * compiler knows the store cannot change the event's own fields (at,
+ * size), keeps them in registers and folds the bounds checks below. */
+#define USER_EVENT_STORE(p, T, val) (((struct __attribute__((packed)) { T v_; } *)(p))->v_ = (val))
+
+/* The record of an event of t with size bytes of values (inline, below). */
+static inline bool user_event_reserve(struct user_event *e, const struct user_event_type *t,
+				      enum kprof_event_phase phase, uint16_t id, uint16_t size)
+{
+	KPROF_USER_EVENT *r = (KPROF_USER_EVENT *)trace_record_begin(&e->rec, KPROF_LOG_TYPE_USER_EVENT,
+								     USER_EVENT_VERSION, (uint16_t)(sizeof(*r) + size));
+	if (!r)
+		return false;
+	USER_EVENT_STORE(r, uint32_t, id | (uint32_t)phase << 16); /* TypeId, Phase, Reserved */
+	e->t = t;
+	e->data = r->Data;
+	e->at = 0;
+	e->size = size;
+	e->field = 0;
+	return true;
+}
 
 /* Reserve an event of t in phase (Instant for instant and counter types,
  * Begin or End for span types); false when nothing is traced, t is not
@@ -115,45 +159,82 @@ static inline bool user_event_begin(struct user_event *e, const struct user_even
 
 	if (!trace_enabled(PERF_KPROF_USER) || !id)
 		return false;
-	KPROF_USER_EVENT *r = (KPROF_USER_EVENT *)trace_record_begin(&e->rec, KPROF_LOG_TYPE_USER_EVENT,
-								     USER_EVENT_VERSION,
-								     (uint16_t)(sizeof(*r) + t->data_size));
-	if (!r)
-		return false;
-	r->TypeId = id;
-	r->Phase = (uint8_t)phase;
-	r->Reserved = 0;
-	e->t = t;
-	e->p = r->Data;
-	e->end = r->Data + t->data_size;
-	e->field = 0;
-	return true;
+	return user_event_reserve(e, t, phase, id, t->data_size);
 }
 
-/* The next field's value: an integer, pointer or enumeration field. */
+/* The slow path of user_event_begin_values when size is not t's: the
+ * event written with its values zero. */
+void user_event_values_mismatch(struct user_event *e, const struct user_event_type *t,
+				enum kprof_event_phase phase);
+
+/* As user_event_begin, for a writer that then writes the values one by
+ * one (user_event_u8..u64) and says how many bytes they take in all:
+ * size, a constant.  The bounds are checked here, once: size must be the
+ * type's values' size, and then every value's check below folds at
+ * compile time into a plain store.  When it is not, nothing is left to
+ * the writer: the event is written with its values zero (as
+ * USER_EVENT_VALUES's NULL leaves them) and this returns false. */
+static inline bool user_event_begin_values(struct user_event *e, const struct user_event_type *t,
+					   enum kprof_event_phase phase, uint16_t size)
+{
+	uint16_t id = __atomic_load_n(&t->id, __ATOMIC_ACQUIRE);
+
+	if (!trace_enabled(PERF_KPROF_USER) || !id)
+		return false;
+	if (t->data_size != size) {
+		user_event_values_mismatch(e, t, phase);
+		return false; /* known here: the writer's calls are skipped */
+	}
+	return user_event_reserve(e, t, phase, id, size);
+}
+
+/* The next field's value: an integer, pointer or enumeration field.  The
+ * declaration checked the field's size (1, 2, 4 or 8), so the store is
+ * one of four, with no call. */
 static inline void user_event_int(struct user_event *e, uint64_t v)
 {
-	if (e->field >= e->t->nfields)
+	const struct user_event_type *t = e->t;
+	uint32_t at = e->at;
+
+	if (e->field >= t->nfields)
 		return;
-	const struct user_event_field *f = &e->t->fields[e->field++];
-	if (f->type != KprofFieldString)
-		__builtin_memcpy(e->p, &v, f->size); /* little-endian: the low bytes */
+	const struct user_event_field *f = &t->fields[e->field++];
+	uint32_t size = f->size;
+	if (at + size > e->size) {
+		e->at = at | USER_EVENT_DROPPED;
+		return;
+	}
+	e->at = at + size;
+	uint8_t *p = e->data + at;
+	if (f->type == KprofFieldString)
+		__builtin_memset(p, 0, size);
+	else if (size == 8)
+		USER_EVENT_STORE(p, uint64_t, v);
+	else if (size == 4)
+		USER_EVENT_STORE(p, uint32_t, (uint32_t)v); /* little-endian: the low bytes */
+	else if (size == 2)
+		USER_EVENT_STORE(p, uint16_t, (uint16_t)v);
 	else
-		__builtin_memset(e->p, 0, f->size);
-	e->p += f->size;
+		USER_EVENT_STORE(p, uint8_t, (uint8_t)v);
 }
 
 /* The fast form, when the writer knows the type's layout: the next value
- * of exactly this size, with no look-up in the type (a value that would
- * go past the type's values is dropped; the sizes must be the fields',
- * or the values land in the wrong fields - never outside the record). */
+ * of exactly this size, with no look-up in the type.  A value that would
+ * go past the type's values is dropped, and so is every value after it
+ * (the commit zeroes the values from the first one dropped); the sizes
+ * must be the fields', or the values land in the wrong fields - never
+ * outside the record.  Inlined in a run of these, the offset stays in a
+ * register and each check is one compare of the type's size with a
+ * constant - none at all after user_event_begin_values. */
 #define USER_EVENT_PUT(bits)                                                          \
 	static inline void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
 	{                                                                             \
-		uint8_t *p = e->p;                                                    \
-		if (p + sizeof(v) <= e->end) {                                       \
-			__builtin_memcpy(p, &v, sizeof(v));                           \
-			e->p = p + sizeof(v);                                         \
+		uint32_t at = e->at;                                                  \
+		if (at + sizeof(v) <= e->size) {                                      \
+			USER_EVENT_STORE(e->data + at, uint##bits##_t, v);            \
+			e->at = at + (uint32_t)sizeof(v);                             \
+		} else {                                                              \
+			e->at = at | USER_EVENT_DROPPED;                              \
 		}                                                                     \
 	}
 USER_EVENT_PUT(8)
@@ -162,23 +243,21 @@ USER_EVENT_PUT(32)
 USER_EVENT_PUT(64)
 #undef USER_EVENT_PUT
 
-/* The fastest form, as the kernel fills its own records: the values in
- * place, as a packed struct whose members are the fields in declaration
- * order with their sizes (strings as char arrays of their room).  NULL
- * (and the event's values stay zero) unless the struct's size is the
- * type's values' size.  Use it instead of the one-by-one forms:
+/* The form the kernel fills its own records in: the values in place, as
+ * a packed struct whose members are the fields in declaration order with
+ * their sizes (strings as char arrays of their room).  NULL (and the
+ * event's values stay zero) unless the struct's size is the type's
+ * values' size - never, after user_event_begin_values(..., sizeof the
+ * struct), where the check folds.  Use it instead of the one-by-one forms:
  *     struct my_values *v = USER_EVENT_VALUES(&e, struct my_values);
  *     if (v) { v->bytes = n; ... }
  *     user_event_commit(&e); */
 static inline void *user_event_values(struct user_event *e, unsigned long size)
 {
-	uint8_t *p = e->p;
-
-	if (p + size != e->end || e->field)
+	if (size != e->size || e->at)
 		return 0;
-	e->p = e->end;
-	e->field = e->t->nfields;
-	return p;
+	e->at = (uint32_t)size; /* the one-by-one forms write nothing more */
+	return e->data;
 }
 #define USER_EVENT_VALUES(e, type) ((type *)user_event_values((e), sizeof(type)))
 
@@ -188,8 +267,10 @@ void user_event_str(struct user_event *e, const char *s);
 /* Commit the event (fields not written stay zero). */
 static inline void user_event_commit(struct user_event *e)
 {
-	if (e->p < e->end)
-		__builtin_memset(e->p, 0, (unsigned long)(e->end - e->p));
+	uint32_t end = e->at & ~USER_EVENT_DROPPED; /* where the values stopped */
+
+	if (end < e->size)
+		__builtin_memset(e->data + end, 0, e->size - end);
 	trace_record_commit(&e->rec);
 }
 

@@ -11,8 +11,8 @@
  *   - "ev_depth", a counter: Depth u32.
  * The three are written in the API's three forms: ev_request field by
  * field through the type (user_event_int/str), ev_transfer value by value
- * in the fast form (user_event_u32), ev_depth its values in place
- * (USER_EVENT_VALUES).
+ * in the fast form (user_event_begin_values, user_event_u32), ev_depth its
+ * values in place (USER_EVENT_VALUES).
  * Every CPU writes EVENTS_PER_CPU rounds of them; each value is a function
  * of the CPU and the round (documented here so the boot test can check
  * every decoded field): round i on CPU c writes ev_request with
@@ -53,12 +53,12 @@ static struct user_event_type transfer = USER_EVENT_TYPE("ev_transfer", KprofEve
 static struct user_event_type depth = USER_EVENT_TYPE("ev_depth", KprofEventKindCounter, depth_fields);
 
 /* ev_transfer, value by value in the fast form (the writer knows Id is a
- * u32). */
+ * u32: 4 bytes of values, checked once at the begin). */
 static void transfer_event(enum kprof_event_phase phase, uint32_t id)
 {
 	struct user_event e;
 
-	if (user_event_begin(&e, &transfer, phase)) {
+	if (user_event_begin_values(&e, &transfer, phase, sizeof(uint32_t))) {
 		user_event_u32(&e, id);
 		user_event_commit(&e);
 	}

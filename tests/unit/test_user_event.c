@@ -6,8 +6,10 @@
  * size or value name are refused with the error that says so; a string
  * longer than its room is cut at the room; values of the wrong sort or
  * past the last field leave zeros; the fast forms never write past the
- * record.  trace_record_begin/commit are caught
- * here, into a byte buffer.
+ * record, not even mixed with the others, and drop every value after the
+ * first that does not fit; user_event_begin_values checks the writer's
+ * size once and writes an event of zeros when it is not the type's.
+ * trace_record_begin/commit are caught here, into a byte buffer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -192,6 +194,27 @@ static void test_wrong_sort_and_extra_values(void **state)
 	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing written past the record */
 }
 
+/* req's 23 bytes of values, value by value (Who's 8 bytes as a u64). */
+static void write_fast(struct user_event *e)
+{
+	user_event_u32(e, 0x01020304);
+	user_event_u64(e, 0x1122334455667788ull);
+	user_event_u64(e, 0x4142434445464748ull);
+	user_event_u8(e, 2);
+	user_event_u16(e, 0xfffe);
+}
+
+/* The record write_fast filled, and nothing written past it. */
+static void expect_fast(const uint8_t *payload)
+{
+	assert_memory_equal(payload + 4, "\x04\x03\x02\x01", 4);
+	assert_memory_equal(payload + 8, "\x88\x77\x66\x55\x44\x33\x22\x11", 8);
+	assert_memory_equal(payload + 16, "HGFEDCBA", 8);
+	assert_memory_equal(payload + 24, "\x02\xfe\xff", 3);
+	for (int i = 27; i < 40; i++)
+		assert_int_equal(payload[i], 0xAA);
+}
+
 /* The fast forms: typed values with no look-up, never past the record;
  * the values in place only when the struct is the type's size. */
 static void test_fast_forms(void **state)
@@ -202,18 +225,24 @@ static void test_fast_forms(void **state)
 	assert_int_equal(user_event_declare(&req), 0);
 	nrecs = 0;
 	assert_true(user_event_begin(&e, &req, KprofEventInstant));
-	user_event_u32(&e, 0x01020304);
-	user_event_u64(&e, 0x1122334455667788ull);
-	user_event_u64(&e, 0x4142434445464748ull); /* Who's 8 bytes */
-	user_event_u8(&e, 2);
-	user_event_u16(&e, 0xfffe);
+	write_fast(&e);
 	user_event_u64(&e, 0xdeadbeefdeadbeefull); /* past the values: dropped */
 	user_event_commit(&e);
 	assert_int_equal(recs[0].size, 27);
-	assert_memory_equal(recs[0].payload + 4, "\x04\x03\x02\x01", 4);
-	assert_memory_equal(recs[0].payload + 16, "HGFEDCBA", 8);
-	assert_int_equal(recs[0].payload[24], 2);
-	assert_int_equal(recs[0].payload[27], 0xAA); /* nothing past the record */
+	expect_fast(recs[0].payload);
+	/* Once a value is dropped, so are the ones after it, even one that
+	 * would fit (it would land in the wrong field). */
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	user_event_u32(&e, 1);
+	user_event_u64(&e, 2);
+	user_event_u64(&e, 3);
+	user_event_u64(&e, 4); /* 28 bytes: past the 23 */
+	user_event_u8(&e, 5);  /* would fit at 20: dropped too */
+	user_event_commit(&e);
+	static const uint8_t zero3[3];
+	assert_memory_equal(recs[0].payload + 24, zero3, 3);
+	assert_int_equal(recs[0].payload[27], 0xAA);
 
 	struct values {
 		uint32_t Bytes;
@@ -242,6 +271,102 @@ static void test_fast_forms(void **state)
 	user_event_commit(&e);
 	static const uint8_t zero[23];
 	assert_memory_equal(recs[0].payload + 4, zero, 23);
+}
+
+/* The forms mixed in one event: a field written by type after the fast
+ * forms filled the values (or after USER_EVENT_VALUES) is ignored, never
+ * written past the record, and one that finds too little room drops the
+ * values after it. */
+static void test_forms_mixed(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.mixed", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	write_fast(&e); /* all 23 bytes */
+	user_event_int(&e, 0x55555555); /* Bytes by type: no room left */
+	user_event_str(&e, "zzzzzzzz");
+	user_event_commit(&e);
+	expect_fast(recs[0].payload);
+
+	nrecs = 0;
+	assert_true(user_event_begin(&e, &req, KprofEventInstant));
+	struct bytes23 {
+		uint8_t b[23];
+	} *v = USER_EVENT_VALUES(&e, struct bytes23);
+	assert_non_null(v);
+	memset(v->b, 0x11, sizeof(v->b));
+	user_event_int(&e, 0x55555555);
+	user_event_commit(&e);
+	assert_int_equal(recs[0].payload[4], 0x11);
+	assert_int_equal(recs[0].payload[26], 0x11);
+	for (int i = 27; i < 40; i++)
+		assert_int_equal(recs[0].payload[i], 0xAA);
+	/* A field by type (int or str) that finds too little room drops the
+	 * values after it as the fast forms do; the rest of the values is
+	 * zero. */
+	for (int by_str = 0; by_str < 2; by_str++) {
+		nrecs = 0;
+		assert_true(user_event_begin(&e, &req, KprofEventInstant));
+		user_event_u32(&e, 1);
+		user_event_u64(&e, 2);
+		user_event_u64(&e, 3); /* 20 bytes */
+		if (by_str)
+			user_event_str(&e, "x"); /* field 0, Bytes, 4: past the 23 */
+		else
+			user_event_int(&e, 0x55555555);
+		user_event_u8(&e, 5); /* would fit at 20: dropped */
+		user_event_commit(&e);
+		static const uint8_t zero3[3];
+		assert_memory_equal(recs[0].payload + 24, zero3, 3);
+		assert_int_equal(recs[0].payload[27], 0xAA);
+	}
+}
+
+/* user_event_begin_values: the writer's size checked once.  The type's
+ * size: the values go in as after user_event_begin.  Another size: false,
+ * and the event is written with its values zero (counted in the trace,
+ * not lost), nothing past the record. */
+static void test_begin_values(void **state)
+{
+	(void)state;
+	static struct user_event_type req = { "test.sized", KprofEventKindInstant, req_fields, 5, 0, 0 };
+	struct user_event e;
+	assert_int_equal(user_event_declare(&req), 0);
+	nrecs = 0;
+	assert_true(user_event_begin_values(&e, &req, KprofEventBegin, 23));
+	write_fast(&e);
+	user_event_u64(&e, 0xdeadbeefdeadbeefull); /* past the values: dropped */
+	user_event_commit(&e);
+	assert_int_equal(nrecs, 1);
+	assert_true(recs[0].committed);
+	assert_int_equal(recs[0].size, 4 + 23);
+	assert_int_equal(recs[0].payload[2], KprofEventBegin);
+	expect_fast(recs[0].payload);
+
+	static const uint8_t zero[23];
+	static const uint16_t wrong[] = { 0, 22, 24, 1024, 65535 };
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		nrecs = 0;
+		assert_false(user_event_begin_values(&e, &req, KprofEventEnd, wrong[i]));
+		assert_int_equal(nrecs, 1);
+		assert_true(recs[0].committed);
+		assert_int_equal(recs[0].size, 4 + 23); /* the type's size, not the writer's */
+		uint16_t id;
+		memcpy(&id, recs[0].payload, 2);
+		assert_int_equal(id, req.id);
+		assert_int_equal(recs[0].payload[2], KprofEventEnd);
+		assert_memory_equal(recs[0].payload + 4, zero, 23);
+		assert_int_equal(recs[0].payload[27], 0xAA);
+	}
+	/* Not traced: nothing, whatever the size. */
+	memset(&trace_groups, 0, sizeof(trace_groups));
+	nrecs = 0;
+	assert_false(user_event_begin_values(&e, &req, KprofEventInstant, 23));
+	assert_false(user_event_begin_values(&e, &req, KprofEventInstant, 5));
+	assert_int_equal(nrecs, 0);
 }
 
 /* No tracing, or a type never declared: nothing is reserved. */
@@ -360,6 +485,8 @@ int main(void)
 		cmocka_unit_test_setup(test_event_packs_fields, reset),
 		cmocka_unit_test_setup(test_wrong_sort_and_extra_values, reset),
 		cmocka_unit_test_setup(test_fast_forms, reset),
+		cmocka_unit_test_setup(test_forms_mixed, reset),
+		cmocka_unit_test_setup(test_begin_values, reset),
 		cmocka_unit_test_setup(test_not_traced_or_undeclared, reset),
 		cmocka_unit_test_setup(test_bounds_refused, reset),
 		cmocka_unit_test_setup(test_table_full, reset), /* last: it fills the table */
