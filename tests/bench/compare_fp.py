@@ -115,6 +115,8 @@ def main():
     if len(args) < 4:
         sys.exit(__doc__)
     kprof, kernel, sets = args[0], args[1], args[2:]
+    print("compare_fp: host load average now %.2f %.2f %.2f (1, 5, 15 min): sets made while it changed differ "
+          "for real, in the machine" % os.getloadavg())
     show("compare_fp: %d sets, %d disjoint pairs (independent comparisons)" % (len(sets), len(sets) // 2),
          tally(kprof, kernel, [(sets[i], sets[i + 1]) for i in range(0, len(sets) - 1, 2)]))
     show("compare_fp: every pair (%d; not independent)" % (len(sets) * (len(sets) - 1) // 2),
