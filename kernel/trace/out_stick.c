@@ -23,8 +23,9 @@
  * (USB_STICK_NOT_FLUSHED) acknowledged every write, so the trace is
  * "saved ..., not flushed" with the sense, a warning that changes
  * neither the sinks nor the exit status.  A failed write or a sync the
- * stick does not answer climbs the stick's recovery ladder (usb_stick_recover: reset recovery, port reset and new
- * address, controller reset; the identity proved again) and is done
+ * stick does not answer climbs the stick's recovery ladder
+ * (usb_stick_recover: reset recovery, port reset and new address,
+ * controller reset; the identity proved again) and is done
  * again after each rung that brings the stick back (writes are
  * idempotent); when every rung is spent the sink stops for good (one line
  * with the sense data) and unsent() gives out.c the whole frames the

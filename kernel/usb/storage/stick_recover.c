@@ -14,7 +14,8 @@
  * by its identity on every controller, port and hub (stick_scan.c), after
  * one line saying so; the stick found then keeps its new path for the
  * next rung.  A device on the path that fails (errors, time-outs) is the
- * stick, sick, as at open: no search, the caller's next rung.  Callers: the trace output, one thread at a time (see hci.h).
+ * stick, sick, as at open: no search, the caller's next rung.  Callers:
+ * the trace output, one thread at a time (see hci.h).
  */
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
