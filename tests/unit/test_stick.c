@@ -373,15 +373,7 @@ static void test_synchronize_cache_refused(void **state)
 static void test_behind_hub_round_trip(void **state)
 {
 	(void)state;
-	fake_reset(8);
-	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_FULL, 8);
-	disk = fake_disk_new("disk", USB_SPEED_FULL, BS, FX_BLOCKS, STORE_BLOCKS);
-	fake_disk_write_gpt(disk->disk, fx_guid);
-	fake_attach_root(5, hub);
-	fake_hub_attach(hub, 1, disk);
-	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ 5, 1 }, BS, FX_BLOCKS);
-	struct usb_stick *st = NULL;
-	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	struct usb_stick *st = open_behind_hub(USB_SPEED_FULL, 8, 5, 1);
 	FX_LOG_SEQ("hc ADDRESS s2 disk rp 5 route 0x00001 depth 1 speed 1 tt 0/0", "hc CONFIGURE s2 0x81/64/0 0x02/64/0");
 	struct stick_file f = { .stick = st, .block_size = BS, .nextents = 1, .extents = { { 2048, 1024 } },
 				.file_bytes = 1024 * BS };

@@ -124,15 +124,7 @@ static void test_identity_checked_again(void **state)
 static void test_port_rung_behind_hub(void **state)
 {
 	(void)state;
-	fake_reset(8);
-	struct fake_dev *hub = fake_hub_new("hub1", USB_SPEED_HIGH, 4);
-	disk = fake_disk_new("disk", USB_SPEED_HIGH, BS, FX_BLOCKS, STORE_BLOCKS);
-	fake_disk_write_gpt(disk->disk, fx_guid);
-	fake_attach_root(5, hub);
-	fake_hub_attach(hub, 2, disk);
-	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ 5, 2 }, BS, FX_BLOCKS);
-	struct usb_stick *st = NULL;
-	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	struct usb_stick *st = open_behind_hub(USB_SPEED_HIGH, 4, 5, 2);
 	snapshot();
 	uint8_t *data = pattern(8, 0);
 

@@ -135,6 +135,23 @@ static struct usb_stick *open_ok(void)
 	return st;
 }
 
+/* From a fresh bus: a hub of nports ports at speed on root port root, a
+ * new disk at speed with the boot GPT on its port port, and the stick
+ * opened along that path. */
+static struct usb_stick *open_behind_hub(enum usb_speed speed, unsigned nports, uint8_t root, uint8_t port)
+{
+	fake_reset(8);
+	struct fake_dev *hub = fake_hub_new("hub1", speed, nports);
+	disk = fake_disk_new("disk", speed, FX_BS, FX_BLOCKS, FX_STORE_BLOCKS);
+	fake_disk_write_gpt(disk->disk, fx_guid);
+	fake_attach_root(root, hub);
+	fake_hub_attach(hub, port, disk);
+	struct usb_stick_target t = fx_target(2, (const uint8_t[]){ root, port }, FX_BS, FX_BLOCKS);
+	struct usb_stick *st = NULL;
+	assert_int_equal(usb_stick_open(&t, &st), USB_OK);
+	return st;
+}
+
 /* The disk equals the snapshot except blocks [lba, lba + n), which hold
  * src. */
 static void assert_disk_is(uint64_t lba, uint32_t n, const uint8_t *src)
