@@ -90,14 +90,7 @@ static void test_one_error_recovered_by_reset(void **state)
 	assert_non_null(strstr(shadow_console, " records, "));
 	assert_null(strstr(shadow_console, "serial carries"));
 	assert_int_equal(trace_out_exit_status(KPROF_EXIT_SUCCESS), KPROF_EXIT_SUCCESS);
-	uint8_t *file = gen_read_file(&sf);
-	struct kprof_verdict v;
-	if (gen_kprof_check(file, sf.file_bytes, &v)) {
-		assert_int_equal(v.status, 0);
-		assert_int_equal(v.records, gen_records(&g));
-		assert_int_equal(v.issues, 0);
-	}
-	free(file);
+	gen_assert_file_whole(&sf, &g);
 }
 
 /* Each rung in turn: the write fails after reset recovery, the port rung
@@ -127,13 +120,7 @@ static void test_ladder_climbs_rung_by_rung(void **state)
 	}
 	assert_non_null(strstr(shadow_console, "trace: USB stick: recovered by controller reset; writing "));
 	assert_int_equal(serial_len, 0);
-	uint8_t *file = gen_read_file(&sf);
-	struct kprof_verdict v;
-	if (gen_kprof_check(file, sf.file_bytes, &v)) {
-		assert_int_equal(v.records, gen_records(&g));
-		assert_int_equal(v.issues, 0);
-	}
-	free(file);
+	gen_assert_file_whole(&sf, &g);
 }
 
 /* Every write fails from the third on (a stick gone bad): the stick holds

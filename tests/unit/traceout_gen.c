@@ -12,6 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include <arch/mmu.h>
 
 #include "fake_stick.h"
@@ -341,4 +345,16 @@ uint8_t *gen_read_file(const struct stick_file *sf)
 	uint8_t *b = malloc(sf->file_bytes);
 	fake_stick_read_file(sf, b);
 	return b;
+}
+
+void gen_assert_file_whole(const struct stick_file *sf, const struct gen *g)
+{
+	uint8_t *file = gen_read_file(sf);
+	struct kprof_verdict v;
+	if (gen_kprof_check(file, sf->file_bytes, &v)) {
+		assert_int_equal(v.status, 0);
+		assert_int_equal(v.records, gen_records(g));
+		assert_int_equal(v.issues, 0);
+	}
+	free(file);
 }

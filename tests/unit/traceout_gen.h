@@ -81,6 +81,9 @@ struct kprof_verdict {
 	char losses[4096];   /* `decode --json` lines that are losses       */
 };
 bool gen_kprof_check(const uint8_t *log, size_t len, struct kprof_verdict *v);
+/* The trace file holds the whole of g's run: kprof reads it with status
+ * 0, every record sent and no issue (skipped, saying so, without kprof). */
+void gen_assert_file_whole(const struct stick_file *sf, const struct gen *g);
 
 /* cmdline_refuse_at_probe() as main.c has it, reduced to the last message
  * and a count. */
