@@ -61,7 +61,7 @@ struct usb_hci; /* one controller, opaque to the USB layer */
 
 /* One device on the bus.  The USB layer fills speed, root_port, route,
  * depth and (for low/full speed behind a high-speed hub) tt_slot/tt_port
- * before hci_device_add(); the driver fills slot and hcpriv. */
+ * before hci_device_add(); the driver fills slot, ep0_mps and hcpriv. */
 struct usb_device {
 	struct usb_hci *hci;
 	uint8_t slot;        /* controller's slot id, 0 = none yet          */

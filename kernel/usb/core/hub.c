@@ -278,7 +278,6 @@ static void hub_child_address(const struct usb_hub *hub, unsigned port, enum usb
 			child->tt_port = h->tt_port;
 		}
 	}
-	child->ep0_mps = speed == USB_SPEED_SUPER ? 512 : speed == USB_SPEED_HIGH ? 64 : 8;
 }
 
 int hub_ports_connected(struct usb_hub *hub, void *dma, uint16_t *connected)

@@ -40,7 +40,6 @@ static int enum_reset(struct usb_hci *hc, struct usb_hub *hub, unsigned port, vo
 	dev->hci = hc;
 	dev->speed = (uint8_t)speed;
 	dev->root_port = (uint8_t)port;
-	dev->ep0_mps = speed == USB_SPEED_SUPER ? 512 : speed == USB_SPEED_HIGH ? 64 : 8;
 	kprintf("usb: root port %u: %s device\n", port, usb_speed_name(speed));
 	return USB_OK;
 }
