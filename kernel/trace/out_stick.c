@@ -252,15 +252,17 @@ static void stick_finish(struct trace_sink *s)
 	size_format(size, sizeof(size), f->used, SIZE_MB | SIZE_SMALL_K);
 	size_format(cap, sizeof(cap), f->capacity, SIZE_MB | SIZE_SMALL_K);
 	const struct stick_sense *fs = &stick.flush_sense;
+	char how[64]; /* what the stick did to SYNCHRONIZE CACHE */
+	if (fs->key)
+		ksnprintf(how, sizeof(how), "refused SYNCHRONIZE CACHE (sense key %x, asc %02x, ascq %02x)", fs->key,
+			  fs->asc, fs->ascq);
+	else
+		ksnprintf(how, sizeof(how), "stalled SYNCHRONIZE CACHE");
 	if (!stick.not_flushed)
 		ksnprintf(then, sizeof(then), "; power off and move the stick to your computer");
-	else if (fs->key)
-		ksnprintf(then, sizeof(then), ", not flushed: the stick acknowledged every write but refused SYNCHRONIZE "
-			  "CACHE (sense key %x, asc %02x, ascq %02x); wait a few seconds before you power off, then move "
-			  "the stick to your computer", fs->key, fs->asc, fs->ascq);
 	else
-		ksnprintf(then, sizeof(then), ", not flushed: the stick acknowledged every write but stalled SYNCHRONIZE "
-			  "CACHE; wait a few seconds before you power off, then move the stick to your computer");
+		ksnprintf(then, sizeof(then), ", not flushed: the stick acknowledged every write but %s; wait a few "
+			  "seconds before you power off, then move the stick to your computer", how);
 	if (s->stopped)
 		kprintf("trace: not saved to %s on the USB stick (see above)\n", stick.name);
 	else if (f->full)
