@@ -1193,17 +1193,19 @@ def check_stick_only(ctx):
 TRACE_FILE_LBA = 6192
 
 
-def check_recovered_write(ctx, failed, why):
-    """The first stage's write fails (failed: the stick's line saying how;
-    why: the trace's words for it): reset recovery, the stage written
-    again, the whole trace on the stick, success."""
+def check_recovered_write(ctx, failed, why, by=r"Bulk-Only reset recovery", before=()):
+    """The first stage's write fails (before: lines that come first, in
+    order; failed: the stick's line saying how; why: the trace's words for
+    it): reset recovery, the stage written again once the rung by (a
+    pattern) brought the stick back, the whole trace on the stick,
+    success."""
     ctx.expect_status(SUCCESS)
-    ctx.expect_in_order([failed,
+    ctx.expect_in_order(list(before) + [failed,
                          r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: %s; "
                          r"recovering \(Bulk-Only reset recovery\)$" % why,
                          r"^stick: Bulk-Only reset recovery",
-                         r"^trace: USB stick: recovered by Bulk-Only reset recovery; writing \d+ bytes at offset 0 "
-                         r"of \\kprof\\trace\.bin done again$"], "the failed write, the recovery, the write again")
+                         r"^trace: USB stick: recovered by %s; writing \d+ bytes at offset 0 "
+                         r"of \\kprof\\trace\.bin done again$" % by], "the failed write, the recovery, the write again")
     check_stick_only(ctx)
 
 
@@ -1234,15 +1236,10 @@ def check_usb_write_timeout(ms):
     recovers; a later one when a loaded host delays the monitor past the
     next time-out, which is the harness's timing, not the kernel's."""
     def check(ctx):
-        ctx.expect_status(SUCCESS)
-        ctx.expect_in_order([csw_timed_out(ms), r"^stick: Bulk-Only reset recovery \(no CSW\)$",
-                             r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$",
-                             r"^trace: USB stick: writing \d+ bytes at offset 0 of \\kprof\\trace\.bin failed: "
-                             r"timeout \(sense key 0, asc 00, ascq 00\); recovering \(Bulk-Only reset recovery\)$",
-                             r"^trace: USB stick: recovered by (Bulk-Only reset recovery|port reset and new address|"
-                             r"controller reset); writing \d+ bytes at offset 0 of \\kprof\\trace\.bin done again$"],
-                            "the CSW's time-out, the failed write, the recovery, the write again")
-        check_stick_only(ctx)
+        check_recovered_write(ctx, r"^stick: WRITE\(10\) at LBA \d+ failed: timeout$",
+                              r"timeout \(sense key 0, asc 00, ascq 00\)",
+                              by=r"(?:Bulk-Only reset recovery|port reset and new address|controller reset)",
+                              before=[csw_timed_out(ms), r"^stick: Bulk-Only reset recovery \(no CSW\)$"])
     return check
 
 
