@@ -38,6 +38,7 @@
 
 #include "tools/kprof/metrics/metrics.h"
 #include "tools/kprof/read/user_types.h"
+#include "tools/kprof/util/sort.h"
 
 enum {
 	M_LOST, M_DAMAGED, M_RECORDS, M_SWITCHES, M_SAMPLES, M_DURATION,
@@ -261,12 +262,6 @@ static bool event(const struct kp_rule *r, const struct kp_runlog *run, struct f
 	return true;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* A numeric field of those events: a statistic of its values (nearest
  * rank, as the report's). */
 static bool field(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
@@ -279,15 +274,15 @@ static bool field(const struct kp_rule *r, const struct kp_runlog *run, struct f
 	if (!kp_run_event_sel(run, r->name, &sel, why, sizeof(why)) ||
 	    !(n = kp_run_event_values(run, &sel, r->field, &v, why, sizeof(why))))
 		return error(o, "%s", why);
-	qsort(v, n, sizeof(*v), cmp_double);
+	kp_sort(v, n, sizeof(*v), kp_cmp_doubles);
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
 	f->is_value = true;
 	f->values = n;
 	switch (r->measure->id) {
 	case V_MEAN: f->value = sum / (double)n; break;
-	case V_MEDIAN: f->value = v[(50 * n + 99) / 100 - 1]; break;
-	case V_P99: f->value = v[(99 * n + 99) / 100 - 1]; break;
+	case V_MEDIAN: f->value = v[kp_nearest_rank(n, 50)]; break;
+	case V_P99: f->value = v[kp_nearest_rank(n, 99)]; break;
 	case V_MIN: f->value = v[0]; break;
 	case V_MAX: f->value = v[n - 1]; break;
 	}

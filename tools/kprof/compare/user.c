@@ -152,12 +152,6 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 	free(open);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Mean (its variance s^2 / n) and nearest-rank median of v; sorts v. */
 static void mean_median(const char *name, enum kp_cmp_kind mean_kind, struct kp_cmp_table *t, int side,
 			size_t run, struct vec *v)
@@ -173,8 +167,8 @@ static void mean_median(const char *name, enum kp_cmp_kind mean_kind, struct kp_
 		ss += (v->v[i] - mean) * (v->v[i] - mean);
 	double var = v->n > 1 ? ss / (double)(v->n - 1) / (double)v->n : NAN;
 	kp_cmp_put(t, side, run, mean_kind, name, mean, var);
-	kp_sort(v->v, v->n, sizeof(*v->v), cmp_double);
-	kp_cmp_put(t, side, run, mean_kind + 1, name, v->v[(v->n + 1) / 2 - 1], NAN);
+	kp_sort(v->v, v->n, sizeof(*v->v), kp_cmp_doubles);
+	kp_cmp_put(t, side, run, mean_kind + 1, name, v->v[kp_nearest_rank(v->n, 50)], NAN);
 }
 
 /* "TYPE[ FIELD] [SPLIT=value]" (no split part under --by). */

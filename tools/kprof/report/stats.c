@@ -32,8 +32,8 @@ void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s)
 	if (!n)
 		return;
 	kp_sort(v, n, sizeof(*v), cmp_u64);
-	s->median = v[(50 * n + 99) / 100 - 1];
-	s->p99 = v[(99 * n + 99) / 100 - 1];
+	s->median = v[kp_nearest_rank(n, 50)];
+	s->p99 = v[kp_nearest_rank(n, 99)];
 	s->max = v[n - 1];
 }
 

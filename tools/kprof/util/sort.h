@@ -1,8 +1,9 @@
 /*
  * sort.h - ordering helpers every part of the tool uses: a three-way
  * comparison of unsigned values, qsort() that accepts an empty array
- * (qsort itself may not be given NULL), a binary search on a sorted
- * array's uint64_t key, and widening a range to a value.
+ * (qsort itself may not be given NULL), the comparison of doubles for it,
+ * the nearest-rank percentile's place in sorted values, a binary search
+ * on a sorted array's uint64_t key, and widening a range to a value.
  */
 #ifndef KPROF_TOOL_SORT_H
 #define KPROF_TOOL_SORT_H
@@ -22,6 +23,20 @@ static inline void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const v
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
+}
+
+/* kp_sort()'s comparison of two doubles, ascending. */
+static inline int kp_cmp_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Nearest rank: the p-th percentile of n > 0 sorted values is the one at
+ * rank ceil(p * n / 100), counting from 1; its index. */
+static inline size_t kp_nearest_rank(size_t n, unsigned p)
+{
+	return (p * n + 99) / 100 - 1;
 }
 
 /* In n elements of `size` bytes, sorted by the uint64_t at `offset` of
