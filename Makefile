@@ -92,6 +92,14 @@ WORKLOADS_CFG := $(BUILD)/workloads.cfg
 WORKLOADS_OK := $(BUILD)/workloads.layering
 $(foreach d,$(WORKLOAD_DIRS),$(if $(wildcard $(d)/*.c),,$(error WORKLOADS=$(d): no .c file there; accepted: \
 	folders holding workload sources)))
+# The mistakes the compiler cannot see (no descriptor, two workloads of one
+# name, a key not WORKLOAD.KEY or another table's), each with its file and
+# line, refused as the Makefile is read: before anything is built.
+ifneq ($(WORKLOAD_DIRS),)
+ifneq ($(shell $(PYTHON) tools/check-workloads.py --quiet $(WORKLOAD_DIRS) >&2 || echo refused),)
+$(error WORKLOADS: refused (the workloads: lines above))
+endif
+endif
 KERNEL_OBJS += $(WORKLOAD_OBJS)
 # Their files of keys (*_keys.c, including only kernel/workloads/api/keys.h
 # and their own headers), documented by `make docs WORKLOADS=...`.
@@ -214,18 +222,30 @@ deps:
 	@sh tools/deps.sh check
 
 # REPEAT=N: N runs of the configuration into build/runs/$(RUNS)/1..N (RUNS:
-# the scenario unless given), for `kprof compare`.
+# the scenario unless given), for `kprof compare`.  OUT: the run's folder
+# (default $(BUILD)/run, or that set's).  TIMEOUT: seconds before the run
+# is stopped (default: tools/qemu.py's, from CPUS).  USB_WRITE_ERROR=
+# SECTOR[,always]: BOOT=usb, the stick's writes over that disk sector fail.
 REPEAT ?=
 RUNS   ?= $(SCENARIO)
-RUN_OUT := $(if $(REPEAT),$(BUILD)/runs/$(RUNS) --repeat '$(REPEAT)',$(BUILD)/run)
+OUT    ?=
+TIMEOUT ?=
+USB_WRITE_ERROR ?=
 
+# `make run` is tools/kprof-run (the command CI calls: it builds, runs,
+# converts and exits with the run's status; make turns any failure into 2).
+# The variables reach its own make calls as they reach any sub-make
+# (MAKEFLAGS and the environment): hence the recipe's `+`.
 run:
-	@sh tools/deps.sh run
-	@$(MAKE) --no-print-directory all image
-	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
-		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(RUN_OUT) --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
-		--usb-hc '$(USB_HC)' --usb-hub '$(USB_HUB)'
+	+@$(PYTHON) tools/kprof-run
+
+# What tools/kprof-run reads: every variable a run takes (`var`), then the
+# files it uses (`path`).  $(info) prints values as they are, quotes too.
+RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT TIMEOUT ACCEL MACHINE CPU MEM \
+	USB_HC USB_HUB USB_WRITE_ERROR TRACE_FILE_MB IMAGE_TABLE LOCK_CHECKS ASSERTS V
+.PHONY: run-vars
+run-vars:
+	$(foreach v,$(RUN_VARS),$(info var $(v)=$($(v))))$(foreach v,KERNEL IMAGE KPROF_TOOL,$(info path $(v)=$($(v))))@:
 
 # ---------------------------------------------------------------- tests
 
