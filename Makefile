@@ -280,11 +280,22 @@ tool-tests: $(KPROF_TOOL) $(KPROF_ASAN) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)
 
 # The example workloads, built from outside the tree into a kernel and
-# image of their own (the boot tests workloads-*).
-EXAMPLE_WORKLOADS := examples/ticketlock examples/pingpong
+# image of their own (the boot tests workloads-*), with the workload
+# docs/workloads.md shows whole: its block after the line
+# "<!-- make check: this block is ... -->", copied out here (the boot test workloads-doc
+# runs it), so the page's code builds and runs as written.
+DOC_WORKLOAD := $(BUILD)/doc-workload/relay
+EXAMPLE_WORKLOADS := examples/ticketlock examples/pingpong $(DOC_WORKLOAD)
 EXAMPLE_BUILD := $(BUILD)/workloads-example
+$(DOC_WORKLOAD)/relay.c: docs/workloads.md
+	@mkdir -p $(dir $@)
+	$(quiet) EXTRACT $@
+	$(Q)awk '/^<!-- make check: this block is / { mark = 1; next } mark && /^```c$$/ { code = 1; mark = 0; next } \
+		code && /^```$$/ { exit } code { print }' $< > $@.tmp
+	$(Q)test -s $@.tmp || { echo "docs/workloads.md: no \`\`\`c block after the make check mark"; rm -f $@.tmp; exit 1; }
+	$(Q)mv $@.tmp $@
 .PHONY: workloads-example
-workloads-example:
+workloads-example: $(DOC_WORKLOAD)/relay.c
 	@$(MAKE) --no-print-directory BUILD=$(EXAMPLE_BUILD) WORKLOADS='$(EXAMPLE_WORKLOADS)' \
 		$(EXAMPLE_BUILD)/kernel.elf image
 
