@@ -3,7 +3,9 @@
 #   make            kernel ELF, UEFI loader, host tools       (build/)
 #   make image      GPT disk image with an EFI System Partition (build/kprof.img)
 #   make run        boot the mix of every workload in QEMU; the report, pictures
-#                   and trace files go to build/run/ (the latest run's only)
+#                   and trace files go to build/run/ (the latest run's only);
+#                   it is tools/kprof-run, which CI calls for the run's own exit
+#                   status (make exits 2 for any failure)
 #   make check      unit tests, then boot tests in QEMU
 #   make docs       docs/cmdline.md from the command-line key tables (with
 #                   WORKLOADS=: also $(BUILD)/cmdline.md with their keys)
@@ -14,6 +16,7 @@
 # WORKLOADS="DIR ..." builds the workloads in those folders into the kernel
 # (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
+# OUT=DIR (make run's folder), TIMEOUT=S (seconds before a run is stopped),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """qemu.py - start kprof in QEMU, capture the serial port, map the exit status.
 
-Used by `make run` (the `run` command below) and imported by the boot tests
+Used by tools/kprof-run, which is `make run` (main(), the `run` command
+below), and imported by the boot tests
 (tests/boot/run_boot_tests.py), so both boot the machine the same way.
 
 Boot paths:
