@@ -3,7 +3,9 @@
 #   make            kernel ELF, UEFI loader, host tools       (build/)
 #   make image      GPT disk image with an EFI System Partition (build/kprof.img)
 #   make run        boot the mix of every workload in QEMU; the report, pictures
-#                   and trace files go to build/run/ (the latest run's only)
+#                   and trace files go to build/run/ (the latest run's only);
+#                   it is tools/kprof-run, which CI calls for the run's own exit
+#                   status (make exits 2 for any failure)
 #   make check      unit tests, then boot tests in QEMU
 #   make docs       docs/cmdline.md from the command-line key tables (with
 #                   WORKLOADS=: also $(BUILD)/cmdline.md with their keys)
@@ -14,6 +16,7 @@
 # WORKLOADS="DIR ..." builds the workloads in those folders into the kernel
 # (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
+# OUT=DIR (make run's folder), TIMEOUT=S (seconds before a run is stopped),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
@@ -92,6 +95,14 @@ WORKLOADS_CFG := $(BUILD)/workloads.cfg
 WORKLOADS_OK := $(BUILD)/workloads.layering
 $(foreach d,$(WORKLOAD_DIRS),$(if $(wildcard $(d)/*.c),,$(error WORKLOADS=$(d): no .c file there; accepted: \
 	folders holding workload sources)))
+# The mistakes the compiler cannot see (no descriptor, two workloads of one
+# name, a key not WORKLOAD.KEY or another table's), each with its file and
+# line, refused as the Makefile is read: before anything is built.
+ifneq ($(WORKLOAD_DIRS),)
+ifneq ($(shell $(PYTHON) tools/check-workloads.py --quiet $(WORKLOAD_DIRS) >&2 || echo refused),)
+$(error WORKLOADS: refused (the workloads: lines above))
+endif
+endif
 KERNEL_OBJS += $(WORKLOAD_OBJS)
 # Their files of keys (*_keys.c, including only kernel/workloads/api/keys.h
 # and their own headers), documented by `make docs WORKLOADS=...`.
@@ -214,18 +225,30 @@ deps:
 	@sh tools/deps.sh check
 
 # REPEAT=N: N runs of the configuration into build/runs/$(RUNS)/1..N (RUNS:
-# the scenario unless given), for `kprof compare`.
+# the scenario unless given), for `kprof compare`.  OUT: the run's folder
+# (default $(BUILD)/run, or that set's).  TIMEOUT: seconds before the run
+# is stopped (default: tools/qemu.py's, from CPUS).  USB_WRITE_ERROR=
+# SECTOR[,always]: BOOT=usb, the stick's writes over that disk sector fail.
 REPEAT ?=
 RUNS   ?= $(SCENARIO)
-RUN_OUT := $(if $(REPEAT),$(BUILD)/runs/$(RUNS) --repeat '$(REPEAT)',$(BUILD)/run)
+OUT    ?=
+TIMEOUT ?=
+USB_WRITE_ERROR ?=
 
+# `make run` is tools/kprof-run (the command CI calls: it builds, runs,
+# converts and exits with the run's status; make turns any failure into 2).
+# The variables reach its own make calls as they reach any sub-make
+# (MAKEFLAGS and the environment): hence the recipe's `+`.
 run:
-	@sh tools/deps.sh run
-	@$(MAKE) --no-print-directory all image
-	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
-		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
-		--kernel $(KERNEL) --image $(IMAGE) --out $(RUN_OUT) --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
-		--usb-hc '$(USB_HC)' --usb-hub '$(USB_HUB)'
+	+@$(PYTHON) tools/kprof-run
+
+# What tools/kprof-run reads: every variable a run takes (`var`), then the
+# files it uses (`path`).  $(info) prints values as they are, quotes too.
+RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT TIMEOUT ACCEL MACHINE CPU MEM \
+	USB_HC USB_HUB USB_WRITE_ERROR TRACE_FILE_MB IMAGE_TABLE LOCK_CHECKS ASSERTS V
+.PHONY: run-vars
+run-vars:
+	$(foreach v,$(RUN_VARS),$(info var $(v)=$($(v))))$(foreach v,KERNEL IMAGE KPROF_TOOL,$(info path $(v)=$($(v))))@:
 
 # ---------------------------------------------------------------- tests
 
@@ -260,11 +283,22 @@ tool-tests: $(KPROF_TOOL) $(KPROF_ASAN) $(TOOL_TEST_DEPS)
 	@sh tests/tools/run-tool-tests.sh $(BUILD)
 
 # The example workloads, built from outside the tree into a kernel and
-# image of their own (the boot tests workloads-*).
-EXAMPLE_WORKLOADS := examples/ticketlock examples/pingpong
+# image of their own (the boot tests workloads-*), with the workload
+# docs/workloads.md shows whole: its block after the line
+# "<!-- make check: this block is ... -->", copied out here (the boot test workloads-doc
+# runs it), so the page's code builds and runs as written.
+DOC_WORKLOAD := $(BUILD)/doc-workload/relay
+EXAMPLE_WORKLOADS := examples/ticketlock examples/pingpong $(DOC_WORKLOAD)
 EXAMPLE_BUILD := $(BUILD)/workloads-example
+$(DOC_WORKLOAD)/relay.c: docs/workloads.md
+	@mkdir -p $(dir $@)
+	$(quiet) EXTRACT $@
+	$(Q)awk '/^<!-- make check: this block is / { mark = 1; next } mark && /^```c$$/ { code = 1; mark = 0; next } \
+		code && /^```$$/ { exit } code { print }' $< > $@.tmp
+	$(Q)test -s $@.tmp || { echo "docs/workloads.md: no \`\`\`c block after the make check mark"; rm -f $@.tmp; exit 1; }
+	$(Q)mv $@.tmp $@
 .PHONY: workloads-example
-workloads-example:
+workloads-example: $(DOC_WORKLOAD)/relay.c
 	@$(MAKE) --no-print-directory BUILD=$(EXAMPLE_BUILD) WORKLOADS='$(EXAMPLE_WORKLOADS)' \
 		$(EXAMPLE_BUILD)/kernel.elf image
 

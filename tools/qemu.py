@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """qemu.py - start kprof in QEMU, capture the serial port, map the exit status.
 
-Used by `make run` (the `run` command below) and imported by the boot tests
+Used by tools/kprof-run, which is `make run` (main(), the `run` command
+below), and imported by the boot tests
 (tests/boot/run_boot_tests.py), so both boot the machine the same way.
 
 Boot paths:
@@ -55,6 +56,7 @@ EXIT_STATUSES = {
     (0x15 << 1) | 1: ("trace incomplete: no output holds the whole trace (the stick failed; see trace: lines)", 5),
 }
 EXIT_SPLIT = 5  # our status for 0x15
+EXIT_CONFIG = 3  # our status for 0x13, and for a value refused here (ConfigError)
 EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
 
@@ -77,6 +79,12 @@ USB_HC_SLOT = 5
 
 class RunError(Exception):
     """A problem that stops a run before QEMU starts."""
+
+
+class ConfigError(RunError):
+    """A value of the run's configuration refused before QEMU starts (the
+    run's status is then EXIT_CONFIG, as for a command line the kernel
+    refuses)."""
 
 
 def find_ovmf():
@@ -116,10 +124,10 @@ def usb_stick_args(opts, disk):
     other disk OVMF boots it anyway."""
     hc = getattr(opts, "usb_hc", "") or "qemu-xhci"
     if hc not in USB_HCS:
-        raise RunError("USB_HC=%s: accepted values are %s" % (hc, ", ".join(USB_HCS)))
+        raise ConfigError("USB_HC=%s: accepted values are %s" % (hc, ", ".join(USB_HCS)))
     hub = str(getattr(opts, "usb_hub", "") or "0")
     if hub not in ("0", "1"):
-        raise RunError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
+        raise ConfigError("USB_HUB=%s: accepted values are 0 (the stick on a root port) and 1 (behind a hub)" % hub)
     drive = "if=none,id=stick,format=raw,file=" + disk
     fault = getattr(opts, "usb_write_error", None)
     if fault:
@@ -483,7 +491,7 @@ def run(opts, echo=None, say=print):
     """Run once, handling ACCEL=kvm falling back to TCG."""
     accel = opts.accel
     if accel not in ("tcg", "kvm"):
-        raise RunError("ACCEL=%s: accepted values are tcg and kvm" % accel)
+        raise ConfigError("ACCEL=%s: accepted values are tcg and kvm" % accel)
     if accel == "kvm":
         ok, why = kvm_usable()
         if not ok:
@@ -774,8 +782,8 @@ def fresh_runs(out, n):
         fresh_out(os.path.join(out, str(i)))
 
 
-def main():
-    opts = parser().parse_args()
+def main(argv=None):
+    opts = parser().parse_args(argv)
     if not opts.repeat:
         return run_into(opts)
     try:
@@ -830,7 +838,7 @@ def run_into(opts):
         res = run(opts, echo=echo, say=lambda m: print(m, flush=True))
     except RunError as e:
         print("kprof: %s" % e, file=sys.stderr)
-        return EXIT_OTHER
+        return EXIT_CONFIG if isinstance(e, ConfigError) else EXIT_OTHER
     with open(log, "wb") as f:
         f.write(res.output)
     banner = "%.2f s" % res.banner_s if res.banner_s is not None else "never"

@@ -194,13 +194,37 @@ static bool set_value(const struct parser *ps, const struct cmdline_key *k, stru
 	return false;
 }
 
+/* A key named in two tables: the parser finds the first, so the second
+ * would never get its value.  The build refuses a workload that does it
+ * (tools/check-workloads.py); this holds the kernel to it whatever was
+ * linked.  Each such key is one problem. */
+static int duplicate_keys(const struct parser *ps)
+{
+	int errors = 0;
+
+	for (size_t t = 0; t < ps->ntables; t++)
+		for (size_t i = 0; i < ps->tables[t].count; i++)
+			for (size_t u = 0; u < t; u++)
+				for (size_t j = 0; j < ps->tables[u].count; j++)
+					if (!strcmp(ps->tables[t].keys[i].name, ps->tables[u].keys[j].name)) {
+						report(ps, "cmdline: the key %s= is in two tables, %s's and %s's: the second "
+						       "would never get its value; accepted: each key in one table (a "
+						       "workload's named WORKLOAD.KEY, docs/workloads.md)",
+						       ps->tables[t].keys[i].name,
+						       ps->tables[u].owner ? ps->tables[u].owner : "?",
+						       ps->tables[t].owner ? ps->tables[t].owner : "?");
+						errors++;
+					}
+	return errors;
+}
+
 int cmdline_parse(const char *line, const struct cmdline_table *tables, size_t ntables, uint8_t *state,
 		  cmdline_error_fn err, void *ctx)
 {
 	const struct parser ps = { .tables = tables, .ntables = ntables, .err = err, .ctx = ctx };
 	uint8_t local[CMDLINE_MAX_KEYS];
 	bool keys_listed = false; /* the accepted keys are on an earlier line */
-	int errors = 0;
+	int errors = duplicate_keys(&ps);
 	const char *p = line ? line : "";
 
 	if (!state)

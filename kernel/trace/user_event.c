@@ -22,6 +22,7 @@
 #include "kernel/console/console.h"
 #include "kernel/ke/rawlock.h"
 #include "kernel/lib/libk.h"
+#include "kernel/lib/printf.h"
 
 static struct {
 	raw_lock_t lock;                               /* ntypes, types[]       */
@@ -46,49 +47,111 @@ const char *user_event_error(int err)
 	return err <= 0 && err >= USER_EVENT_EFULL ? errors[-err] : "?";
 }
 
-/* 1..max characters allowed in a name of this kind. */
-static bool name_ok(const char *s, size_t max, enum kprof_event_name_kind kind)
+/* Why a name of this kind is wrong, or NULL: 1..max characters allowed. */
+static const char *name_wrong(const char *s, size_t max, enum kprof_event_name_kind kind)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n == 0 || n > max)
-		return false;
+	if (n == 0)
+		return "is empty";
+	if (n > max)
+		return "is too long";
 	for (size_t i = 0; i < n; i++)
 		if (!kprof_event_name_char_ok(s[i], kind, i == 0))
-			return false;
-	return true;
+			return i == 0 && s[i] >= '0' && s[i] <= '9' ? "starts with a digit" : "holds a character not allowed";
+	return NULL;
 }
 
-/* Check t; its data size in *size.  0 or a USER_EVENT_E* error. */
-static int check(const struct user_event_type *t, uint32_t *size)
+static const char *const field_sort[] = { "an unsigned integer", "a signed integer", "a pointer", "a string",
+					  "an enumeration" };
+static const char *const field_sizes[] = { "1, 2, 4 or 8", "1, 2, 4 or 8", "8", "1..128 (KPROF_EVENT_MAX_STRING)",
+					   "1, 2 or 4" };
+
+/* Field i of t: 0, or a USER_EVENT_E* error with why it was refused (the
+ * field, what it is and the limit) in why. */
+static int check_field(const struct user_event_type *t, uint32_t i, uint32_t *values, char *why, size_t n)
+{
+	const struct user_event_field *f = &t->fields[i];
+	const char *wrong = name_wrong(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField);
+
+	if (wrong) {
+		ksnprintf(why, n, "field %u's name \"%.40s%s\" %s; accepted: 1..23 (KPROF_EVENT_FIELD_NAME - 1) of "
+			  "letters, digits and '_', not a digit first", i + 1, f->name ? f->name : "",
+			  f->name && strlen(f->name) > 40 ? "..." : "", wrong);
+		return USER_EVENT_EFIELD;
+	}
+	for (uint32_t j = 0; j < i; j++)
+		if (!strcmp(t->fields[j].name, f->name)) {
+			ksnprintf(why, n, "fields %u and %u are both named \"%s\"; accepted: names unique in the type",
+				  j + 1, i + 1, f->name);
+			return USER_EVENT_EFIELD;
+		}
+	if ((unsigned)f->type >= KprofFieldTypes) {
+		ksnprintf(why, n, "field \"%s\" has type %u; accepted: KprofFieldUnsigned, Signed, Pointer, String, "
+			  "Enum (0..%u)", f->name, (unsigned)f->type, KprofFieldTypes - 1);
+		return USER_EVENT_EFIELD;
+	}
+	if (!kprof_event_field_size_ok(f->type, f->size)) {
+		ksnprintf(why, n, "field \"%s\" (%s) is %u bytes; accepted: %s", f->name, field_sort[f->type],
+			  (unsigned)f->size, field_sizes[f->type]);
+		return USER_EVENT_EFIELD;
+	}
+	if (f->type != KprofFieldEnum)
+		return 0;
+	if (!f->values || !f->nvalues) {
+		ksnprintf(why, n, "field \"%s\" (an enumeration) has no value names; accepted: at least one", f->name);
+		return USER_EVENT_EVALUES;
+	}
+	for (uint32_t v = 0; v < f->nvalues; v++) {
+		const char *name = f->values[v];
+		if ((wrong = name_wrong(name, KPROF_EVENT_VALUE_NAME - 1, KprofNameValue))) {
+			ksnprintf(why, n, "field \"%s\"'s value name %u %s; accepted: 1..15 (KPROF_EVENT_VALUE_NAME - 1) "
+				  "printable ASCII characters, not '\"' or '\\'", f->name, v, wrong);
+			return USER_EVENT_EVALUES;
+		}
+	}
+	*values += f->nvalues;
+	return 0;
+}
+
+/* Check t; its data size in *size.  0, or a USER_EVENT_E* error with why
+ * it was refused in why: the type or the field, and the limit. */
+static int check(const struct user_event_type *t, uint32_t *size, char *why, size_t n)
 {
 	uint32_t values = 0;
+	const char *wrong = name_wrong(t->name, KPROF_EVENT_NAME - 1, KprofNameType);
+	int err;
 
 	*size = 0;
-	if (!name_ok(t->name, KPROF_EVENT_NAME - 1, KprofNameType) || (unsigned)t->kind >= KprofEventKinds)
+	if (wrong) {
+		ksnprintf(why, n, "the type name %s; accepted: 1..31 (KPROF_EVENT_NAME - 1) of letters, digits, '_' and "
+			  "'.', not a digit first", wrong);
 		return USER_EVENT_EBADNAME;
-	if (t->nfields > KPROF_EVENT_MAX_FIELDS)
-		return USER_EVENT_EFIELDS;
-	for (uint32_t i = 0; i < t->nfields; i++) {
-		const struct user_event_field *f = &t->fields[i];
-		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField) || !kprof_event_field_size_ok(f->type, f->size))
-			return USER_EVENT_EFIELD;
-		for (uint32_t j = 0; j < i; j++)
-			if (!strcmp(t->fields[j].name, f->name))
-				return USER_EVENT_EFIELD;
-		if (f->type == KprofFieldEnum) {
-			if (!f->values || !f->nvalues)
-				return USER_EVENT_EVALUES;
-			for (uint32_t v = 0; v < f->nvalues; v++)
-				if (!name_ok(f->values[v], KPROF_EVENT_VALUE_NAME - 1, KprofNameValue))
-					return USER_EVENT_EVALUES;
-			values += f->nvalues;
-		}
-		*size += f->size;
 	}
-	if (values > KPROF_EVENT_MAX_VALUES)
+	if ((unsigned)t->kind >= KprofEventKinds) {
+		ksnprintf(why, n, "its kind is %u; accepted: KprofEventKindInstant, Span or Counter (0..%u)",
+			  (unsigned)t->kind, KprofEventKinds - 1);
+		return USER_EVENT_EBADNAME;
+	}
+	if (t->nfields > KPROF_EVENT_MAX_FIELDS) {
+		ksnprintf(why, n, "it has %u fields; accepted: at most 16 (KPROF_EVENT_MAX_FIELDS)", (unsigned)t->nfields);
+		return USER_EVENT_EFIELDS;
+	}
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		if ((err = check_field(t, i, &values, why, n)))
+			return err;
+		*size += t->fields[i].size;
+	}
+	if (values > KPROF_EVENT_MAX_VALUES) {
+		ksnprintf(why, n, "its enumerations have %u value names; accepted: at most 64 (KPROF_EVENT_MAX_VALUES) "
+			  "in a type", values);
 		return USER_EVENT_EVALUES;
-	return *size > KPROF_EVENT_MAX_DATA ? USER_EVENT_ESIZE : 0;
+	}
+	if (*size > KPROF_EVENT_MAX_DATA) {
+		ksnprintf(why, n, "its fields take %u bytes; accepted: at most 1024 (KPROF_EVENT_MAX_DATA)", *size);
+		return USER_EVENT_ESIZE;
+	}
+	return 0;
 }
 
 /* Bytes of t's KprofEventType payload. */
@@ -147,7 +210,8 @@ static void write_type(const struct user_event_type *t, uint8_t flags)
 int user_event_declare(struct user_event_type *t)
 {
 	uint32_t size;
-	int err = check(t, &size);
+	char why[200];
+	int err = check(t, &size, why, sizeof(why));
 
 	if (t->id)
 		return 0;
@@ -155,10 +219,16 @@ int user_event_declare(struct user_event_type *t)
 	for (uint32_t i = 0; !err && i < table.ntypes; i++)
 		if (table.types[i] == t)
 			err = 1; /* declared meanwhile: done */
-		else if (!strcmp(table.types[i]->name, t->name))
+		else if (!strcmp(table.types[i]->name, t->name)) {
 			err = USER_EVENT_EBADNAME;
-	if (!err && table.ntypes == KPROF_EVENT_MAX_TYPES)
+			ksnprintf(why, sizeof(why), "the type name is taken by type %u; accepted: a name unique in the run",
+				  i + 1);
+		}
+	if (!err && table.ntypes == KPROF_EVENT_MAX_TYPES) {
 		err = USER_EVENT_EFULL;
+		ksnprintf(why, sizeof(why), "255 types are declared already; accepted: at most 255 "
+			  "(KPROF_EVENT_MAX_TYPES) in a run");
+	}
 	if (!err) {
 		t->data_size = (uint16_t)size;
 		table.types[table.ntypes++] = t;
@@ -168,7 +238,8 @@ int user_event_declare(struct user_event_type *t)
 	if (err == 1)
 		return 0;
 	if (err) {
-		kprintf("user events: type \"%s\" refused: %s\n", t->name ? t->name : "(null)", user_event_error(err));
+		kprintf("user events: type \"%.40s%s\" refused: %s\n", t->name ? t->name : "(null)",
+			t->name && strlen(t->name) > 40 ? "..." : "", why);
 		return err;
 	}
 	write_type(t, 0);

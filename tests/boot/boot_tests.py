@@ -932,6 +932,70 @@ def check_workloads_example(ctx):
                 raise_failure("the report's section 10 does not count %d %s events" % (n, name))
 
 
+def check_workloads_doc(ctx):
+    """The workload docs/workloads.md shows whole (build/doc-workload/relay/relay.c,
+    copied out of the page by make workloads-example), 2 producers of 50 items: the console
+    names it and counts every item taken; in the trace, each producer's
+    50 items as relay_handed instants with their Producer and Item, a
+    relay_handling span (a Begin, then its End on the same CPU) around each
+    item taken, a relay_waiting counter per item that never exceeds what
+    was handed on and ends at 0; both relay-producer threads named, and
+    each one's last switch away is its end (Terminated, state 4) before the
+    workload's thread ends the run.  trace.json draws the three kinds;
+    kprof assert counts them."""
+    producers, items = 2, 50
+    ctx.expect_status(SUCCESS)
+    ctx.expect(r"^scenario: relay: producer threads hand items on through a semaphore$", "the descriptor")
+    ctx.expect(r"^relay: %d producers, %d items taken, 0 lost$" % (producers, producers * items), "every item taken")
+    check_complete_trace(ctx)
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    recs = [json.loads(line) for line in proc.stdout.splitlines()]
+    handed = sorted((r["Producer"], r["Item"]) for r in recs if r["event"] == "relay_handed")
+    if handed != [(p, i) for p in range(producers) for i in range(items)]:
+        raise_failure("relay_handed: %d events, not each producer's %d items once: %s" % (len(handed), items,
+                                                                                         handed[:4]))
+    open_spans, spans = {}, 0
+    for r in recs:
+        if r["event"] != "relay_handling":
+            continue
+        if r["Phase"] == 1 and r["Item"] not in open_spans:
+            open_spans[r["Item"]] = r["cpu"]
+        elif r["Phase"] == 2 and open_spans.pop(r["Item"], None) == r["cpu"]:
+            spans += 1
+        else:
+            raise_failure("relay_handling: %s is not a Begin, then its End on the same CPU" % r)
+    if spans != producers * items or open_spans:
+        raise_failure("relay_handling: %d whole spans (want %d), %d left open" % (spans, producers * items,
+                                                                                  len(open_spans)))
+    waiting = [r["Waiting"] for r in recs if r["event"] == "relay_waiting"]
+    if len(waiting) != producers * items or waiting[-1] != 0 or max(waiting) > producers * items:
+        raise_failure("relay_waiting: %d values (want %d), last %s, max %s" % (
+            len(waiting), producers * items, waiting[-1:] or None, max(waiting or [0])))
+    ids = {r["ThreadId"] for r in recs if r["event"] == "KprofThread" and r["ThreadName"] == "relay-producer"}
+    if len(ids) != producers:
+        raise_failure("%d threads named relay-producer, want %d" % (len(ids), producers))
+    for tid in sorted(ids):
+        away = [r for r in recs if r["event"] == "CSwitch" and r["OldThreadId"] == tid]
+        if not away or away[-1]["OldThreadState"] != 4:
+            raise_failure("thread %d (relay-producer): its last switch away is not its end (state %s)"
+                          % (tid, away[-1]["OldThreadState"] if away else None))
+    with tempfile.TemporaryDirectory() as tmp:
+        by = perfetto_user_events(ctx, tmp)
+        want = {("i", "relay_handed"): producers * items, ("X", "relay_handling"): producers * items,
+                ("C", "relay_waiting"): producers * items}
+        if by != want:
+            raise_failure("trace.json: the workload's events drawn as %s, want %s" % (by, want))
+        rules = os.path.join(tmp, "relay.rules")
+        with open(rules, "w") as f:
+            f.write('event "relay_handed" count == %d\nevent "relay_handling" count == %d\n'
+                    'event "relay_waiting" field "Waiting" min == 0\n' % (producers * items, 2 * producers * items))
+        proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--quiet"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True)
+        if proc.returncode != 0:
+            raise_failure("kprof assert on the workload's events (exit %d): %s" % (proc.returncode,
+                                                                                  proc.stdout[-300:]))
+
+
 def check_workloads_refused(ctx):
     """scenario= takes any registered workload: an unknown one is refused
     with the accepted list naming the kernel's own and both example
@@ -1579,6 +1643,9 @@ TESTS = [
     BootTest("bad-value", "cpus=x is refused", check_bad_value, cmdline="cpus=x"),
     BootTest("workloads-example", "examples/ticketlock built from outside the tree: ticket lock vs queued lock",
              check_workloads_example, cpus=2, cmdline="scenario=ticketlock ticketlock.ms=300", kernel="workloads"),
+    BootTest("workloads-doc", "the workload docs/workloads.md shows whole, copied from the page: threads started, "
+             "waited for and ended, a semaphore, an event of each kind", check_workloads_doc, cpus=2,
+             cmdline="scenario=relay relay.items=50 relay.producers=2", kernel="workloads"),
     BootTest("workloads-refused", "two example folders built in: scenario= lists both; an unknown one refused",
              check_workloads_refused, cmdline="scenario=nope ticketlock.ms=50 ticketlock.think_ns=1000000",
              kernel="workloads"),

@@ -290,6 +290,32 @@ static void test_long_name_list(void **st)
 			 lines.n);
 }
 
+/* A key in two tables (a workload's "cpus" beside the kernel's): refused
+ * at every parse, naming the key and both owners, and the first table's
+ * key still gets its value. */
+static void test_key_in_two_tables(void **st)
+{
+	(void)st;
+	static const struct cmdline_key mine[] = {
+		{ .name = "cpus", .type = CMDLINE_UINT, .offset = offsetof(struct second, shade), .min = 1, .max = 9 },
+	};
+	const struct cmdline_table two[] = {
+		{ .keys = first_keys, .count = sizeof(first_keys) / sizeof(first_keys[0]), .config = &f, .owner = "ke" },
+		{ .keys = mine, .count = 1, .config = &sec, .owner = "myload" },
+	};
+	lines_reset();
+	memset(&sec, 0, sizeof(sec));
+	assert_int_equal(cmdline_parse("cpus=2", two, 2, NULL, lines_collect, NULL), 1);
+	assert_int_equal(lines.problems, 1);
+	assert_string_equal(lines.text[0], "cmdline: the key cpus= is in two tables, ke's and myload's: the second would "
+			    "never get its value; accepted: each key in one table (a workload's named WORKLOAD.KEY, "
+			    "docs/workloads.md)");
+	assert_int_equal(f.cpus, 2);
+	assert_int_equal(sec.shade, 0);
+	lines_reset();
+	assert_int_equal(cmdline_parse("", two, 2, NULL, lines_collect, NULL), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_keys_listed_once),
 		cmocka_unit_test(test_long_word),
 		cmocka_unit_test(test_long_name_list),
+		cmocka_unit_test(test_key_in_two_tables),
 	};
 	return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
 }

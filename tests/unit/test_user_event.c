@@ -399,7 +399,9 @@ static void expect_refused(struct user_event_type *t, int err, const char *says)
 	assert_non_null(strstr(shadow_console, says));
 }
 
-/* Bounds: every declaration that breaks a rule is refused, and says why. */
+/* Bounds: every declaration that breaks a rule of docs/user-events.md is
+ * refused, and its console line names the type, the field (or value name)
+ * and the limit; the limit itself is accepted. */
 static void test_bounds_refused(void **state)
 {
 	(void)state;
@@ -410,46 +412,110 @@ static void test_bounds_refused(void **state)
 		many[i] = (struct user_event_field){ names[i], KprofFieldUnsigned, 8, NULL, 0 };
 	}
 	struct user_event_type too_many = { "test.many", KprofEventKindInstant, many, KPROF_EVENT_MAX_FIELDS + 1, 0, 0 };
-	expect_refused(&too_many, USER_EVENT_EFIELDS, "more than 16 fields");
-	struct user_event_type sixteen = { "test.sixteen", KprofEventKindInstant, many, KPROF_EVENT_MAX_FIELDS, 0, 0 };
+	expect_refused(&too_many, USER_EVENT_EFIELDS, "user events: type \"test.many\" refused: it has 17 fields; "
+		       "accepted: at most 16 (KPROF_EVENT_MAX_FIELDS)\n");
+	static struct user_event_type sixteen = { "test.sixteen", KprofEventKindInstant, many, KPROF_EVENT_MAX_FIELDS, 0, 0 };
 	assert_int_equal(user_event_declare(&sixteen), 0); /* the limit itself is fine */
 
-	struct user_event_type long_name = { "a_type_name_of_32_characters_xxx", KprofEventKindInstant, NULL, 0, 0, 0 };
-	expect_refused(&long_name, USER_EVENT_EBADNAME, "type \"a_type_name_of_32_characters_xxx\" refused");
-	struct user_event_type name31 = { "a_type_name_of_31_characters_xx", KprofEventKindInstant, NULL, 0, 0, 0 };
+	/* The type: its name, its kind. */
+	static const char *const type_rule = "; accepted: 1..31 (KPROF_EVENT_NAME - 1) of letters, digits, '_' and '.', "
+					     "not a digit first\n";
+	struct { const char *name, *wrong; } bad_types[] = {
+		{ "a_type_name_of_32_characters_xxx", "is too long" }, { "", "is empty" },
+		{ "9lives", "starts with a digit" }, { "has space", "holds a character not allowed" },
+	};
+	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++) {
+		char says[256];
+		snprintf(says, sizeof(says), "type \"%s\" refused: the type name %s%s", bad_types[i].name,
+			 bad_types[i].wrong, type_rule);
+		struct user_event_type t = { bad_types[i].name, KprofEventKindInstant, NULL, 0, 0, 0 };
+		expect_refused(&t, USER_EVENT_EBADNAME, says);
+	}
+	static struct user_event_type name31 = { "a_type_name_of_31_characters_xx", KprofEventKindInstant, NULL, 0, 0, 0 };
 	assert_int_equal(user_event_declare(&name31), 0);
+	uint16_t first = name31.id;
 	struct user_event_type taken = { "a_type_name_of_31_characters_xx", KprofEventKindInstant, NULL, 0, 0, 0 };
-	expect_refused(&taken, USER_EVENT_EBADNAME, "or taken");
-	struct user_event_type spaces = { "has space", KprofEventKindInstant, NULL, 0, 0, 0 };
-	expect_refused(&spaces, USER_EVENT_EBADNAME, "refused");
+	char says[256];
+	snprintf(says, sizeof(says), "refused: the type name is taken by type %u; accepted: a name unique in the run\n",
+		 first);
+	expect_refused(&taken, USER_EVENT_EBADNAME, says);
+	struct user_event_type kind = { "test.kind", (enum kprof_event_kind)7, NULL, 0, 0, 0 };
+	expect_refused(&kind, USER_EVENT_EBADNAME, "type \"test.kind\" refused: its kind is 7; accepted: "
+		       "KprofEventKindInstant, Span or Counter (0..2)\n");
 
-	static const struct user_event_field long_field[] = { USER_EVENT_UNSIGNED("a_field_name_of_24_chars", 4) };
-	struct user_event_type lf = { "test.longfield", KprofEventKindInstant, long_field, 1, 0, 0 };
-	expect_refused(&lf, USER_EVENT_EFIELD, "field's name");
-	static const struct user_event_field bad_size[] = { USER_EVENT_UNSIGNED("x", 3) };
-	struct user_event_type bs = { "test.badsize", KprofEventKindInstant, bad_size, 1, 0, 0 };
-	expect_refused(&bs, USER_EVENT_EFIELD, "size is wrong");
-	static const struct user_event_field big_string[] = { USER_EVENT_STRING("s", KPROF_EVENT_MAX_STRING + 1) };
-	struct user_event_type bg = { "test.bigstring", KprofEventKindInstant, big_string, 1, 0, 0 };
-	expect_refused(&bg, USER_EVENT_EFIELD, "size is wrong");
+	/* A field: its name, unique, its type and its size by sort. */
+	static const struct user_event_field long_field[] = { USER_EVENT_UNSIGNED("Ok", 4),
+							      USER_EVENT_UNSIGNED("a_field_name_of_24_chars", 4) };
+	struct user_event_type lf = { "test.longfield", KprofEventKindInstant, long_field, 2, 0, 0 };
+	expect_refused(&lf, USER_EVENT_EFIELD, "refused: field 2's name \"a_field_name_of_24_chars\" is too long; "
+		       "accepted: 1..23 (KPROF_EVENT_FIELD_NAME - 1) of letters, digits and '_', not a digit first\n");
+	static const struct user_event_field digit_field[] = { USER_EVENT_UNSIGNED("1st", 4) };
+	struct user_event_type df = { "test.digitfield", KprofEventKindInstant, digit_field, 1, 0, 0 };
+	expect_refused(&df, USER_EVENT_EFIELD, "refused: field 1's name \"1st\" starts with a digit; accepted: 1..23");
 	static const struct user_event_field dup[] = { USER_EVENT_UNSIGNED("x", 4), USER_EVENT_SIGNED("x", 4) };
 	struct user_event_type dp = { "test.dup", KprofEventKindInstant, dup, 2, 0, 0 };
-	expect_refused(&dp, USER_EVENT_EFIELD, "refused");
+	expect_refused(&dp, USER_EVENT_EFIELD, "refused: fields 1 and 2 are both named \"x\"; accepted: names unique in "
+		       "the type\n");
+	static const struct user_event_field bad_type[] = { { "Odd", (enum kprof_event_field_type)9, 4, NULL, 0 } };
+	struct user_event_type bt = { "test.badtype", KprofEventKindInstant, bad_type, 1, 0, 0 };
+	expect_refused(&bt, USER_EVENT_EFIELD, "refused: field \"Odd\" has type 9; accepted: KprofFieldUnsigned, Signed, "
+		       "Pointer, String, Enum (0..4)\n");
+	static const char *const two[] = { "a", "b" };
+	struct { struct user_event_field f; const char *says; } sizes[] = {
+		{ USER_EVENT_UNSIGNED("Bytes", 3), "field \"Bytes\" (an unsigned integer) is 3 bytes; accepted: 1, 2, 4 or 8\n" },
+		{ USER_EVENT_SIGNED("Delta", 16), "field \"Delta\" (a signed integer) is 16 bytes; accepted: 1, 2, 4 or 8\n" },
+		{ { "Where", KprofFieldPointer, 4, NULL, 0 }, "field \"Where\" (a pointer) is 4 bytes; accepted: 8\n" },
+		{ USER_EVENT_STRING("Who", 200), "field \"Who\" (a string) is 200 bytes; accepted: 1..128 "
+						 "(KPROF_EVENT_MAX_STRING)\n" },
+		{ USER_EVENT_STRING("Empty", 0), "field \"Empty\" (a string) is 0 bytes; accepted: 1..128" },
+		{ USER_EVENT_ENUM("Mode", 8, two), "field \"Mode\" (an enumeration) is 8 bytes; accepted: 1, 2 or 4\n" },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct user_event_type t = { "test.size", KprofEventKindInstant, &sizes[i].f, 1, 0, 0 };
+		expect_refused(&t, USER_EVENT_EFIELD, sizes[i].says);
+	}
+	static const struct user_event_field s128[] = { USER_EVENT_STRING("Who", KPROF_EVENT_MAX_STRING) };
+	static struct user_event_type room128 = { "test.room128", KprofEventKindInstant, s128, 1, 0, 0 };
+	assert_int_equal(user_event_declare(&room128), 0);
 
+	/* An enumeration's value names, and their number in a type. */
 	static const char *const long_value[] = { "ok", "sixteen_chars_xx" };
 	static const struct user_event_field lv[] = { USER_EVENT_ENUM("m", 1, long_value) };
 	struct user_event_type lvt = { "test.longvalue", KprofEventKindInstant, lv, 1, 0, 0 };
-	expect_refused(&lvt, USER_EVENT_EVALUES, "value names");
+	expect_refused(&lvt, USER_EVENT_EVALUES, "refused: field \"m\"'s value name 1 is too long; accepted: 1..15 "
+		       "(KPROF_EVENT_VALUE_NAME - 1) printable ASCII characters, not '\"' or '\\'\n");
+	static const char *const quoted[] = { "a\"b" };
+	static const struct user_event_field qv[] = { USER_EVENT_ENUM("m", 1, quoted) };
+	struct user_event_type qvt = { "test.quoted", KprofEventKindInstant, qv, 1, 0, 0 };
+	expect_refused(&qvt, USER_EVENT_EVALUES, "refused: field \"m\"'s value name 0 holds a character not allowed;");
 	static const struct user_event_field none[] = { { "m", KprofFieldEnum, 1, NULL, 0 } };
 	struct user_event_type nv = { "test.novalues", KprofEventKindInstant, none, 1, 0, 0 };
-	expect_refused(&nv, USER_EVENT_EVALUES, "value names");
+	expect_refused(&nv, USER_EVENT_EVALUES, "refused: field \"m\" (an enumeration) has no value names; accepted: at "
+		       "least one\n");
+	static const char *values33[33];
+	static char value_names[33][16];
+	for (int i = 0; i < 33; i++) {
+		snprintf(value_names[i], sizeof(value_names[i]), "v%d", i);
+		values33[i] = value_names[i];
+	}
+	static const struct user_event_field e65[] = { { "A", KprofFieldEnum, 1, values33, 33 },
+						       { "B", KprofFieldEnum, 1, values33, 32 } };
+	struct user_event_type too_many_values = { "test.values", KprofEventKindInstant, e65, 2, 0, 0 };
+	expect_refused(&too_many_values, USER_EVENT_EVALUES, "type \"test.values\" refused: its enumerations have 65 "
+		       "value names; accepted: at most 64 (KPROF_EVENT_MAX_VALUES) in a type\n");
+	static const struct user_event_field e64[] = { { "A", KprofFieldEnum, 1, values33, 32 },
+						       { "B", KprofFieldEnum, 1, values33, 32 } };
+	static struct user_event_type values64 = { "test.values64", KprofEventKindInstant, e64, 2, 0, 0 };
+	assert_int_equal(user_event_declare(&values64), 0);
 
+	/* The values' bytes. */
 	static struct user_event_field strings[KPROF_EVENT_MAX_FIELDS];
 	for (int i = 0; i < KPROF_EVENT_MAX_FIELDS; i++)
 		strings[i] = (struct user_event_field){ names[i], KprofFieldString, KPROF_EVENT_MAX_STRING, NULL, 0 };
 	struct user_event_type huge = { "test.huge", KprofEventKindInstant, strings, 9, 0, 0 }; /* 1152 bytes */
-	expect_refused(&huge, USER_EVENT_ESIZE, "more than 1024 bytes");
-	struct user_event_type just = { "test.just", KprofEventKindInstant, strings, 8, 0, 0 }; /* 1024 */
+	expect_refused(&huge, USER_EVENT_ESIZE, "type \"test.huge\" refused: its fields take 1152 bytes; accepted: at "
+		       "most 1024 (KPROF_EVENT_MAX_DATA)\n");
+	static struct user_event_type just = { "test.just", KprofEventKindInstant, strings, 8, 0, 0 }; /* 1024 */
 	assert_int_equal(user_event_declare(&just), 0);
 }
 
@@ -475,7 +541,8 @@ static void test_table_full(void **state)
 	}
 	assert_int_equal(last, KPROF_EVENT_MAX_TYPES);
 	assert_true(declared < KPROF_EVENT_MAX_TYPES + 1);
-	assert_non_null(strstr(shadow_console, "255 types are declared already"));
+	assert_non_null(strstr(shadow_console, "refused: 255 types are declared already; accepted: at most 255 "
+					      "(KPROF_EVENT_MAX_TYPES) in a run\n"));
 }
 
 int main(void)

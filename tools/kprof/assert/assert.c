@@ -84,6 +84,7 @@ int kp_cmd_assert(int argc, char **argv)
 	bool force = false, quiet = false;
 	size_t nrules, nlogs, counts[3] = { 0 };
 	struct kp_rule *rules;
+	bool unread = false; /* a log (or its kernel) could not be read: status 3 */
 	int c, rc;
 
 	opterr = 0;
@@ -108,10 +109,11 @@ int kp_cmd_assert(int argc, char **argv)
 		logs[i].path = argv[optind + 1 + i];
 		assert_log(&logs[i], rules, nrules, kernel, force);
 		print_log(&logs[i], argv[optind], rules, nrules, nlogs > 1);
+		unread |= !logs[i].loaded;
 		for (size_t k = 0; k < nrules; k++)
 			counts[logs[i].outcomes[k].verdict]++;
 	}
-	rc = counts[KP_ERROR] ? 2 : counts[KP_FAIL] ? 1 : 0;
+	rc = unread ? 3 : counts[KP_ERROR] ? 2 : counts[KP_FAIL] ? 1 : 0;
 	fflush(stdout); /* the lines before the count, on a terminal too */
 	if (!quiet) {
 		fprintf(stderr, "kprof assert: %zu rule%s on %zu log%s: %zu passed, %zu failed, %zu could not be evaluated",
