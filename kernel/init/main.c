@@ -230,7 +230,8 @@ void kernel_main(const struct bootinfo *bi)
 	ke_profile_trace_start();
 
 	selftest_run(workload_config->selftest);
-	enum kprof_exit_status status = scenario_run(workload_config->scenario);
+	enum kprof_exit_status status = selftest_after(workload_config->selftest,
+						       scenario_run(workload_config->scenario));
 	ke_profile_trace_stop();
 	trace_smi_count_stop();
 	trace_finish(status);

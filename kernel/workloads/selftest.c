@@ -54,6 +54,7 @@ void selftest_run(enum kprof_selftest which)
 {
 	switch (which) {
 	case SELFTEST_NONE:
+	case SELFTEST_CHECK:
 	case SELFTEST_COUNT:
 		return;
 	case SELFTEST_FAULT:
@@ -79,4 +80,12 @@ void selftest_run(enum kprof_selftest which)
 	}
 	/* Every case above must have ended the run. */
 	ke_bug_check_ex(KPROF_ASSERTION_FAILED, which, 0, 0, 0, "selftest %u returned", which);
+}
+
+enum kprof_exit_status selftest_after(enum kprof_selftest which, enum kprof_exit_status status)
+{
+	if (which != SELFTEST_CHECK || status != KPROF_EXIT_SUCCESS)
+		return status;
+	kprintf("selftest: check failed on request (selftest=check): the run ends with a failed check\n");
+	return KPROF_EXIT_FAILURE;
 }

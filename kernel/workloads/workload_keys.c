@@ -41,6 +41,7 @@ static const char *const selftest_names[SELFTEST_COUNT + 1] = {
 	[SELFTEST_PANIC] = "panic",
 	[SELFTEST_STACK] = "stack",
 	[SELFTEST_IRQL] = "irql",
+	[SELFTEST_CHECK] = "check",
 };
 
 #define FIELD(f) .offset = offsetof(struct workload_config, f)
