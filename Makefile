@@ -15,6 +15,8 @@
 # (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
+# STALL=S stops make run after S seconds with nothing on the serial port (default 0: 120 s,
+# 5 s more a CPU beyond 8), TIMEOUT=S after S seconds in all (default 0: no cap; docs/running.md),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
 # IMAGE_TABLE=gpt|mbr its partition table (default gpt; mbr as shops sell sticks).
@@ -36,6 +38,8 @@ ACCEL    ?= tcg
 MACHINE  ?= q35
 CPU      ?=
 MEM      ?=
+STALL    ?= 0
+TIMEOUT  ?= 0
 PYTHON   ?= /usr/bin/python3
 LOCK_CHECKS ?= 1
 ASSERTS  ?= 1
@@ -224,6 +228,7 @@ run:
 	@$(MAKE) --no-print-directory all image
 	@$(PYTHON) tools/qemu.py run --boot '$(BOOT)' --cpus '$(CPUS)' --cmdline '$(CMDLINE)' \
 		--accel '$(ACCEL)' --machine '$(MACHINE)' --cpu '$(CPU)' --mem '$(MEM)' \
+		--stall '$(STALL)' --timeout '$(TIMEOUT)' \
 		--kernel $(KERNEL) --image $(IMAGE) --out $(RUN_OUT) --kprof $(KPROF_TOOL) --scenario '$(SCENARIO)' \
 		--usb-hc '$(USB_HC)' --usb-hub '$(USB_HUB)'
 
