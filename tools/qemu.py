@@ -823,7 +823,7 @@ def main():
 
 # make run's line of trace received: every MiB, or this often when less
 # comes (a slow link, e.g. under KVM, where each serial byte is a VM exit).
-PROGRESS_S = 30
+PROGRESS_S, PAUSE_S = 30, 5
 
 
 def run_into(opts):
@@ -846,22 +846,32 @@ def run_into(opts):
         where, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
-    shown = [0, 0.0]  # trace bytes at the last progress line, and since when they count
+    # The trace bytes and the time the rate counts from, when frames last
+    # came, and whether the terminal is at the start of a line.
+    rate = {"bytes": 0, "since": 0.0, "last": 0.0, "bol": True}
 
     def echo(data):
         # The terminal gets plain text; serial.log keeps every byte.  The
         # trace frames are counted instead, with a line every MiB, or
-        # every PROGRESS_S on a slow link, at the rate since the last.
+        # every PROGRESS_S on a slow link, at the rate since the last one
+        # (counted from the first frame after a pause of PAUSE_S: the
+        # kernel's dump starts after the workload, not at the run header).
         before = frames.frame_bytes
-        sys.stdout.buffer.write(frames.feed(data))
+        text = frames.feed(data)
+        sys.stdout.buffer.write(text)
+        if text:
+            rate["bol"] = text.endswith(b"\n")
         now = time.monotonic()
-        if before == shown[0]:  # no frame since the last line: the rate counts from here
-            shown[1] = now
-        got = frames.frame_bytes - shown[0]
-        if got >= 1 << 20 or (got and now - shown[1] >= PROGRESS_S):
-            sys.stdout.buffer.write(b"kprof: receiving the trace: %d KiB, %.1f KiB/s\n" % (
-                frames.frame_bytes >> 10, got / 1024.0 / max(now - shown[1], 1e-3)))
-            shown[0], shown[1] = frames.frame_bytes, now
+        if frames.frame_bytes != before:
+            if now - rate["last"] > PAUSE_S:
+                rate["bytes"], rate["since"] = before, now
+            rate["last"] = now
+        got = frames.frame_bytes - rate["bytes"]
+        if got >= 1 << 20 or (got >= 64 << 10 and now - rate["since"] >= PROGRESS_S):
+            sys.stdout.buffer.write(b"%skprof: receiving the trace: %d KiB, %.1f KiB/s\n" % (
+                b"" if rate["bol"] else b"\n", frames.frame_bytes >> 10,
+                got / 1024.0 / max(now - rate["since"], 1e-3)))
+            rate["bytes"], rate["since"], rate["bol"] = frames.frame_bytes, now, True
         sys.stdout.buffer.flush()
 
     if opts.boot == "usb":

@@ -98,9 +98,8 @@ class Watchdog:
             parts.append("no console line")
         if self.frame is not None:
             kind, cpu, seq = self.frame
-            who = "no CPU" if cpu == 0xFFFF else "CPU %d" % cpu
-            parts.append("the last trace frame, %.0f s ago: %s of %s, sequence %d" % (
-                now - self.frame_at, FRAME_TYPES.get(kind, "type %d" % kind), who, seq))
+            what = FRAME_TYPES.get(kind, "type %d" % kind) + ("" if cpu == 0xFFFF else " of CPU %d" % cpu)
+            parts.append("the last trace frame, %.0f s ago: %s, sequence %d" % (now - self.frame_at, what, seq))
         else:
             parts.append("no trace frame")
         parts.append("%d bytes received in %.0f s, %d of them in trace frames" % (
