@@ -21,9 +21,10 @@
 void workload_phase(uint32_t index, const char *name, bool end);
 
 /* A phase that takes more than this many times its asked length says so
- * at its end, and why (phase.c): under TCG on a busy 2-core host phases
- * took up to 2.3 times their length, under KVM with software paging 6 to
- * 25 times. */
+ * at its end, and why (phase.c).  Measured: make run's mix on 2 CPUs
+ * under TCG on a 2-core host, 1.0 to 1.35 times; with 64 CPUs there,
+ * locks and profile 1.7 to 2.3 times (resources 11 to 16, sched up to
+ * 229: slow indeed); under this host's KVM (software paging) 6 to 84. */
 #define PHASE_SLOW_RATIO 3
 
 /* The workload running in the open phases was asked to run `ms`
