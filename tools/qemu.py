@@ -62,6 +62,7 @@ EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
 
 BANNER_RE = re.compile(rb"^kprof \S+ \(build ", re.M)
+BANNER_TAIL = 256  # bytes kept from earlier reads to find a banner cut between reads
 ANSI_RE = re.compile(rb"\x1b\[[0-9;?=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>c]")
 
 OVMF_CANDIDATES = [
@@ -422,7 +423,7 @@ def run_once(opts, accel, echo=None):
                                   getattr(opts, "timeout", 0) or 0, FrameFilter(), start)
         fd = proc.stdout.fileno()
         os.set_blocking(fd, False)
-        stalled, stop_line = False, ""
+        stalled, stop_line, tail = False, "", b""
         on_output = getattr(opts, "on_output", None)
         monitor = Monitor(os.path.join(workdir, "monitor.sock")) if on_output else None
         while True:
@@ -442,8 +443,13 @@ def run_once(opts, accel, echo=None):
                     break
                 watch.feed(data)
                 chunks.append(data)
-                if res.banner_s is None and BANNER_RE.search(b"".join(chunks[-8:])):
-                    res.banner_s = time.monotonic() - start
+                if res.banner_s is None:
+                    # This read with the end of those before: the banner may
+                    # come a byte a read, in more pieces than any fixed count.
+                    tail += data
+                    if BANNER_RE.search(tail):
+                        res.banner_s = time.monotonic() - start
+                    tail = tail[-BANNER_TAIL:]
                 if echo:
                     echo(data)
                 if on_output:  # a boot test acting mid-run, e.g. device_del

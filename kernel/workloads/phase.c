@@ -96,14 +96,13 @@ static void say_slow(uint32_t index, const char *name, const struct phase *p, ui
 	clock_late(&count, &cycles);
 	if (!irq_median)
 		irq_median = measure_interrupt_round_trip(IRQ_ROUNDS).median;
-	uint64_t late_ms = ke_tsc_to_us(cycles - p->late_cycles) / 1000, cpu_ms = took_ms * ke_number_processors;
 	kprintf("phase: [%u] %s was asked for %llu ms and took %llu ms (%llu.%llux, more than %ux); this machine: "
-		"%llu clock interrupts came late on %u CPUs, %llu ms late in all (%llu%% of the CPUs' time: they did "
-		"not run, or ran with interrupts masked); an empty interrupt round trip takes %llu cycles (%llu us)\n",
+		"%llu clock interrupts came late on %u CPUs, %llu ms late in all (the CPUs did not run, or ran with "
+		"interrupts masked); an empty interrupt round trip takes %llu cycles (%llu us)\n",
 		index, name, (unsigned long long)p->asked_ms, (unsigned long long)took_ms,
 		(unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10), PHASE_SLOW_RATIO,
-		(unsigned long long)(count - p->late_count), ke_number_processors, (unsigned long long)late_ms,
-		(unsigned long long)(cpu_ms ? late_ms * 100 / cpu_ms : 0), (unsigned long long)irq_median,
+		(unsigned long long)(count - p->late_count), ke_number_processors,
+		(unsigned long long)(ke_tsc_to_us(cycles - p->late_cycles) / 1000), (unsigned long long)irq_median,
 		(unsigned long long)ke_tsc_to_us(irq_median));
 	parts[0] = '\0';
 	for (uint32_t i = 0; i < p->nparts && n >= 0 && (size_t)n < sizeof(parts); i++) {

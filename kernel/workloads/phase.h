@@ -23,8 +23,9 @@ void workload_phase(uint32_t index, const char *name, bool end);
 /* A phase that takes more than this many times its asked length says so
  * at its end, and why (phase.c).  Measured: make run's mix on 2 CPUs
  * under TCG on a 2-core host, 1.0 to 1.35 times; with 64 CPUs there,
- * locks and profile 1.7 to 2.3 times (resources 11 to 16, sched up to
- * 229: slow indeed); under this host's KVM (software paging) 6 to 84. */
+ * profile 1.7 to 2.3 times, locks 2.1 to 6.9 (resources 11 to 34, sched
+ * 109 to 229: slow indeed); under this host's KVM (software paging) 6 to
+ * 84. */
 #define PHASE_SLOW_RATIO 3
 
 /* The workload running in the open phases was asked to run `ms`

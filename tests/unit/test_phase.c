@@ -75,9 +75,9 @@ static void test_slow_phase_says_why(void **state)
 	assert_non_null(strstr(shadow_console, "phase: [2] locks starts\nphase: [2] locks ends after "));
 	assert_non_null(strstr(shadow_console, "phase: [2] locks was asked for 1 ms and took "));
 	assert_non_null(strstr(shadow_console, "x, more than 3x); this machine: 5 clock interrupts came late on 2 CPUs, "
-					       "7000 ms late in all ("));
-	assert_non_null(strstr(shadow_console, "% of the CPUs' time: they did not run, or ran with interrupts masked); "
-					       "an empty interrupt round trip takes 4107400 cycles (4107400000 us)\n"));
+					       "7000 ms late in all (the CPUs did not run, or ran with interrupts "
+					       "masked); an empty interrupt round trip takes 4107400 cycles "
+					       "(4107400000 us)\n"));
 	assert_non_null(strstr(shadow_console, "phase: [2] locks ran rounds whose number does not follow its length: "
 					       "1000 thread switch round trips in 14000 ms (14000 us each)\n"));
 	assert_int_equal(measured, 1);
