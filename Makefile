@@ -16,8 +16,10 @@
 # WORKLOADS="DIR ..." builds the workloads in those folders into the kernel
 # (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
-# OUT=DIR (make run's folder), TIMEOUT=S (seconds before a run is stopped),
+# OUT=DIR (make run's folder),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
+# STALL=S stops make run after S seconds with nothing on the serial port (default 0: 120 s,
+# 5 s more a CPU beyond 8), TIMEOUT=S after S seconds in all (default 0: no cap; docs/running.md),
 # BOOT=usb: USB_HC=qemu-xhci|nec-usb-xhci|usb-ehci (default qemu-xhci), USB_HUB=1 puts the stick
 # behind a USB hub (default 0); TRACE_FILE_MB=N sizes \kprof\trace.bin (make image, default 256),
 # IMAGE_TABLE=gpt|mbr its partition table (default gpt; mbr as shops sell sticks).
@@ -39,6 +41,8 @@ ACCEL    ?= tcg
 MACHINE  ?= q35
 CPU      ?=
 MEM      ?=
+STALL    ?= 0
+TIMEOUT  ?= 0
 PYTHON   ?= /usr/bin/python3
 LOCK_CHECKS ?= 1
 ASSERTS  ?= 1
@@ -226,13 +230,11 @@ deps:
 
 # REPEAT=N: N runs of the configuration into build/runs/$(RUNS)/1..N (RUNS:
 # the scenario unless given), for `kprof compare`.  OUT: the run's folder
-# (default $(BUILD)/run, or that set's).  TIMEOUT: seconds before the run
-# is stopped (default: tools/qemu.py's, from CPUS).  USB_WRITE_ERROR=
+# (default $(BUILD)/run, or that set's).  STALL, TIMEOUT: above.  USB_WRITE_ERROR=
 # SECTOR[,always]: BOOT=usb, the stick's writes over that disk sector fail.
 REPEAT ?=
 RUNS   ?= $(SCENARIO)
 OUT    ?=
-TIMEOUT ?=
 USB_WRITE_ERROR ?=
 
 # `make run` is tools/kprof-run (the command CI calls: it builds, runs,
@@ -244,7 +246,7 @@ run:
 
 # What tools/kprof-run reads: every variable a run takes (`var`), then the
 # files it uses (`path`).  $(info) prints values as they are, quotes too.
-RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT TIMEOUT ACCEL MACHINE CPU MEM \
+RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT STALL TIMEOUT ACCEL MACHINE CPU MEM \
 	USB_HC USB_HUB USB_WRITE_ERROR TRACE_FILE_MB IMAGE_TABLE LOCK_CHECKS ASSERTS V
 .PHONY: run-vars
 run-vars:

@@ -27,7 +27,9 @@ an earlier run's files beside this one's.
 
 The kernel ends a run through isa-debug-exit (include/kprof/exit_status.h);
 QEMU then exits with (status << 1) | 1.  Anything else is a failure: a
-timeout, QEMU's own exit 0 (a reset or triple fault under -no-reboot), or a
+time-out (exit 124: nothing on the serial port for --stall seconds, or
+the --timeout cap reached; tools/runwatch.py, whose line says what came
+last), QEMU's own exit 0 (a reset or triple fault under -no-reboot), or a
 QEMU error.
 """
 
@@ -44,6 +46,7 @@ import tempfile
 import time
 import zlib
 
+import runwatch
 import stickimage
 
 # include/kprof/exit_status.h, as QEMU reports them.
@@ -61,6 +64,7 @@ EXIT_TIMEOUT = 124
 EXIT_OTHER = 125
 
 BANNER_RE = re.compile(rb"^kprof \S+ \(build ", re.M)
+BANNER_TAIL = 256  # bytes kept from earlier reads to find a banner cut between reads
 ANSI_RE = re.compile(rb"\x1b\[[0-9;?=]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>c]")
 
 OVMF_CANDIDATES = [
@@ -348,6 +352,8 @@ class FrameFilter:
         self.pending = b""    # bytes that may start a frame
         self.skip = 0         # payload bytes of the current frame still to come
         self.frame_bytes = 0
+        self.frames_seen = 0  # whole frame headers seen
+        self.last_frame = None  # (type, cpu, seq) of the last one
 
     def feed(self, data):
         out = []
@@ -382,6 +388,9 @@ class FrameFilter:
                 pos = at + 1
                 continue
             self.frame_bytes += 24
+            self.frames_seen += 1
+            self.last_frame = (data[at + 5], struct.unpack_from("<H", data, at + 6)[0],
+                               struct.unpack_from("<I", data, at + 8)[0])
             self.skip = length
             pos = at + 24
         return ANSI_RE.sub(b"", b"".join(out)).replace(b"\r", b"")
@@ -418,32 +427,37 @@ def run_once(opts, accel, echo=None):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
         chunks = []
-        deadline = start + opts.timeout
+        watch = runwatch.Watchdog(getattr(opts, "stall", 0) or default_stall(opts.cpus),
+                                  getattr(opts, "timeout", 0) or 0, FrameFilter(), start)
         fd = proc.stdout.fileno()
         os.set_blocking(fd, False)
-        timed_out = stalled = False
-        last_output = start
+        stalled, stop_line, tail = False, "", b""
         on_output = getattr(opts, "on_output", None)
         monitor = Monitor(os.path.join(workdir, "monitor.sock")) if on_output else None
         while True:
             now = time.monotonic()
-            if now >= deadline:
-                timed_out = True
+            if watch.expired(now):
+                stop_line = watch.describe(now)
                 proc.kill()
                 break
-            if accel == "kvm" and res.banner_s is None and now - last_output > KVM_STALL_S:
+            if accel == "kvm" and res.banner_s is None and now - watch.last_byte > KVM_STALL_S:
                 stalled = True
                 proc.kill()
                 break
-            ready, _, _ = select.select([fd], [], [], min(0.2, deadline - now))
+            ready, _, _ = select.select([fd], [], [], min(0.2, watch.wait_s(now)))
             if ready:
                 data = os.read(fd, 65536)
                 if not data:
                     break
-                last_output = time.monotonic()
+                watch.feed(data)
                 chunks.append(data)
-                if res.banner_s is None and BANNER_RE.search(b"".join(chunks[-8:])):
-                    res.banner_s = time.monotonic() - start
+                if res.banner_s is None:
+                    # This read with the end of those before: the banner may
+                    # come a byte a read, in more pieces than any fixed count.
+                    tail += data
+                    if BANNER_RE.search(tail):
+                        res.banner_s = time.monotonic() - start
+                    tail = tail[-BANNER_TAIL:]
                 if echo:
                     echo(data)
                 if on_output:  # a boot test acting mid-run, e.g. device_del
@@ -473,9 +487,9 @@ def run_once(opts, accel, echo=None):
             res.status = EXIT_TIMEOUT
             res.outcome = "no output for %d s under KVM before the kernel started" % KVM_STALL_S
             return res
-        if timed_out:
+        if watch.stopped:
             res.status = EXIT_TIMEOUT
-            res.outcome = "timeout after %d s (the kernel never ended the run)" % opts.timeout
+            res.outcome = stop_line
             return res
         res.qemu_status = proc.returncode
         if proc.returncode in EXIT_STATUSES:
@@ -527,6 +541,16 @@ def positive_int(text):
     return v
 
 
+def nonnegative_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError("%s: expected a whole number of seconds, 0 or more" % text)
+    return v
+
+
 def parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=["run"])
@@ -542,7 +566,12 @@ def parser():
     p.add_argument("--kernel", default="build/kernel.elf")
     p.add_argument("--image", default="build/kprof.img")
     p.add_argument("--out", default="build/run")
-    p.add_argument("--timeout", type=int, default=0, help="seconds; 0: default_timeout(--cpus)")
+    p.add_argument("--stall", type=nonnegative_int, default=0,
+                   help="seconds with nothing on the serial port (no console text, no trace frame byte) after "
+                        "which the run is stopped; 0: default_stall(--cpus), 120 s up to 8 CPUs, 400 s for 64")
+    p.add_argument("--timeout", type=nonnegative_int, default=0,
+                   help="seconds in all after which the run is stopped even while output still comes (a hard "
+                        "cap); 0 (the default): none, the run ends when the kernel ends it or stalls")
     p.add_argument("--kprof", default="", help="the host tool: decode the trace in the log after the run")
     p.add_argument("--usb-hc", default="qemu-xhci", help="BOOT=usb: the xHCI controller, %s" % " or ".join(USB_HCS))
     p.add_argument("--usb-hub", default="0", help="BOOT=usb: 1 puts the stick behind a usb-hub")
@@ -585,17 +614,22 @@ def default_mem(cpus):
     return "%dM" % min(mb, MEM_MAX_MB)
 
 
-# How long make run waits for the kernel to end the run.  Under TCG a CPU
-# over the host's is emulated in turn, so beyond 8 the workloads and the
-# serial port take longer with every CPU: CPUS=64 with the mix took 210 to
-# 245 s on a 2-core host (about 90 s in the sched workload, 110 to 130 s
-# sending 24 to 29 MiB of trace over the emulated port).
-TIMEOUT_BASE_S, TIMEOUT_PER_CPU_S, TIMEOUT_FREE_CPUS = 120, 4, 8
+# How long a run may send nothing at all before it is stopped (the
+# progress watchdog of tools/runwatch.py: any byte on the serial port,
+# console text or trace frame, is progress).  The longest silences of a
+# run that ends well are its workload phases, which print nothing while
+# they run in dump mode: under KVM here (docs/running.md) phases of 1 s
+# took up to 24.7 s on 2 CPUs; under TCG a CPU over the host's is
+# emulated in turn, and with 64 CPUs the sched phase took 180 to 229 s
+# (3.6 s a CPU).  So 120 s up to 8 CPUs (five times the KVM phase) and
+# 5 s more a CPU beyond, 400 s for 64 (1.75 times the sched phase).  A
+# hang costs that long; a slow run that keeps sending is never cut.
+STALL_BASE_S, STALL_PER_CPU_S, STALL_FREE_CPUS = 120, 5, 8
 
 
-def default_timeout(cpus):
-    """120 s up to 8 CPUs, then 4 s more a CPU: 344 s for 64."""
-    return TIMEOUT_BASE_S + TIMEOUT_PER_CPU_S * max(0, cpus - TIMEOUT_FREE_CPUS)
+def default_stall(cpus):
+    """120 s up to 8 CPUs, then 5 s more a CPU: 400 s for 64."""
+    return STALL_BASE_S + STALL_PER_CPU_S * max(0, cpus - STALL_FREE_CPUS)
 
 
 def run_cmdline(cmdline, scenario):
@@ -801,6 +835,11 @@ def main(argv=None):
     return status
 
 
+# make run's line of trace received: every MiB, or this often when less
+# comes (a slow link, e.g. under KVM, where each serial byte is a VM exit).
+PROGRESS_S, PAUSE_S = 30, 5
+
+
 def run_into(opts):
     """One run into opts.out, emptied first."""
     try:
@@ -812,8 +851,8 @@ def run_into(opts):
     opts.cmdline = run_cmdline(opts.cmdline, opts.scenario)
     if not opts.mem:
         opts.mem = default_mem(opts.cpus)
-    if not opts.timeout:
-        opts.timeout = default_timeout(opts.cpus)
+    if not opts.stall:
+        opts.stall = default_stall(opts.cpus)
     where = opts.boot
     if opts.boot == "usb":
         where = "usb (a stick on %s%s)" % (opts.usb_hc, ", behind a hub" if opts.usb_hub == "1" else "")
@@ -821,15 +860,32 @@ def run_into(opts):
         where, opts.cpus, "" if opts.cpus == 1 else "s", opts.mem, opts.accel, opts.cmdline or "(none)"),
         flush=True)
     frames = FrameFilter()
-    shown = [0]  # trace bytes at the last progress line
+    # The trace bytes and the time the rate counts from, when frames last
+    # came, and whether the terminal is at the start of a line.
+    rate = {"bytes": 0, "since": 0.0, "last": 0.0, "bol": True}
 
     def echo(data):
         # The terminal gets plain text; serial.log keeps every byte.  The
-        # trace frames are counted instead, with a line every MiB.
-        sys.stdout.buffer.write(frames.feed(data))
-        if frames.frame_bytes - shown[0] >= 1 << 20:
-            shown[0] = frames.frame_bytes
-            sys.stdout.buffer.write(b"kprof: receiving the trace: %d KiB\n" % (frames.frame_bytes >> 10))
+        # trace frames are counted instead, with a line every MiB, or
+        # every PROGRESS_S on a slow link, at the rate since the last one
+        # (counted from the first frame after a pause of PAUSE_S: the
+        # kernel's dump starts after the workload, not at the run header).
+        before = frames.frame_bytes
+        text = frames.feed(data)
+        sys.stdout.buffer.write(text)
+        if text:
+            rate["bol"] = text.endswith(b"\n")
+        now = time.monotonic()
+        if frames.frame_bytes != before:
+            if now - rate["last"] > PAUSE_S:
+                rate["bytes"], rate["since"] = before, now
+            rate["last"] = now
+        got = frames.frame_bytes - rate["bytes"]
+        if got >= 1 << 20 or (got >= 64 << 10 and now - rate["since"] >= PROGRESS_S):
+            sys.stdout.buffer.write(b"%skprof: receiving the trace: %d KiB, %.1f KiB/s\n" % (
+                b"" if rate["bol"] else b"\n", frames.frame_bytes >> 10,
+                got / 1024.0 / max(now - rate["since"], 1e-3)))
+            rate["bytes"], rate["since"], rate["bol"] = frames.frame_bytes, now, True
         sys.stdout.buffer.flush()
 
     if opts.boot == "usb":

@@ -18,6 +18,14 @@
  * line: "trace: output N ms after the workload ended: serial 2.6 MB in
  * 1200 ms (2.2 MB/s), USB stick ..." (make bench reads it).
  *
+ * A dump that takes long says so as it goes: every DUMP_PROGRESS_S
+ * seconds one line with the records' bytes sent of those held when the
+ * dump began, the rate so far and the time the rest will take at it
+ * (trace_out_dump_begin, trace_out_dump_sent).  The bytes are the
+ * records' as they sit in the buffers, not the link's (chunks are
+ * compressed), so the time left holds whatever the compression does.
+ * The line goes between frames, as all console text does.
+ *
  * Context: see out.h (probe time on the boot CPU; then the one trace
  * sender of the moment).  No locks.
  */
@@ -39,6 +47,7 @@
 #define OUT_SINKS 2
 #define END_FRAME_MAX (KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_cpu_end))
 #define STICK_MIN_BYTES (64u * 1024) /* a file smaller than this beyond the end frames is refused */
+#define DUMP_PROGRESS_S 10            /* a line this often while a dump goes on */
 
 static struct {
 	const struct bootinfo_stick *stick; /* the kernel's bootinfo copy     */
@@ -53,6 +62,10 @@ static struct {
 	uint64_t end_tsc;                   /* the workload ended; 0: not yet */
 	uint32_t carried;                   /* bytes serial took over from it */
 	uint32_t ends_len;                  /* bytes in ends[]                */
+	uint64_t dump_total;                /* record bytes held at the dump's
+					     * start; 0: no dump under way    */
+	uint64_t dump_done;                 /* ... of them sent               */
+	uint64_t dump_start, dump_said;     /* TSC: its start, the last line  */
 	/* The end frames sent so far, as serial has them: if the stick stops
 	 * after taking them, serial carries them (the stick's are its own). */
 	uint8_t ends[(KPROF_MAX_CPUS + 1) * END_FRAME_MAX];
@@ -143,6 +156,44 @@ int64_t trace_out_since_end_ms(void)
 	return out.end_tsc ? (int64_t)cycles_to_ms(arch_rdtsc() - out.end_tsc) : -1;
 }
 
+int trace_out_progress_format(char *buf, size_t size, uint64_t done, uint64_t total, uint64_t ms)
+{
+	char sent[32], all[32], rate[32];
+	uint64_t per_s = ms ? mul_div_u64(done, 1000, ms) : 0;
+
+	size_format(sent, sizeof(sent), done, SIZE_MB | SIZE_SMALL_K);
+	size_format(all, sizeof(all), total, SIZE_MB | SIZE_SMALL_K);
+	size_format(rate, sizeof(rate), per_s, SIZE_MB | SIZE_SMALL_K);
+	if (!per_s)
+		return ksnprintf(buf, size, "trace: %s of the %s of records sent in %llu s", sent, all,
+				 (unsigned long long)(ms / 1000));
+	return ksnprintf(buf, size, "trace: %s of the %s of records sent in %llu s (%s/s), about %llu s left", sent,
+			 all, (unsigned long long)(ms / 1000), rate,
+			 (unsigned long long)((total > done ? total - done : 0) / per_s));
+}
+
+void trace_out_dump_begin(uint64_t bytes)
+{
+	out.dump_total = bytes;
+	out.dump_done = 0;
+	out.dump_start = out.dump_said = arch_rdtsc();
+}
+
+void trace_out_dump_sent(uint64_t bytes)
+{
+	char line[160];
+
+	if (!out.dump_total)
+		return;
+	out.dump_done += bytes;
+	uint64_t now = arch_rdtsc();
+	if (now - out.dump_said < ke_us_to_tsc(DUMP_PROGRESS_S * 1000000ull) || out.dump_done >= out.dump_total)
+		return;
+	out.dump_said = now;
+	trace_out_progress_format(line, sizeof(line), out.dump_done, out.dump_total, cycles_to_ms(now - out.dump_start));
+	kprintf("%s\n", line);
+}
+
 static void add_sink(struct trace_sink *s)
 {
 	if (out.nsinks < OUT_SINKS)
@@ -158,6 +209,7 @@ void trace_out_start(uint32_t ncpu)
 	out.serial = out.finished = out.stick_failed = out.split = false;
 	out.end_tsc = 0;
 	out.carried = out.ends_len = 0;
+	out.dump_total = 0;
 	out_serial_sink.bytes = out_serial_sink.cycles = 0;
 	if (out.sel == TRACE_OUT_USB || out.sel == TRACE_OUT_BOTH) {
 		stick = out.stick ? out_stick_open(out.stick, ncpu) : NULL;

@@ -30,6 +30,7 @@
 #define KPROF_TRACE_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
@@ -56,6 +57,18 @@ void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, u
 /* The workload has ended (trace_finish, before the dump or the last
  * buffers are sent): the end line's times count from here. */
 void trace_out_workload_ended(void);
+
+/* The dump (trace_finish, once the writers have stopped): `bytes` of
+ * records are held to be sent.  trace_out_dump_sent() after each chunk
+ * of them adds its bytes; every 10 s one console line says how far the
+ * dump is, how fast it goes and about how long the rest will take. */
+void trace_out_dump_begin(uint64_t bytes);
+void trace_out_dump_sent(uint64_t bytes);
+
+/* That line for `done` of `total` bytes sent in `ms` milliseconds, into
+ * buf (ksnprintf's truncation and return): "trace: 12.3 MB of the 40.1 MB
+ * of records sent in 30 s (0.4 MB/s), about 68 s left" (KB below 1 MB). */
+int trace_out_progress_format(char *buf, size_t size, uint64_t done, uint64_t total, uint64_t ms);
 
 /* After the run end frame: each sink writes what it holds and says on the
  * console what it kept (the stick: "trace: N records, X MB saved to ...

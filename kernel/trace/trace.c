@@ -155,6 +155,7 @@ static const uint8_t *encode_chunk(struct kprof_chunk_header *c, const uint8_t *
 static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t flags)
 {
 	uint32_t off = 0, records, next_records = 0;
+	uint32_t ring = flags & KPROF_CHUNK_FINAL ? v->used : 1u << tc->shift;
 	bool last;
 
 	/* Each chunk's records are walked once: the chunk after this one is
@@ -175,6 +176,10 @@ static void send_view(struct trace_cpu *tc, const struct trace_view *v, uint32_t
 			send_run_info();
 		send_frame(KPROF_FRAME_CHUNK, (uint16_t)tc->cpu, tc->frame_seq++, &c, sizeof(c), payload, len);
 		tc->sent++;
+		/* The dump's progress in ring bytes: the last chunk ends the view's
+		 * share of the ring (a full sub-buffer's unused tail included), as
+		 * trace_finish counted what is held. */
+		trace_out_dump_sent((last ? ring : end) - off);
 		off = end;
 		end = next;
 		records = next_records;
@@ -465,6 +470,13 @@ void trace_finish(enum kprof_exit_status status)
 		ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);
 		ke_wait_for_single_object(trace.logger, Executive, KernelMode, KE_WAIT_FOREVER);
 	}
+
+	/* What is left to send, for the dump's progress lines. */
+	uint64_t held = 0;
+	for (uint32_t i = 0; i < trace.ncpu; i++)
+		if (KiProcessorBlock[i]->TraceCpu)
+			held += tracebuf_held(KiProcessorBlock[i]->TraceCpu);
+	trace_out_dump_begin(held);
 
 	/* Writers already past the group check finish within microseconds:
 	 * wait for every CPU's reserved bytes to be committed, bounded. */

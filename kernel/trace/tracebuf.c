@@ -253,3 +253,8 @@ void tracebuf_release(struct trace_cpu *tc)
 	*s = (struct trace_subbuf){ .used = 1u << tc->shift };
 	__atomic_store_n(&tc->consumed, n + 1, __ATOMIC_RELEASE);
 }
+
+uint64_t tracebuf_held(const struct trace_cpu *tc)
+{
+	return READ_ONCE(tc->offset) - (READ_ONCE(tc->consumed) << tc->shift);
+}

@@ -92,5 +92,8 @@ bool tracebuf_peek_full(struct trace_cpu *tc, struct trace_view *v);
 bool tracebuf_peek_final(struct trace_cpu *tc, struct trace_view *v);
 /* Release what the last peek returned. */
 void tracebuf_release(struct trace_cpu *tc);
+/* Ring bytes written and not yet released: each full sub-buffer whole
+ * (its unused tail included), the current one up to the writer. */
+uint64_t tracebuf_held(const struct trace_cpu *tc);
 
 #endif /* KPROF_KERNEL_TRACEBUF_H */

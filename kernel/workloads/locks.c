@@ -30,6 +30,7 @@
  * on the trace (tests/tools/lockcheck.py).
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/phase.h"
 #include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/workload_keys.h"
 
@@ -412,8 +413,10 @@ static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint
  * the duration the mix gives it), with its own keys (workload_keys.c). */
 static enum kprof_exit_status run(const struct workload_run *r)
 {
-	return scenario_locks(r->ms ? r->ms : workload_config->locks_ms, workload_config->locks_hold_ns,
-			     workload_config->locks_think_ns);
+	uint32_t ms = r->ms ? r->ms : workload_config->locks_ms;
+
+	workload_phase_asked(ms);
+	return scenario_locks(ms, workload_config->locks_hold_ns, workload_config->locks_think_ns);
 }
 
 WORKLOAD_DEFINE(locks, .name = "locks", .description = "spin locks of every kind under contention", .run = run);

@@ -51,6 +51,7 @@
 #include "kernel/debug/ksyms.h"
 #include "kernel/mm/kva.h"
 #include "kernel/workloads/measure.h"
+#include "kernel/workloads/phase.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/profile/profile.h"
@@ -272,6 +273,7 @@ static void profile_work(KTRAP_FRAME *tf)
 
 static void report_cost(void)
 {
+	uint64_t start = arch_rdtsc();
 	struct irq_cost empty = measure_interrupt_round_trip(2000);
 	struct irq_cost write;
 	/* Its profile interrupts write real SampledProfile records (at
@@ -284,6 +286,8 @@ static void report_cost(void)
 	KPROF_MEASURE tag = { .DurationCycles = arch_rdtsc() - t0, .Rounds = 2000, .What = KPROF_MEASURE_PROFILE_INTERRUPT };
 	trace_log(PERF_PROFILE, KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, &tag, sizeof(tag));
 	ke_lower_irql(old);
+	/* A fixed number of rounds, whatever profile.ms: the slow-phase line names them. */
+	workload_phase_rounds("empty and profile interrupt round trips", empty.rounds + prof.rounds, arch_rdtsc() - start);
 	uint64_t without = prof.median > write.median ? prof.median - write.median : 0;
 	uint64_t r100 = empty.median ? without * 100 / empty.median : 0;
 	uint64_t f100 = empty.median ? prof.median * 100 / empty.median : 0;
@@ -462,7 +466,10 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
  * the duration the mix gives it), with its own keys (workload_keys.c). */
 static enum kprof_exit_status run(const struct workload_run *r)
 {
-	return scenario_profile(r->ms ? r->ms : workload_config->profile_ms, r->in_mix);
+	uint32_t ms = r->ms ? r->ms : workload_config->profile_ms;
+
+	workload_phase_asked(r->in_mix ? ms : ms * STRETCH); /* alone it may stretch (keep_going) */
+	return scenario_profile(ms, r->in_mix);
 }
 
 WORKLOAD_DEFINE(profile, .name = "profile", .description = "profile objects and known shares of time", .run = run);

@@ -29,6 +29,7 @@
  * hold, for tests/tools/rescheck.py.
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/phase.h"
 #include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/workload_keys.h"
 
@@ -490,7 +491,10 @@ static enum kprof_exit_status scenario_resources(uint32_t ms)
  * the duration the mix gives it), with its own keys (workload_keys.c). */
 static enum kprof_exit_status run(const struct workload_run *r)
 {
-	return scenario_resources(r->ms ? r->ms : workload_config->resources_ms);
+	uint32_t ms = r->ms ? r->ms : workload_config->resources_ms;
+
+	workload_phase_asked(ms);
+	return scenario_resources(ms);
 }
 
 WORKLOAD_DEFINE(resources, .name = "resources", .description = "ERESOURCE readers and writers", .run = run);

@@ -23,6 +23,7 @@
  * of its timed waits, for the checks on the trace (tests/tools/schedcheck.py).
  */
 #include "kernel/workloads/scenario.h"
+#include "kernel/workloads/phase.h"
 #include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/workload_keys.h"
 
@@ -140,13 +141,18 @@ static void measure_switch_cost(void)
 	/* The records of ~2000 switches fit the default buffers; sending them
 	 * now would be measured too. */
 	trace_hold_stream(true);
+	uint64_t t0 = arch_rdtsc();
 	KTHREAD *a = spawn(ponger, NULL, 20, &cpu0, "pong", 0);
 	KTHREAD *b = spawn(pinger, NULL, 20, &cpu0, "ping", 0);
 	void *both[2] = { a, b };
 	ke_wait_for_multiple_objects(2, both, WaitAll, Executive, KernelMode, KE_WAIT_FOREVER, NULL);
+	uint64_t t1 = arch_rdtsc();
 	KTHREAD *m = spawn(measure_irq, NULL, 20, &cpu0, "irq-cost", 0);
 	ke_wait_for_single_object(m, Executive, KernelMode, KE_WAIT_FOREVER);
 	trace_hold_stream(false);
+	/* Fixed numbers of rounds, whatever sched.ms: the slow-phase line names them. */
+	workload_phase_rounds("thread switch round trips", PINGPONG_ROUNDS, t1 - t0);
+	workload_phase_rounds("empty interrupt round trips", irq_cost.rounds, arch_rdtsc() - t1);
 
 	/* A round is two switches; the best round bounds the cost from below. */
 	uint64_t median = median_u64(s.round_cycles, PINGPONG_ROUNDS) / 2;
@@ -362,7 +368,10 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
  * the duration the mix gives it), with its own keys (workload_keys.c). */
 static enum kprof_exit_status run(const struct workload_run *r)
 {
-	return scenario_sched(r->ms ? r->ms : workload_config->sched_ms);
+	uint32_t ms = r->ms ? r->ms : workload_config->sched_ms;
+
+	workload_phase_asked(ms);
+	return scenario_sched(ms);
 }
 
 WORKLOAD_DEFINE(sched, .name = "sched", .description = "threads, waits and priorities", .run = run);

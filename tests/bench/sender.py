@@ -154,7 +154,7 @@ def one_run(args, kernel, cmdline, workdir):
     opts = qemu.parser().parse_args(["run", "--boot", "direct", "--cpus", str(args.cpus), "--kernel", kernel,
                                      "--cmdline", cmdline])
     opts.mem = qemu.default_mem(opts.cpus)
-    opts.timeout = qemu.default_timeout(opts.cpus)
+    opts.stall = qemu.default_stall(opts.cpus)
     res = qemu.run(opts, say=lambda *a: None)
     log = os.path.join(workdir, "serial.log")
     with open(log, "wb") as f:

@@ -40,7 +40,11 @@ class BootTest:
         self.name, self.doc, self.check = name, doc, check
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
-        self.machine, self.cpu, self.mem, self.timeout = machine, cpu, mem, timeout
+        self.machine, self.cpu, self.mem = machine, cpu, mem
+        # Seconds with nothing on the serial port that fail the test (the
+        # runner's --stall; run_boot_tests.py caps the whole run at ten
+        # times that): a hang fails this long after the last output.
+        self.timeout = timeout
         # BOOT=usb: the controller, the hub, and a change to the run's copy
         # of the image before QEMU starts (prepare_disk(path)).
         self.usb_hc, self.usb_hub, self.prepare_disk = usb_hc, usb_hub, prepare_disk

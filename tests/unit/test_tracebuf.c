@@ -43,6 +43,24 @@ static void test_fill_switch_and_read(void **state)
 	assert_int_equal(tc.bytes, 320);
 }
 
+/* What the dump's progress counts (trace_finish, trace_out_dump_sent): a
+ * full sub-buffer whole, padding included, the current one up to the
+ * writer; releasing one takes its whole size off. */
+static void test_held_counts_ring_bytes(void **state)
+{
+	(void)state;
+	struct trace_view v;
+	assert_int_equal(tracebuf_held(&tc), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(put(80, (uint16_t)i)); /* 240 in sub-buffer 0, 80 in 1 */
+	assert_int_equal(tracebuf_held(&tc), 256 + 80);
+	assert_true(tracebuf_peek_full(&tc, &v));
+	tracebuf_release(&tc);
+	assert_int_equal(tracebuf_held(&tc), 80);
+	assert_true(tracebuf_peek_final(&tc, &v));
+	assert_int_equal(v.used, tracebuf_held(&tc)); /* the final view is what is held */
+}
+
 static void test_exact_fit_has_no_padding(void **state)
 {
 	(void)state;
@@ -209,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_fill_switch_and_read, setup),
+		cmocka_unit_test_setup(test_held_counts_ring_bytes, setup),
 		cmocka_unit_test_setup(test_exact_fit_has_no_padding, setup),
 		cmocka_unit_test_setup(test_full_ring_drops_and_counts, setup),
 		cmocka_unit_test_setup(test_uncommitted_blocks_reader, setup),

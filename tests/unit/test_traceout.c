@@ -423,6 +423,28 @@ static void test_raised_irql_stops_the_stick(void **state)
 		assert_int_equal(v.records, 20);
 }
 
+/* The dump's progress line: bytes sent of those held, the rate so far and
+ * the rest at that rate; no rate before a whole one is measured; nothing
+ * printed while no dump is under way or before its first 10 s. */
+static void test_dump_progress_line(void **state)
+{
+	char line[160];
+	(void)state;
+	trace_out_progress_format(line, sizeof(line), 12300000, 40100000, 30000);
+	assert_string_equal(line, "trace: 12.3 MB of the 40.1 MB of records sent in 30 s (410 KB/s), about 67 s left");
+	trace_out_progress_format(line, sizeof(line), 2500000, 2000000, 4000);
+	assert_string_equal(line, "trace: 2.5 MB of the 2.0 MB of records sent in 4 s (625 KB/s), about 0 s left");
+	trace_out_progress_format(line, sizeof(line), 0, 40100000, 0);
+	assert_string_equal(line, "trace: 0 KB of the 40.1 MB of records sent in 0 s");
+	gen_test_reset(TRACE_OUT_SERIAL);
+	ke_tsc_hz = 1ull << 58; /* 10 s are 2^61 cycles: never within this test */
+	trace_out_dump_sent(1000); /* no dump begun */
+	trace_out_dump_begin(1 << 20);
+	trace_out_dump_sent(1000); /* not 10 s yet */
+	ke_tsc_hz = 0;
+	assert_string_equal(shadow_console, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_sync_error_reported),
 		cmocka_unit_test(test_sync_refused_is_a_warning),
 		cmocka_unit_test(test_raised_irql_stops_the_stick),
+		cmocka_unit_test(test_dump_progress_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

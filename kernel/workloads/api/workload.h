@@ -19,7 +19,8 @@
  *   events of its own         user_event_declare, user_event_begin, ...
  *                             (kernel/trace/user_event.h, docs/user-events.md)
  *   allocation                kmalloc, kzalloc, kfree
- *   phases                    workload_phase
+ *   phases                    workload_phase, workload_phase_asked,
+ *                             workload_phase_rounds
  *   the console, text         kprintf, ksnprintf
  *   measurement               api/measure.h
  */
