@@ -18,6 +18,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/trap.h"
 #include "kernel/console/console.h"
+#include "kernel/ke/clock.h"
 #include "kernel/ke/irql.h"
 #include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
@@ -57,7 +58,12 @@ static void hardware_interrupt(KTRAP_FRAME *tf)
 	else
 		kprintf("interrupt: vector 0x%x on CPU %u has no handler\n", v, ke_get_current_processor_number());
 	arch_irq_disable();
+	/* Under a hypervisor the end of interrupt may trap to the host,
+	 * which can keep the CPU for milliseconds: a stall, after the
+	 * handler's own lateness was measured (clock.c). */
+	uint64_t eoi = arch_rdtsc();
 	lapic_eoi();
+	ke_clock_note_stall(eoi, arch_rdtsc());
 	ki_interrupt_exit(old);
 }
 

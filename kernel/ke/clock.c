@@ -111,9 +111,14 @@ static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP
 
 void ke_clock_note_late_kick(uint64_t sent, uint64_t answered)
 {
-	if (!sent || answered <= sent || answered - sent <= clock_late_cycles)
+	ke_clock_note_stall(sent, answered);
+}
+
+void ke_clock_note_stall(uint64_t from, uint64_t to)
+{
+	if (!from || !clock_late_cycles || to <= from || to - from <= clock_late_cycles)
 		return;
-	KPROF_CLOCK_LATE r = { .DueTime = sent, .LateCycles = answered - sent, .InstructionPointer = 0 };
+	KPROF_CLOCK_LATE r = { .DueTime = from, .LateCycles = to - from, .InstructionPointer = 0 };
 	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
 }
 

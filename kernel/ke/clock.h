@@ -26,12 +26,19 @@ void ki_clock_rearm(void);
  * work is due at `now`, send this CPU the clock interrupt (which re-arms
  * the timer when it runs), else re-arm the timer now. */
 void ki_clock_after_profile(uint64_t now);
-/* An idle CPU kicked at `sent` answered at `answered`: more than
- * CLOCK_LATE_US later, that is a stretch in which it took no interrupt
- * (the host not running it, mostly), recorded like a late clock interrupt
- * (KprofClockLate, InstructionPointer 0) so readers count it as a stall.
- * Not counted in the "came late" totals, which are the clock's own. */
+/* A CPU asked to reschedule at `sent` (an idle CPU kicked, or a request
+ * that came while it ran below DISPATCH_LEVEL: sched/dispatch.c) answered
+ * at `answered`: more than CLOCK_LATE_US later, that is a stretch in which
+ * it took no interrupt (the host not running it, mostly), recorded like a
+ * late clock interrupt (KprofClockLate, InstructionPointer 0) so readers
+ * count it as a stall.  Not counted in the "came late" totals, which are
+ * the clock's own. */
 void ke_clock_note_late_kick(uint64_t sent, uint64_t answered);
+/* This CPU, at DISPATCH_LEVEL or above (the record must not lower IRQL),
+ * could execute nothing from `from` to `to` (an interrupt's end of
+ * interrupt that the host held, say): more than CLOCK_LATE_US, recorded
+ * as a stall like a late kick (InstructionPointer 0). */
+void ke_clock_note_stall(uint64_t from, uint64_t to);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

@@ -41,8 +41,10 @@ static bool dispatch_work(const KPRCB *prcb)
  * that interrupt's way out.  A reschedule may switch threads: when this
  * thread runs again it may be on another CPU, so the KPRCB is looked up
  * afresh every time. */
-static void lower_through_dispatch(KIRQL new_irql)
+static void lower_through_dispatch(KIRQL new_irql, bool from_interrupt)
 {
+	uint64_t own_work = 0; /* when DPCs began, on an interrupt's way out */
+
 	for (;;) {
 		unsigned long flags = arch_irq_save();
 		KPRCB *prcb = ke_get_current_prcb();
@@ -53,10 +55,18 @@ static void lower_through_dispatch(KIRQL new_irql)
 		}
 		arch_set_irql(DISPATCH_LEVEL);
 		arch_irq_enable();
-		if (ki_dpc_pending(prcb))
+		if (ki_dpc_pending(prcb)) {
+			if (from_interrupt && !own_work)
+				own_work = arch_rdtsc(); /* DPCs may take long: this CPU's own work */
 			ki_retire_dpc_list(prcb);
-		if (ke_get_current_prcb()->DispatchPending)
-			ki_dispatch_interrupt();
+		}
+		if (ke_get_current_prcb()->DispatchPending) {
+			if (from_interrupt)
+				ki_dispatch_after_interrupt(own_work);
+			else
+				ki_dispatch_interrupt();
+		}
+		from_interrupt = false;
 		arch_irq_restore(flags);
 	}
 }
@@ -69,7 +79,7 @@ void ke_lower_irql(KIRQL new_irql)
 		ke_bug_check_ex(IRQL_NOT_LESS_OR_EQUAL, cur, new_irql, 0, 0,
 				"ke_lower_irql: lowering from IRQL %u to the higher IRQL %u", cur, new_irql);
 	if (new_irql < DISPATCH_LEVEL && cur >= DISPATCH_LEVEL)
-		lower_through_dispatch(new_irql);
+		lower_through_dispatch(new_irql, false);
 	else
 		arch_set_irql(new_irql);
 }
@@ -98,7 +108,7 @@ void ki_interrupt_exit(KIRQL old_irql)
 	/* DPCs run on the way out only from the outermost level that was
 	 * below DISPATCH_LEVEL: never inside another DPC or interrupt. */
 	if (old_irql < DISPATCH_LEVEL && dispatch_work(prcb))
-		lower_through_dispatch(old_irql);
+		lower_through_dispatch(old_irql, true);
 	else
 		arch_set_irql(old_irql);
 	arch_irq_disable();

@@ -55,8 +55,13 @@ typedef struct kprcb {
 	LIST_ENTRY DispatcherReadyListHead[KPRCB_READY_LISTS]; /* [D] ready threads     */
 	uint32_t ReadySummary;            /* [D] bit p set: list p not empty              */
 	volatile uint8_t DispatchPending; /* reschedule when IRQL drops below DISPATCH    */
+	                                  /* (set by ki_note_dispatch_request)            */
 	volatile uint8_t QuantumEnd;      /* the running thread's quantum ran out         */
 	uint8_t IdleCState;               /* C-state the idle thread last entered (1: hlt) */
+	uint64_t DispatchRequestTsc;      /* when this CPU was first asked to reschedule  */
+	                                  /* since it last did (0: not asked); atomic     */
+	struct _KTHREAD *PreemptThread;   /* [D] the best thread given to this CPU to run */
+	                                  /* next, still in its queue (NT's NextThread)   */
 	uint64_t IdleKickTsc;             /* [D] when this idle CPU was given a thread    */
 	                                  /* and kicked, until it answers (0: none)       */
 	KTIMER_ENTRY IdleKickTimer;       /* [D] no answer 200 us after the kick: its     */

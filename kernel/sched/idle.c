@@ -10,9 +10,10 @@
  * whose bit is cleared at once (the CPU is claimed) and which is kicked by
  * the caller (dispatch.c); so two threads made ready together go to two
  * idle CPUs, not both to the first.  The claim notes when the kick was
- * sent (KPRCB.IdleKickTsc); the kicked CPU's dispatch reports an answer
- * more than 200 us late as a stall (ke_clock_note_late_kick): on a virtual
- * machine, the host not running that CPU.  So that a thread does not wait
+ * sent (KPRCB.IdleKickTsc); the kicked CPU's dispatch records an answer
+ * more than 200 us late as a stall (dispatch.c, as it does for other
+ * requests to reschedule): on a virtual machine, the host not running
+ * that CPU.  So that a thread does not wait
  * for such a CPU while another idles (which would find it only at its next
  * clock tick), the kicking CPU also sets a timer (IdleKickTimer, 200 us):
  * if the kick is still unanswered then, the best thread queued on the
@@ -110,16 +111,16 @@ void ki_idle_claim(uint32_t cpu)
 	ke_set_timer_current(&p->IdleKickTimer, p->IdleKickTsc + ke_us_to_tsc(KICK_PATIENCE_US), 0);
 }
 
-void ki_idle_kick_answered(KPRCB *prcb)
+uint64_t ki_idle_kick_answered(KPRCB *prcb)
 {
 	uint64_t sent = prcb->IdleKickTsc;
 
 	ki_assert_dispatcher_locked();
 	if (!sent)
-		return;
+		return 0;
 	prcb->IdleKickTsc = 0;
 	ke_cancel_timer(&prcb->IdleKickTimer);
-	ke_clock_note_late_kick(sent, arch_rdtsc());
+	return sent;
 }
 
 uint32_t ki_select_idle_processor(const KTHREAD *t)
@@ -152,7 +153,7 @@ bool ki_idle_look_for_work(void)
 	bool found = ki_find_ready_thread(prcb->Number, 0, false) != NULL;
 	if (found) {
 		ki_idle_summary_update(prcb->Number, false);
-		prcb->DispatchPending = 1;
+		ki_note_dispatch_request(prcb);
 	}
 	ki_leave(old, flags); /* lowering the IRQL runs the dispatch: it switches */
 	return found;

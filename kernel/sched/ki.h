@@ -6,8 +6,8 @@
  * otherwise, and asserts it on entry (ki_assert_dispatcher_locked(),
  * dispatcher_lock.h): the set-up ki_ready_queue_init and ki_header_init,
  * the lock-free ki_ready_hint, the [own]-field quantum helpers
- * (ki_reset_quantum, ki_charge_cycles, ki_remaining_quantum) and
- * ki_trace_thread are the exceptions; ki_idle_look_for_work (sched.h)
+ * (ki_reset_quantum, ki_charge_cycles, ki_remaining_quantum),
+ * ki_note_dispatch_request (atomic) and ki_trace_thread are the exceptions; ki_idle_look_for_work (sched.h)
  * takes the lock itself.
  */
 #ifndef KPROF_KERNEL_SCHED_KI_H
@@ -70,9 +70,9 @@ void ki_idle_summary_update(uint32_t cpu, bool idle);
 /* A thread is given to `cpu`: out of the summary if it was in, and if it
  * is another CPU, the time of its kick noted (IdleKickTsc). */
 void ki_idle_claim(uint32_t cpu);
-/* This CPU reschedules: a kick it had not answered is answered now (a
- * late one is recorded as a stall). */
-void ki_idle_kick_answered(KPRCB *prcb);
+/* This CPU reschedules: a kick it had not answered is answered now (its
+ * timer cancelled); returns when it was sent, 0 if none was. */
+uint64_t ki_idle_kick_answered(KPRCB *prcb);
 /* An idle CPU t may run on (ideal, then last, then the lowest), or
  * ke_number_processors when none is idle. */
 uint32_t ki_select_idle_processor(const KTHREAD *t);
@@ -86,7 +86,14 @@ void ki_ready_thread(KTHREAD *t, enum ki_adjust_reason reason, int8_t increment)
  * queue.  `front` keeps a preempted thread's place on its own CPU (NT's
  * KiDeferredReadyThread). */
 void ki_deferred_ready_thread(KTHREAD *t, bool front);
+/* Ask `cpu` to reschedule (its DispatchPending; an IPI when it is another
+ * CPU) and note when, for the answer (ki_note_dispatch_request). */
 void ki_request_dispatch(uint32_t cpu);
+/* p is asked to reschedule: DispatchPending set, and the time of the first
+ * request since its last answer noted (DispatchRequestTsc, atomically: the
+ * clock tick of an idle CPU asks without the lock); ki_dispatch_interrupt
+ * answers and records an answer more than 200 us late as a stall. */
+void ki_note_dispatch_request(KPRCB *p);
 /* The current thread has set its own State (Waiting, Terminated): run the
  * next one.  Returns when the thread runs again (lock held again). */
 void ki_block_current(void);

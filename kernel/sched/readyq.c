@@ -41,6 +41,8 @@ void ki_ready_queue_remove(KTHREAD *t)
 	KPRCB *prcb = KiProcessorBlock[t->NextProcessor];
 
 	ki_assert_dispatcher_locked();
+	if (prcb->PreemptThread == t)
+		prcb->PreemptThread = NULL; /* taken, or requeued: no longer there to run */
 	list_remove(&t->ReadyListEntry);
 	if (list_empty(&prcb->DispatcherReadyListHead[t->Priority]))
 		__atomic_store_n(&prcb->ReadySummary, prcb->ReadySummary & ~(1u << t->Priority), __ATOMIC_RELAXED);

@@ -33,6 +33,13 @@ __attribute__((noreturn)) void ki_idle_thread_start(KPRCB *prcb, uintptr_t stack
 void ki_sched_clock_tick(KTRAP_FRAME *tf);
 /* Reschedule if requested (called when IRQL falls below DISPATCH_LEVEL). */
 void ki_dispatch_interrupt(void);
+/* The same on the way out of an interrupt that came while this CPU ran
+ * below DISPATCH_LEVEL: nothing of this CPU's own held the request back
+ * until `own_work_tsc`, when the DPCs that ran first began (0: none ran),
+ * so the part of an answer more than 200 us late before then is a stall
+ * (the CPU took no interrupt: not run by the host, or interrupts off) and
+ * is recorded as one (KprofClockLate, InstructionPointer 0). */
+void ki_dispatch_after_interrupt(uint64_t own_work_tsc);
 /* The idle thread, when its CPU comes online (PASSIVE_LEVEL): is a
  * thread that may run here queued on any CPU?  Then it is run now (true,
  * once the idle thread runs again); false: nothing. */

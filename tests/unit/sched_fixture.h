@@ -109,7 +109,7 @@ static void mk_thread(KTHREAD *t, uint32_t tid, int8_t prio, uint32_t ideal)
 	ki_reset_quantum(t);
 }
 
-static void only_on(KTHREAD *t, uint32_t cpu)
+static __attribute__((unused)) void only_on(KTHREAD *t, uint32_t cpu)
 {
 	affinity_clear_all(&t->Affinity);
 	affinity_add(&t->Affinity, cpu);

@@ -103,6 +103,12 @@ __attribute__((weak)) void ki_dispatch_interrupt(void)
 	shadow_dispatch_interrupts++;
 }
 
+__attribute__((weak)) void ki_dispatch_after_interrupt(uint64_t own_work_tsc)
+{
+	(void)own_work_tsc;
+	ki_dispatch_interrupt();
+}
+
 /* Weak: the dispatcher lock, for tests that compile kernel/sched files
  * without dispatch.c, which defines it (their ki_ functions assert it). */
 __attribute__((weak)) raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
