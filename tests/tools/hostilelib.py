@@ -156,3 +156,18 @@ def records_lost(n):
             frame(CPU_END, 1, 0, struct.pack("<IIQQQQQQII", 1, 0, 0, 0, 0, 0, 0, 0, run.run_id, 0)),
             frame(RUN_END, CPU_NONE, 1, struct.pack("<IIQII", 0, 2, 10 ** 9, run.run_id, 0))]
     return b"".join(run.parts + chunks + ends)
+
+
+def far_cpu(n, cpu=4095):
+    """n tracetest records of CPU 0 in chunks of 64, then one chunk of
+    one record naming CPU `cpu` (no end frames): the log has cpu + 1 CPU
+    slots, all but two empty.  Each record must not cost a look at every
+    slot (hostile-2's README: decode 7 times, report 30 times slower)."""
+    run = Run()
+    out, seq = [], 0
+    for first in range(0, n, 64):
+        recs = b"".join(record(10 ** 6 + 1000 * i, i) for i in range(first, min(n, first + 64)))
+        out.append(run.chunk(0, seq, recs, len(recs) // 32))
+        seq += 1
+    out.append(run.chunk(cpu, 0, record(10 ** 6 + 1000 * n, n, cpu), 1))
+    return b"".join(run.parts + out)

@@ -64,9 +64,13 @@ const char *kp_cmp_kind_name(enum kp_cmp_kind k)
 
 struct kp_cmp_metric *kp_cmp_metric(struct kp_cmp_table *t, enum kp_cmp_kind k, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
+	uint64_t h = kp_hash_str(name, (uint64_t)k);
+	size_t it;
+
+	for (size_t i = kp_index_first(&t->by_name, h, &it); i != KP_INDEX_NONE; i = kp_index_next(&t->by_name, h, &it))
 		if (t->m[i].kind == k && !strcmp(t->m[i].name, name))
 			return &t->m[i];
+	kp_index_add(&t->by_name, h, t->n);
 	t->m = kp_grow(t->m, &t->cap, t->n + 1, sizeof(*t->m));
 	struct kp_cmp_metric *m = &t->m[t->n++];
 	*m = (struct kp_cmp_metric){ .kind = k };
@@ -152,7 +156,6 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 	const struct kp_model *m = &r->m;
 	double whole = (double)m->switching_cpus * (double)(m->end - m->begin), hz = m->hz;
 	double *sq = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*sq));
-	char name[64];
 
 	if (!m->switches || whole <= 0 || hz <= 0) {
 		free(sq);
@@ -166,31 +169,40 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 			if (th)
 				sq[th - m->threads] += len * len;
 		}
-	/* the threads of one name together: sums, then one figure per name */
+	/* the threads of one name together: sums per name (found by a hash
+	 * of the name: a scan per thread was quadratic), then one figure for
+	 * each name one of whose threads ran */
+	struct by_name { char name[64]; bool ran; double cyc, csq, ln, ls, lss; } *g = kp_xcalloc(m->nthreads + 1, sizeof(*g));
+	struct kp_index ix = { 0 };
+	size_t ng = 0;
 	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct kp_model_thread *th = &m->threads[i];
-		bool first = true;
-		if (!th->in && !th->out && !th->lat.n)
-			continue;
-		kp_report_thread_name(th, true, name, sizeof(name));
-		double cyc = 0, csq = 0, ln = 0, ls = 0, lss = 0, var;
-		for (size_t k = 0; k < m->nthreads; k++) {
-			char other[64];
-			const struct kp_model_thread *u = &m->threads[k];
-			if (strcmp(kp_report_thread_name(u, true, other, sizeof(other)), name))
-				continue;
-			first &= k >= i;
-			cyc += (double)u->cycles, csq += sq[k];
-			ln += (double)u->lat.n, ls += (double)u->lat.total / hz, lss += u->lat.total2 / (hz * hz);
+		const struct kp_model_thread *u = &m->threads[i];
+		char name[64];
+		size_t it, k;
+		kp_report_thread_name(u, true, name, sizeof(name));
+		uint64_t h = kp_hash_str(name, 0);
+		for (k = kp_index_first(&ix, h, &it); k != KP_INDEX_NONE && strcmp(g[k].name, name);)
+			k = kp_index_next(&ix, h, &it);
+		if (k == KP_INDEX_NONE) {
+			kp_index_add(&ix, h, k = ng++);
+			snprintf(g[k].name, sizeof(g[k].name), "%s", name);
 		}
-		if (!first)
-			continue; /* counted with the first of its name */
-		kp_cmp_put(t, side, run, KP_CMP_CPU, name, cyc / whole, csq / (whole * whole));
-		if (ln) {
-			double lat = mean_var(ls, lss, ln, &var);
-			kp_cmp_put(t, side, run, KP_CMP_LATENCY, name, lat, var);
+		g[k].ran |= u->in || u->out || u->lat.n;
+		g[k].cyc += (double)u->cycles, g[k].csq += sq[i];
+		g[k].ln += (double)u->lat.n, g[k].ls += (double)u->lat.total / hz, g[k].lss += u->lat.total2 / (hz * hz);
+	}
+	for (size_t k = 0; k < ng; k++) {
+		double var;
+		if (!g[k].ran)
+			continue;
+		kp_cmp_put(t, side, run, KP_CMP_CPU, g[k].name, g[k].cyc / whole, g[k].csq / (whole * whole));
+		if (g[k].ln) {
+			double lat = mean_var(g[k].ls, g[k].lss, g[k].ln, &var);
+			kp_cmp_put(t, side, run, KP_CMP_LATENCY, g[k].name, lat, var);
 		}
 	}
+	kp_index_free(&ix);
+	free(g);
 	free(sq);
 }
 
@@ -209,6 +221,7 @@ void kp_cmp_table_free(struct kp_cmp_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->m[i].obs[0]), free(t->m[i].obs[1]);
 	free(t->m);
+	kp_index_free(&t->by_name);
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->notes);

@@ -26,6 +26,7 @@
 
 #include "include/kprof/user_event.h"
 #include "tools/kprof/metrics/metrics.h"
+#include "tools/kprof/util/hash.h"
 
 /* What a figure is, and so how it is shown and how its variance within a
  * run is estimated (collect.c). */
@@ -72,6 +73,7 @@ struct kp_cmp_by {
 struct kp_cmp_table {
 	struct kp_cmp_metric *m;
 	size_t n, cap;
+	struct kp_index by_name;      /* m[] by (kind, name)                     */
 	size_t runs[2];               /* runs of A, of B                         */
 	bool paired;                  /* A and B are the same runs (--by)        */
 	struct kp_cmp_by by;
