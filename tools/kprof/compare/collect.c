@@ -7,7 +7,15 @@
  *               spots): binomial, p (1 - p) / n with Kish's effective n
  *               (the report's interval of the same share)
  *   contention  a lock's contended share of its traced acquisitions (Spin
- *               locks): binomial, p (1 - p) / traced
+ *               locks): binomial, p (1 - p) / traced.  Sampling traces
+ *               contended acquisitions more often than the others, so
+ *               this share is biased toward them; hence also
+ *   contention  the share estimated over all its acquisitions, as the
+ *   estimate    report's "estimate" line: R = sum(w y) / sum(w) over the
+ *               traced records (w: what each stands for, y: contended),
+ *               variance by the delta method for a ratio of
+ *               Horvitz-Thompson totals (each acquisition traced with
+ *               probability 1/w): sum(w (w - 1) (y - R)^2) / sum(w)^2
  *   wait, hold  a lock's mean wait (of the traced acquisitions that waited,
  *               less stalls) and mean hold (of all traced): s^2 / n of the
  *               traced records
@@ -38,7 +46,7 @@ bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
 enum kp_cmp_unit kp_cmp_unit(enum kp_cmp_kind k)
 {
 	switch (k) {
-	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CPU: return KP_CMP_SHARE;
+	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CONTENTION_EST: case KP_CMP_CPU: return KP_CMP_SHARE;
 	case KP_CMP_EV_RATE: return KP_CMP_PER_S;
 	case KP_CMP_EV_MEAN: case KP_CMP_EV_MEDIAN: return KP_CMP_VALUE;
 	default: return KP_CMP_SECONDS;
@@ -57,7 +65,7 @@ bool kp_cmp_is_user(enum kp_cmp_kind k)
 
 const char *kp_cmp_kind_name(enum kp_cmp_kind k)
 {
-	static const char *const names[] = { "hot", "contention", "wait", "hold", "latency", "cpu", "event_rate",
+	static const char *const names[] = { "hot", "contention", "contention_est", "wait", "hold", "latency", "cpu", "event_rate",
 					     "field_mean", "field_median", "span_mean", "span_median" };
 	return names[k];
 }
@@ -129,12 +137,15 @@ static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 	double hz = r->m.hz;
 
 	for (size_t i = 0, j; i < r->nlocks && hz > 0; i = j) {
-		double ws = 0, wss = 0, wn = 0, hs = 0, hss = 0, var;
+		double ws = 0, wss = 0, wn = 0, hs = 0, hss = 0, var, est = 0, est_c = 0, var_a = 0, var_c = 0;
 		size_t contended = 0;
 		for (j = i; j < r->nlocks && r->locks[j].lock == r->locks[i].lock; j++) {
 			const struct kp_lock_rec *k = &r->locks[j];
 			double wt = (double)k->wait / hz, ht = (double)k->hold / hz;
 			contended += k->contended;
+			double ww = (double)k->weight * (double)(k->weight - 1);
+			est += (double)k->weight, var_a += ww;
+			est_c += k->contended ? (double)k->weight : 0, var_c += k->contended ? ww : 0;
 			hs += ht, hss += ht * ht;
 			if (k->wait)
 				ws += wt, wss += wt * wt, wn++;
@@ -142,6 +153,8 @@ static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 		double n = (double)(j - i), p = (double)contended / n;
 		kp_run_lock_name(r, r->locks[i].lock, name, sizeof(name));
 		kp_cmp_put(t, side, run, KP_CMP_CONTENTION, name, p, p * (1 - p) / n);
+		double share = kp_lock_est_share(est, est_c, var_a, var_c, &var);
+		kp_cmp_put(t, side, run, KP_CMP_CONTENTION_EST, name, share, var);
 		double hold = mean_var(hs, hss, n, &var);
 		kp_cmp_put(t, side, run, KP_CMP_HOLD, name, hold, var);
 		if (wn) {

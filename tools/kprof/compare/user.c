@@ -151,8 +151,8 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 				if (k == n) /* the last: its room is free again */
 					n--;
 				struct group *g = group_of(gs, tb, side, t, b.split);
-				if (!g)
-					continue;
+				if (!g || rec.h.TimeStamp < b.ts)
+					continue; /* an End before its Begin: damaged, no slice */
 				g->events++;
 				if (r->m.hz > 0)
 					push(&g->len, (double)(rec.h.TimeStamp - b.ts) / r->m.hz);
