@@ -71,7 +71,8 @@ static int check(const struct user_event_type *t, uint32_t *size)
 		return USER_EVENT_EFIELDS;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct user_event_field *f = &t->fields[i];
-		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField) || !kprof_event_field_size_ok(f->type, f->size))
+		if (!name_ok(f->name, KPROF_EVENT_FIELD_NAME - 1, KprofNameField) || !kprof_event_field_size_ok(f->type, f->size) ||
+		    kprof_event_field_name_reserved(f->name))
 			return USER_EVENT_EFIELD;
 		for (uint32_t j = 0; j < i; j++)
 			if (!strcmp(t->fields[j].name, f->name))
