@@ -15,8 +15,8 @@
 
 static const char *const section[KP_CMP_KINDS] = {
 	[KP_CMP_HOT] = "hot spots: share of the profile periods",
-	[KP_CMP_CONTENTION] = "locks: contended share of the traced acquisitions (sampling traces the contended "
-			      "ones more: biased toward them)",
+	[KP_CMP_CONTENTION] = "locks: contended share of the traced acquisitions (biased: sampling favours "
+			      "contended ones)",
 	[KP_CMP_CONTENTION_EST] = "locks: contended share estimated over all acquisitions (the report's estimate)",
 	[KP_CMP_WAIT] = "locks: mean wait of the traced acquisitions that waited",
 	[KP_CMP_HOLD] = "locks: mean hold of the traced acquisitions",
