@@ -179,7 +179,7 @@ static bool parse_by(const char *arg, struct cmp_opts *o)
 	for (size_t i = 0; i < nf; i++)
 		if (!kprof_event_name_char_ok(arg[i], KprofNameField, i == 0))
 			return false;
-	for (size_t i = 0; i < na; i++) /* "Mode=a=b,c": '=' is no value's */
+	for (size_t i = 0; i < na; i++) /* the characters a value name may hold ('=' and ',' among them) */
 		if (!kprof_event_name_char_ok(eq[1 + i], KprofNameValue, i == 0))
 			return false;
 	for (size_t i = 0; i < nb; i++)
@@ -386,9 +386,6 @@ int kp_cmd_compare(int argc, char **argv)
 				side[1].logs[i] = kp_xstrdup(side[0].logs[i]);
 			side[1].n = side[0].n;
 		}
-	if (!rc && (side[0].n > 1) != (side[1].n > 1))
-		rc = usage("compares a run with a run, or a set of runs with a set: %s", side[0].n > 1
-			   ? "A is a set, B one run" : "A is one run, B a set");
 	if (!rc) {
 		t.runs[0] = side[0].n, t.runs[1] = side[1].n;
 		t.by = o.by;

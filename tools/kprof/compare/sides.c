@@ -126,7 +126,8 @@ int kp_cmp_side_keep(struct kp_cmp_table *t, int side, struct kp_cmp_side *s, st
 	if (n == 1) {
 		if (runs[0]->log.have_header || runs[0]->totals.records)
 			return 0;
-		fprintf(stderr, "kprof: compare: %s holds no run: no run header and no records\n", s->logs[0]);
+		fprintf(stderr, "kprof: compare: %s holds no run: no run header and no records\n",
+			kp_printable(sc, sizeof(sc), s->logs[0]));
 		return 3;
 	}
 	for (size_t i = 0; i < n; i++) { /* the scenario most of the runs have */
