@@ -699,7 +699,8 @@ def choose_trace(kprof, log, res):
 
 
 # What convert_trace makes from a trace: (name in the run's folder, what
-# opens it, the kprof command; {log}, {kernel} and {file} filled in).
+# opens it, the kprof command; {log}, {kernel} and {file} filled in, and
+# {file} in what opens it: the run's own folder, build/runs/NAME/3 too).
 # timeline writes a timeline-<phase>.svg beside timeline.svg per phase, and
 # etl the kernel's .pdb and .dll (the PE image the PDB describes) beside
 # trace.etl.
@@ -716,7 +717,7 @@ OUTPUTS = [
     ("trace.jsonl", "JSON Lines, one object per record (jq, Python)", ["decode", "--json", "{log}", "-o", "{file}"]),
     ("trace.etl", "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "
      "TraceEvent)", ["etl", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
-    ("ctf/", "CTF 1.8 trace, the records as they are (babeltrace2 build/run/ctf)", ["ctf", "{log}", "-o", "{file}"]),
+    ("ctf/", "CTF 1.8 trace, the records as they are (babeltrace2 {file})", ["ctf", "{log}", "-o", "{file}"]),
     ("ctf-lttng/", "CTF in LTTng's kernel conventions (Trace Compass: Control Flow, Resources; babeltrace2)",
      ["ctf", "--lttng", "{log}", "-o", "{file}"]),
 ]
@@ -764,8 +765,9 @@ def convert_trace(kprof, log, out, kernel, source=None):
     if not has_frames(log):
         print("kprof: no trace in this run (no frames in the serial log)")
         return
-    outputs = [(name, what, [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/")))
-                             for a in args]) for name, what, args in OUTPUTS]
+    outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
+                [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/"))) for a in args])
+               for name, what, args in OUTPUTS]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:

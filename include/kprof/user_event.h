@@ -149,6 +149,26 @@ static inline int kprof_event_name_char_ok(char c, enum kprof_event_name_kind ki
 	return kind == KprofNameType && c == '.';
 }
 
+/* The names the decoders give every event of their own (the JSON keys
+ * cpu, event, hook, version, TimeStamp and t; a span type's Phase): a
+ * field of that name would be a second key of one name in a JSON line and
+ * a second member of one name in the CTF metadata, so the kernel refuses
+ * it (USER_EVENT_EFIELD) and a decoder reads a type record naming one as
+ * damaged. */
+static inline int kprof_event_field_name_reserved(const char *name)
+{
+	static const char *const reserved[] = { "Phase", "cpu", "event", "hook", "version", "TimeStamp", "t" };
+
+	for (unsigned i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		const char *a = reserved[i], *b = name;
+		while (*a && *a == *b)
+			a++, b++;
+		if (!*a && !*b)
+			return 1;
+	}
+	return 0;
+}
+
 /* The largest KprofEventType payload. */
 #define KPROF_EVENT_TYPE_MAX_SIZE                                                   \
 	(sizeof(KPROF_EVENT_TYPE) + KPROF_EVENT_MAX_FIELDS * sizeof(KPROF_EVENT_FIELD) + \

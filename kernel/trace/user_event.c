@@ -80,6 +80,11 @@ static int check_field(const struct user_event_type *t, uint32_t i, uint32_t *va
 			  f->name && strlen(f->name) > 40 ? "..." : "", wrong);
 		return USER_EVENT_EFIELD;
 	}
+	if (kprof_event_field_name_reserved(f->name)) {
+		ksnprintf(why, n, "field %u's name \"%s\" is reserved (an output's own key); accepted: any other name "
+			  "than Phase, cpu, event, hook, version, TimeStamp or t", i + 1, f->name);
+		return USER_EVENT_EFIELD;
+	}
 	for (uint32_t j = 0; j < i; j++)
 		if (!strcmp(t->fields[j].name, f->name)) {
 			ksnprintf(why, n, "fields %u and %u are both named \"%s\"; accepted: names unique in the type",

@@ -156,3 +156,45 @@ def records_lost(n):
             frame(CPU_END, 1, 0, struct.pack("<IIQQQQQQII", 1, 0, 0, 0, 0, 0, 0, 0, run.run_id, 0)),
             frame(RUN_END, CPU_NONE, 1, struct.pack("<IIQII", 0, 2, 10 ** 9, run.run_id, 0))]
     return b"".join(run.parts + chunks + ends)
+
+
+def far_cpu(n, cpu=4095):
+    """n tracetest records of CPU 0 in chunks of 64, then one chunk of
+    one record naming CPU `cpu` (no end frames): the log has cpu + 1 CPU
+    slots, all but two empty.  Each record must not cost a look at every
+    slot (hostile-2's README: decode 7 times, report 30 times slower)."""
+    run = Run()
+    out, seq = [], 0
+    for first in range(0, n, 64):
+        recs = b"".join(record(10 ** 6 + 1000 * i, i) for i in range(first, min(n, first + 64)))
+        out.append(run.chunk(0, seq, recs, len(recs) // 32))
+        seq += 1
+    out.append(run.chunk(cpu, 0, record(10 ** 6 + 1000 * n, n, cpu), 1))
+    return b"".join(run.parts + out)
+
+
+def nameless_types(n):
+    """n KprofEventType records (hook 0xFE09) of 24 bytes, each naming
+    type id 0x1234 (above 255: no type) and too short for a type record:
+    each damaged and naming no type.  Their issues collapse after 64."""
+    run = Run()
+    out, seq = [], 0
+    recs = [struct.pack("<IHHQ", 0xC0110001, 24, 0xFE09, 10 ** 6 + 1000 * i) + struct.pack("<HHI", 0x1234, 0, 0)
+            for i in range(n)]
+    for first in range(0, n, 80):
+        data = b"".join(recs[first:first + 80])
+        out.append(run.chunk(0, seq, data, len(data) // 24))
+        seq += 1
+    return b"".join(run.parts + out)
+
+
+def with_far_cpu(raw, cpu=4095):
+    """A log (bytes) with one more chunk frame of one tracetest record,
+    naming CPU `cpu`, appended: its run id the log's, its time after the
+    log's start."""
+    frames = damagelib.frames(raw)
+    chunk = next(f for f in frames if f[2] == CHUNK)[5]
+    run_id = struct.unpack_from("<I", chunk, 0)[0]
+    rec = record(struct.unpack_from("<Q", chunk, 16 + 8)[0] + 1000, 0, cpu)
+    ch = struct.pack("<IIHHBBH", run_id, 0, 1, 0, 0, 0, len(rec))
+    return raw + frame(CHUNK, cpu, 0, ch + rec)

@@ -477,6 +477,24 @@ static void test_bounds_refused(void **state)
 	static const struct user_event_field s128[] = { USER_EVENT_STRING("Who", KPROF_EVENT_MAX_STRING) };
 	static struct user_event_type room128 = { "test.room128", KprofEventKindInstant, s128, 1, 0, 0 };
 	assert_int_equal(user_event_declare(&room128), 0);
+	/* the decoders' own names: a second "cpu" key in a JSON line, a second
+	 * _Phase member in the CTF metadata (babeltrace2 refuses the trace) */
+	static const struct user_event_field r_phase[] = { USER_EVENT_UNSIGNED("Phase", 4) };
+	static const struct user_event_field r_cpu[] = { USER_EVENT_UNSIGNED("cpu", 4) };
+	static const struct user_event_field r_t[] = { USER_EVENT_SIGNED("t", 4) };
+	static const struct user_event_field r_event[] = { USER_EVENT_UNSIGNED("event", 1) };
+	struct user_event_type rp = { "test.rphase", KprofEventKindSpan, r_phase, 1, 0, 0 };
+	struct user_event_type rc = { "test.rcpu", KprofEventKindInstant, r_cpu, 1, 0, 0 };
+	struct user_event_type rt = { "test.rt", KprofEventKindCounter, r_t, 1, 0, 0 };
+	struct user_event_type re = { "test.revent", KprofEventKindInstant, r_event, 1, 0, 0 };
+	expect_refused(&rp, USER_EVENT_EFIELD, "is reserved (an output's own key); accepted: any other name");
+	expect_refused(&rc, USER_EVENT_EFIELD, "is reserved (an output's own key); accepted: any other name");
+	expect_refused(&rt, USER_EVENT_EFIELD, "is reserved (an output's own key); accepted: any other name");
+	expect_refused(&re, USER_EVENT_EFIELD, "is reserved (an output's own key); accepted: any other name");
+	static const struct user_event_field near_reserved[] = { USER_EVENT_UNSIGNED("Cpu", 4),
+								 USER_EVENT_UNSIGNED("ts", 4) };
+	static struct user_event_type nr = { "test.nearreserved", KprofEventKindInstant, near_reserved, 2, 0, 0 };
+	assert_int_equal(user_event_declare(&nr), 0); /* names only like them are fine */
 
 	/* An enumeration's value names, and their number in a type. */
 	static const char *const long_value[] = { "ok", "sixteen_chars_xx" };

@@ -6,12 +6,14 @@
  * Exit status: 0 when every rule passed on every log; 1 when one failed;
  * 2 when one could not be evaluated (named on its line and in the count)
  * or the rule file is malformed or the command misused; 3 when a log,
- * the kernel or the JUnit file could not be read or written.  A log that
+ * the kernel or the JUnit file could not be read or written, or the
+ * outcomes could not be written to stdout.  A log that
  * cannot be read is an error of all its rules, and the others are still
  * evaluated.
  */
 #include "tools/kprof/assert/rules.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 
 #include "tools/kprof/metrics/metrics.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/utf8.h"
 
 #define USAGE "assert RULES LOG... [--kernel ELF] [--force-kernel] [--junit FILE] [--quiet]"
 
@@ -65,12 +68,16 @@ static void assert_log(struct kp_assert_log *l, const struct kp_rule *rules, siz
 static void print_log(const struct kp_assert_log *l, const char *rules_path, const struct kp_rule *rules, size_t n,
 		      bool several)
 {
+	char path[1024], text[4 * sizeof(rules->text)], what[4 * sizeof(l->outcomes->why)];
+
 	if (several)
-		printf("%s:\n", l->path);
-	for (size_t i = 0; i < n; i++) {
+		printf("%s:\n", kp_printable(path, sizeof(path), l->path));
+	kp_printable(path, sizeof(path), rules_path);
+	for (size_t i = 0; i < n; i++) { /* the rule's bytes, and names from it or the log, never raw */
 		const struct kp_outcome *o = &l->outcomes[i];
-		printf("%-5s  %s:%u  %s: %s\n", verdict_name[o->verdict], rules_path, rules[i].line, rules[i].text,
-		       o->verdict == KP_ERROR ? o->why : o->measured);
+		printf("%-5s  %s:%u  %s: %s\n", verdict_name[o->verdict], path, rules[i].line,
+		       kp_printable(text, sizeof(text), rules[i].text),
+		       kp_printable(what, sizeof(what), o->verdict == KP_ERROR ? o->why : o->measured));
 	}
 }
 
@@ -114,7 +121,11 @@ int kp_cmd_assert(int argc, char **argv)
 			counts[logs[i].outcomes[k].verdict]++;
 	}
 	rc = unread ? 3 : counts[KP_ERROR] ? 2 : counts[KP_FAIL] ? 1 : 0;
-	fflush(stdout); /* the lines before the count, on a terminal too */
+	if (fflush(stdout) || ferror(stdout)) { /* the lines before the count, on a terminal too; /dev/full */
+		fprintf(stderr, "kprof: assert: cannot write the outcomes to stdout: %s\n",
+			strerror(errno ? errno : EIO));
+		rc = 3;
+	}
 	if (!quiet) {
 		fprintf(stderr, "kprof assert: %zu rule%s on %zu log%s: %zu passed, %zu failed, %zu could not be evaluated",
 			nrules, nrules == 1 ? "" : "s", nlogs, nlogs == 1 ? "" : "s", counts[KP_PASS], counts[KP_FAIL],

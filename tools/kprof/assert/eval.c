@@ -6,10 +6,15 @@
  *               the trace file, lost on the link), damaged (frames with
  *               problems), records, switches, samples (ProfileTime),
  *               duration (first record to last)
- *   lock        traced, contended (a count, or with % the share of the
- *               traced), spins, acquisitions (the estimate), wait total /
- *               median / p99 / max, hold median / p99 / max: the Spin
- *               locks section's figures
+ *   lock        traced, contended traced (a count, or with % the share
+ *               of the traced: sampling traces contended acquisitions
+ *               more often, so this share is biased toward them),
+ *               contended est (the estimate over all acquisitions, a
+ *               count or with % the share of the estimated acquisitions,
+ *               shown with its 95% interval: report/interval.c), spins,
+ *               acquisitions (the estimate), wait total / median / pNN /
+ *               max, hold median / pNN / max: the Spin locks section's
+ *               figures
  *   thread      cpu (a time, or with % the share of the CPUs' time), stalled, in,
  *               vol, invol (Threads); latency count / total / avg / max
  *               (Scheduling latency); threads of one name are summed (max:
@@ -18,8 +23,11 @@
  *               share of the profile periods (the % column)
  *   event       count: events of a type the workload declared ("TYPE
  *               [FIELD=value]": those with that value of an enumeration)
- *   field       mean / median / p99 / min / max of a numeric field of
+ *   field       mean / median / pNN / min / max of a numeric field of
  *               those events (nearest rank), a number in the field's unit
+ *   span        count / mean / median / pNN / min / max of the lengths of
+ *               a span type's slices (metrics/events.c pairs them as the
+ *               report does; an End before its Begin is no slice), times
  *   cpu         busy, idle, stalled, no-trace shares and switches (CPUs);
  *               without a number, all CPUs with CSwitch records together
  *
@@ -42,11 +50,12 @@
 
 enum {
 	M_LOST, M_DAMAGED, M_RECORDS, M_SWITCHES, M_SAMPLES, M_DURATION,
-	L_TRACED, L_CONTENDED, L_SPINS, L_ACQ, L_WAIT_TOTAL, L_WAIT_MEDIAN, L_WAIT_P99, L_WAIT_MAX, L_HOLD_MEDIAN,
+	L_TRACED, L_CONTENDED, L_CONTENDED_EST, L_SPINS, L_ACQ, L_WAIT_TOTAL, L_WAIT_MEDIAN, L_WAIT_P99, L_WAIT_MAX, L_HOLD_MEDIAN,
 	L_HOLD_P99, L_HOLD_MAX,
 	T_CPU, T_STALLED, T_IN, T_VOL, T_INVOL, T_LAT_COUNT, T_LAT_TOTAL, T_LAT_AVG, T_LAT_MAX,
 	F_SAMPLES, E_COUNT, C_BUSY, C_IDLE, C_STALLED, C_NO_TRACE, C_SWITCHES,
 	V_MEAN, V_MEDIAN, V_P99, V_MIN, V_MAX,
+	S_COUNT, S_MEAN, S_MEDIAN, S_P99, S_MIN, S_MAX,
 };
 
 #define C KP_KIND_COUNT
@@ -57,7 +66,8 @@ static const struct kp_measure_def metric_defs[] = {
 	{ "switches", C, M_SWITCHES }, { "samples", C, M_SAMPLES }, { "duration", T, M_DURATION }, { NULL, 0, 0 },
 };
 static const struct kp_measure_def lock_defs[] = {
-	{ "traced", C, L_TRACED }, { "contended", C | S, L_CONTENDED }, { "spins", C, L_SPINS },
+	{ "traced", C, L_TRACED }, { "contended traced", C | S, L_CONTENDED },
+	{ "contended est", C | S, L_CONTENDED_EST }, { "spins", C, L_SPINS },
 	{ "acquisitions", C, L_ACQ }, { "wait total", T, L_WAIT_TOTAL }, { "wait median", T, L_WAIT_MEDIAN },
 	{ "wait p99", T, L_WAIT_P99 }, { "wait max", T, L_WAIT_MAX }, { "hold median", T, L_HOLD_MEDIAN },
 	{ "hold p99", T, L_HOLD_P99 }, { "hold max", T, L_HOLD_MAX }, { NULL, 0, 0 },
@@ -73,6 +83,10 @@ static const struct kp_measure_def field_defs[] = {
 	{ "mean", C, V_MEAN }, { "median", C, V_MEDIAN }, { "p99", C, V_P99 }, { "min", C, V_MIN },
 	{ "max", C, V_MAX }, { NULL, 0, 0 },
 };
+static const struct kp_measure_def span_defs[] = {
+	{ "count", C, S_COUNT }, { "mean", T, S_MEAN }, { "median", T, S_MEDIAN }, { "p99", T, S_P99 },
+	{ "min", T, S_MIN }, { "max", T, S_MAX }, { NULL, 0, 0 },
+};
 static const struct kp_measure_def cpu_defs[] = {
 	{ "busy", S, C_BUSY }, { "idle", S, C_IDLE }, { "stalled", S, C_STALLED }, { "no-trace", S, C_NO_TRACE },
 	{ "switches", C, C_SWITCHES }, { NULL, 0, 0 },
@@ -86,7 +100,7 @@ const struct kp_measure_def *kp_rule_measures(enum kp_subject s)
 	static const struct kp_measure_def *const defs[] = {
 		[KP_SUBJ_METRIC] = metric_defs, [KP_SUBJ_LOCK] = lock_defs, [KP_SUBJ_THREAD] = thread_defs,
 		[KP_SUBJ_SAMPLES] = samples_defs, [KP_SUBJ_EVENT] = event_defs, [KP_SUBJ_CPU] = cpu_defs,
-		[KP_SUBJ_FIELD] = field_defs,
+		[KP_SUBJ_FIELD] = field_defs, [KP_SUBJ_SPAN] = span_defs,
 	};
 	return defs[s];
 }
@@ -104,6 +118,7 @@ struct figure {
 	bool is_value;
 	double value;
 	size_t values;
+	char note[120];               /* after the measured value: an interval     */
 };
 
 static bool error(struct kp_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -153,6 +168,21 @@ static bool lock_stat(const struct kp_stats *s, uint64_t v, struct figure *f, co
 	return s->n || error(o, "lock \"%s\": no traced acquisition waited, so it has no %s", r->name, r->measure->name);
 }
 
+/* The rule's percentile of the waits (of those that waited) or of the
+ * holds of recs[0..n), nearest rank as the report's p99; v: room for n. */
+static uint64_t lock_pct(const struct kp_rule *r, const struct kp_lock_rec *recs, size_t n, uint64_t *v, bool wait)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!wait || recs[i].wait)
+			v[k++] = wait ? recs[i].wait : recs[i].hold;
+	if (!k)
+		return 0;
+	kp_sort(v, k, sizeof(*v), kp_cmp_u64s);
+	return v[kp_nearest_rank_of(k, r->pct_num, r->pct_scale)];
+}
+
 static bool lock(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
 {
 	struct kp_lock_rec *recs;
@@ -173,14 +203,24 @@ static bool lock(const struct kp_rule *r, const struct kp_runlog *run, struct fi
 	switch (r->measure->id) {
 	case L_TRACED: f->count = g.traced; break;
 	case L_CONTENDED: f->count = g.contended, f->part = g.contended, f->whole = g.traced; break;
+	case L_CONTENDED_EST: {
+		double var, lo, hi, share = kp_lock_est_share((double)g.est_acq, (double)g.est_cont, g.var_acq,
+							       g.var_cont, &var);
+		kp_share_interval(share, var, &lo, &hi);
+		f->count = g.est_cont, f->part = g.est_cont, f->whole = g.est_acq;
+		if (r->kind == KP_KIND_SHARE)
+			snprintf(f->note, sizeof(f->note), ", estimated over all acquisitions; 95%% interval %.2f%%..%.2f%% "
+				 "(delta method, clipped to 0..100%%)", 100 * lo, 100 * hi);
+		break;
+	}
 	case L_SPINS: f->count = g.spins; break;
 	case L_ACQ: f->count = g.est_acq; break;
 	case L_WAIT_TOTAL: f->cycles = g.wait_total; break;
 	case L_WAIT_MEDIAN: ok = lock_stat(&g.wait, g.wait.median, f, r, o); break;
-	case L_WAIT_P99: ok = lock_stat(&g.wait, g.wait.p99, f, r, o); break;
+	case L_WAIT_P99: ok = lock_stat(&g.wait, lock_pct(r, recs, n, v, true), f, r, o); break;
 	case L_WAIT_MAX: ok = lock_stat(&g.wait, g.wait.max, f, r, o); break;
 	case L_HOLD_MEDIAN: f->cycles = g.hold.median; break;
-	case L_HOLD_P99: f->cycles = g.hold.p99; break;
+	case L_HOLD_P99: f->cycles = lock_pct(r, recs, n, v, false); break;
 	case L_HOLD_MAX: f->cycles = g.hold.max; break;
 	}
 	free(v);
@@ -282,9 +322,51 @@ static bool field(const struct kp_rule *r, const struct kp_runlog *run, struct f
 	switch (r->measure->id) {
 	case V_MEAN: f->value = sum / (double)n; break;
 	case V_MEDIAN: f->value = v[kp_nearest_rank(n, 50)]; break;
-	case V_P99: f->value = v[kp_nearest_rank(n, 99)]; break;
+	case V_P99: f->value = v[kp_nearest_rank_of(n, r->pct_num, r->pct_scale)]; break;
 	case V_MIN: f->value = v[0]; break;
 	case V_MAX: f->value = v[n - 1]; break;
+	}
+	free(v);
+	return true;
+}
+
+/* The lengths of a span type's slices (with [FIELD=value]: those whose
+ * Begin has it): a statistic of them, in cycles. */
+static bool span(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_event_sel sel;
+	char why[sizeof(o->why)];
+	uint64_t *v, sum = 0, backwards;
+	size_t n;
+
+	if (!kp_run_event_sel(run, r->name, &sel, why, sizeof(why)))
+		return error(o, "%s", why);
+	if (sel.type->kind != KprofEventKindSpan)
+		return error(o, "event type \"%s\" is not a span type: it has no slices (event \"%s\" count measures "
+			     "its events)", sel.type->name, r->name);
+	n = kp_run_span_lengths(run, &sel, &v, &backwards);
+	if (backwards)
+		snprintf(f->note, sizeof(f->note), "; %" PRIu64 " End%s before %s Begin left out (damaged)", backwards,
+			 backwards == 1 ? "" : "s", backwards == 1 ? "its" : "their");
+	if (r->measure->id == S_COUNT) {
+		f->count = n;
+		free(v);
+		return true;
+	}
+	if (!n) {
+		free(v);
+		return error(o, "span \"%s\": no slices (a Begin closed by an End on its CPU) in the log, so no %s",
+			     r->name, r->measure->name);
+	}
+	kp_sort(v, n, sizeof(*v), kp_cmp_u64s);
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	switch (r->measure->id) {
+	case S_MEAN: f->cycles = sum / n; break;
+	case S_MEDIAN: f->cycles = v[kp_nearest_rank(n, 50)]; break;
+	case S_P99: f->cycles = v[kp_nearest_rank_of(n, r->pct_num, r->pct_scale)]; break;
+	case S_MIN: f->cycles = v[0]; break;
+	case S_MAX: f->cycles = v[n - 1]; break;
 	}
 	free(v);
 	return true;
@@ -342,6 +424,7 @@ void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct k
 	case KP_SUBJ_CPU: ok = cpu(r, run, &f, o); break;
 	case KP_SUBJ_EVENT: ok = event(r, run, &f, o); break;
 	case KP_SUBJ_FIELD: ok = field(r, run, &f, o); break;
+	case KP_SUBJ_SPAN: ok = span(r, run, &f, o); break;
 	}
 	if (!ok)
 		return;
@@ -355,18 +438,22 @@ void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct k
 			return;
 		}
 		v = (double)f.cycles / run->m.hz;
-		snprintf(o->measured, sizeof(o->measured), "%s (%" PRIu64 " cycles)",
-			 kp_report_time(&run->log, f.cycles, t, sizeof(t)), f.cycles);
+		snprintf(o->measured, sizeof(o->measured), "%s (%" PRIu64 " cycles%s)",
+			 kp_report_time(&run->log, f.cycles, t, sizeof(t)), f.cycles, f.note);
 	} else if (r->kind == KP_KIND_SHARE) {
 		if (!f.whole) {
 			error(o, "a share of nothing: the whole it is a share of is 0");
 			return;
 		}
 		v = 100.0 * (double)f.part / (double)f.whole;
-		snprintf(o->measured, sizeof(o->measured), "%.2f%% (%" PRIu64 " of %" PRIu64 ")", v, f.part, f.whole);
+		snprintf(o->measured, sizeof(o->measured), "%.2f%% (%" PRIu64 " of %" PRIu64 "%s)", v, f.part, f.whole,
+			 f.note);
 	} else {
 		v = (double)f.count;
-		snprintf(o->measured, sizeof(o->measured), "%" PRIu64, f.count);
+		snprintf(o->measured, sizeof(o->measured), "%" PRIu64 "%s%s", f.count, f.note[0] ? " (" : "",
+			 f.note[0] ? f.note + 2 : "");
+		if (f.note[0])
+			strncat(o->measured, ")", sizeof(o->measured) - strlen(o->measured) - 1);
 	}
 	o->verdict = compare(v, r->op, r->bound) ? KP_PASS : KP_FAIL;
 }

@@ -4,15 +4,20 @@
  *
  *   rule     := subject measure op bound
  *   subject  := lock STRING | thread (STRING | ID) | samples STRING
- *             | event STRING [field STRING] | cpu [ID] | METRIC
+ *             | event STRING [field STRING] | span STRING | cpu [ID]
+ *             | METRIC
  *   measure  := words ("wait p99", "latency max", "busy"; none for
- *               samples, the metric itself for a METRIC)
+ *               samples, the metric itself for a METRIC); where a
+ *               measure ends in p99, any pNN or pNN.N (up to 4 decimals,
+ *               above 0 and below 100) is one
  *   op       := < | <= | > | >= | == | !=
- *   bound    := NUMBER [ns | us | ms | s | %]
+ *   bound    := [-]NUMBER [ns | us | ms | s | %]
  *
  * Strings are in double quotes (\" and \\ inside).  Every error names its
  * line and column and what would have been accepted there; all of a
- * file's errors are reported, not only the first.
+ * file's errors are reported, not only the first, each with the rule's
+ * bytes that are not printable escaped (\xNN), as the rule's own lines on
+ * stdout are (assert.c).
  */
 #include "tools/kprof/assert/rules.h"
 
@@ -20,9 +25,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/kprof/metrics/metrics.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/utf8.h"
+
+#define RULES_MAX (16u << 20) /* bytes: a rule file is lines of rules, never this */
 
 enum tok_kind { T_WORD, T_STRING, T_NUMBER, T_OP, T_END };
 
@@ -41,9 +50,11 @@ struct line_ctx {
 
 static bool fail(struct line_ctx *c, unsigned col, const char *fmt, const char *a, const char *b)
 {
-	fprintf(stderr, "%s:%u:%u: ", c->path, c->line, col);
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
+	char msg[2400], out[4 * sizeof(msg)], path[1024];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fprintf(stderr, "%s:%u:%u: %s\n", kp_printable(path, sizeof(path), c->path), c->line, col,
+		kp_printable(out, sizeof(out), msg));
 	c->bad = true;
 	return false;
 }
@@ -88,7 +99,10 @@ static bool next_tok(struct line_ctx *c, const char *s, size_t *i, struct tok *t
 		}
 	if (s[*i] == '=')
 		return fail(c, t->col, "'=' is not a comparison: write == (or <, <=, >, >=, !=)%s%s", "", "");
-	bool number = isdigit((unsigned char)s[*i]) || (s[*i] == '.' && isdigit((unsigned char)s[*i + 1]));
+	size_t d = s[*i] == '-'; /* a negative bound: "min >= -50" */
+	bool number = isdigit((unsigned char)s[*i + d]) || (s[*i + d] == '.' && isdigit((unsigned char)s[*i + d + 1]));
+	if (d && number)
+		t->text[n++] = s[(*i)++];
 	if (!number && !isalpha((unsigned char)s[*i]) && s[*i] != '_') {
 		char ch[16];
 		if (isprint((unsigned char)s[*i]))
@@ -125,8 +139,32 @@ static bool tokens(struct line_ctx *c, const char *s, struct tok *t, size_t max,
 static const char *const subject_what[] = {
 	[KP_SUBJ_METRIC] = "the run", [KP_SUBJ_LOCK] = "a lock", [KP_SUBJ_THREAD] = "a thread",
 	[KP_SUBJ_SAMPLES] = "a function's samples", [KP_SUBJ_EVENT] = "an event type", [KP_SUBJ_CPU] = "a CPU",
-	[KP_SUBJ_FIELD] = "an event field",
+	[KP_SUBJ_FIELD] = "an event field", [KP_SUBJ_SPAN] = "a span type",
 };
+
+/* A percentile word, p50 or p99.9: its value as num / scale percent. */
+static bool percentile(const char *w, uint32_t *num, uint32_t *scale)
+{
+	uint64_t v = 0, sc = 1;
+	size_t i = 1, decimals = 0;
+	bool point = false;
+
+	if (w[0] != 'p' || !isdigit((unsigned char)w[1]))
+		return false;
+	for (; w[i]; i++) {
+		if (w[i] == '.' && !point && isdigit((unsigned char)w[i + 1])) {
+			point = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)w[i]) || i > 8 || (point && ++decimals > 4))
+			return false;
+		v = v * 10 + (uint64_t)(w[i] - '0');
+		sc *= point ? 10 : 1;
+	}
+	*num = (uint32_t)v;
+	*scale = (uint32_t)sc;
+	return v > 0 && v < 100 * sc;
+}
 
 /* "a, b, c" of the subject's measures. */
 static const char *measure_list(enum kp_subject s, char *buf, size_t size, const char **names, size_t *n)
@@ -136,7 +174,10 @@ static const char *measure_list(enum kp_subject s, char *buf, size_t size, const
 	buf[0] = 0;
 	*n = 0;
 	for (const struct kp_measure_def *d = kp_rule_measures(s); d->name && len < size; d++) {
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", *n ? ", " : "", d->name);
+		size_t nl = strlen(d->name);
+		bool pct = nl >= 3 && !strcmp(d->name + nl - 3, "p99"); /* any percentile */
+		len += (size_t)snprintf(buf + len, size - len, "%s%.*s%s", *n ? ", " : "", (int)(pct ? nl - 3 : nl),
+					d->name, pct ? "pNN (p50, p99, p99.9, ...)" : "");
 		names[(*n)++] = d->name;
 	}
 	return buf;
@@ -154,16 +195,28 @@ static bool take_measure(struct line_ctx *c, struct kp_rule *r, const struct tok
 		len = (size_t)snprintf(want, sizeof(want), "%s", first);
 	for (; t[*k].kind == T_WORD && len < sizeof(want); (*k)++)
 		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s%s", len ? " " : "", t[*k].text);
+	snprintf(r->measure_text, sizeof(r->measure_text), "%s", want);
+	/* "wait p99.9": the measure "wait p99" at that percentile */
+	char *last = strrchr(want, ' ') ? strrchr(want, ' ') + 1 : want;
+	uint32_t num = 99, scale = 1;
+	if (percentile(last, &num, &scale))
+		snprintf(last, sizeof(want) - (size_t)(last - want), "p99");
 	for (const struct kp_measure_def *d = kp_rule_measures(r->subject); d->name; d++)
 		if (!strcmp(d->name, want)) {
 			r->measure = d;
+			r->pct_num = num, r->pct_scale = scale;
 			return true;
 		}
+	snprintf(want, sizeof(want), "%s", r->measure_text);
+	if (r->subject == KP_SUBJ_LOCK && !strcmp(want, "contended"))
+		return fail(c, col, "say which contended figure: \"contended traced\" (of the traced acquisitions, "
+			    "which sampling fills with the contended ones) or \"contended est\" (estimated over all "
+			    "acquisitions from the sampling rates, as the report's estimate line)%s%s", "", "");
 	measure_list(r->subject, list, sizeof(list), names, &n);
 	kp_near_names(want, names, n, near, sizeof(near));
 	if (r->subject == KP_SUBJ_METRIC)
 		snprintf(msg, sizeof(msg), "unknown metric \"%s\"%s%s; metrics: %s; or a subject: lock \"NAME\", "
-			 "thread \"NAME\", samples \"FUNCTION\", event \"NAME\", cpu [N]", want, near[0] ? "; did you mean " : "",
+			 "thread \"NAME\", samples \"FUNCTION\", event \"NAME\", span \"NAME\", cpu [N]", want, near[0] ? "; did you mean " : "",
 			 near, list);
 	else if (!want[0])
 		snprintf(msg, sizeof(msg), "%s needs a measure before the comparison: %s", subject_what[r->subject], list);
@@ -227,12 +280,12 @@ static bool take_subject(struct line_ctx *c, struct kp_rule *r, const struct tok
 {
 	static const struct { const char *word; enum kp_subject s; } subjects[] = {
 		{ "lock", KP_SUBJ_LOCK }, { "thread", KP_SUBJ_THREAD }, { "samples", KP_SUBJ_SAMPLES },
-		{ "event", KP_SUBJ_EVENT }, { "cpu", KP_SUBJ_CPU },
+		{ "event", KP_SUBJ_EVENT }, { "cpu", KP_SUBJ_CPU }, { "span", KP_SUBJ_SPAN },
 	};
 	*first = NULL;
 	if (t[0].kind != T_WORD)
-		return fail(c, t[0].col, "a rule starts with a metric or a subject (lock, thread, samples, event, cpu), "
-			    "not \"%s\"%s", t[0].text, "");
+		return fail(c, t[0].col, "a rule starts with a metric or a subject (lock, thread, samples, event, span, "
+			    "cpu), not \"%s\"%s", t[0].text, "");
 	*k = 1;
 	r->subject = KP_SUBJ_METRIC;
 	for (size_t i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++)
@@ -274,7 +327,7 @@ static bool take_subject(struct line_ctx *c, struct kp_rule *r, const struct tok
 static bool parse_line(struct line_ctx *c, const char *s, struct kp_rule *r)
 {
 	struct tok t[24];
-	size_t n, k;
+	size_t n, k = 0;
 	const char *first;
 
 	*r = (struct kp_rule){ .line = c->line };
@@ -298,24 +351,53 @@ static bool parse_line(struct line_ctx *c, const char *s, struct kp_rule *r)
 	return true;
 }
 
+/* The next line of f into buf (its '\n' left out, cut to fit, so a line
+ * costs no more memory however long it is): 0, 1 when it was cut, -1 at
+ * the end, -2 past RULES_MAX bytes in all. */
+static int next_line(FILE *f, char *buf, size_t size, uint64_t *total)
+{
+	size_t len = 0;
+	int ch = EOF;
+
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (++*total > RULES_MAX)
+			return -2;
+		if (len + 1 < size)
+			buf[len] = (char)ch;
+		len++;
+	}
+	buf[len + 1 < size ? len : size - 1] = 0;
+	if (ch == EOF && !len)
+		return -1;
+	++*total;
+	return len + 1 >= size;
+}
+
 int kp_rules_read(const char *path, struct kp_rule **rules, size_t *n)
 {
 	FILE *f = fopen(path, "r");
 	struct line_ctx c = { .path = path };
-	char *line = NULL;
-	size_t cap = 0, room = 0;
+	char line[2048], shown[1024];
+	size_t room = 0;
+	uint64_t total = 0;
+	struct stat st;
+	int got;
 
 	*rules = NULL;
 	*n = 0;
-	if (!f) {
-		fprintf(stderr, "kprof: cannot read the rule file %s: %s\n", path, strerror(errno));
+	kp_printable(shown, sizeof(shown), path);
+	if (!f || fstat(fileno(f), &st) || S_ISDIR(st.st_mode)) { /* a directory opens, and reads as nothing */
+		fprintf(stderr, "kprof: cannot read the rule file %s: %s\n", shown,
+			f && S_ISDIR(st.st_mode) ? "it is a directory" : strerror(errno));
+		if (f)
+			fclose(f);
 		return 3;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((got = next_line(f, line, sizeof(line), &total)) >= 0) {
 		struct kp_rule r;
 		c.line++;
 		line[strcspn(line, "\r\n")] = 0;
-		if (strlen(line) >= sizeof(r.text)) {
+		if (got || strlen(line) >= sizeof(r.text)) {
 			fail(&c, (unsigned)sizeof(r.text), "a line longer than %s bytes: one rule a line%s", "1023", "");
 			continue;
 		}
@@ -324,10 +406,21 @@ int kp_rules_read(const char *path, struct kp_rule **rules, size_t *n)
 		*rules = kp_grow(*rules, &room, *n + 1, sizeof(**rules));
 		(*rules)[(*n)++] = r;
 	}
-	free(line);
+	bool err = ferror(f);
 	fclose(f);
+	if (got == -2 || err) {
+		if (got == -2)
+			fprintf(stderr, "kprof: the rule file %s is longer than %u MiB: not a rule file (one rule a line)\n",
+				shown, RULES_MAX >> 20);
+		else
+			fprintf(stderr, "kprof: cannot read the rule file %s: %s\n", shown, strerror(errno));
+		free(*rules);
+		*rules = NULL;
+		*n = 0;
+		return 3;
+	}
 	if (!c.bad && !*n) {
-		fprintf(stderr, "%s: no rules in the file (one rule a line, such as: lost == 0)\n", path);
+		fprintf(stderr, "%s: no rules in the file (one rule a line, such as: lost == 0)\n", shown);
 		return 2;
 	}
 	if (c.bad) {

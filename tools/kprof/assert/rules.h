@@ -14,13 +14,22 @@
  *
  *   lost == 0                              a metric of the run
  *   lock "hot2" wait p99 < 50us            a lock, by name or address
+ *   lock "hot2" contended est < 5%         its contended share estimated
+ *                                          over all acquisitions (contended
+ *                                          traced: of the traced ones)
  *   thread "ping" latency max < 2ms        a thread, by name (or id)
  *   samples "ke_stall_execution_processor" < 40%   a function's samples
  *   event "my_op" count >= 1000            an event type of the workload
  *   event "my_op [Mode=read]" field "Bytes" p99 < 4096
  *                                          a numeric field of its events
  *                                          (with [FIELD=value]: those events)
+ *   span "my_op" p99.9 < 5ms               the lengths of a span type's
+ *                                          slices (with [FIELD=value]: of
+ *                                          those whose Begin has it)
  *   cpu busy > 50%                         all CPUs, or `cpu 1 busy`
+ *
+ * Wherever a measure is a percentile, any pNN or pNN.N is one (p50, p90,
+ * p99.9): the nearest rank, as the report's p99.
  */
 #ifndef KPROF_TOOL_RULES_H
 #define KPROF_TOOL_RULES_H
@@ -31,7 +40,8 @@
 #include <stdio.h>
 
 enum kp_subject {
-	KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU, KP_SUBJ_FIELD
+	KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU, KP_SUBJ_FIELD,
+	KP_SUBJ_SPAN
 };
 
 /* What a figure is: a count, a time, a share; a measure admits a set. */
@@ -55,10 +65,13 @@ struct kp_rule {
 	bool by_id;                   /* thread 12 / cpu 1                         */
 	uint32_t id;
 	const struct kp_measure_def *measure;
+	uint32_t pct_num, pct_scale;  /* a percentile measure's: pct_num /      */
+	                              /* pct_scale percent (p99.9: 999, 10)     */
 	enum kp_op op;
 	double bound;                 /* seconds for a time, percent for a share   */
 	unsigned kind;                /* the bound's kind: KP_KIND_*                */
 	char bound_text[280];         /* "50us" as written                         */
+	char measure_text[128];       /* "wait p99.9" as written                   */
 };
 
 /* The measures of a subject, ended by a NULL name. */
@@ -77,7 +90,7 @@ enum kp_verdict { KP_PASS, KP_FAIL, KP_ERROR };
 
 struct kp_outcome {
 	enum kp_verdict verdict;
-	char measured[160];           /* "1.465 ms (3804580 cycles)"               */
+	char measured[300];           /* "1.465 ms (3804580 cycles)"               */
 	char why[600];                /* ERROR: why it cannot be evaluated         */
 };
 

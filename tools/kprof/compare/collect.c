@@ -7,7 +7,15 @@
  *               spots): binomial, p (1 - p) / n with Kish's effective n
  *               (the report's interval of the same share)
  *   contention  a lock's contended share of its traced acquisitions (Spin
- *               locks): binomial, p (1 - p) / traced
+ *               locks): binomial, p (1 - p) / traced.  Sampling traces
+ *               contended acquisitions more often than the others, so
+ *               this share is biased toward them; hence also
+ *   contention  the share estimated over all its acquisitions, as the
+ *   estimate    report's "estimate" line: R = sum(w y) / sum(w) over the
+ *               traced records (w: what each stands for, y: contended),
+ *               variance by the delta method for a ratio of
+ *               Horvitz-Thompson totals (each acquisition traced with
+ *               probability 1/w): sum(w (w - 1) (y - R)^2) / sum(w)^2
  *   wait, hold  a lock's mean wait (of the traced acquisitions that waited,
  *               less stalls) and mean hold (of all traced): s^2 / n of the
  *               traced records
@@ -38,7 +46,7 @@ bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
 enum kp_cmp_unit kp_cmp_unit(enum kp_cmp_kind k)
 {
 	switch (k) {
-	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CPU: return KP_CMP_SHARE;
+	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CONTENTION_EST: case KP_CMP_CPU: return KP_CMP_SHARE;
 	case KP_CMP_EV_RATE: return KP_CMP_PER_S;
 	case KP_CMP_EV_MEAN: case KP_CMP_EV_MEDIAN: return KP_CMP_VALUE;
 	default: return KP_CMP_SECONDS;
@@ -57,16 +65,20 @@ bool kp_cmp_is_user(enum kp_cmp_kind k)
 
 const char *kp_cmp_kind_name(enum kp_cmp_kind k)
 {
-	static const char *const names[] = { "hot", "contention", "wait", "hold", "latency", "cpu", "event_rate",
+	static const char *const names[] = { "hot", "contention", "contention_est", "wait", "hold", "latency", "cpu", "event_rate",
 					     "field_mean", "field_median", "span_mean", "span_median" };
 	return names[k];
 }
 
 struct kp_cmp_metric *kp_cmp_metric(struct kp_cmp_table *t, enum kp_cmp_kind k, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
+	uint64_t h = kp_hash_str(name, (uint64_t)k);
+	size_t it;
+
+	for (size_t i = kp_index_first(&t->by_name, h, &it); i != KP_INDEX_NONE; i = kp_index_next(&t->by_name, h, &it))
 		if (t->m[i].kind == k && !strcmp(t->m[i].name, name))
 			return &t->m[i];
+	kp_index_add(&t->by_name, h, t->n);
 	t->m = kp_grow(t->m, &t->cap, t->n + 1, sizeof(*t->m));
 	struct kp_cmp_metric *m = &t->m[t->n++];
 	*m = (struct kp_cmp_metric){ .kind = k };
@@ -125,12 +137,15 @@ static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 	double hz = r->m.hz;
 
 	for (size_t i = 0, j; i < r->nlocks && hz > 0; i = j) {
-		double ws = 0, wss = 0, wn = 0, hs = 0, hss = 0, var;
+		double ws = 0, wss = 0, wn = 0, hs = 0, hss = 0, var, est = 0, est_c = 0, var_a = 0, var_c = 0;
 		size_t contended = 0;
 		for (j = i; j < r->nlocks && r->locks[j].lock == r->locks[i].lock; j++) {
 			const struct kp_lock_rec *k = &r->locks[j];
 			double wt = (double)k->wait / hz, ht = (double)k->hold / hz;
 			contended += k->contended;
+			double ww = (double)k->weight * (double)(k->weight - 1);
+			est += (double)k->weight, var_a += ww;
+			est_c += k->contended ? (double)k->weight : 0, var_c += k->contended ? ww : 0;
 			hs += ht, hss += ht * ht;
 			if (k->wait)
 				ws += wt, wss += wt * wt, wn++;
@@ -138,6 +153,8 @@ static void locks(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 		double n = (double)(j - i), p = (double)contended / n;
 		kp_run_lock_name(r, r->locks[i].lock, name, sizeof(name));
 		kp_cmp_put(t, side, run, KP_CMP_CONTENTION, name, p, p * (1 - p) / n);
+		double share = kp_lock_est_share(est, est_c, var_a, var_c, &var);
+		kp_cmp_put(t, side, run, KP_CMP_CONTENTION_EST, name, share, var);
 		double hold = mean_var(hs, hss, n, &var);
 		kp_cmp_put(t, side, run, KP_CMP_HOLD, name, hold, var);
 		if (wn) {
@@ -152,7 +169,6 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 	const struct kp_model *m = &r->m;
 	double whole = (double)m->switching_cpus * (double)(m->end - m->begin), hz = m->hz;
 	double *sq = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*sq));
-	char name[64];
 
 	if (!m->switches || whole <= 0 || hz <= 0) {
 		free(sq);
@@ -166,31 +182,40 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 			if (th)
 				sq[th - m->threads] += len * len;
 		}
-	/* the threads of one name together: sums, then one figure per name */
+	/* the threads of one name together: sums per name (found by a hash
+	 * of the name: a scan per thread was quadratic), then one figure for
+	 * each name one of whose threads ran */
+	struct by_name { char name[64]; bool ran; double cyc, csq, ln, ls, lss; } *g = kp_xcalloc(m->nthreads + 1, sizeof(*g));
+	struct kp_index ix = { 0 };
+	size_t ng = 0;
 	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct kp_model_thread *th = &m->threads[i];
-		bool first = true;
-		if (!th->in && !th->out && !th->lat.n)
-			continue;
-		kp_report_thread_name(th, true, name, sizeof(name));
-		double cyc = 0, csq = 0, ln = 0, ls = 0, lss = 0, var;
-		for (size_t k = 0; k < m->nthreads; k++) {
-			char other[64];
-			const struct kp_model_thread *u = &m->threads[k];
-			if (strcmp(kp_report_thread_name(u, true, other, sizeof(other)), name))
-				continue;
-			first &= k >= i;
-			cyc += (double)u->cycles, csq += sq[k];
-			ln += (double)u->lat.n, ls += (double)u->lat.total / hz, lss += u->lat.total2 / (hz * hz);
+		const struct kp_model_thread *u = &m->threads[i];
+		char name[64];
+		size_t it, k;
+		kp_report_thread_name(u, true, name, sizeof(name));
+		uint64_t h = kp_hash_str(name, 0);
+		for (k = kp_index_first(&ix, h, &it); k != KP_INDEX_NONE && strcmp(g[k].name, name);)
+			k = kp_index_next(&ix, h, &it);
+		if (k == KP_INDEX_NONE) {
+			kp_index_add(&ix, h, k = ng++);
+			snprintf(g[k].name, sizeof(g[k].name), "%s", name);
 		}
-		if (!first)
-			continue; /* counted with the first of its name */
-		kp_cmp_put(t, side, run, KP_CMP_CPU, name, cyc / whole, csq / (whole * whole));
-		if (ln) {
-			double lat = mean_var(ls, lss, ln, &var);
-			kp_cmp_put(t, side, run, KP_CMP_LATENCY, name, lat, var);
+		g[k].ran |= u->in || u->out || u->lat.n;
+		g[k].cyc += (double)u->cycles, g[k].csq += sq[i];
+		g[k].ln += (double)u->lat.n, g[k].ls += (double)u->lat.total / hz, g[k].lss += u->lat.total2 / (hz * hz);
+	}
+	for (size_t k = 0; k < ng; k++) {
+		double var;
+		if (!g[k].ran)
+			continue;
+		kp_cmp_put(t, side, run, KP_CMP_CPU, g[k].name, g[k].cyc / whole, g[k].csq / (whole * whole));
+		if (g[k].ln) {
+			double lat = mean_var(g[k].ls, g[k].lss, g[k].ln, &var);
+			kp_cmp_put(t, side, run, KP_CMP_LATENCY, g[k].name, lat, var);
 		}
 	}
+	kp_index_free(&ix);
+	free(g);
 	free(sq);
 }
 
@@ -209,6 +234,7 @@ void kp_cmp_table_free(struct kp_cmp_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->m[i].obs[0]), free(t->m[i].obs[1]);
 	free(t->m);
+	kp_index_free(&t->by_name);
 	for (size_t i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->notes);

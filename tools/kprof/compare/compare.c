@@ -46,6 +46,27 @@ static bool zero_in(const struct kp_cmp_table *t, const struct kp_cmp_metric *m,
 	return kp_cmp_zero_if_absent(m->kind) && !(kp_cmp_is_user(m->kind) && t->raw[side] && t->raw[side][run]);
 }
 
+/* Whether every value of each side is one number: in a run against a
+ * run, a variance of 0 within each (a field constant within each --by
+ * value); over sets, the same value in every run of a side.  Its
+ * interval would be a point, B - A, marked significant however little
+ * it says. */
+static bool constant(const struct kp_cmp_table *t, const struct kp_cmp_metric *m, const struct kp_cmp_row *row,
+		     const double *va, const double *vb)
+{
+	if (t->runs[0] == 1)
+		return m->obs[0][0].have && m->obs[1][0].have && m->obs[0][0].var == 0 && m->obs[1][0].var == 0;
+	if (row->na < 2 || row->nb < 2)
+		return false;
+	for (size_t i = 1; i < row->na; i++)
+		if (va[i] != va[0])
+			return false;
+	for (size_t i = 1; i < row->nb; i++)
+		if (vb[i] != vb[0])
+			return false;
+	return true;
+}
+
 /* The row of one figure. */
 static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m, struct kp_cmp_row *row,
 		     double *va, double *vb)
@@ -94,6 +115,17 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 		row->why = !a.have || !b.have ? "not in both runs"
 			   : median ? "a median: over sets of runs only"
 				    : "one event: no variance within the run";
+	}
+	if (constant(t, m, row, va, vb)) {
+		row->ok = false;
+		row->constant = true;
+		row->why = "constant: every value of A the same, and of B: B - A is exact, with no spread to weigh it "
+			   "against";
+	}
+	if (row->ok && kp_cmp_is_share(m->kind) && (row->iv.lo < -1 || row->iv.hi > 1)) {
+		row->clipped = true; /* a difference of two shares is within -1..1 */
+		row->iv.lo = fmax(row->iv.lo, -1);
+		row->iv.hi = fmin(row->iv.hi, 1);
 	}
 	row->significant = row->ok && (row->iv.lo > 0 || row->iv.hi < 0);
 	row->change_pct = row->iv.a != 0 ? 100 * row->iv.diff / fabs(row->iv.a) : row->iv.diff != 0 ? INFINITY : 0;
@@ -147,6 +179,12 @@ static bool parse_by(const char *arg, struct cmp_opts *o)
 	for (size_t i = 0; i < nf; i++)
 		if (!kprof_event_name_char_ok(arg[i], KprofNameField, i == 0))
 			return false;
+	for (size_t i = 0; i < na; i++) /* the characters a value name may hold ('=' and ',' among them) */
+		if (!kprof_event_name_char_ok(eq[1 + i], KprofNameValue, i == 0))
+			return false;
+	for (size_t i = 0; i < nb; i++)
+		if (!kprof_event_name_char_ok(comma[1 + i], KprofNameValue, i == 0))
+			return false;
 	memcpy(o->by_field, arg, nf);
 	memcpy(o->by.value[0], eq + 1, na);
 	memcpy(o->by.value[1], comma + 1, nb);
@@ -193,8 +231,9 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 			o->fail_pct = strtod(optarg, &end);
 			if (*end == '%')
 				end++;
-			if (*end || end == optarg || o->fail_pct < 0)
-				return usage("--fail-if-worse takes a percentage (0 or more, e.g. 10), not '%s'", optarg);
+			if (*end || end == optarg || !isfinite(o->fail_pct) || o->fail_pct < 0)
+				return usage("--fail-if-worse takes a percentage (a finite number, 0 or more, e.g. 10), "
+					     "not '%s'", optarg);
 			o->fail_set = true;
 			break;
 		case ':': return usage("needs a value after '%s'", argv[optind - 1]);
@@ -337,6 +376,16 @@ int kp_cmd_compare(int argc, char **argv)
 			runs[1] = runs[0];
 		else
 			rc = load_side(&side[s], &runs[s], s && o.kernel_b ? o.kernel_b : o.kernel, o.force);
+	for (int s = 0; s < 2 && !rc; s++)
+		if (!s || !same)
+			rc = kp_cmp_side_keep(&t, s, &side[s], runs[s]);
+		else { /* B is A's runs: the same ones kept */
+			for (size_t i = 0; i < side[1].n; i++)
+				free(side[1].logs[i]);
+			for (size_t i = 0; i < side[0].n; i++)
+				side[1].logs[i] = kp_xstrdup(side[0].logs[i]);
+			side[1].n = side[0].n;
+		}
 	if (!rc) {
 		t.runs[0] = side[0].n, t.runs[1] = side[1].n;
 		t.by = o.by;

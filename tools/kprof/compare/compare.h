@@ -26,12 +26,14 @@
 
 #include "include/kprof/user_event.h"
 #include "tools/kprof/metrics/metrics.h"
+#include "tools/kprof/util/hash.h"
 
 /* What a figure is, and so how it is shown and how its variance within a
  * run is estimated (collect.c). */
 enum kp_cmp_kind {
 	KP_CMP_HOT,        /* a function's share of the profile periods          */
 	KP_CMP_CONTENTION, /* a lock's contended share of its traced acquisitions */
+	KP_CMP_CONTENTION_EST, /* ... estimated over all its acquisitions      */
 	KP_CMP_WAIT,       /* a lock's mean wait (s), of the traced waits         */
 	KP_CMP_HOLD,       /* a lock's mean hold (s), of the traced acquisitions  */
 	KP_CMP_LATENCY,    /* a thread's mean scheduling latency (s)              */
@@ -72,6 +74,7 @@ struct kp_cmp_by {
 struct kp_cmp_table {
 	struct kp_cmp_metric *m;
 	size_t n, cap;
+	struct kp_index by_name;      /* m[] by (kind, name)                     */
 	size_t runs[2];               /* runs of A, of B                         */
 	bool paired;                  /* A and B are the same runs (--by)        */
 	struct kp_cmp_by by;
@@ -136,6 +139,9 @@ struct kp_cmp_row {
 	double change_pct;            /* (B - A) / |A| * 100; inf when A is 0    */
 	size_t na, nb;                /* values on each side                     */
 	const char *why;              /* !ok: why not                            */
+	bool constant;                /* !ok: every value of A one number, and   */
+	                              /* every value of B: B - A is exact        */
+	bool clipped;                 /* a share's limits cut to -100%..+100%    */
 };
 
 /* The sides, for the outputs. */
@@ -150,6 +156,10 @@ struct kp_cmp_side {
  * with a message. */
 int kp_cmp_side_read(const char *path, struct kp_cmp_side *s);
 void kp_cmp_side_free(struct kp_cmp_side *s);
+/* A set's runs that are not runs of its scenario left out of s and runs
+ * (freed), each with a note in t; a single log that holds no run refused.
+ * 0, or 3 with a message (a set left with fewer than two runs). */
+int kp_cmp_side_keep(struct kp_cmp_table *t, int side, struct kp_cmp_side *s, struct kp_runlog **runs);
 
 /* The method of the intervals, said once (text.c). */
 const char *kp_cmp_method(const struct kp_cmp_table *t, enum kp_cmp_kind k);

@@ -10,11 +10,15 @@
  *                 "unit": "s", "share", "per_s" or "value",
  *                 "a": .., "b": .., "diff": .., "lo": .., "hi": ..,
  *                 "change_pct": .., "significant": true, "worse": false,
- *                 "method": "...", "n_a": 5, "n_b": 5, "why": null}]}
+ *                 "method": "...", "n_a": 5, "n_b": 5, "why": null,
+ *                 "constant": false, "clipped": false}]}
  *
  * Shares are fractions (0.25), times seconds, rates events per second,
  * a value a user event field's own number; lo and hi are null when no
  * interval could be made (why says why); change_pct null when A is 0.
+ * constant: every value of A one number and every value of B one number
+ * (no interval: B - A is exact); clipped: a share's limits were cut to
+ * -1..1.
  */
 #include "tools/kprof/compare/compare.h"
 
@@ -97,7 +101,8 @@ int kp_cmp_json(const char *path, const struct kp_cmp_side *side, const struct k
 			fputs("null", f);
 		else
 			kp_json_string(f, r->why);
-		fputs("}", f);
+		fprintf(f, ", \"constant\": %s, \"clipped\": %s}", r->constant ? "true" : "false",
+			r->clipped ? "true" : "false");
 	}
 	fputs("\n]}\n", f);
 	return kp_out_close(f, path);

@@ -15,7 +15,9 @@
 
 static const char *const section[KP_CMP_KINDS] = {
 	[KP_CMP_HOT] = "hot spots: share of the profile periods",
-	[KP_CMP_CONTENTION] = "locks: contended share of the traced acquisitions",
+	[KP_CMP_CONTENTION] = "locks: contended share of the traced acquisitions (biased: sampling favours "
+			      "contended ones)",
+	[KP_CMP_CONTENTION_EST] = "locks: contended share estimated over all acquisitions (the report's estimate)",
 	[KP_CMP_WAIT] = "locks: mean wait of the traced acquisitions that waited",
 	[KP_CMP_HOLD] = "locks: mean hold of the traced acquisitions",
 	[KP_CMP_LATENCY] = "scheduling latency: mean from ready to running",
@@ -28,7 +30,7 @@ static const char *const section[KP_CMP_KINDS] = {
 };
 
 static const char *const column[KP_CMP_KINDS] = {
-	[KP_CMP_HOT] = "function", [KP_CMP_CONTENTION] = "lock", [KP_CMP_WAIT] = "lock", [KP_CMP_HOLD] = "lock",
+	[KP_CMP_HOT] = "function", [KP_CMP_CONTENTION] = "lock", [KP_CMP_CONTENTION_EST] = "lock", [KP_CMP_WAIT] = "lock", [KP_CMP_HOLD] = "lock",
 	[KP_CMP_LATENCY] = "thread", [KP_CMP_CPU] = "thread", [KP_CMP_EV_RATE] = "event type",
 	[KP_CMP_EV_MEAN] = "event type, field", [KP_CMP_EV_MEDIAN] = "event type, field",
 	[KP_CMP_SPAN_MEAN] = "span type", [KP_CMP_SPAN_MEDIAN] = "span type",
@@ -42,6 +44,8 @@ const char *kp_cmp_method(const struct kp_cmp_table *t, enum kp_cmp_kind k)
 		[KP_CMP_HOT] = "normal interval of a difference of proportions, Kish's effective n of the "
 			       "Count-weighted samples",
 		[KP_CMP_CONTENTION] = "normal interval of a difference of proportions of the traced acquisitions",
+		[KP_CMP_CONTENTION_EST] = "normal interval of a difference of ratios of Horvitz-Thompson totals "
+					  "(each share's variance by the delta method)",
 		[KP_CMP_WAIT] = "normal interval of a difference of means, the traced waits' variance",
 		[KP_CMP_HOLD] = "normal interval of a difference of means, the traced holds' variance",
 		[KP_CMP_LATENCY] = "normal interval of a difference of means, the delays' variance",
@@ -105,7 +109,9 @@ void kp_cmp_print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cm
 		if ((int)k != kind) {
 			kind = (int)k;
 			fprintf(f, "\n%s\n", section[kind]);
-			kp_wrapf(f, "  ", 0, 2, " ", "(95%% interval: %s)", kp_cmp_method(t, k));
+			kp_wrapf(f, "  ", 0, 2, " ", "(95%% interval: %s%s)", kp_cmp_method(t, k),
+				 kp_cmp_is_share(k) ? "; its limits clipped to -100%..+100%, as far as a difference of two "
+						      "shares can go" : "");
 			fprintf(f, "  %-32s %11s %11s %12s  %s\n", column[kind], "A", "B", "B - A", "95% interval of B - A");
 		}
 		if (strlen(r->metric->name) > 32) /* whole, on a line of its own, with the mark */
@@ -114,6 +120,8 @@ void kp_cmp_print_rows(FILE *f, const struct kp_cmp_table *t, const struct kp_cm
 		if (r->ok)
 			snprintf(iv, sizeof(iv), "%s .. %s", value_text(lo, sizeof(lo), r->iv.lo, k, scale, true),
 				 value_text(hi, sizeof(hi), r->iv.hi, k, scale, true));
+		else if (r->constant)
+			snprintf(iv, sizeof(iv), "constant in A and in B: B - A exact");
 		else
 			snprintf(iv, sizeof(iv), "none: %s", r->why);
 		fprintf(f, "%c %-32s %11s %11s %12s  %s\n", r->significant && name[0] ? '*' : ' ', name,

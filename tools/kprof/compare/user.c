@@ -54,12 +54,14 @@ struct group {
 struct groups {
 	struct group *g;
 	size_t n, cap;
+	struct kp_index ix;            /* g[] by (type, split value)            */
 };
 
-/* A Begin still open on a CPU. */
+/* A Begin still open on a CPU; the open ones of each type a stack. */
 struct open_span {
-	const struct kp_user_type *t;
 	uint64_t ts, split;
+	size_t below;                  /* index + 1 of the one before of its    */
+	                               /* type; 0: none                         */
 };
 
 static void push(struct vec *v, double x)
@@ -70,9 +72,13 @@ static void push(struct vec *v, double x)
 
 static struct group *group(struct groups *gs, const struct kp_user_type *t, uint64_t split)
 {
-	for (size_t i = 0; i < gs->n; i++)
+	uint64_t h = kp_hash_u64(split, t->id);
+	size_t it;
+
+	for (size_t i = kp_index_first(&gs->ix, h, &it); i != KP_INDEX_NONE; i = kp_index_next(&gs->ix, h, &it))
 		if (gs->g[i].t == t && gs->g[i].split == split)
 			return &gs->g[i];
+	kp_index_add(&gs->ix, h, gs->n);
 	gs->g = kp_grow(gs->g, &gs->cap, gs->n + 1, sizeof(*gs->g));
 	struct group *g = &gs->g[gs->n++];
 	memset(g, 0, sizeof(*g));
@@ -100,17 +106,21 @@ static struct group *group_of(struct groups *gs, const struct kp_cmp_table *tb, 
 	return group(gs, t, split);
 }
 
-/* Every readable event of the run into its group; spans paired per CPU. */
+/* Every readable event of the run into its group; spans paired per CPU:
+ * an End closes the latest open Begin of its type (top[type]: the top of
+ * that type's stack, index + 1 into open[], whose entries are never moved,
+ * so an End costs the same however many Begins of other types are open). */
 static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int side, const struct kp_runlog *r)
 {
 	const struct kp_log *log = &r->log;
 	struct open_span *open = NULL;
-	size_t cap = 0;
+	size_t cap = 0, *top = kp_xcalloc(KPROF_EVENT_MAX_TYPES + 1, sizeof(*top));
 
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
 		struct kp_cpu_cursor c;
 		struct kp_record rec;
 		size_t n = 0;
+		memset(top, 0, (KPROF_EVENT_MAX_TYPES + 1) * sizeof(*top));
 		kp_cursor_init(&c, (struct kp_log *)log, cpu); /* reads only */
 		while (kp_cursor_next(&c, &rec)) {
 			const struct kp_user_type *t = kp_user_type_of(log, &rec);
@@ -130,19 +140,19 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 				}
 			} else if (rec.payload[2] == KprofEventBegin) {
 				open = kp_grow(open, &cap, n + 1, sizeof(*open));
-				open[n++] = (struct open_span){ t, rec.h.TimeStamp, split_value(tb, t, rec.payload) };
+				open[n++] = (struct open_span){ rec.h.TimeStamp, split_value(tb, t, rec.payload), top[t->id] };
+				top[t->id] = n;
 			} else if (rec.payload[2] == KprofEventEnd) {
-				size_t k = n; /* the latest open Begin of its type */
-				while (k > 0 && open[k - 1].t != t)
-					k--;
+				size_t k = top[t->id]; /* the latest open Begin of its type */
 				if (!k)
 					continue; /* an End without a Begin: no slice */
 				struct open_span b = open[k - 1];
-				memmove(&open[k - 1], &open[k], (n - k) * sizeof(*open));
-				n--;
+				top[t->id] = b.below;
+				if (k == n) /* the last: its room is free again */
+					n--;
 				struct group *g = group_of(gs, tb, side, t, b.split);
-				if (!g)
-					continue;
+				if (!g || rec.h.TimeStamp < b.ts)
+					continue; /* an End before its Begin: damaged, no slice */
 				g->events++;
 				if (r->m.hz > 0)
 					push(&g->len, (double)(rec.h.TimeStamp - b.ts) / r->m.hz);
@@ -150,6 +160,7 @@ static void read_events(struct groups *gs, const struct kp_cmp_table *tb, int si
 		}
 	}
 	free(open);
+	free(top);
 }
 
 /* Mean (its variance s^2 / n) and nearest-rank median of v; sorts v. */
@@ -254,4 +265,5 @@ void kp_cmp_collect_user(struct kp_cmp_table *t, int side, size_t run, const str
 		free(g->len.v);
 	}
 	free(gs.g);
+	kp_index_free(&gs.ix);
 }

@@ -17,6 +17,7 @@
 #include "tools/kprof/export/etl_format.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
+#include "tools/kprof/util/hash.h"
 
 
 /* The trace's clock and where it sits in wall-clock time. */
@@ -113,6 +114,11 @@ struct etl_rundown {
 	size_t npids;
 	struct etl_known_thread *starts; /* first thread of each later process */
 	size_t nstarts;
+	size_t threads_cap, pids_cap, starts_cap;
+	struct kp_index thread_ix;   /* threads by (cpu, ts, ThreadId)         */
+	struct kp_index pid_ix;      /* pids by ProcessId                      */
+	struct kp_index start_ix;    /* starts by ProcessId                    */
+	struct kp_index start_at_ix; /* ... by (cpu, ts, ThreadId), once found */
 };
 
 void etl_rundown_init(struct etl_rundown *rd, struct kp_log *log, const struct etl_clock *c, uint32_t ncpus);

@@ -135,10 +135,33 @@ static bool thread_of(const struct kp_record *r, KPROF_THREAD *t)
 	return true;
 }
 
-static bool pid_in(const uint32_t *pids, size_t n, uint32_t pid)
+/* The position of pid in rd->pids, or KP_INDEX_NONE. */
+static size_t pid_at(const struct etl_rundown *rd, uint32_t pid)
 {
-	for (size_t i = 0; i < n; i++)
-		if (pids[i] == pid)
+	uint64_t h = kp_hash_u64(pid, 0);
+	size_t it;
+
+	for (size_t i = kp_index_first(&rd->pid_ix, h, &it); i != KP_INDEX_NONE; i = kp_index_next(&rd->pid_ix, h, &it))
+		if (rd->pids[i] == pid)
+			return i;
+	return KP_INDEX_NONE;
+}
+
+/* A thread's record: its CPU, time stamp and ThreadId. */
+static uint64_t at_hash(uint32_t cpu, uint64_t ts, uint32_t tid)
+{
+	return kp_hash_u64(ts, kp_hash_u64(((uint64_t)cpu << 32) | tid, 0));
+}
+
+/* Whether v[] (indexed by ix) holds the record r of thread t. */
+static bool known_at(const struct etl_known_thread *v, const struct kp_index *ix, const struct kp_record *r,
+		     const KPROF_THREAD *t)
+{
+	uint64_t h = at_hash(r->cpu, r->h.TimeStamp, t->ThreadId);
+	size_t it;
+
+	for (size_t i = kp_index_first(ix, h, &it); i != KP_INDEX_NONE; i = kp_index_next(ix, h, &it))
+		if (v[i].cpu == r->cpu && v[i].ts == r->h.TimeStamp && v[i].t.ThreadId == t->ThreadId)
 			return true;
 	return false;
 }
@@ -203,11 +226,11 @@ static void find_rundown_threads(struct etl_rundown *rd, struct kp_log *log)
 			struct etl_known_thread k = { .cpu = cpu, .ts = r.h.TimeStamp };
 			if (!thread_of(&r, &k.t))
 				continue;
-			rd->threads = kp_xrealloc(rd->threads, rd->nthreads + 1, sizeof(*rd->threads));
-			rd->threads[rd->nthreads++] = k;
-			if (!pid_in(rd->pids, rd->npids, k.t.ProcessId)) {
-				rd->pids = kp_xrealloc(rd->pids, rd->npids + 1, sizeof(*rd->pids));
-				rd->pids[rd->npids++] = k.t.ProcessId;
+			kp_index_add(&rd->thread_ix, at_hash(cpu, k.ts, k.t.ThreadId), rd->nthreads);
+			KP_PUSH(rd->threads, rd->nthreads, rd->threads_cap, k);
+			if (pid_at(rd, k.t.ProcessId) == KP_INDEX_NONE) {
+				kp_index_add(&rd->pid_ix, kp_hash_u64(k.t.ProcessId, 0), rd->npids);
+				KP_PUSH(rd->pids, rd->npids, rd->pids_cap, k.t.ProcessId);
 			}
 		}
 	}
@@ -225,14 +248,17 @@ static void find_process_starts(struct etl_rundown *rd, struct kp_log *log)
 		KPROF_THREAD t;
 		kp_cursor_init(&cur, log, cpu);
 		while (kp_cursor_next(&cur, &r)) {
-			if (!thread_of(&r, &t) || t.ThreadId == 0 || pid_in(rd->pids, rd->npids, t.ProcessId) ||
+			if (!thread_of(&r, &t) || t.ThreadId == 0 || pid_at(rd, t.ProcessId) != KP_INDEX_NONE ||
 			    in_rundown(rd, &r, &t))
 				continue;
-			size_t i = 0;
-			while (i < rd->nstarts && rd->starts[i].t.ProcessId != t.ProcessId)
-				i++;
-			if (i == rd->nstarts) {
-				rd->starts = kp_xrealloc(rd->starts, ++rd->nstarts, sizeof(*rd->starts));
+			uint64_t h = kp_hash_u64(t.ProcessId, 0);
+			size_t it, i = kp_index_first(&rd->start_ix, h, &it);
+			while (i != KP_INDEX_NONE && rd->starts[i].t.ProcessId != t.ProcessId)
+				i = kp_index_next(&rd->start_ix, h, &it);
+			if (i == KP_INDEX_NONE) {
+				kp_index_add(&rd->start_ix, h, rd->nstarts);
+				rd->starts = kp_grow(rd->starts, &rd->starts_cap, rd->nstarts + 1, sizeof(*rd->starts));
+				i = rd->nstarts++;
 			} else if (rd->starts[i].ts < r.h.TimeStamp ||
 				   (rd->starts[i].ts == r.h.TimeStamp && rd->starts[i].cpu <= cpu)) {
 				continue;
@@ -240,24 +266,18 @@ static void find_process_starts(struct etl_rundown *rd, struct kp_log *log)
 			rd->starts[i] = (struct etl_known_thread){ .cpu = cpu, .ts = r.h.TimeStamp, .t = t };
 		}
 	}
+	for (size_t i = 0; i < rd->nstarts; i++)
+		kp_index_add(&rd->start_at_ix, at_hash(rd->starts[i].cpu, rd->starts[i].ts, rd->starts[i].t.ThreadId), i);
 }
 
 static bool is_process_start(const struct etl_rundown *rd, const struct kp_record *r, const KPROF_THREAD *t)
 {
-	for (size_t i = 0; i < rd->nstarts; i++)
-		if (rd->starts[i].cpu == r->cpu && rd->starts[i].ts == r->h.TimeStamp &&
-		    rd->starts[i].t.ThreadId == t->ThreadId)
-			return true;
-	return false;
+	return known_at(rd->starts, &rd->start_at_ix, r, t);
 }
 
 static bool in_rundown(const struct etl_rundown *rd, const struct kp_record *r, const KPROF_THREAD *t)
 {
-	for (size_t i = 0; i < rd->nthreads; i++)
-		if (rd->threads[i].cpu == r->cpu && rd->threads[i].ts == r->h.TimeStamp &&
-		    rd->threads[i].t.ThreadId == t->ThreadId)
-			return true;
-	return false;
+	return known_at(rd->threads, &rd->thread_ix, r, t);
 }
 
 /* ---------------------------------------------------------------- the rundown */
@@ -344,15 +364,22 @@ void etl_rundown_start(struct etl_rundown *rd, struct etl_queue *q)
 	config_cpu_event(rd, q);
 	if (rd->profiling)
 		collection_event(rd, q, ETL_HOOK_COLLECTION_START, rd->ts);
-	for (size_t p = 0; p < rd->npids; p++) { /* each process, then its threads, as real files */
-		size_t first = 0;
-		while (rd->threads[first].t.ProcessId != rd->pids[p])
-			first++;
-		process_event(q, ETL_HOOK_PROCESS_DCSTART, rd->ts, &rd->threads[first].t);
-		for (size_t i = first; i < rd->nthreads; i++)
-			if (rd->threads[i].t.ProcessId == rd->pids[p])
-				thread_event(rd, q, ETL_HOOK_THREAD_DCSTART, rd->ts, &rd->threads[i].t);
+	/* each process, then its threads, as real files: the threads in
+	 * their order, grouped by process (a counting sort by pid position) */
+	size_t *start = kp_xcalloc(rd->npids + 1, sizeof(*start)), *order = kp_xcalloc(rd->nthreads, sizeof(*order));
+	for (size_t i = 0; i < rd->nthreads; i++)
+		start[pid_at(rd, rd->threads[i].t.ProcessId) + 1]++;
+	for (size_t p = 0; p < rd->npids; p++)
+		start[p + 1] += start[p];
+	for (size_t i = 0; i < rd->nthreads; i++)
+		order[start[pid_at(rd, rd->threads[i].t.ProcessId)]++] = i;
+	for (size_t p = 0, i = 0; p < rd->npids; p++) { /* start[p]: the end of p's threads now */
+		process_event(q, ETL_HOOK_PROCESS_DCSTART, rd->ts, &rd->threads[order[i]].t);
+		for (; i < start[p]; i++)
+			thread_event(rd, q, ETL_HOOK_THREAD_DCSTART, rd->ts, &rd->threads[order[i]].t);
 	}
+	free(start);
+	free(order);
 	if (rd->have_image)
 		image_events(rd, q);
 	struct etl_ev e;
@@ -397,4 +424,8 @@ void etl_rundown_free(struct etl_rundown *rd)
 	free(rd->threads);
 	free(rd->pids);
 	free(rd->starts);
+	kp_index_free(&rd->thread_ix);
+	kp_index_free(&rd->pid_ix);
+	kp_index_free(&rd->start_ix);
+	kp_index_free(&rd->start_at_ix);
 }

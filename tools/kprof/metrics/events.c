@@ -6,7 +6,9 @@
  *
  * A type is split by its first enumeration field (a span's Phase, which
  * the decoder adds, is not the type's own), or by the one named; the
- * value is given by its name as the type record lists it.
+ * value is given by its name as the type record lists it, whole: "[FIELD=
+ * value]" closes with its ']' at the end of the name, and a name or value
+ * longer than the trace allows is no prefix of a longer one.
  */
 #include "tools/kprof/metrics/metrics.h"
 
@@ -46,6 +48,22 @@ static size_t type_names(const struct kp_log *log, const char **names)
 	return n;
 }
 
+/* "FIELD=value]" (s, after the " [") into field and value: false when
+ * the ']' is missing or not last, a part is empty or too long. */
+static bool split_sel(const char *s, char *field, size_t fsize, char *value, size_t vsize)
+{
+	const char *eq = strchr(s, '='), *end = s + strlen(s) - 1;
+
+	if (!*s || *end != ']' || !eq || eq == s || eq + 1 >= end)
+		return false;
+	size_t nf = (size_t)(eq - s), nv = (size_t)(end - eq - 1);
+	if (nf >= fsize - 1 || nv >= vsize - 1) /* the trace's names end in a NUL within their size */
+		return false;
+	snprintf(field, fsize, "%.*s", (int)nf, s);
+	snprintf(value, vsize, "%.*s", (int)nv, eq + 1);
+	return true;
+}
+
 bool kp_run_event_sel(const struct kp_runlog *r, const char *name, struct kp_event_sel *sel, char *why, size_t size)
 {
 	const char *names[KPROF_EVENT_MAX_TYPES + 1];
@@ -61,9 +79,10 @@ bool kp_run_event_sel(const struct kp_runlog *r, const char *name, struct kp_eve
 		return false;
 	}
 	snprintf(type, sizeof(type), "%.*s", open ? (int)(open - name) : (int)strlen(name), name);
-	if (open && sscanf(open, " [%23[^=]=%15[^]]]", field, value) != 2) {
-		snprintf(why, size, "event \"%s\": after the type, [FIELD=value] names an enumeration field and one of "
-			 "its values (\"%s [Lock=queued]\")", name, type);
+	if (open && !split_sel(open + 2, field, sizeof(field), value, sizeof(value))) {
+		snprintf(why, size, "event \"%s\": after the type, [FIELD=value] names an enumeration field (up to %d "
+			 "characters) and one of its values (up to %d), and ends the name (\"%s [Lock=queued]\")", name,
+			 KPROF_EVENT_FIELD_NAME - 1, KPROF_EVENT_VALUE_NAME - 1, type);
 		return false;
 	}
 	sel->type = kp_user_type_named(&r->log, type);
@@ -148,5 +167,40 @@ size_t kp_run_event_values(const struct kp_runlog *r, const struct kp_event_sel 
 	if (!n)
 		snprintf(why, size, "no events of \"%s\"%s in the log, so its field \"%s\" has no values", t->name,
 			 sel->split >= 0 ? " with that value" : "", field);
+	return n;
+}
+
+size_t kp_run_span_lengths(const struct kp_runlog *r, const struct kp_event_sel *sel, uint64_t **v,
+			   uint64_t *backwards)
+{
+	struct begin {
+		uint64_t ts;
+		bool selected;
+	} *open = NULL;
+	size_t n = 0, cap = 0, vcap = 0;
+
+	*v = NULL;
+	*backwards = 0;
+	for (uint32_t cpu = 0; cpu < r->log.ncpus; cpu++) {
+		struct kp_cpu_cursor c;
+		struct kp_record rec;
+		size_t nopen = 0;
+		kp_cursor_init(&c, (struct kp_log *)&r->log, cpu); /* reads only */
+		while (kp_cursor_next(&c, &rec)) {
+			if (kp_user_type_of(&r->log, &rec) != sel->type)
+				continue;
+			if (rec.payload[2] == KprofEventBegin) {
+				open = kp_grow(open, &cap, nopen + 1, sizeof(*open));
+				open[nopen++] = (struct begin){ rec.h.TimeStamp, selected(r, sel, &rec) };
+			} else if (rec.payload[2] == KprofEventEnd && nopen) {
+				struct begin b = open[--nopen];
+				if (rec.h.TimeStamp < b.ts)
+					(*backwards)++;
+				else if (b.selected)
+					KP_PUSH(*v, n, vcap, rec.h.TimeStamp - b.ts);
+			}
+		}
+	}
+	free(open);
 	return n;
 }

@@ -114,5 +114,12 @@ uint64_t kp_run_event_count(const struct kp_runlog *r, const struct kp_event_sel
  * in *v (malloc'd); their number, 0 with why. */
 size_t kp_run_event_values(const struct kp_runlog *r, const struct kp_event_sel *sel, const char *field, double **v,
 			   char *why, size_t size);
+/* The lengths in cycles of the slices of a span type (sel->type), paired
+ * as the report pairs them: per CPU an End closes the latest open Begin
+ * of its type; with sel's value, the slices whose Begin has it.  *v
+ * malloc'd (also when 0 are returned); *backwards: the Ends before their
+ * Begin (damaged: no slice). */
+size_t kp_run_span_lengths(const struct kp_runlog *r, const struct kp_event_sel *sel, uint64_t **v,
+			   uint64_t *backwards);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include "tools/kprof/pictures/picture.h"
 #include "tools/kprof/read/log.h"
+#include "tools/kprof/util/hash.h"
 
 enum kp_flame_kind {
 	KP_FLAME_ROOT,          /* "all"                                      */
@@ -39,6 +40,7 @@ enum kp_flame_tone {
 struct kp_flame_node {
 	char *name;
 	uint64_t weight;        /* samples through this frame                 */
+	size_t parent;          /* its index (the root: 0)                    */
 	size_t child, sibling;  /* index + 1 of the first child / next        */
 	                        /* sibling; 0 none                            */
 	uint8_t kind;           /* enum kp_flame_kind                         */
@@ -55,6 +57,8 @@ struct kp_flame {
 	uint64_t pmc;           /* ... whose sample is a PMC interrupt        */
 	uint64_t unmatched;     /* ... whose sample is not in the log         */
 	uint64_t empty;         /* ... without addresses (not drawn)          */
+	struct kp_index by_name; /* (parent, name) -> node: a thread under its */
+	                        /* process, a callee under its caller         */
 };
 
 /* The root "all" of an empty tree. */

@@ -2,8 +2,9 @@
  * flame_tree.c - the flame graph's prefix tree (flame.h): nodes in one
  * growing array, each with its first child and next sibling as indexes,
  * so a node's address changes as the array grows but its index does not.
- * Children are looked up by name in a list: a frame has few distinct
- * callees, and the tree is built once.
+ * Children are looked up by (parent, name) in a hash index: most frames
+ * have few callees, but a process has a child per thread, and a log of
+ * 80,000 threads made a scan of the siblings quadratic.
  */
 #include "tools/kprof/pictures/flame.h"
 
@@ -32,16 +33,22 @@ void kp_flame_free(struct kp_flame *fl)
 	for (size_t i = 0; i < fl->nnodes; i++)
 		free(fl->nodes[i].name);
 	free(fl->nodes);
+	kp_index_free(&fl->by_name);
 	*fl = (struct kp_flame){ 0 };
 }
 
 size_t kp_flame_child(struct kp_flame *fl, size_t parent, const char *name, enum kp_flame_kind kind,
 		      enum kp_flame_tone tone)
 {
-	for (size_t c = fl->nodes[parent].child; c; c = fl->nodes[c - 1].sibling)
-		if (!strcmp(fl->nodes[c - 1].name, name))
-			return c - 1;
+	uint64_t h = kp_hash_str(name, parent);
+	size_t it;
+
+	for (size_t c = kp_index_first(&fl->by_name, h, &it); c != KP_INDEX_NONE; c = kp_index_next(&fl->by_name, h, &it))
+		if (fl->nodes[c].parent == parent && !strcmp(fl->nodes[c].name, name))
+			return c;
 	size_t n = add_node(fl, name, kind, tone);
+	fl->nodes[n].parent = parent;
+	kp_index_add(&fl->by_name, h, n);
 	fl->nodes[n].sibling = fl->nodes[parent].child;
 	fl->nodes[parent].child = n + 1;
 	return n;

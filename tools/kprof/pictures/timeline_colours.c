@@ -100,21 +100,27 @@ static int by_first(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The threads other than idle and the sender, by first appearance. */
+/* The threads other than idle and the sender, by first appearance: each
+ * run's thread found by kp_model_thread (a binary search), not a scan, so
+ * a log of many threads costs n log n. */
 static size_t order_threads(const struct kp_model *m, struct first *v)
 {
+	uint64_t *first = kp_xcalloc(m->nthreads + 1, sizeof(*first));
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nthreads; i++)
-		if (m->threads[i].tid && !is_sender(m, m->threads[i].tid))
-			v[n++] = (struct first){ m->threads[i].tid, UINT64_MAX };
+		first[i] = UINT64_MAX;
 	for (uint32_t c = 0; c < m->ncpus; c++)
 		for (size_t r = 0; r < m->cpu[c].nruns; r++) {
 			const struct kp_run *run = &m->cpu[c].runs[r];
-			for (size_t k = 0; k < n; k++) /* few threads: a scan */
-				if (v[k].tid == run->tid && run->start < v[k].ts)
-					v[k].ts = run->start;
+			const struct kp_model_thread *th = kp_model_thread(m, run->tid);
+			if (th && run->start < first[th - m->threads])
+				first[th - m->threads] = run->start;
 		}
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid && !is_sender(m, m->threads[i].tid))
+			v[n++] = (struct first){ m->threads[i].tid, first[i] };
+	free(first);
 	qsort(v, n, sizeof(*v), by_first);
 	return n;
 }

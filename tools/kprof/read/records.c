@@ -66,28 +66,59 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 	return false;
 }
 
+/* Whether CPU a's head comes before CPU b's. */
+static bool merge_before(const struct kp_merge *m, uint32_t a, uint32_t b)
+{
+	uint64_t ta = m->heads[a].h.TimeStamp, tb = m->heads[b].h.TimeStamp;
+	return ta != tb ? ta < tb : a < b;
+}
+
+/* The heap's entry at i moved down to where it belongs. */
+static void merge_sift_down(struct kp_merge *m, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, best = i;
+		if (l < m->nheap && merge_before(m, m->heap[l], m->heap[best]))
+			best = l;
+		if (r < m->nheap && merge_before(m, m->heap[r], m->heap[best]))
+			best = r;
+		if (best == i)
+			return;
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[best];
+		m->heap[best] = t;
+		i = best;
+	}
+}
+
 void kp_merge_init(struct kp_merge *m, struct kp_log *log)
 {
 	m->n = log->ncpus;
 	m->cursors = kp_xcalloc(m->n, sizeof(*m->cursors));
 	m->heads = kp_xcalloc(m->n, sizeof(*m->heads));
 	m->have = kp_xcalloc(m->n, sizeof(*m->have));
+	m->heap = kp_xcalloc(m->n, sizeof(*m->heap));
+	m->nheap = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
 		kp_cursor_init(&m->cursors[i], log, i);
 		m->have[i] = kp_cursor_next(&m->cursors[i], &m->heads[i]);
+		if (m->have[i])
+			m->heap[m->nheap++] = i;
 	}
+	for (uint32_t i = m->nheap / 2; i-- > 0;)
+		merge_sift_down(m, i);
 }
 
 bool kp_merge_next(struct kp_merge *m, struct kp_record *r)
 {
-	int best = -1;
-	for (uint32_t i = 0; i < m->n; i++)
-		if (m->have[i] && (best < 0 || m->heads[i].h.TimeStamp < m->heads[best].h.TimeStamp))
-			best = (int)i;
-	if (best < 0)
+	if (!m->nheap)
 		return false;
+	uint32_t best = m->heap[0];
 	*r = m->heads[best];
 	m->have[best] = kp_cursor_next(&m->cursors[best], &m->heads[best]);
+	if (!m->have[best])
+		m->heap[0] = m->heap[--m->nheap];
+	merge_sift_down(m, 0);
 	return true;
 }
 
@@ -96,6 +127,7 @@ void kp_merge_free(struct kp_merge *m)
 	free(m->cursors);
 	free(m->heads);
 	free(m->have);
+	free(m->heap);
 }
 
 void kp_totals(struct kp_log *log, struct kp_totals *t, uint64_t *per_cpu)

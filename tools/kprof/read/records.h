@@ -35,12 +35,17 @@ void kp_cursor_init(struct kp_cpu_cursor *c, struct kp_log *log, uint32_t cpu);
  * buffer with a BAD_RECORD issue (reported once per buffer). */
 bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r);
 
-/* All CPUs, merged by TimeStamp (ties: lower CPU first). */
+/* All CPUs, merged by TimeStamp (ties: lower CPU first).  The CPUs that
+ * still have records are a binary heap on (TimeStamp, CPU) of their next
+ * record, so a record costs log(CPUs with records), not a look at every
+ * CPU slot (a log naming CPU 4095 once has 4096). */
 struct kp_merge {
 	struct kp_cpu_cursor *cursors;
 	struct kp_record *heads;
 	bool *have;
 	uint32_t n;
+	uint32_t *heap;                    /* CPUs with a head, heap order  */
+	uint32_t nheap;
 };
 
 void kp_merge_init(struct kp_merge *m, struct kp_log *log);

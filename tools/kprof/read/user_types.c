@@ -10,6 +10,8 @@
 
 #include "tools/kprof/util/alloc.h"
 
+#define NAMELESS_SHOWN 64 /* damaged type records naming no type: issues, then a count */
+
 /* Where each id was first met, for its issue. */
 struct first {
 	uint32_t cpu;
@@ -63,6 +65,18 @@ static const char *check_record(const uint8_t *p, size_t n, char *why, size_t si
 				 f.ValueNames);
 			return why;
 		}
+		if (kprof_event_field_name_reserved(f.Name)) {
+			snprintf(why, size, "field %u is named \"%s\", a name every decoded event has of its own", i, f.Name);
+			return why;
+		}
+		for (uint32_t k = 0; k < i; k++) { /* at most 16 fields: a scan */
+			KPROF_EVENT_FIELD g;
+			memcpy(&g, p + sizeof(h) + k * sizeof(g), sizeof(g));
+			if (!strncmp(g.Name, f.Name, sizeof(f.Name))) {
+				snprintf(why, size, "fields %u and %u have one name, \"%s\"", k, i, f.Name);
+				return why;
+			}
+		}
 		data += f.Size;
 		values += f.ValueNames;
 	}
@@ -81,8 +95,10 @@ static const char *check_record(const uint8_t *p, size_t n, char *why, size_t si
 }
 
 /* Build t's description from a record that checked. */
-static void build(struct kp_user_type *t, const uint8_t *p, uint16_t n)
+static void build(struct kp_user_type *t, const struct kp_record *r)
 {
+	const uint8_t *p = r->payload;
+	uint16_t n = r->payload_size;
 	KPROF_EVENT_TYPE h;
 	const char *names;
 	uint32_t off = sizeof(KPROF_USER_EVENT), nf = 0, nv = 0;
@@ -93,6 +109,8 @@ static void build(struct kp_user_type *t, const uint8_t *p, uint16_t n)
 	t->data_size = h.DataSize;
 	t->record = p;
 	t->record_size = n;
+	t->record_cpu = r->cpu;
+	t->record_offset = r->log_offset;
 	memcpy(t->name, h.Name, sizeof(h.Name));
 	if (h.Kind == KprofEventKindSpan) {
 		t->fields[nf] = (struct kp_field){ "Phase", 2, 1, KP_UNSIGNED, 0, 0, kp_event_phases, KprofEventPhases };
@@ -144,8 +162,9 @@ static void read_type(struct kp_log *log, struct kp_user_types *u, const struct 
 	if (r->payload_size >= 2)
 		memcpy(&id, r->payload, 2);
 	if (bad && (!id || id > KPROF_EVENT_MAX_TYPES)) {
-		kp_issue_add(log, KP_ISSUE_USER_TYPE, r->log_offset, r->cpu, 0, 0,
-			     "a KprofEventType record on cpu %u is damaged (%s) and names no type", r->cpu, bad);
+		if (u->nameless++ < NAMELESS_SHOWN) /* then one count (kp_user_types_find) */
+			kp_issue_add(log, KP_ISSUE_USER_TYPE, r->log_offset, r->cpu, 0, 0,
+				     "a KprofEventType record on cpu %u is damaged (%s) and names no type", r->cpu, bad);
 		return;
 	}
 	if (bad) {
@@ -154,7 +173,7 @@ static void read_type(struct kp_log *log, struct kp_user_types *u, const struct 
 	}
 	struct kp_user_type *t = type_of(u, id);
 	if (!t->known) {
-		build(t, r->payload, r->payload_size);
+		build(t, r);
 		return;
 	}
 	/* Again (a rundown and a declaration): the same but for Flags. */
@@ -197,6 +216,26 @@ static void walk(struct kp_log *log, struct kp_user_types *u, bool events, struc
 	}
 }
 
+/* A type named as an earlier id's is damaged: the names tell the types
+ * apart (assert, compare, the report), and a run's are unique (the kernel
+ * refuses a second).  255 types at most: a scan. */
+static void same_names(struct kp_user_types *u)
+{
+	for (uint32_t id = 1; id <= KPROF_EVENT_MAX_TYPES; id++) {
+		struct kp_user_type *t = u->by_id[id];
+		for (uint32_t k = 1; t && t->known && !t->damaged && k < id; k++) {
+			const struct kp_user_type *e = u->by_id[k];
+			if (e && e->known && !e->damaged && !strcmp(e->name, t->name)) {
+				struct kp_record r = { .cpu = t->record_cpu, .log_offset = t->record_offset };
+				char why[120];
+				snprintf(why, sizeof(why), "its name \"%s\" is type %u's too: a run's types have names of "
+					 "their own", t->name, k);
+				damaged(t, &r, why);
+			}
+		}
+	}
+}
+
 void kp_user_types_find(struct kp_log *log)
 {
 	struct kp_user_types *u = kp_xcalloc(1, sizeof(*u));
@@ -205,6 +244,11 @@ void kp_user_types_find(struct kp_log *log)
 
 	log->user_types = u;
 	walk(log, u, false, NULL, NULL);
+	if (u->nameless > NAMELESS_SHOWN)
+		kp_issue_add(log, KP_ISSUE_USER_TYPE, 0, 0, 0, 0, "%llu more KprofEventType records are damaged and name "
+			     "no type (the first %d are above)", (unsigned long long)(u->nameless - NAMELESS_SHOWN),
+			     NAMELESS_SHOWN);
+	same_names(u);
 	walk(log, u, true, first, odd);
 	u->list = kp_xcalloc(KPROF_EVENT_MAX_TYPES + 1, sizeof(*u->list));
 	for (uint32_t id = 0; id <= KPROF_EVENT_MAX_TYPES; id++) {

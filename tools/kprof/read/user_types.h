@@ -41,6 +41,8 @@ struct kp_user_type {
 	const char *values[KPROF_EVENT_MAX_VALUES];
 	const uint8_t *record;      /* the first good type record's payload     */
 	uint16_t record_size;
+	uint32_t record_cpu;        /* ... and where it is                      */
+	uint64_t record_offset;
 	uint64_t events[KprofEventPhases]; /* decoded, by phase                */
 	uint64_t raw_events;        /* shown raw (type missing, damaged, size)  */
 	char damage[200];           /* damaged: why, for its one issue          */
@@ -54,6 +56,8 @@ struct kp_user_types {
 	struct kp_user_type **list; /* the non-NULL ones, by id                */
 	uint32_t n;
 	uint64_t type_records;      /* KprofEventType records read             */
+	uint64_t nameless;          /* ... damaged and naming no type: an      */
+	                            /* issue for the first 64, then a count    */
 };
 
 /* Read the types and count the events (the scan's last step). */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
 
 #define DEFAULT_TICK_HZ 100
 #define DEFAULT_PROFILE_INTERVAL 10000 /* 100 ns units: 1 ms */
@@ -39,12 +40,6 @@ static bool cmdline_value(const char *cmdline, const char *key, uint64_t *v)
 	return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Median cycles per profile period between consecutive ProfileTime
  * samples of a CPU; 0 without two of them. */
 static uint64_t seen_interval(const struct kp_model *m)
@@ -65,7 +60,7 @@ static uint64_t seen_interval(const struct kp_model *m)
 		}
 	}
 	if (n) {
-		qsort(v, n, sizeof(*v), cmp_u64);
+		qsort(v, n, sizeof(*v), kp_cmp_u64s);
 		med = v[(n - 1) / 2];
 	}
 	free(v);

@@ -13,7 +13,15 @@
  *     acquisition is traced independently with probability 1/w, so the
  *     estimate sum(w) over the traced ones has the unbiased variance
  *     estimate sum(w (w - 1)); the interval is the normal one,
- *     estimate +- 1.96 sqrt(that), never below the traced count itself.
+ *     estimate +- 1.96 sqrt(that), never below the traced count itself;
+ *   - a ratio of two such totals (the contended share of all
+ *     acquisitions, est_cont / est_acq = R): by the delta method its
+ *     variance is sum(w (w - 1) (y - R)^2) / est_acq^2, y 1 for a
+ *     contended record, else 0; the sum splits into the two variance
+ *     sums already kept, var_cont (1 - R)^2 + (var_acq - var_cont) R^2.
+ *     The normal interval, clipped to [0, 1]: a share is no less and no
+ *     more.  When every record stands for itself the variance is 0: the
+ *     share is then exact, not estimated.
  */
 #include "tools/kprof/report/report.h"
 
@@ -53,4 +61,23 @@ const char *kp_ht_text(uint64_t estimate, double variance, uint64_t traced, char
 		lo = (double)traced;
 	snprintf(buf, size, "%.0f-%.0f", lo, hi);
 	return buf;
+}
+
+double kp_lock_est_share(double est_acq, double est_cont, double var_acq, double var_cont, double *var)
+{
+	if (!(est_acq > 0)) {
+		*var = 0;
+		return 0;
+	}
+	double r = est_cont / est_acq;
+	*var = (var_cont * (1 - r) * (1 - r) + (var_acq - var_cont) * r * r) / (est_acq * est_acq);
+	return r;
+}
+
+void kp_share_interval(double share, double var, double *lo, double *hi)
+{
+	double half = Z95 * sqrt(var > 0 ? var : 0);
+
+	*lo = share - half < 0 ? 0 : share - half;
+	*hi = share + half > 1 ? 1 : share + half;
 }

@@ -22,6 +22,7 @@
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
+#include "tools/kprof/util/utf8.h"
 
 #define LAT_HEADER "%6s %-16s %6s %10s %9s %9s %10s %-9s %s\n"
 #define BY_COL 83 /* where "by" starts; a longer one goes right-aligned on a line of its own */
@@ -46,14 +47,14 @@ static int by_max(const void *a, const void *b)
 static void latency_row(FILE *f, const struct kp_report *r, const struct kp_model_thread *t, const struct kp_unit *u)
 {
 	const struct kp_latency *l = &t->lat;
-	char name[40], tot[32], avg[32], max[32], at[32], by[64];
+	char name[40], tot[32], avg[32], max[32], at[32], by[256], raw[64];
 
 	kp_report_row_lead(f, t->tid, kp_report_thread_name(t, true, name, sizeof(name)));
 	snprintf(at, sizeof(at), "%.3f", kp_model_ms(r->m, l->max_at));
 	if (l->max_why == KP_READY_PREEMPTED)
 		snprintf(by, sizeof(by), "-");
 	else
-		kp_model_thread_label(r->m, l->max_by, by, sizeof(by));
+		kp_printable(by, sizeof(by), kp_model_thread_label(r->m, l->max_by, raw, sizeof(raw))); /* never raw */
 	bool own_line = BY_COL + strlen(by) > KP_TEXT_WIDTH;
 	fprintf(f, "%6" PRIu64 " %10s %9s %9s %10s %-*s", l->n, kp_unit_text(r->log, u[0], l->total, tot, sizeof(tot)),
 		kp_unit_text(r->log, u[1], l->total / l->n, avg, sizeof(avg)),
@@ -135,7 +136,7 @@ void kp_report_blocked(FILE *f, const struct kp_report *r)
 	struct reason_row rows[KP_WAIT_REASONS] = { 0 };
 	uint64_t tot = 0, avg = 0;
 	size_t n = 0;
-	char a[24], b[24], t[32], av[32], name[64], rn[32];
+	char a[24], b[24], t[32], av[32], name[64], shown[256], rn[32];
 
 	kp_report_section(f, "Waits");
 	for (int k = 0; k < KP_WAIT_REASONS; k++) {
@@ -174,6 +175,6 @@ void kp_report_blocked(FILE *f, const struct kp_report *r)
 		fprintf(f, "%-22s %7" PRIu64 " %12s %11s  %s\n", nm, rows[i].n,
 			kp_unit_text(r->log, ut, rows[i].total, t, sizeof(t)),
 			kp_unit_text(r->log, ua, rows[i].total / rows[i].n, av, sizeof(av)),
-			kp_model_thread_label(m, rows[i].top_tid, name, sizeof(name)));
+			kp_printable(shown, sizeof(shown), kp_model_thread_label(m, rows[i].top_tid, name, sizeof(name))));
 	}
 }

@@ -131,11 +131,14 @@ static void print_site(FILE *f, const struct kp_lock_group *c, const struct kp_s
 }
 
 /* The estimates' 95% intervals (interval.c), when any record stood for
- * more than itself. */
+ * more than itself: the totals, and the contended share of all the
+ * acquisitions (a ratio of two of them, the delta method, clipped to
+ * 0..100%), the share `kprof assert`'s `contended est` measures. */
 static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const struct kp_lock_group *g)
 {
 	char a[48], c[48], w[80], lo[32], hi[32];
-	double half = 1.959963984540054 * sqrt(g->var_wait);
+	double half = 1.959963984540054 * sqrt(g->var_wait), var, slo, shi;
+	double share = kp_lock_est_share((double)g->est_acq, (double)g->est_cont, g->var_acq, g->var_cont, &var);
 
 	if (g->var_acq <= 0)
 		return;
@@ -143,9 +146,11 @@ static void print_ci(FILE *f, const struct kp_log *log, const char *lead, const 
 		       lo, sizeof(lo));
 	kp_report_time(log, g->est_wait + (uint64_t)half, hi, sizeof(hi));
 	snprintf(w, sizeof(w), "%s to %s", lo, hi);
-	kp_wrapf(f, lead, 0, (int)strlen(lead) + 2, ", ", "95%% CI: acquisitions %s\tcontended %s\twait total %s",
+	kp_share_interval(share, var, &slo, &shi);
+	kp_wrapf(f, lead, 0, (int)strlen(lead) + 2, ", ",
+		 "95%% CI: acquisitions %s\tcontended %s (%.1f-%.1f%% of all)\twait total %s",
 		 kp_ht_text(g->est_acq, g->var_acq, g->traced, a, sizeof(a)),
-		 kp_ht_text(g->est_cont, g->var_cont, g->contended, c, sizeof(c)), w);
+		 kp_ht_text(g->est_cont, g->var_cont, g->contended, c, sizeof(c)), 100 * slo, 100 * shi, w);
 }
 
 /* "\tstalled 1.234 ms (left out)" when any of the waits was stalled, else "". */

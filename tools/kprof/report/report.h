@@ -108,6 +108,13 @@ const char *kp_share_ci_text(uint64_t w, uint64_t all_w, double all_w2, char *bu
 /* A Horvitz-Thompson estimate with its variance estimate sum(w (w - 1)):
  * "lo-hi", normal, lo never below the traced count. */
 const char *kp_ht_text(uint64_t estimate, double variance, uint64_t traced, char *buf, size_t size);
+/* The contended share of a lock's acquisitions estimated over all of them
+ * (est_cont / est_acq, Horvitz-Thompson totals with the variance sums
+ * var_acq, var_cont of struct kp_lock_group), and in *var that ratio's
+ * variance (the delta method); 0 (var 0) when est_acq is 0. */
+double kp_lock_est_share(double est_acq, double est_cont, double var_acq, double var_cont, double *var);
+/* The normal 95% interval share +- 1.96 sqrt(var), clipped to [0, 1]. */
+void kp_share_interval(double share, double var, double *lo, double *hi);
 
 /* ---- units of time (units.c) ---- */
 

@@ -14,11 +14,6 @@
 
 #include "tools/kprof/util/sort.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	return kp_cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
 static int cmp_vw(const void *a, const void *b)
 {
 	return kp_cmp_u64(((const struct kp_weighted *)a)->v, ((const struct kp_weighted *)b)->v);
@@ -31,7 +26,7 @@ void kp_stats_of(uint64_t *v, size_t n, struct kp_stats *s)
 	*s = (struct kp_stats){ .n = n };
 	if (!n)
 		return;
-	kp_sort(v, n, sizeof(*v), cmp_u64);
+	kp_sort(v, n, sizeof(*v), kp_cmp_u64s);
 	s->median = v[kp_nearest_rank(n, 50)];
 	s->p99 = v[kp_nearest_rank(n, 99)];
 	s->max = v[n - 1];

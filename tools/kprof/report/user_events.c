@@ -3,7 +3,8 @@
  * type (read/user_types.c).  Each type's kind and events; for a span type
  * its slices (a Begin closed by an End on the same CPU, nested: an End
  * closes the latest open Begin) with the longest, and the Begins never
- * closed; for a counter type each numeric field's least, greatest and last
+ * closed (an End time-stamped before the Begin it closes is damage, shown
+ * as such, never a slice); for a counter type each numeric field's least, greatest and last
  * value.  Events shown raw (type missing or damaged) are counted by id.
  * The section is left out of logs without user events or types.
  */
@@ -19,6 +20,7 @@ static const char *const kind_names[] = { "instant", "span", "counter" };
 
 struct span_stats {
 	uint64_t slices, unclosed, unopened; /* pairs, Begins left, lone Ends */
+	uint64_t backwards;                  /* Ends before their Begin       */
 	uint64_t longest, total;             /* cycles                         */
 };
 
@@ -44,7 +46,11 @@ static void spans(const struct kp_report *r, const struct kp_user_type *t, struc
 					s->unopened++;
 					continue;
 				}
-				uint64_t d = rec.h.TimeStamp - open[--n];
+				if (rec.h.TimeStamp < open[--n]) { /* damaged: no slice of -7 years */
+					s->backwards++;
+					continue;
+				}
+				uint64_t d = rec.h.TimeStamp - open[n];
 				s->slices++;
 				s->total += d;
 				s->longest = d > s->longest ? d : s->longest;
@@ -117,10 +123,14 @@ void kp_report_user_events(FILE *f, const struct kp_report *r)
 			struct span_stats s;
 			spans(r, t, &s);
 			fprintf(f, "    %" PRIu64 " slices, longest %s, mean %s; %" PRIu64 " begun and never ended, %" PRIu64
-				   " ended without a begin\n",
+				   " ended without a begin",
 				s.slices, kp_report_time(r->log, s.longest, a, sizeof(a)),
 				kp_report_time(r->log, s.slices ? s.total / s.slices : 0, b, sizeof(b)), s.unclosed,
 				s.unopened);
+			if (s.backwards)
+				fprintf(f, ", %" PRIu64 " ended before %s begin (damaged: no slice)", s.backwards,
+					s.backwards == 1 ? "its" : "their");
+			fputc('\n', f);
 		} else if (t->kind == KprofEventKindCounter) {
 			counters(f, r, t);
 		}

@@ -26,6 +26,12 @@ static inline void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const v
 }
 
 /* kp_sort()'s comparison of two doubles, ascending. */
+/* qsort comparators of uint64_t and of double elements. */
+static inline int kp_cmp_u64s(const void *x, const void *y)
+{
+	return kp_cmp_u64(*(const uint64_t *)x, *(const uint64_t *)y);
+}
+
 static inline int kp_cmp_doubles(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -37,6 +43,14 @@ static inline int kp_cmp_doubles(const void *x, const void *y)
 static inline size_t kp_nearest_rank(size_t n, unsigned p)
 {
 	return (p * n + 99) / 100 - 1;
+}
+
+/* The same for a percentile given in decimals, num / scale (99.9: 999 /
+ * 10), 0 < num / scale <= 100: in integers, so p99.9 of 1,000 values is
+ * exactly the 999th. */
+static inline size_t kp_nearest_rank_of(size_t n, uint64_t num, uint64_t scale)
+{
+	return (size_t)((num * n + 100 * scale - 1) / (100 * scale) - 1);
 }
 
 /* In n elements of `size` bytes, sorted by the uint64_t at `offset` of
