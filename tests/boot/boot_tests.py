@@ -517,8 +517,11 @@ def check_sched(cpus):
                        r"timed out, (\d+) satisfied; (\d+) yields; (\d+) context switches$" % cpus, "the summary")
         if int(m.group(4)) == 0 or int(m.group(6)) == 0:
             raise_failure("no timed wait timed out, or no thread yielded: the mix did not run")
+        if int(m.group(2)) != int(m.group(3)) or int(m.group(2)) == 0:
+            raise_failure("%s items produced, %s consumed: every item made before the time ran out must be taken"
+                          % (m.group(2), m.group(3)))
         m = ctx.expect(r"^sched: thread switch \(.*\): (\d+) cycles median, (\d+) best; empty interrupt round "
-                       r"trip on the same CPU: (\d+) cycles median, (\d+) best$", "the switch and interrupt costs")
+                       r"trip on the same CPU: (\d+) cycles median, (\d+) best \(\d+ rounds\)$", "the switch and interrupt costs")
         switch, irq = int(m.group(1)), int(m.group(3))
         if not (0 < int(m.group(2)) <= switch and 0 < int(m.group(4)) <= irq):
             raise_failure("implausible costs: switch %d, interrupt %d" % (switch, irq))
