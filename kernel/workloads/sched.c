@@ -263,15 +263,22 @@ static void timed_waiter(void *ctx)
 	}
 }
 
+/* A spinner yields once it has held a CPU for SPIN_YIELD_US of wall time
+ * since its last yield (four of its 300 us bursts on a quick machine):
+ * counted in bursts, a spinner preempted after every burst (KVM with
+ * software paging: a switch of 7 ms) never yielded at all. */
+#define SPIN_YIELD_US 1200
+
 static void spinner(void *ctx)
 {
-	uint32_t n = 0;
 	wait_go();
+	uint64_t last = arch_rdtsc(), period = ke_us_to_tsc(SPIN_YIELD_US);
 	while (arch_rdtsc() < s.deadline_tsc) {
 		busy_us(300);
-		if (++n % 4 == 0) {
+		if (arch_rdtsc() - last >= period) {
 			ke_yield_execution();
 			__atomic_fetch_add(&s.yields, 1, __ATOMIC_RELAXED);
+			last = arch_rdtsc();
 		}
 	}
 	__atomic_fetch_add(&s.spins_done, 1, __ATOMIC_RELAXED);
