@@ -45,7 +45,11 @@
 #define COST_SHARE 10           /* each cost measurement: at most 1/10 of sched.ms */
 #define IRQ_ROUNDS 2000
 #define IRQ_MIN_BUDGET_US 20000 /* the interrupt round trip: at least 20 ms */
-#define MAX_THREADS 128
+#define MAX_PRODUCERS 16
+/* Every thread spawned, to be joined: 3 for the switch cost, then 16
+ * producers, a coordinator, 2 inversion threads and, per CPU, a consumer,
+ * a sleeper, a timed waiter, a spinner (2 more) and a medium: 5 a CPU. */
+#define MAX_THREADS (5 * KPROF_MAX_CPUS + 32)
 
 static struct {
 	/* switch cost */
@@ -61,7 +65,7 @@ static struct {
 	uint32_t ring[RING], head, tail;
 	volatile uint64_t produced, consumed, produce_target;
 	KEVENT stop;                       /* notification: everyone stops */
-	KEVENT producer_done[MAX_THREADS];
+	KEVENT producer_done[MAX_PRODUCERS];
 	uint32_t nproducers;
 	/* timed waiters */
 	KEVENT tick_event;
@@ -228,7 +232,7 @@ static void consumer(void *ctx)
 
 static void coordinator(void *ctx)
 {
-	void *objs[MAX_THREADS];
+	void *objs[MAX_PRODUCERS];
 	KWAIT_BLOCK *blocks = kmalloc(sizeof(KWAIT_BLOCK) * s.nproducers);
 	wait_go();
 	for (uint32_t i = 0; i < s.nproducers; i++)
@@ -339,7 +343,7 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
 	ke_initialize_dpc(&tick, tick_dpc, NULL);
 	ke_initialize_event(&s.go, NotificationEvent, false);
 	s.produce_target = 400ULL * ncpu;
-	s.nproducers = MIN(2 * ncpu, 16u);
+	s.nproducers = MIN(2 * ncpu, MAX_PRODUCERS);
 
 	for (uint32_t i = 0; i < s.nproducers; i++) {
 		ke_initialize_event(&s.producer_done[i], NotificationEvent, false);
