@@ -127,6 +127,22 @@ void arch_serial_write_raw(const void *data, size_t n)
 		uart_write(&serial_uart, data, n);
 }
 
+bool arch_serial_measure(uint64_t *read, uint64_t *write, uint64_t *string, uint32_t *string_bytes)
+{
+	struct uart_cost c;
+
+	if (!serial_ok)
+		return false;
+	unsigned long flags = console_lock(); /* the port's registers are the console's */
+	uart_measure(&serial_uart, &c);
+	console_unlock(flags);
+	*read = c.lsr_read;
+	*write = c.scr_write;
+	*string = c.string;
+	*string_bytes = c.string_bytes;
+	return true;
+}
+
 const char *arch_serial_describe(void)
 {
 	return serial_ok ? serial_desc : "none";

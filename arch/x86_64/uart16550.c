@@ -11,7 +11,11 @@
  * to its character device with a writev of its own); medians of 9
  * interleaved 32 KiB runs: 5525 cycles per byte through the loop of
  * uart_out, 5146 with rep outsb, 5126 for bare outb without the LSR
- * polls, and 106 for one LSR read.  The rest is the emulator's.
+ * polls, and 106 for one LSR read.  The rest is the emulator's.  Under
+ * KVM with software paging (uart_measure(), scenario=boot's "serial port
+ * access" line) a port read or write is one VM exit of about 11 us, and
+ * rep outsb still exits once a byte (7.9 us a byte): no string batching
+ * to win there (docs/running.md, "KVM backends tried").
  *
  * Registers are reached by port I/O or MMIO with a stride, as the ACPI
  * SPCR table describes the firmware's console.
@@ -19,6 +23,9 @@
 #include "arch/x86_64/uart16550.h"
 
 #include "arch/x86_64/x86.h"
+#include "kernel/lib/stats.h"
+
+#include <arch/cpu.h>
 
 enum {
 	UART_THR = 0, /* transmit holding (DLAB=0)       */
@@ -110,4 +117,41 @@ void uart_write(struct uart16550 *u, const void *data, size_t n)
 		p += burst;
 		n -= burst;
 	}
+}
+
+/* ---------------------------------------------------------------- cost */
+
+#define MEASURE_ROUNDS 5   /* medians of 5 */
+#define MEASURE_BATCH 16   /* accesses timed together: one TSC span, not one per access */
+#define MEASURE_STRING 64
+
+void uart_measure(struct uart16550 *u, struct uart_cost *c)
+{
+	uint64_t lsr[MEASURE_ROUNDS], scr[MEASURE_ROUNDS], str[MEASURE_ROUNDS];
+	static const uint8_t pattern[MEASURE_STRING];
+	uint8_t saved = uart_in(u, UART_SCR);
+
+	for (int i = 0; i < MEASURE_ROUNDS; i++) {
+		uint64_t t0 = arch_rdtsc();
+		for (int b = 0; b < MEASURE_BATCH; b++)
+			(void)uart_in(u, UART_LSR);
+		uint64_t t1 = arch_rdtsc();
+		for (int b = 0; b < MEASURE_BATCH; b++)
+			uart_out(u, UART_SCR, 0);
+		uint64_t t2 = arch_rdtsc();
+		if (u->space == UART_SPACE_PIO)
+			outsb((uint16_t)(u->base + UART_SCR), pattern, MEASURE_STRING);
+		else
+			for (int b = 0; b < MEASURE_STRING; b++)
+				uart_out(u, UART_SCR, pattern[b]);
+		uint64_t t3 = arch_rdtsc();
+		lsr[i] = (t1 - t0) / MEASURE_BATCH;
+		scr[i] = (t2 - t1) / MEASURE_BATCH;
+		str[i] = t3 - t2;
+	}
+	uart_out(u, UART_SCR, saved);
+	c->lsr_read = median_u64(lsr, MEASURE_ROUNDS);
+	c->scr_write = median_u64(scr, MEASURE_ROUNDS);
+	c->string = median_u64(str, MEASURE_ROUNDS);
+	c->string_bytes = MEASURE_STRING;
 }

@@ -27,4 +27,15 @@ void uart_init(struct uart16550 *u);
 /* Blocking write of raw bytes, pacing on the transmitter-empty bit. */
 void uart_write(struct uart16550 *u, const void *data, size_t n);
 
+/* What one access to the UART costs, in TSC cycles (medians): a read of
+ * LSR, a write to the scratch register, and a "rep outsb" of `string`
+ * bytes to it.  Nothing is sent (the scratch register only keeps its last
+ * byte, and is restored).  Under a hypervisor every access is a VM exit;
+ * the string shows whether one exit moves the whole string or one byte. */
+struct uart_cost {
+	uint64_t lsr_read, scr_write, string; /* cycles                    */
+	uint32_t string_bytes;                /* bytes in the string write */
+};
+void uart_measure(struct uart16550 *u, struct uart_cost *c);
+
 #endif /* KPROF_ARCH_UART16550_H */

@@ -28,6 +28,7 @@
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/locks/spinlock_params.h"
+#include "kernel/profile/profile_keys.h"
 #include "kernel/profile/source.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_keys.h"
@@ -377,5 +378,11 @@ int config_parse(const char *line, cmdline_error_fn err, void *ctx)
 	uint32_t *fit = field(&v, "trace.buffer_fit");
 	if (*fit == TRACE_FIT_AUTO)
 		*fit = state_of(&v, "trace.buffer_kb") == CMDLINE_GIVEN ? TRACE_FIT_REFUSE : TRACE_FIT_SHRINK;
+	/* profile.interval: a default one may be lengthened on a machine whose
+	 * interrupts are slow (kernel/profile/pace.h), a given one is kept. */
+	const struct cmdline_table *pt;
+	size_t pi;
+	if (find(&v, "profile.interval", &pi, &pt) && pt->size == sizeof(struct profile_config))
+		((struct profile_config *)pt->config)->interval_given = state_of(&v, "profile.interval") == CMDLINE_GIVEN;
 	return errors;
 }

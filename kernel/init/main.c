@@ -30,15 +30,18 @@
 #include "kernel/debug/panic.h"
 #include "kernel/profile/profile.h"
 #include "kernel/profile/profile_keys.h"
+#include "kernel/profile/pace.h"
 #include "kernel/profile/profile_trace.h"
 #include "kernel/profile/source.h"
 #include "kernel/ke/rawlock.h"
 #include "kernel/workloads/api/descriptor.h"
 #include "kernel/workloads/scenario.h"
 #include "kernel/sched/sched.h"
+#include "kernel/workloads/measure.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"
 #include "kernel/ke/smp.h"
+#include "kernel/ke/time.h"
 #include "kernel/mm/mm_keys.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
@@ -139,14 +142,34 @@ static void apply_spinlock_keys(void)
 	reject_command_line(1);
 }
 
+/* The default ProfileTime interval on a machine whose interrupts are slow
+ * (pace.h): the round trip is measured here, before the trace starts. */
+#define PACE_ROUNDS    64
+#define PACE_BUDGET_US 100000
+
 /* The profile keys go through NtSetIntervalProfile.  Their ranges were
  * checked with the command line; what is left depends on the counters
  * found: a PMC interval above what a source's counter takes is refused
  * here, at probe time. */
+static uint32_t paced_profile_interval(const struct profile_config *c)
+{
+	if (c->interval_given)
+		return c->interval;
+	struct irq_cost rt = measure_interrupt_round_trip_within(PACE_ROUNDS, PACE_BUDGET_US);
+	uint64_t ns = mul_div_u64(rt.median, 1000000000, ke_tsc_hz);
+	uint32_t iv = ki_profile_paced_interval(c->interval, false, ns);
+	if (iv != c->interval)
+		kprintf("profile: ProfileTime every %u us, not the default %u us: an empty interrupt round trip takes %llu "
+			"us here (median of %u), and profile interrupts may take at most 1/%u of a CPU (profile.interval= "
+			"sets it)\n",
+			iv / 10, c->interval / 10, (unsigned long long)(ns / 1000), rt.rounds, PROFILE_PACE_SHARE);
+	return iv;
+}
+
 static void apply_profile_keys(void)
 {
 	const struct profile_config *c = profile_config;
-	NTSTATUS st = nt_set_interval_profile(c->interval, ProfileTime);
+	NTSTATUS st = nt_set_interval_profile(paced_profile_interval(c), ProfileTime);
 	if (st != STATUS_SUCCESS && st != STATUS_NOT_SUPPORTED) /* not supported: timer=periodic */
 		cmdline_refuse_at_probe("cmdline: profile.interval=%u: refused by NtSetIntervalProfile with %s",
 					c->interval, nt_status_name(st));

@@ -30,7 +30,8 @@ static const char *const pmc_source_names[] = { KPROFILE_SOURCE_SHORT_NAMES, NUL
 static const struct cmdline_key keys[] = {
 	{ .name = "profile.interval", .type = CMDLINE_UINT, FIELD(interval), .min = PROFILE_TIME_MIN_INTERVAL,
 	  .max = PROFILE_TIME_MAX_INTERVAL, .used_by = "trace=profile, scenario=profile, mix",
-	  .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile)" },
+	  .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile); when not given, 1 ms or longer where "
+		  "interrupts are slow (at most 1/10 of a CPU: kernel/profile/pace.h)" },
 	{ .name = "pmc.sources", .type = CMDLINE_SET, FIELD(pmc_sources), .names = pmc_source_names,
 	  .used_by = "trace=pmc", .help = "counter sources for trace=pmc (KPROFILE_SOURCE names)",
 	  .probe = "a source this machine cannot count (or any, without a PMU) is reported and left out when "

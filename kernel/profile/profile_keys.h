@@ -13,6 +13,10 @@ struct profile_config {
 	uint32_t interval;     /* ProfileTime interval, 100 ns units         */
 	uint32_t pmc_sources;  /* bits (1 << KPROFILE_SOURCE) for trace=pmc  */
 	uint32_t pmc_interval; /* events between PMC interrupts              */
+	uint32_t interval_given; /* not a key: 1 if profile.interval= was on the
+				  * command line (cmdline_rules.c), else the
+				  * default, which a slow machine may lengthen
+				  * (pace.h) */
 };
 
 extern const struct profile_config *const profile_config;

@@ -63,3 +63,21 @@ const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *r
 	*len = (uint32_t)packed;
 	return s->packed;
 }
+
+bool trace_compress_pay_update(struct trace_compress_pay *p, uint64_t cycles, uint32_t in, uint32_t out,
+			       uint64_t link_cycles, uint64_t link_bytes)
+{
+	if (p->off)
+		return false;
+	p->encode_cycles += cycles;
+	p->in_bytes += in;
+	p->out_bytes += out;
+	if (p->in_bytes < TRACE_PAY_WARMUP || link_bytes < TRACE_PAY_LINK_MIN)
+		return false;
+	uint64_t saved = p->in_bytes > p->out_bytes ? p->in_bytes - p->out_bytes : 0;
+	/* encode / saved > link_cycles / link_bytes, without dividing */
+	if ((unsigned __int128)p->encode_cycles * link_bytes <= (unsigned __int128)saved * link_cycles)
+		return false;
+	p->off = true;
+	return true;
+}

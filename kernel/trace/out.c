@@ -146,6 +146,16 @@ static uint64_t cycles_to_ms(uint64_t cycles)
 	return ke_tsc_hz ? mul_div_u64(cycles, 1000, ke_tsc_hz) : 0;
 }
 
+bool trace_out_link_cost(uint64_t *cycles, uint64_t *bytes)
+{
+	*cycles = out_serial_sink.cycles;
+	*bytes = out_serial_sink.bytes;
+	for (uint32_t i = 0; i < out.nsinks; i++)
+		if (out.sinks[i] != &out_serial_sink && !out.sinks[i]->stopped)
+			return false;
+	return out.serial && !out_serial_sink.stopped;
+}
+
 void trace_out_workload_ended(void)
 {
 	out.end_tsc = arch_rdtsc();

@@ -54,6 +54,12 @@ void trace_out_start(uint32_t ncpu);
 void trace_out_frame(uint8_t type, uint16_t cpu, uint32_t seq, const void *p1, uint32_t l1, const void *p2,
 		     uint32_t l2);
 
+/* What the serial port has taken so far: TSC cycles spent in it and
+ * bytes, for trace.c's choice of compression; true only while serial is
+ * the one sink taking frames (a stick keeps compression: its file's size
+ * is what bounds the trace there). */
+bool trace_out_link_cost(uint64_t *cycles, uint64_t *bytes);
+
 /* The workload has ended (trace_finish, before the dump or the last
  * buffers are sent): the end line's times count from here. */
 void trace_out_workload_ended(void);

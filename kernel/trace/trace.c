@@ -46,6 +46,7 @@
 #include "kernel/ke/clock.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/dpc.h"
+#include "kernel/ke/irql.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/libk.h"
 #include "kernel/debug/panic.h"
@@ -142,11 +143,33 @@ static void send_run_info(void)
 	send_frame(KPROF_FRAME_RUN_INFO, KPROF_FRAME_CPU_NONE, trace.run_seq++, &ri, sizeof(ri), 0, 0);
 }
 
+/* Compression stops for the rest of the run once it costs more than the
+ * link time it saves (chunk.h): one sender at a time, like senders[]. */
+static struct trace_compress_pay pay;
+
 static const uint8_t *encode_chunk(struct kprof_chunk_header *c, const uint8_t *rec, uint32_t n, uint32_t *len)
 {
 	uint32_t cpu = ke_get_current_processor_number();
-
-	return trace_chunk_encode(c, rec, n, cpu < KPROF_MAX_CPUS ? senders[cpu] : NULL, len);
+	struct trace_chunk_scratch *s = cpu < KPROF_MAX_CPUS && !pay.off ? senders[cpu] : NULL;
+	if (!s)
+		return trace_chunk_encode(c, rec, n, NULL, len);
+	/* Timed without preemption: an idle-priority logger preempted
+	 * mid-chunk would count the workload's time as the encoding's. */
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	uint64_t t0 = arch_rdtsc();
+	const uint8_t *payload = trace_chunk_encode(c, rec, n, s, len);
+	uint64_t cycles = arch_rdtsc() - t0;
+	ke_lower_irql(old);
+	uint64_t link_cycles, link_bytes;
+	if (!trace_out_link_cost(&link_cycles, &link_bytes))
+		return payload;
+	if (trace_compress_pay_update(&pay, cycles, n, *len, link_cycles, link_bytes))
+		kprintf("trace: chunks go raw from here: compressing %llu KiB cost %llu cycles a byte it saved, the link "
+			"takes %llu a byte (trace.compress=on; =off sends raw from the start)\n",
+			(unsigned long long)(pay.in_bytes >> 10),
+			(unsigned long long)(pay.encode_cycles / (pay.in_bytes > pay.out_bytes ? pay.in_bytes - pay.out_bytes : 1)),
+			(unsigned long long)(link_cycles / link_bytes));
+	return payload;
 }
 
 /* One sub-buffer as chunk frames of whole records (chunk.c), so that

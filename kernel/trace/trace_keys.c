@@ -93,7 +93,8 @@ static const struct cmdline_key keys[] = {
 		   "usable trace file (the loader's bootinfo says why); auto then keeps serial and says why in one line" },
 	{ .name = "trace.compress", .type = CMDLINE_ENUM, FIELD(compress), .names = off_on_names, .used_by = EVERY_RUN,
 	  .help = "send each chunk's records TSC-delta transformed and LZ4-compressed (encoding 2) when that makes "
-		  "it smaller, else raw" },
+		  "it smaller, else raw; on, to serial alone: raw for the rest of the run once compressing costs "
+		  "more time than the link saves (kernel/trace/chunk.h)" },
 };
 
 CMDLINE_TABLE(trace_table, .keys = keys, .count = ARRAY_SIZE(keys), .config = &parsed_config, .defaults = &defaults,

@@ -7,7 +7,9 @@
  *   - every CPU's clock ticks over 200 ms, at about tick_hz= (ticks plus
  *     the periods they came late) on bare metal;
  *   - a one-shot timer-queue entry fires, and how late it was;
- *   - the cost of an empty interrupt round trip (a self-IPI).
+ *   - the cost of an empty interrupt round trip (a self-IPI), and of
+ *     reaching the serial port (a read, a write, a string write: under
+ *     a hypervisor, VM exits).
  * Any check that fails makes the run end with KPROF_EXIT_FAILURE.
  */
 #include "kernel/workloads/scenario.h"
@@ -18,6 +20,7 @@
 
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
+#include <arch/serial.h>
 
 #include "kernel/ke/clock.h"
 #include "kernel/console/console.h"
@@ -176,6 +179,13 @@ static enum kprof_exit_status scenario_boot(uint32_t tick_hz)
 		"over %u\n",
 		arch_interrupt_irql(ARCH_INT_IPI), (unsigned long long)irq.median, (unsigned long long)irq.average,
 		(unsigned long long)irq.best, irq.rounds);
+	uint64_t rd, wr, str;
+	uint32_t bytes;
+	if (arch_serial_measure(&rd, &wr, &str, &bytes))
+		kprintf("check: serial port access: a status read %llu cycles (%llu us), a register write %llu cycles, "
+			"a string write of %u bytes %llu cycles (%llu a byte)\n",
+			(unsigned long long)rd, (unsigned long long)ke_tsc_to_us(rd), (unsigned long long)wr, bytes,
+			(unsigned long long)str, (unsigned long long)(str / bytes));
 	kprintf("scenario boot: machine is up, %s\n", ok ? "every check passed" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }

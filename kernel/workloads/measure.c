@@ -32,13 +32,27 @@ static void ipi_handler(KTRAP_FRAME *tf)
 	ipi_seen++;
 }
 
+static struct irq_cost round_trips(void (*work)(KTRAP_FRAME *tf), uint32_t rounds, uint64_t (*part)(void),
+				   struct irq_cost *part_cost, uint64_t budget_us);
+
 struct irq_cost measure_interrupt_round_trip(uint32_t rounds)
 {
-	return measure_handler_round_trip(NULL, rounds, NULL, NULL);
+	return round_trips(NULL, rounds, NULL, NULL, MEASURE_BUDGET_US);
+}
+
+struct irq_cost measure_interrupt_round_trip_within(uint32_t rounds, uint64_t budget_us)
+{
+	return round_trips(NULL, rounds, NULL, NULL, budget_us < MEASURE_BUDGET_US ? budget_us : MEASURE_BUDGET_US);
 }
 
 struct irq_cost measure_handler_round_trip(void (*work)(KTRAP_FRAME *tf), uint32_t rounds, uint64_t (*part)(void),
 					   struct irq_cost *part_cost)
+{
+	return round_trips(work, rounds, part, part_cost, MEASURE_BUDGET_US);
+}
+
+static struct irq_cost round_trips(void (*work)(KTRAP_FRAME *tf), uint32_t rounds, uint64_t (*part)(void),
+				   struct irq_cost *part_cost, uint64_t budget_us)
 {
 	struct irq_cost c = { .best = UINT64_MAX };
 	uint64_t total = 0, part_total = 0;
@@ -50,7 +64,7 @@ struct irq_cost measure_handler_round_trip(void (*work)(KTRAP_FRAME *tf), uint32
 	arch_interrupt_connect(ARCH_INT_IPI, ipi_handler);
 	/* Stay on this CPU: a thread moved mid-measurement would wait forever. */
 	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
-	uint64_t start = arch_rdtsc(), budget = ke_us_to_tsc(MEASURE_BUDGET_US);
+	uint64_t start = arch_rdtsc(), budget = ke_us_to_tsc(budget_us);
 	uint32_t i;
 	for (i = 0; i < rounds && arch_rdtsc() - start < budget; i++) {
 		uint32_t want = ipi_seen + 1;

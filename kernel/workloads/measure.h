@@ -24,6 +24,10 @@ struct irq_cost {
  * seen at 11 ms a round).  Connects the IPI vector. */
 struct irq_cost measure_interrupt_round_trip(uint32_t rounds);
 
+/* The same within budget_us (at most MEASURE_BUDGET_US): for a workload
+ * whose asked length bounds its measurements. */
+struct irq_cost measure_interrupt_round_trip_within(uint32_t rounds, uint64_t budget_us);
+
 /* The same round trip with work(tf) done in the handler (at IPI_LEVEL);
  * if part is not NULL it is called after each round and its figures go
  * into *part_cost (median and average). */

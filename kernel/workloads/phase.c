@@ -112,7 +112,7 @@ static void say_slow(uint32_t index, const char *name, const struct phase *p, ui
 			       (unsigned long long)(p->parts[i].rounds ? ms * 1000 / p->parts[i].rounds : 0));
 	}
 	if (p->nparts)
-		kprintf("phase: [%u] %s ran rounds whose number does not follow its length:%s\n", index, name, parts);
+		kprintf("phase: [%u] %s spent its time on measurement rounds too:%s\n", index, name, parts);
 }
 
 void workload_phase(uint32_t index, const char *name, bool end)

@@ -35,7 +35,8 @@ void workload_phase_asked(uint32_t ms);
 
 /* The workload ran `rounds` rounds of `what` (a string that lives as long
  * as the kernel, e.g. "thread switch round trips") in `cycles` TSC
- * cycles, a number of rounds that does not follow the asked length:
+ * cycles, a measurement inside the phase (its rounds bounded apart from
+ * the asked length):
  * kept for the innermost open phase (up to 4), whose line names them if
  * it runs slow.  Thread context, the scenario's thread. */
 void workload_phase_rounds(const char *what, uint32_t rounds, uint64_t cycles);

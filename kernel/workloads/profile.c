@@ -283,7 +283,8 @@ static void report_cost(void)
 	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
 	uint64_t t0 = arch_rdtsc();
 	struct irq_cost prof = measure_handler_round_trip(profile_work, 2000, ke_profile_trace_last_write_cycles, &write);
-	KPROF_MEASURE tag = { .DurationCycles = arch_rdtsc() - t0, .Rounds = 2000, .What = KPROF_MEASURE_PROFILE_INTERRUPT };
+	KPROF_MEASURE tag = { .DurationCycles = arch_rdtsc() - t0, .Rounds = prof.rounds,
+			      .What = KPROF_MEASURE_PROFILE_INTERRUPT };
 	trace_log(PERF_PROFILE, KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, &tag, sizeof(tag));
 	ke_lower_irql(old);
 	/* A fixed number of rounds, whatever profile.ms: the slow-phase line names them. */
@@ -292,10 +293,11 @@ static void report_cost(void)
 	uint64_t r100 = empty.median ? without * 100 / empty.median : 0;
 	uint64_t f100 = empty.median ? prof.median * 100 / empty.median : 0;
 
-	kprintf("profile: interrupt cost (self-IPI at IRQL 14, medians of 2000): empty %llu cycles; profile interrupt "
+	kprintf("profile: interrupt cost (self-IPI at IRQL 14, medians of %u and %u): empty %llu cycles; profile interrupt "
 		"%llu cycles (%llu.%02llux), of which %llu writing the SampledProfile and StackWalk records; without "
 		"them %llu cycles = %llu.%02llux the empty interrupt (goal: at most 1.30x plus the record write)\n",
-		(unsigned long long)empty.median, (unsigned long long)prof.median, (unsigned long long)(f100 / 100),
+		empty.rounds, prof.rounds, (unsigned long long)empty.median, (unsigned long long)prof.median,
+		(unsigned long long)(f100 / 100),
 		(unsigned long long)(f100 % 100), (unsigned long long)write.median, (unsigned long long)without,
 		(unsigned long long)(r100 / 100), (unsigned long long)(r100 % 100));
 	/* A timing: reported, not asserted (emulation is noisy). */

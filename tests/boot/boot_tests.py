@@ -424,14 +424,17 @@ def check_cpuid_refused(ctx):
     ctx.expect(r"^cmdline: tsc_source=cpuid: this machine does not have it", "the refusal")
 
 
-def check_kvm(ctx):
-    """Runs only under KVM: the runner skips the test when KVM is unusable."""
-    if ctx.result.accel != "kvm":
-        raise_failure("ran under %s, not KVM" % ctx.result.accel)
-    check_direct(ctx)
-    check_cpus(ctx, 4)
-    ctx.expect(r"^apic: x2APIC \(MSR access\)", "x2APIC under KVM")
-    ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
+def under_kvm(check):
+    """The same check as under TCG, on a run that really was under KVM (the
+    runner skips the test when KVM is unusable or the run fell back to TCG),
+    with what KVM gives this kernel: the x2APIC and the TSC-deadline timer."""
+    def run(ctx):
+        if ctx.result.accel != "kvm":
+            raise_failure("ran under %s, not KVM" % ctx.result.accel)
+        ctx.expect(r"^apic: x2APIC \(MSR access\)", "x2APIC under KVM")
+        ctx.expect(r"timer in TSC-deadline mode$", "TSC-deadline under KVM")
+        check(ctx)
+    return run
 
 
 def kprof_json(ctx, *args):
@@ -486,9 +489,16 @@ def check_complete_trace(ctx):
 def check_chunk_encodings(ctx, compressed):
     """trace.compress=on (the default): most chunks are delta + LZ4 with
     the tracetest rule (encoding 2; older kernels wrote 1); off: every chunk
-    is raw (encoding 0)."""
+    is raw (encoding 0).  Where the kernel says compression stopped paying
+    on this link ("trace: chunks go raw from here", kernel/trace/chunk.h),
+    the chunks after it are raw: some of each then."""
     with open(ctx.log_path, "rb") as f:
         enc = damagelib.chunk_encodings(f.read())
+    if compressed and re.search(r"^trace: chunks go raw from here: compressing \d+ KiB cost \d+ cycles a byte it "
+                                r"saved, the link takes \d+ a byte", ctx.text, re.M):
+        if not (enc.get(2) and enc.get(0)) or enc.get(1):
+            raise_failure("chunks by encoding %s after compression stopped: expected some 2 then raw (0), no 1" % enc)
+        return
     ok = (enc.get(2, 0) > enc.get(0, 0) and not enc.get(1)) if compressed else (enc.get(0, 0) > 0 and set(enc) == {0})
     if not ok:
         raise_failure("chunks by encoding %s, expected %s" % (enc, "mostly 2 (delta + LZ4), no 1" if compressed
@@ -513,16 +523,26 @@ def check_tracetest(cpus, expect_losses, compressed=True):
     return check
 
 
-def check_sched(cpus):
+def check_sched(cpus, spinners_may_starve=False):
+    """spinners_may_starve (the KVM test): no yield is allowed, since the
+    spinners (priorities 1 to 4, below every other role) get no CPU before
+    the deadline where a switch costs 7 ms and the higher roles' wake-ups
+    fill both CPUs (KVM with software paging, docs/running.md); the timed
+    waits must still have timed out."""
     def check(ctx):
         check_direct(ctx)
         ctx.expect(r"^scenario sched: done$", "the scenario's end")
         m = ctx.expect(r"^sched: (\d+) threads on %d CPUs: (\d+) items produced, (\d+) consumed; timed waits (\d+) "
                        r"timed out, (\d+) satisfied; (\d+) yields; (\d+) context switches$" % cpus, "the summary")
-        if int(m.group(4)) == 0 or int(m.group(6)) == 0:
+        if int(m.group(4)) == 0 or (int(m.group(6)) == 0 and not spinners_may_starve):
             raise_failure("no timed wait timed out, or no thread yielded: the mix did not run")
+        if int(m.group(6)) == 0:
+            print("    sched: no spinner yielded (allowed here: they got no CPU before the deadline)", flush=True)
+        if int(m.group(2)) != int(m.group(3)) or int(m.group(2)) == 0:
+            raise_failure("%s items produced, %s consumed: every item made before the time ran out must be taken"
+                          % (m.group(2), m.group(3)))
         m = ctx.expect(r"^sched: thread switch \(.*\): (\d+) cycles median, (\d+) best; empty interrupt round "
-                       r"trip on the same CPU: (\d+) cycles median, (\d+) best$", "the switch and interrupt costs")
+                       r"trip on the same CPU: (\d+) cycles median, (\d+) best \(\d+ rounds\)$", "the switch and interrupt costs")
         switch, irq = int(m.group(1)), int(m.group(3))
         if not (0 < int(m.group(2)) <= switch and 0 < int(m.group(4)) <= irq):
             raise_failure("implausible costs: switch %d, interrupt %d" % (switch, irq))
@@ -686,14 +706,31 @@ def check_spinlock_key_refused(ctx):
     ctx.reject(r"^scenario ", "a scenario that ran anyway")
 
 
-def check_profile(cpus):
+def check_pmc(ctx):
+    """trace=pmc with the default TotalCycles: without a PMU (TCG, KVM
+    without PMU passthrough) reported unsupported and the run goes on; with
+    one (KVM's -cpu host on a host with a PMU) PmcInterrupt samples in the
+    trace."""
+    if not re.search(r"^pmu: no performance counters: ", ctx.text, re.M):
+        ctx.expect(r"^pmc: TotalCycles every \d+ events on every CPU \(PmcInterrupt records\)$",
+                   "the PMC profile started on the PMU found")
+        dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        if not any(json.loads(line).get("hook") == 0x0F2F for line in dec.stdout.splitlines()):
+            raise_failure("a PMU was found but the trace holds no PmcInterrupt (0x0F2F) sample")
+        return
+    ctx.expect(r"^pmc: TotalCycles is not supported here: STATUS_NOT_SUPPORTED: no performance counters: .+; "
+               r"the run goes on without it$", "the PMC request reported unsupported")
+
+
+def check_profile(cpus, judge_accuracy=True):
+    """judge_accuracy False (the KVM test): the 10,000-sample accuracy goal
+    is printed, not judged (profilecheck.py); everything counted is."""
     def check(ctx):
         check_direct(ctx)
         ctx.expect(r"^scenario profile: done$", "the scenario's end")
-        ctx.expect(r"^pmu: no performance counters: .+", "the PMU probe saying there is none")
-        ctx.expect(r"^pmc: TotalCycles is not supported here: STATUS_NOT_SUPPORTED: no performance counters: .+; "
-                   r"the run goes on without it$", "the PMC request reported unsupported")
-        m = ctx.expect(r"^profile: interrupt cost \(self-IPI at IRQL 14, medians of 2000\): empty (\d+) cycles; "
+        check_pmc(ctx)
+        m = ctx.expect(r"^profile: interrupt cost \(self-IPI at IRQL 14, medians of \d+ and \d+\): empty (\d+) cycles; "
                        r"profile interrupt (\d+) cycles .*; without them (\d+) cycles = ([\d.]+)x the empty "
                        r"interrupt", "the profile interrupt's cost next to an empty interrupt's")
         if not 0 < int(m.group(1)) <= int(m.group(2)):
@@ -701,7 +738,8 @@ def check_profile(cpus):
         ctx.expect(r"^check: per-process object \(profA\) counted (\d+) samples of prof_work_a; profA's threads "
                    r"took \1 there", "the per-process object counting only its process")
         ctx.expect(r"^check: guard-page object: [1-9]\d* samples exactly at RangeLimit", "samples at RangeLimit")
-        problems = profilecheck.check(ctx.kprof, ctx.log_path, os.path.join(ctx.build, "kernel.elf"), quiet=True)
+        problems = profilecheck.check(ctx.kprof, ctx.log_path, os.path.join(ctx.build, "kernel.elf"), quiet=True,
+                                      judge_accuracy=judge_accuracy)
         if problems:
             raise_failure("profilecheck: " + "; ".join(problems[:5]))
         check_complete_trace(ctx)
@@ -1572,12 +1610,6 @@ TESTS = [
     BootTest("pmtimer", "tsc_source=pmtimer on pc", smp_test(2), cpus=2, machine="pc", cmdline="tsc_source=pmtimer"),
     BootTest("disabled-cpus", "-smp 2,maxcpus=4: two CPUs disabled in the MADT",
              smp_test(2, listed=4, extra=", 2 disabled in firmware"), smp="2,maxcpus=4"),
-    # The profile timer at 10 ms, not the default 1 ms: under this host's
-    # nested KVM every interrupt costs about a millisecond (see the round
-    # trip the boot prints), and 1000 more a second per CPU would leave the
-    # virtual CPUs little else to do.
-    BootTest("kvm-4", "ACCEL=kvm with 4 CPUs (x2APIC, TSC-deadline when KVM runs it)", check_kvm, cpus=4,
-             accel="kvm", cmdline="profile.interval=100000", timeout=90),
     BootTest("irql-misuse", "selftest=irql: lowering to a higher IRQL bug-checks", check_irql_misuse,
              cmdline="selftest=irql"),
     BootTest("tsc-cpuid-refused", "tsc_source=cpuid on a CPU that does not state its rate", check_cpuid_refused,
@@ -1655,4 +1687,33 @@ TESTS = [
              kernel="workloads"),
     BootTest("uefi-bad-value", "cpus=x from \\kprof\\cmdline.txt is refused", check_uefi_bad_value, boot="uefi",
              cmdline="cpus=x", timeout=90),
+] + [
+    # The scenario tests again under KVM, where /dev/kvm works (skipped with
+    # the reason where not): the same checks on the records, shorter runs
+    # and small buffers.  Direct boot: OVMF does not run under every KVM
+    # (docs/running.md).  The profile interval is the paced default
+    # (kernel/profile/pace.h), not the TCG tests' 122.1 us: an interrupt
+    # costs about 0.7 ms under KVM with software paging.  locks.ms=4000:
+    # there the interrupt handler takes its lock some 50 times a second and
+    # 2.4% of takes are contended (traced), so lockcheck's record from the
+    # interrupt handler needs seconds (none in 1 of 2 runs of 500 ms).
+    BootTest("kvm-" + name, "under KVM: " + doc, under_kvm(check), cpus=2, accel="kvm", cmdline=cmdline, timeout=300)
+    for name, doc, check, cmdline in (
+        ("mix-2", "scenario=mix on 2 CPUs, the report's hot functions and most contended lock", check_mix,
+         "scenario=mix trace.mode=dump trace.buffer_kb=2048 mix.ms=1000"),
+        ("locks-2", "scenario=locks on 2 CPUs, every SpinLock record and sampling rule", check_locks(2),
+         "scenario=locks trace=spinlock trace.buffer_kb=1024 locks.ms=4000"),
+        ("sched-2", "scenario=sched on 2 CPUs, every context switch against the dispatcher's rules",
+         check_sched(2, spinners_may_starve=True),
+         "scenario=sched trace=cswitch,clock trace.buffer_kb=1024"),
+        ("resources-2", "scenario=resources on 2 CPUs, ERESOURCE records, holds and time-outs", check_resources(2),
+         "scenario=resources trace=resource resource.timeout_ms=20 trace.buffer_kb=1024 resources.ms=1000"),
+        ("profile-2", "scenario=profile on 2 CPUs, buckets against samples, the guard page, no PMU",
+         check_profile(2, judge_accuracy=False), "scenario=profile trace=profile,stack,pmc trace.mode=dump "
+                                                 "trace.buffer_kb=2048 profile.ms=500"),
+        ("tracetest-2", "tracetest on 2 CPUs, every record checked, ETL and CTF read back",
+         check_tracetest(2, False), "scenario=tracetest trace=tracetest tracetest.records=2000 trace.buffer_kb=1024"),
+        ("events-2", "scenario=events on 2 CPUs, the workload's own event types in every output", check_events(2),
+         "scenario=events trace=cswitch trace.buffer_kb=1024"),
+    )
 ]

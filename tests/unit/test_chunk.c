@@ -251,6 +251,54 @@ static void test_encode_raw_cases(void **state)
 	assert_int_equal(len, used);
 }
 
+/* Compression's payoff (trace_compress_pay_update) with the figures
+ * measured: TCG (encoding about 200 us a 2 KiB chunk, the port 5000
+ * cycles a byte) keeps it; KVM with software paging (340 ms a chunk, the
+ * port 45 us a byte) stops it once, after the warm-up, and not before. */
+static void test_compression_pays_or_stops(void **state)
+{
+	(void)state;
+	struct trace_compress_pay tcg = { 0 }, kvm = { 0 };
+	uint64_t link_cycles = 0, link_bytes = 0;
+
+	for (int i = 0; i < 200; i++) {
+		link_bytes += 800, link_cycles += 800ull * 5000;
+		assert_false(trace_compress_pay_update(&tcg, 480000, 2048, 800, link_cycles, link_bytes));
+	}
+	assert_false(tcg.off);
+	assert_int_equal(tcg.in_bytes, 200u * 2048);
+	assert_int_equal(tcg.out_bytes, 200u * 800);
+
+	link_cycles = link_bytes = 0;
+	int stopped_at = -1;
+	for (int i = 0; i < 64; i++) {
+		link_bytes += 800, link_cycles += 800ull * 117000;
+		if (trace_compress_pay_update(&kvm, 884000000ull, 2048, 800, link_cycles, link_bytes)) {
+			assert_int_equal(stopped_at, -1); /* once */
+			stopped_at = i;
+		}
+	}
+	assert_true(kvm.off);
+	/* Not before TRACE_PAY_WARMUP bytes went in (32 chunks of 2 KiB). */
+	assert_int_equal(stopped_at, TRACE_PAY_WARMUP / 2048 - 1);
+	/* Once off, nothing more is counted. */
+	assert_int_equal(kvm.in_bytes, TRACE_PAY_WARMUP);
+}
+
+/* No link measured yet (nothing sent), or nothing saved: the rule waits,
+ * or stops at once when compression saves nothing and costs anything. */
+static void test_compression_pay_edges(void **state)
+{
+	(void)state;
+	struct trace_compress_pay p = { 0 };
+	for (int i = 0; i < 64; i++)
+		assert_false(trace_compress_pay_update(&p, 1000000000ull, 2048, 800, 0, 0));
+	assert_false(p.off);
+	struct trace_compress_pay q = { 0 };
+	assert_true(trace_compress_pay_update(&q, 1, TRACE_PAY_WARMUP, TRACE_PAY_WARMUP, 1000, TRACE_PAY_LINK_MIN));
+	assert_false(trace_compress_pay_update(&q, 1, 2048, 800, 1000, TRACE_PAY_LINK_MIN));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_header_layout),
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_encode_raw_cases),
+		cmocka_unit_test(test_compression_pays_or_stops),
+		cmocka_unit_test(test_compression_pay_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <arch/cmdline.h>
 
 #include "kernel/init/cmdline.h"
+#include "kernel/profile/profile_keys.h"
 #include "kernel/trace/trace_keys.h"
 
 #define MAX_MSGS 16
@@ -68,6 +69,21 @@ static void test_trace_buffer_fit_resolved(void **state)
 	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_REFUSE);
 	assert_int_equal(parse("trace.buffer_fit=auto trace.buffer_kb=x"), 1);
 	assert_int_equal(trace_config->buffer_fit, TRACE_FIT_SHRINK); /* a refused size: the default stands */
+}
+
+/* profile.interval: whether the user gave it, for the boot's pacing of a
+ * default one (kernel/profile/pace.h); a refused value leaves the default. */
+static void test_profile_interval_given(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("scenario=locks"), 0);
+	assert_int_equal(profile_config->interval_given, 0);
+	assert_int_equal(parse("profile.interval=10000"), 0);
+	assert_int_equal(profile_config->interval_given, 1);
+	assert_int_equal(parse("scenario=locks"), 0);
+	assert_int_equal(profile_config->interval_given, 0);
+	assert_int_equal(parse("profile.interval=5"), 1);
+	assert_int_equal(profile_config->interval_given, 0);
 }
 
 static void test_trace_none_stands_alone(void **state)
@@ -243,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_late_checks_now_in_the_pass),
 		cmocka_unit_test(test_rules_describe_themselves),
 		cmocka_unit_test(test_trace_buffer_fit_resolved),
+		cmocka_unit_test(test_profile_interval_given),
 	};
 	return cmocka_run_group_tests_name("cmdline_rules", tests, NULL, NULL);
 }
