@@ -2,6 +2,7 @@
  * main.c - what the kernel does once the boot CPU can run C normally:
  * the banner, the boot log, the command line, then the chosen scenario.
  */
+#include "kernel/timekeep/watchdog.h"
 #include "kernel/init/main.h"
 
 #include <stdarg.h>
@@ -213,6 +214,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_init_scheduler(kernel_main_stack.base, kernel_main_stack.top);
 	ke_broadcast_init();
 	ke_start_processors(ke_config->cpus);
+	tsc_skew_measure();
 	apply_profile_keys();
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	configure_trace(bi);
