@@ -73,6 +73,13 @@ void tsc_watchdog_start_all(void)
 	}
 	struct clock_sample s = clock_sample(wds.ref, rdtsc_fn, 0, 16);
 	wds.read_ns = mul_div_u64(s.gap, 1000000000ULL, ke_tsc_hz);
+	if (wds.read_ns > TSC_WATCHDOG_MAX_SKEW_US * 1000ULL) {
+		/* Every check would be skipped (tsc_check.c): none is made. */
+		kprintf("time: watchdog: off: the best of 16 reads of the %s took %llu us, more than the %u us a check "
+			"can trust\n", wds.ref->name, (unsigned long long)(wds.read_ns / 1000), TSC_WATCHDOG_MAX_SKEW_US);
+		wds.ref = NULL;
+		return;
+	}
 	wds.interval = ke_us_to_tsc(TSC_WATCHDOG_INTERVAL_US);
 	kprintf("time: watchdog: each CPU's TSC checked against the %s every %u ms (margin %u us + %u ppm); a read of "
 		"the %s takes %llu ns, so stamps stay on the TSC\n",

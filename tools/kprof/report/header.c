@@ -242,6 +242,9 @@ static void header_clock(FILE *f, const struct kp_log *log)
 		snprintf(line + len, sizeof(line) - len, "watchdog against %s every %u ms (a read: %u ns): %s",
 			 reference_name(h->clock_reference), h->watchdog_ms, h->ref_read_ns,
 			 unstable ? "TSC UNSTABLE, stamps corrected from it" : "no check found the TSC unstable");
+	else if (h->ref_read_ns)
+		snprintf(line + len, sizeof(line) - len, "no watchdog (a read of the reference clock took %u ns, more than a "
+			 "check can trust)", h->ref_read_ns);
 	else
 		snprintf(line + len, sizeof(line) - len, "no watchdog (no reference clock)");
 	wrap_label(f, "time", 10, line);
