@@ -2,7 +2,6 @@
  * main.c - what the kernel does once the boot CPU can run C normally:
  * the banner, the boot log, the command line, then the chosen scenario.
  */
-#include "kernel/timekeep/watchdog.h"
 #include "kernel/init/main.h"
 
 #include <stdarg.h>
@@ -25,6 +24,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/timekeep/watchdog.h"
 #include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock_keys.h"
