@@ -22,6 +22,7 @@
 #include "kernel/ke/time.h"
 #include "kernel/lib/cmdline_key.h" /* cmdline_refuse_at_probe */
 #include "kernel/lib/printf.h"
+#include "include/kprof/wmi.h" /* KPROF_REFCLOCK_* */
 
 #define CALIBRATE_US 50000   /* boot CPU: the rate itself             */
 #define CHECK_US     100000  /* boot CPU: the error check             */
@@ -150,4 +151,16 @@ void arch_cpu_measure(KPRCB *prcb)
 {
 	prcb->TscHz = x86.ref ? clock_measure_tsc(x86.ref, rdtsc_fn, PER_CPU_US) : ke_tsc_hz;
 	prcb->TimerHz = arch_timer_calibrate();
+}
+
+const struct refclock *arch_time_reference(void)
+{
+	return x86.ref;
+}
+
+uint32_t arch_time_reference_kind(void)
+{
+	if (!x86.ref)
+		return KPROF_REFCLOCK_NONE;
+	return x86.ref == x86.hpet_clock ? KPROF_REFCLOCK_HPET : KPROF_REFCLOCK_PMTIMER;
 }

@@ -92,11 +92,27 @@ struct kprof_run_header {
 	uint32_t cmdline_offset;     /* from the start of this struct             */
 	uint32_t scenario;           /* enum kprof_scenario, KPROF_SCENARIO_NAMED  */
 	uint32_t run_id;             /* v2: names the run in every frame (v1: 0)  */
+	/* v4: time (kernel/timekeep/, docs/cpus-and-time.md); 0 before */
+	int32_t tsc_skew_ns;         /* the largest offset of a CPU's TSC from
+	                                CPU 0's, measured at boot (signed)       */
+	uint32_t tsc_skew_error_ns;  /* its uncertainty (+-)                      */
+	uint16_t tsc_skew_cpu;       /* that CPU                                  */
+	uint16_t skew_cpus;          /* CPUs whose skew was measured              */
+	uint16_t clock_reference;    /* KPROF_REFCLOCK_* the TSC watchdog uses    */
+	uint16_t watchdog_ms;        /* the watchdog's interval, 0: none          */
+	uint32_t ref_read_ns;        /* one read of that reference clock          */
+	uint32_t clock_flags;        /* KPROF_RUN_CLOCK_*                          */
 };
 /* Version 3: the run info frames carry the workload's name
- * (kprof_run_info.scenario_name); the fixed part is unchanged. */
-#define KPROF_RUN_HEADER_VERSION 3
-_Static_assert(sizeof(struct kprof_run_header) == 104, "run header size");
+ * (kprof_run_info.scenario_name); the fixed part is unchanged.
+ * Version 4: the time fields after run_id (the fixed part grows to 128
+ * bytes; readers take `size` bytes of it and zero the rest). */
+#define KPROF_RUN_HEADER_VERSION 4
+#define KPROF_RUN_HEADER_V3_SIZE 104
+_Static_assert(sizeof(struct kprof_run_header) == 128, "run header size");
+#define KPROF_RUN_CLOCK_CLAMPED    0x1u /* the writer clamps stamps: none go back */
+#define KPROF_RUN_CLOCK_SKEW_FIXED 0x2u /* a CPU's stamps corrected by its skew  */
+#define KPROF_RUN_CLOCK_NOT_SYNCED 0x4u /* a CPU's offset moved while measured   */
 
 /*
  * Version 2: chunk frames.  Each sub-buffer is sent as chunks of at most

@@ -65,6 +65,8 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_PHASE              0xFE07u /* a workload starts or ends  */
 #define KPROF_LOG_TYPE_MEASURE            0xFE08u /* a self-measurement's span  */
 #define KPROF_LOG_TYPE_SMI_COUNT          0xFE0Bu /* a CPU's SMIs over the trace */
+#define KPROF_LOG_TYPE_CLOCK_STEP         0xFE0Cu /* the CPU's clock went back   */
+#define KPROF_LOG_TYPE_CLOCK_CHECK        0xFE0Du /* the TSC watchdog's verdict  */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -85,6 +87,8 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define OBJECT_NAME_VERSION     1
 #define MEASURE_VERSION         1
 #define SMI_COUNT_VERSION       1
+#define CLOCK_STEP_VERSION      1
+#define CLOCK_CHECK_VERSION     1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -377,6 +381,48 @@ typedef struct _KPROF_SMI_COUNT {
 } KPROF_SMI_COUNT;
 #define KPROF_SMI_COUNTED 1u /* the CPU counts SMIs: the counts are real */
 
+/* kprof's clock step (hook 0xFE0C): not a Windows event, and in no
+ * group: the record writer (kernel/trace/writer.c) writes it right after
+ * a record whose clock read was below the CPU's previous read: the TSC of
+ * this CPU went back by BackCycles (a hypervisor moving the virtual CPU
+ * to a host CPU whose TSC differs, a TSC written by firmware).  Time
+ * stamps never go back on a CPU (kernel/trace/tracebuf.c): that record,
+ * and every one after it until the clock passes LastStamp again, is
+ * stamped LastStamp (clamped), which this record's TimeStamp is too; so
+ * BackCycles bounds how far those stamps lag the clock.  Steps is the
+ * CPU's count of steps back so far (the last record says the total even
+ * if some were dropped). */
+typedef struct _KPROF_CLOCK_STEP {
+	uint64_t BackCycles;                 /* previous clock read - this one       */
+	uint64_t RawTsc;                     /* the clock read that went back        */
+	uint64_t LastStamp;                  /* the CPU's last stamp before it       */
+	uint32_t Steps;                      /* this CPU's steps back so far         */
+	uint16_t ClampedHook;                /* HookId of the record it stamped      */
+	uint16_t Reserved;                   /* 0                                    */
+} KPROF_CLOCK_STEP;
+
+/* kprof's TSC watchdog verdict (hook 0xFE0D, PERF_KPROF_CLOCK or
+ * PERF_KPROF_THREAD, like the SMI count): not a Windows event.  Written on
+ * the CPU that checked, when a check of its TSC against the reference
+ * clock (kernel/timekeep/watchdog.c) finds them apart by more than the
+ * margin (KPROF_CLOCK_CHECK_UNSTABLE), and at each correction of an
+ * unstable TSC (KPROF_CLOCK_CHECK_CORRECTED).  Over IntervalNs of the
+ * reference the TSC advanced TscNs (both in ns; TscNs is signed: a TSC
+ * that went back gives a negative one). */
+typedef struct _KPROF_CLOCK_CHECK {
+	uint64_t IntervalNs;                 /* the reference's time since the last check */
+	int64_t TscNs;                       /* the TSC's, at the boot rate          */
+	int64_t Adjust;                      /* cycles now added to this CPU's TSC    */
+	uint32_t MarginNs;                   /* what the two may differ by           */
+	uint16_t Flags;                      /* KPROF_CLOCK_CHECK_*                  */
+	uint16_t Reference;                  /* KPROF_REFCLOCK_*                     */
+} KPROF_CLOCK_CHECK;
+#define KPROF_CLOCK_CHECK_UNSTABLE  0x1u /* beyond the margin                    */
+#define KPROF_CLOCK_CHECK_CORRECTED 0x2u /* Adjust set from the reference        */
+#define KPROF_REFCLOCK_NONE    0
+#define KPROF_REFCLOCK_HPET    1
+#define KPROF_REFCLOCK_PMTIMER 2
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -551,6 +597,10 @@ _Static_assert(sizeof(KPROF_SPINLOCK_CONFIG) == 0x10, "spin-lock config record i
 _Static_assert(sizeof(KPROF_RECORDS_LOST) == 0x20, "records-lost record is 32 bytes");
 _Static_assert(sizeof(KPROF_OBJECT_NAME) == 0x30, "object name record is 48 bytes");
 _Static_assert(sizeof(KPROF_PHASE) == 0x20, "phase record is 32 bytes");
+_Static_assert(sizeof(KPROF_CLOCK_STEP) == 0x20, "clock-step record is 32 bytes");
+WMI_ASSERT_OFFSET(KPROF_CLOCK_STEP, Steps, 0x18);
+_Static_assert(sizeof(KPROF_CLOCK_CHECK) == 0x20, "clock-check record is 32 bytes");
+WMI_ASSERT_OFFSET(KPROF_CLOCK_CHECK, MarginNs, 0x18);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);
 WMI_ASSERT_OFFSET(KPROF_OBJECT_NAME, Kind, 0x08);

@@ -24,6 +24,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/timekeep/watchdog.h"
 #include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock_keys.h"
@@ -236,6 +237,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_init_scheduler(kernel_main_stack.base, kernel_main_stack.top);
 	ke_broadcast_init();
 	ke_start_processors(ke_config->cpus);
+	tsc_skew_measure();
 	apply_profile_keys();
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	configure_trace(bi);

@@ -34,6 +34,7 @@
 #include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/timekeep/watchdog.h"
 #include "kernel/trace/trace.h"
 
 #define CLOCK_LATE_US 200
@@ -141,6 +142,7 @@ static void clock_tick(KTIMER_ENTRY *e, KTRAP_FRAME *tf, void *context)
 
 	prcb->ClockTicks++;
 	ki_sched_clock_tick(tf);
+	tsc_watchdog_tick(prcb); /* the TSC against the reference, when due */
 	if (prcb->Number == 0)
 		trace_poll(); /* CPU 0 sends the trace */
 }

@@ -42,6 +42,12 @@ uint64_t clock_measure_tsc(const struct refclock *ref, uint64_t (*tsc)(void), ui
 /* Signed difference of two rates in parts per million of `expected`. */
 int64_t clock_error_ppm(uint64_t measured, uint64_t expected);
 
+/* The reference clock the arch time code measured the TSC against (the
+ * HPET, else the ACPI PM timer), NULL if none; and its wire number
+ * (KPROF_REFCLOCK_*). */
+const struct refclock *arch_time_reference(void);
+uint32_t arch_time_reference_kind(void);
+
 /* The TSC rate in force (set once at boot by the arch time code). */
 extern uint64_t ke_tsc_hz;
 

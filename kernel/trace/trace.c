@@ -54,6 +54,7 @@
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time.h"
+#include "kernel/timekeep/watchdog.h"
 #include "kernel/trace/out.h"
 #include "kernel/trace/chunk.h"
 #include "kernel/trace/frame.h"
@@ -344,6 +345,7 @@ static void send_run_header(const char *cmdline)
 		.scenario = trace.scenario,
 		.run_id = trace.run_id,
 	};
+	tsc_watchdog_header(h);
 	memcpy(h->group_masks, trace.groups.Masks, sizeof(h->group_masks));
 	memcpy(buf + h->build_id_offset, kprof_build_id, MIN(id_len, 64));
 	buf[h->build_id_offset + MIN(id_len, 64) - 1] = '\0';
@@ -411,6 +413,7 @@ void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_na
 		ke_bug_check_ex(KPROF_OUT_OF_MEMORY, failed, nsub, shift, 0,
 				"no memory for the trace buffers of %u CPU%s after the probe-time check passed", failed,
 				failed == 1 ? "" : "s");
+	tsc_watchdog_start_all(); /* boot skew corrections, then the checks (the run header says) */
 	trace_out_start(trace.ncpu); /* the stick opens now: its errors are known before the workload */
 	trace.start_tsc = arch_rdtsc();
 	trace.boot_unix_s = arch_rtc_unix_time();
@@ -486,6 +489,7 @@ void trace_finish(enum kprof_exit_status status)
 	 * own delays, up to the end. */
 	ke_run_on_all_processors(grace_on_cpu, NULL);
 	trace_out_workload_ended(); /* the end line's times count from here */
+	tsc_watchdog_report();
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (trace.logger) { /* one reader at a time: the logger ends first */

@@ -5,7 +5,8 @@
  * sub-buffer number n lives in ring slot n % nsub.
  *
  * Writer, on the owning CPU, at any IRQL:
- *   loop: ts = TSC; old = offset; need = size, plus a records-lost
+ *   loop: old = offset; ts = max(TSC + adjust, last_ts); last_ts = ts
+ *         (local CAS, retry on failure); need = size, plus a records-lost
  *         record when drops are pending (pending_tsc != 0);
  *         if need fits at pos, begin = old,
  *         else begin = start of the next sub-buffer ("switch");
@@ -19,8 +20,24 @@
  *         count (local atomics: read, CAS to 0) and fill it at begin, with
  *         the record's own timestamp; the record goes after it.
  *   fill the record; commit: records += 1 (2), then commit += need.
- * Because the timestamp is taken inside the CAS loop, a record's time is
- * never earlier than that of a record before it in the buffer.
+ * Time order.  offset is read before the clock, so a writer nested
+ * anywhere between that read and the CAS (an interrupt that writes
+ * records) makes the CAS fail and the outer writer reads the clock again.
+ * (Kernels before this read the clock first: a profile interrupt taken
+ * between the clock read and the offset read left its records before a
+ * record stamped earlier, a "step back" of the interrupt's length, which
+ * the decoder now reports for old logs: 3 of them, 2.4 to 3.1 ms, in a
+ * KVM run whose interrupts took about 2 ms.)  And the clock itself may go
+ * back (a hypervisor moving a virtual CPU between host CPUs whose TSCs
+ * differ), so the stamp is the clock read (plus the watchdog's adjust,
+ * normally 0) clamped to at least last_ts, the CPU's last stamp, and
+ * last_ts is advanced by a local CAS before the offset's: a writer nested
+ * between the two stamps at or after it (and the outer offset CAS fails);
+ * one nested before the last_ts CAS changes it or the offset, and the
+ * outer writer reads again.  So in buffer order stamps never decrease,
+ * whatever the clock does.  A read below the previous read (prev_tsc) is a step back:
+ * counted (steps_back, back_max) and returned in the reservation, for
+ * the writer to record (KPROF_CLOCK_STEP, writer.c).
  *
  * Drops (any cause): lost[cause] += 1 (the run's totals, for the CPU end
  * frame); pending[cause] += 1; then pending_tsc = ts if it was 0 (local
@@ -144,21 +161,39 @@ static inline bool sub_free(struct trace_cpu *tc, uint64_t number)
 	return number - consumed < tc->nsub;
 }
 
-bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r)
+/* The stamp for a clock read: never below the CPU's last stamp (see top). */
+static inline uint64_t stamp_of(uint64_t tsc, int64_t adjust, uint64_t last)
+{
+	uint64_t t = tsc + (uint64_t)adjust;
+
+	return (int64_t)(t - last) < 0 ? last : t;
+}
+
+static inline __attribute__((always_inline)) bool reserve(struct trace_cpu *tc, uint32_t size,
+							   struct trace_reservation *r, uint64_t (*clock)(void))
 {
 	const uint32_t sbsize = 1u << tc->shift, mask = sbsize - 1;
-	uint64_t old, begin, ts;
+	uint64_t old, begin, ts, tsc, last, prev;
 	uint32_t pos, lost;
 
 	if (size > sbsize) {
-		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, arch_rdtsc());
+		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, clock());
 		return false;
 	}
 	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
 	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
-	do {
-		ts = arch_rdtsc();
+	for (;;) {
+		/* The position before the clock: a writer nested after this
+		 * read moves offset, and the CAS below fails (see top). */
 		old = READ_ONCE(tc->offset);
+		last = READ_ONCE(tc->last_ts);
+		prev = READ_ONCE(tc->prev_tsc);
+		tsc = clock();
+		ts = stamp_of(tsc, READ_ONCE(tc->tsc_adjust), last);
+		/* last_ts before offset: a writer nested after this sees our
+		 * stamp and stamps at or after it. */
+		if (ts != last && !arch_local_cmpxchg64(&tc->last_ts, last, ts))
+			continue;
 		lost = READ_ONCE(tc->pending_tsc) && size + TRACEBUF_LOST_RECORD_SIZE <= sbsize
 			       ? TRACEBUF_LOST_RECORD_SIZE : 0;
 		pos = (uint32_t)(old & mask);
@@ -167,7 +202,22 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 			tracebuf_count_loss(tc, KPROF_LOSS_BUFFERS_FULL, ts);
 			return false;
 		}
-	} while (!arch_local_cmpxchg64(&tc->offset, old, begin + lost + size));
+		if (arch_local_cmpxchg64(&tc->offset, old, begin + lost + size))
+			break;
+	}
+	/* A read below the one before is a step back of the clock (not of
+	 * the stamps): counted once, where it happened.  A writer nested
+	 * between the read and here sees the step too, or not (counted by
+	 * one of the two, or both when it stepped again). */
+	tc->prev_tsc = tsc;
+	r->back = prev && (int64_t)(prev - tsc) > 0 ? prev - tsc : 0;
+	if (r->back) {
+		r->raw = tsc;
+		r->last = last;
+		arch_local_add64(&tc->steps_back, 1);
+		if (r->back > tc->back_max)
+			tc->back_max = r->back;
+	}
 
 	r->switched = begin != old || (begin & mask) == 0;
 	if (begin != old) {
@@ -189,6 +239,26 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 	}
 	r->hdr->TimeStamp = ts;
 	return true;
+}
+
+static uint64_t read_tsc(void)
+{
+	return arch_rdtsc();
+}
+
+bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r)
+{
+	return reserve(tc, size, r, read_tsc);
+}
+
+bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void))
+{
+	return reserve(tc, size, r, clock);
+}
+
+void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust)
+{
+	__atomic_store_n(&tc->tsc_adjust, adjust, __ATOMIC_RELAXED); /* read by this CPU's writers only */
 }
 
 void tracebuf_commit(const struct trace_reservation *r)

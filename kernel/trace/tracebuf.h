@@ -35,6 +35,10 @@ struct trace_cpu {
 	uint64_t pending_tsc; /* TSC of the first drop not yet in a records-   */
 	                      /* lost record, 0 if none (next to offset: the */
 	                      /* writer reads both every time)               */
+	uint64_t last_ts;     /* the last stamp given: none is ever below it   */
+	uint64_t prev_tsc;    /* the last clock read (a lower one is a step)   */
+	int64_t tsc_adjust;   /* added to each clock read (the TSC watchdog's  */
+	                      /* correction, tracebuf_set_adjust), else 0      */
 	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
 	uint8_t *data;        /* nsub << shift bytes                           */
 	struct trace_subbuf *sub; /* nsub entries                              */
@@ -47,6 +51,8 @@ struct trace_cpu {
 	uint64_t records;     /* records committed, records-lost ones included */
 	uint64_t lost_records; /* records-lost records among them            */
 	uint64_t bytes;       /* bytes committed, alignment padding included   */
+	uint64_t steps_back;  /* clock reads below the one before (clamped)    */
+	uint64_t back_max;    /* the largest such step, in cycles              */
 	uint32_t frame_seq;   /* reader: next frame sequence number            */
 	uint32_t sent;        /* reader: buffer frames sent                    */
 } __attribute__((aligned(64)));
@@ -59,6 +65,9 @@ struct trace_reservation {
 	                            /* records-lost record before it included  */
 	uint32_t records;           /* 2 with a records-lost record, else 1    */
 	bool switched;              /* it filled a sub-buffer: one is ready    */
+	uint64_t back;              /* > 0: the clock read went back this far  */
+	uint64_t raw;               /* with back: that read                    */
+	uint64_t last;              /* with back: the stamp before it          */
 };
 
 /* What the reader gets: one sub-buffer's records. */
@@ -75,12 +84,20 @@ void tracebuf_init(struct trace_cpu *tc, uint32_t cpu, uint8_t *data, struct tra
 		   uint32_t nsub);
 
 /* Writer (on the owning CPU only): reserve `size` bytes (a multiple of 8)
- * and stamp the header with the TSC read in the same step, so records are
- * in time order within the buffer.  False when dropped (counted, and
+ * and stamp the header with the TSC read in the same step, never below
+ * the CPU's last stamp, so records are in time order within the buffer
+ * whatever the TSC does (a read below the previous one is a step back:
+ * counted, and r->back says how far).  False when dropped (counted, and
  * pending for the next records-lost record).  When drops are pending the
  * reservation also holds, just before hdr, the records-lost record that
  * reports them, already filled; commit publishes both. */
 bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r);
+/* Stamp a reservation with clock reading `tsc`: what tracebuf_reserve()
+ * does with arch_rdtsc() (the unit tests drive it with a TSC model). */
+bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void));
+/* The correction added to every later clock read on tc's CPU (kernel/
+ * timekeep/watchdog.c); stamps still never go back. */
+void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust);
 void tracebuf_commit(const struct trace_reservation *r);
 void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc);
 /* Size of a records-lost record (header and payload). */

@@ -5,7 +5,9 @@
  * takes the time stamp), fill, commit.  No locks, any IRQL.  A writer
  * below DISPATCH_LEVEL raises to it for the few instructions between
  * reserve and commit so that it cannot be moved to another CPU while it
- * holds space in this CPU's buffer; above it, nothing changes.
+ * holds space in this CPU's buffer; above it, nothing changes.  A record
+ * whose clock read went back (tracebuf.c clamps its stamp) is followed by
+ * a clock-step record (KPROF_CLOCK_STEP) saying how far.
  */
 #include "kernel/trace/trace.h"
 
@@ -35,11 +37,35 @@ void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t versio
 	return h + 1;
 }
 
+/* The clock went back under the record just committed (tracebuf.c
+ * clamped its stamp): say so right after it, on this CPU.  Its own read
+ * is later than the one that stepped, so it does not step again. */
+static void record_step(const struct trace_reservation *r, uint16_t hook)
+{
+	struct trace_record step;
+	KPROF_CLOCK_STEP *p = trace_record_begin(&step, KPROF_LOG_TYPE_CLOCK_STEP, CLOCK_STEP_VERSION, sizeof(*p));
+
+	if (!p)
+		return; /* dropped, counted; the next step record has the total */
+	*p = (KPROF_CLOCK_STEP){
+		.BackCycles = r->back,
+		.RawTsc = r->raw,
+		.LastStamp = r->last,
+		.Steps = (uint32_t)r->tc->steps_back,
+		.ClampedHook = hook,
+	};
+	trace_record_commit(&step);
+}
+
 void trace_record_commit(struct trace_record *rec)
 {
+	uint16_t hook = rec->r.hdr->HookId; /* before the reader may take it */
+
 	tracebuf_commit(&rec->r);
 	if (rec->r.switched)
 		trace_subbuffer_filled(); /* the sub-buffer before this one is full */
+	if (rec->r.back)
+		record_step(&rec->r, hook); /* still at DISPATCH_LEVEL or above: this CPU */
 	if (rec->raised)
 		ke_lower_irql(rec->old_irql);
 }

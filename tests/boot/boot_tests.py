@@ -746,6 +746,56 @@ def check_profile(cpus, judge_accuracy=True):
     return check
 
 
+def check_time(ctx, cpus):
+    """Time never goes back (docs/cpus-and-time.md): the boot measured the
+    TSC's skew from CPU 0 (each other CPU, in ns with its uncertainty), the
+    watchdog checked the TSC against the reference clock and said its
+    verdict at the end (under TCG the TSC and the HPET both follow the host
+    clock: stable), and no CPU's stamps go back in the trace (kprof check
+    reports time-back otherwise: check_complete_trace) nor in the JSON."""
+    # A host too loaded to run both CPUs of a pair within 2 s measures none:
+    # that is said, not hidden (then the report has no skew either).
+    m = ctx.expect(r"^time: TSC skew (?:from cpu 0 at boot: largest [+-](\d+) ns \(cpu (\d+), \+-(\d+) ns\), "
+                   r"uncertainty up to \d+ ns, (\d+) of (\d+) CPUs measured by ping-pong|: not measured: no other "
+                   r"CPU answered within 2000 ms$)", "the boot's TSC skew line")
+    skew_cpus = int(m.group(4)) if m.group(4) else 0
+    if m.group(4) and (int(m.group(5)) != cpus - 1 or not 1 <= skew_cpus <= cpus - 1):
+        raise_failure("the skew line measured %s of %s CPUs, expected up to %d of %d"
+                      % (m.group(4), m.group(5), cpus - 1, cpus - 1))
+    ctx.expect(r"^time: watchdog: each CPU's TSC checked against the (HPET|ACPI PM timer) every 500 ms "
+               r"\(margin 500 us \+ 500 ppm\); a read of the \1 takes \d+ ns, so stamps stay on the TSC$",
+               "the watchdog's start line")
+    m = ctx.expect(r"^time: watchdog: TSC (?:stable against the (?:HPET|ACPI PM timer): (\d+) checks, the largest "
+                   r"difference \d+ us|UNSTABLE: on cpu \d+ it advanced -?\d+ us while the (?:HPET|ACPI PM timer) "
+                   r"did \d+ us \(margin \d+ us\))", "the watchdog's verdict")
+    if m.group(1) is not None and int(m.group(1)) < 1:
+        raise_failure("the watchdog made no check in the whole run")
+    proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+    last, back, unstable = {}, [], 0
+    for line in proc.stdout.decode(errors="replace").splitlines():
+        r = json.loads(line)
+        if r["TimeStamp"] < last.get(r["cpu"], 0):
+            back.append((r["cpu"], r["TimeStamp"], last[r["cpu"]]))
+        last[r["cpu"]] = r["TimeStamp"]
+        unstable += r["event"] == "KprofClockCheck" and r["Unstable"] == 1
+    if back:
+        raise_failure("time stamps go back in the JSON: %s" % back[:3])
+    # Under TCG the guest's TSC can run ahead of the HPET (QEMU keeps its
+    # TSC from going back by moving it forward): the verdict must then be
+    # in the trace and in the report's first lines, as said on the console.
+    if (m.group(1) is None) != (unstable > 0):
+        raise_failure("the console's verdict (%s) and the trace's KprofClockCheck records (%d unstable) disagree"
+                      % (m.group(0), unstable))
+    report = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", os.path.join(ctx.build, "kernel.elf"),
+                             "--quiet"], stdout=subprocess.PIPE).stdout.decode(errors="replace").replace("\n  ", " ")
+    want = (r"^time +TSC skew from cpu 0 at boot: largest [+-]\d+ ns \(cpu \d+, \+-\d+ ns\), %d CPUs? measured.*"
+            % skew_cpus if skew_cpus else r"^time +") + \
+        r"watchdog against the (?:HPET|ACPI PM timer) every 500 ms \(a read: \d+ ns\): %s" \
+        % ("TSC UNSTABLE" if unstable else "no check found the TSC unstable")
+    if not re.search(want, re.sub(r"\s+", " ", report.split("\nclock ")[0]).replace(" time ", "\ntime "), re.M):
+        raise_failure("the report's first lines do not give the skew and the watchdog's verdict (%r)" % want)
+
+
 def check_mix(ctx):
     """make run's default: every workload in turn, then the report names
     the hottest functions of the profile workload and the most contended
@@ -755,6 +805,7 @@ def check_mix(ctx):
         ctx.expect(r"^scenario %s: done$" % w, "the %s workload's end" % w)
     ctx.expect(r"^scenario mix: done$", "the mix's end")
     check_complete_trace(ctx)
+    check_time(ctx, 2)
     kernel = os.path.join(ctx.build, "kernel.elf")
     proc = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--quiet"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)

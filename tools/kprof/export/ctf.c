@@ -45,10 +45,10 @@
  * strip (CTF 1.8 section 7.3.2), so no table name can clash with a TSDL
  * keyword.
  *
- * Streams and packets.  Per CPU, records go out in the cursor's order; CTF
- * needs time order within a stream, so a CPU whose records are out of
- * order (never seen, but the log does not promise it) is stably sorted by
- * TimeStamp, with a note.  Packets are 64 KiB (an event bigger than that
+ * Streams and packets.  Per CPU, records go out in the cursor's order,
+ * which is time order as CTF needs within a stream: the cursor never lets
+ * a CPU's stamps go back (a log of an older kernel that did: the record
+ * gets the stamp before it, read/records.h), so nothing is re-sorted.  Packets are 64 KiB (an event bigger than that
  * gets a packet of its own size); packet_size and content_size are in
  * bits, the rest of a packet is zeros, and the last packet of a stream is
  * cut at its content.  timestamp_begin/end are the packet's first and last

@@ -175,36 +175,19 @@ static void stream_event(struct stream *s, uint32_t id, const struct bitbuf *ev,
 
 /* ------------------------------------------------------------ records */
 
-static int by_time(const void *a, const void *b)
-{
-	const struct kp_record *x = a, *y = b;
-
-	if (x->h.TimeStamp != y->h.TimeStamp)
-		return x->h.TimeStamp < y->h.TimeStamp ? -1 : 1;
-	/* ties keep log order: the cursor walks a CPU's buffers in log order */
-	return x->log_offset < y->log_offset ? -1 : x->log_offset > y->log_offset;
-}
-
-/* A CPU's records, in time order; *n of them (NULL if none). */
-static struct kp_record *cpu_records(struct kp_log *log, uint32_t cpu, size_t *n, bool quiet)
+/* A CPU's records, in time order as the cursor gives them (its stamps
+ * never go back: read/records.h); *n of them (NULL if none). */
+static struct kp_record *cpu_records(struct kp_log *log, uint32_t cpu, size_t *n)
 {
 	struct kp_cpu_cursor c;
 	struct kp_record r, *v = NULL;
-	size_t cap = 0, back = 0;
+	size_t cap = 0;
 
 	*n = 0;
 	kp_cursor_init(&c, log, cpu);
 	while (kp_cursor_next(&c, &r)) {
 		v = kp_grow(v, &cap, *n + 1, sizeof(*v));
-		if (*n && r.h.TimeStamp < v[*n - 1].h.TimeStamp)
-			back++;
 		v[(*n)++] = r;
-	}
-	if (back) {
-		qsort(v, *n, sizeof(*v), by_time);
-		if (!quiet)
-			fprintf(stderr, "kprof: ctf: cpu %u: records out of time order (%zu steps back); sorted "
-					"by TimeStamp, as a CTF stream must be\n", cpu, back);
 	}
 	return v;
 }
@@ -260,7 +243,7 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 	struct ctf_lttng_cpu lc;
 	uint64_t lost = cpu_discarded(log, cpu);
 	size_t n;
-	struct kp_record *v = cpu_records(log, cpu, &n, quiet);
+	struct kp_record *v = cpu_records(log, cpu, &n);
 	uint64_t t0 = log->have_header ? log->header.start_tsc : 0;
 
 	s.preamble = lt ? LTTNG_PREAMBLE : PACKET_PREAMBLE;

@@ -399,7 +399,8 @@ void etl_record_events(struct etl_rundown *rd, const struct kp_record *r, struct
 	KPROF_THREAD t;
 
 	if ((r->h.HookId & 0xFF00) != EVENT_TRACE_GROUP_KPROF) {
-		etl_queue_push(q, r->raw, r->h.Size);
+		etl_queue_push(q, &r->h, sizeof(r->h)); /* the stamp as the cursor gives it: never back */
+		etl_queue_push(q, r->payload, r->payload_size);
 		etl_queue_push(q, "\0\0\0\0\0\0\0", ETL_ALIGN_UP(r->h.Size) - r->h.Size);
 		return;
 	}

@@ -3,7 +3,9 @@
  *   "CPU n": an "X" per thread run, named after the thread (Perfetto
  *     colours slices by name, so a thread keeps its colour), and "i"
  *     instants for samples (the function, with --kernel, in name and
- *     args), ReadyThread records and losses ("Records lost", "Frames lost");
+ *     args), ReadyThread records, losses ("Records lost", "Frames lost")
+ *     and steps back of its clock ("Clock went back": KprofClockStep;
+ *     "Stamp went back": a stamp of an older kernel, raised);
  *   "CPU n lock waits": an "X" per spin-lock wait, named after the lock
  *     (its KprofObjectName, else its address); waits nest;
  *   "CPU n stalled": an "X" per stretch the CPU could not run
@@ -163,6 +165,19 @@ static void write_stall(struct pf *p, const struct pf_item *it)
 	fprintf(p->f, ",\"name\":\"stalled\",\"cat\":\"stall\",\"args\":{\"KprofClockLate\":%" PRIu32 "}}", s->records);
 }
 
+/* A step back of the CPU's clock: an instant on its track. */
+static void write_step(struct pf *p, const struct pf_item *it)
+{
+	const struct kp_clock_step *s = it->obj;
+
+	pf_begin(p, "i", PF_CPUS_PID, CPU_TID + it->cpu);
+	fputs(",\"s\":\"t\"", p->f);
+	pf_time(p, "ts", s->ts);
+	fprintf(p->f, ",\"name\":\"%s\",\"cat\":\"clock\",\"args\":{\"BackCycles\":%" PRIu64 ",\"Source\":\"%s\"}}",
+		s->kernel ? "Clock went back" : "Stamp went back", s->back,
+		s->kernel ? "KprofClockStep (the kernel clamped)" : "the log (the decoder clamped)");
+}
+
 /* The run on the CPU at ts: the last that starts at or before it. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts)
 {
@@ -191,6 +206,9 @@ void pf_cpu_events(struct pf *p)
 							    .cpu = cpu, .a = span });
 		for (size_t i = 0; i < c->nstalls; i++)
 			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .write = write_stall, .obj = &c->stalls[i],
+						    .cpu = cpu });
+		for (size_t i = 0; i < c->nsteps; i++)
+			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .write = write_step, .obj = &c->steps[i],
 						    .cpu = cpu });
 	}
 }

@@ -43,6 +43,7 @@ static uint16_t kind_of(const struct kp_record *r)
 		{ KPROF_LOG_TYPE_CLOCK_LATE, sizeof(KPROF_CLOCK_LATE) },
 		{ KPROF_LOG_TYPE_MEASURE, sizeof(KPROF_MEASURE) },
 		{ KPROF_LOG_TYPE_SMI_COUNT, sizeof(KPROF_SMI_COUNT) },
+		{ KPROF_LOG_TYPE_CLOCK_STEP, sizeof(KPROF_CLOCK_STEP) },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (r->h.HookId == kinds[i].hook)
@@ -55,6 +56,9 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	struct kp_model_cpu *c = &m->cpu[r->cpu];
 
 	KP_RANGE_ADD(c->any, c->first, c->last, r->h.TimeStamp);
+	if (r->back) /* an older kernel's stamp that went back */
+		KP_PUSH(c->steps, c->nsteps, c->capsteps,
+			((struct kp_clock_step){ .ts = r->h.TimeStamp, .back = r->back }));
 	switch (kind_of(r)) {
 	case PERFINFO_LOG_TYPE_CONTEXTSWAP: {
 		struct kp_switch s = { .ts = r->h.TimeStamp, .order = p->nsw[r->cpu] };
@@ -106,6 +110,13 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case KPROF_LOG_TYPE_MEASURE:
 		kp_measure_add(c, r);
 		break;
+	case KPROF_LOG_TYPE_CLOCK_STEP: {
+		KPROF_CLOCK_STEP k;
+		memcpy(&k, r->payload, sizeof(k));
+		KP_PUSH(c->steps, c->nsteps, c->capsteps,
+			((struct kp_clock_step){ .ts = r->h.TimeStamp, .back = k.BackCycles, .kernel = true }));
+		break;
+	}
 	case KPROF_LOG_TYPE_SMI_COUNT: {
 		KPROF_SMI_COUNT k;
 		memcpy(&k, r->payload, sizeof(k));
@@ -243,6 +254,7 @@ void kp_model_free(struct kp_model *m)
 		free(m->cpu[i].holes);
 		free(m->cpu[i].stalls);
 		free(m->cpu[i].measures);
+		free(m->cpu[i].steps);
 	}
 	free(m->cpu);
 	free(m->threads);

@@ -145,6 +145,16 @@ struct kp_object_name {
 	char name[33];         /* as recorded (any bytes), NUL-ended         */
 };
 
+/* A step back of a CPU's clock: the kernel's KprofClockStep record, or a
+ * record of an older kernel whose stamp went back (the cursor raised it:
+ * read/records.h).  Either way the stamps there lag the clock by up to
+ * `back`. */
+struct kp_clock_step {
+	uint64_t ts;               /* the (clamped) stamp where it happened  */
+	uint64_t back;             /* cycles the clock went back             */
+	bool kernel;               /* KprofClockStep, else found in the log  */
+};
+
 struct kp_model_cpu {
 	bool any;                  /* it has records                         */
 	uint64_t first, last;      /* its first and last record time stamps  */
@@ -175,6 +185,8 @@ struct kp_model_cpu {
 	struct kp_measure *measures; /* by start (measure.c)                 */
 	size_t nmeasures, capmeasures;
 	uint64_t measure_samples;  /* its samples in them                    */
+	struct kp_clock_step *steps; /* its clock's steps back, by time      */
+	size_t nsteps, capsteps;
 	size_t capwaits, capsamples, capreadies; /* room, while building     */
 };
 

@@ -7,7 +7,8 @@
  * the wait bands (spin locks, and the ERESOURCE row of
  * timeline_resources.c); timeline_phases.c the KprofPhase records and
  * their markers; timeline_colours.c the threads' colours;
- * timeline_legend.c the legend.
+ * timeline_legend.c the legend; timeline_steps.c the steps back of a
+ * CPU's clock.
  */
 #ifndef KPROF_TOOL_TIMELINE_H
 #define KPROF_TOOL_TIMELINE_H
@@ -89,6 +90,8 @@ const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t s
 
 /* A CPU's row: label, busy share, runs, lock waits, sample ticks. */
 void tl_draw_row(const struct tl *t, uint32_t cpu);
+/* timeline_steps.c: the steps back of CPU cpu's clock on its row. */
+void tl_draw_steps(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu);
 /* Cycles of CPU c's run `run` inside the view, its holes left out (its
  * thread's CPU time there). */
 uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run);

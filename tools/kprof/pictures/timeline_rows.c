@@ -412,5 +412,6 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	draw_waits(t, c, cpu);
 	draw_ticks(t, c, cpu, false);
 	draw_ticks(t, c, cpu, true);
+	tl_draw_steps(t, c, cpu);
 	fputs("</g>\n", t->f);
 }

@@ -41,6 +41,8 @@ static const char *const wait_reasons[] = {
 
 static const char *const wait_modes[] = { "KernelMode", "UserMode" };
 
+static const char *const reference_clocks[] = { "None", "HPET", "PmTimer" };
+
 static const char *const acquire_modes[] = {
 	"SpinLock", "QueuedSpinLock", "ExecutiveShared", "ExecutiveExclusive", "ExecutiveConverted",
 };
@@ -136,6 +138,24 @@ static const struct kp_field clock_late_fields[] = {
 	U(KPROF_CLOCK_LATE, DueTime),
 	U(KPROF_CLOCK_LATE, LateCycles),
 	P(KPROF_CLOCK_LATE, InstructionPointer),
+};
+
+static const struct kp_field clock_step_fields[] = {
+	U(KPROF_CLOCK_STEP, BackCycles),
+	U(KPROF_CLOCK_STEP, RawTsc),
+	U(KPROF_CLOCK_STEP, LastStamp),
+	U(KPROF_CLOCK_STEP, Steps),
+	X(KPROF_CLOCK_STEP, ClampedHook),
+};
+
+static const struct kp_field clock_check_fields[] = {
+	U(KPROF_CLOCK_CHECK, IntervalNs),
+	S(KPROF_CLOCK_CHECK, TscNs),
+	S(KPROF_CLOCK_CHECK, Adjust),
+	U(KPROF_CLOCK_CHECK, MarginNs),
+	B("Unstable", KPROF_CLOCK_CHECK, Flags, 0, 1),
+	B("Corrected", KPROF_CLOCK_CHECK, Flags, 1, 1),
+	E(KPROF_CLOCK_CHECK, Reference, reference_clocks),
 };
 
 static const struct kp_field measure_fields[] = {
@@ -264,6 +284,10 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_BYTES, "Pattern", tracetest_fields, N(tracetest_fields) },
 	{ KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, "KprofClockLate", "KPROF_CLOCK_LATE", sizeof(KPROF_CLOCK_LATE),
 	  KP_TAIL_NONE, NULL, clock_late_fields, N(clock_late_fields) },
+	{ KPROF_LOG_TYPE_CLOCK_STEP, CLOCK_STEP_VERSION, "KprofClockStep", "KPROF_CLOCK_STEP", sizeof(KPROF_CLOCK_STEP),
+	  KP_TAIL_NONE, NULL, clock_step_fields, N(clock_step_fields) },
+	{ KPROF_LOG_TYPE_CLOCK_CHECK, CLOCK_CHECK_VERSION, "KprofClockCheck", "KPROF_CLOCK_CHECK",
+	  sizeof(KPROF_CLOCK_CHECK), KP_TAIL_NONE, NULL, clock_check_fields, N(clock_check_fields) },
 	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
 	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),

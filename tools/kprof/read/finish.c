@@ -4,7 +4,9 @@
  * across frames, each reported with its CPU and offset while the rest
  * decodes:
  *   - time stamps: a CPU's records, in sequence order, never go back in
- *     time (the kernel stamps them as it writes them);
+ *     time (the kernel clamps them as it writes them; an older kernel did
+ *     not, and its steps back are counted and reported, time-back), and
+ *     the kernel's own clock-step records are counted;
  *   - the CPU end frame: no more records decoded than it says were
  *     written, no more chunks received than it says were sent;
  *   - the frames the end frames count that never arrived.
@@ -32,7 +34,28 @@ struct cpu_walk {
 	uint64_t ts, records, back, back_at, back_ts, prev;
 };
 
-static void walk_buffer(const struct kp_log *log, struct kp_buffer *b, struct cpu_walk *w)
+/* A kernel's own clock-step record (KPROF_CLOCK_STEP): its count so far
+ * and its size; a watchdog verdict (KPROF_CLOCK_CHECK) that found the
+ * TSC unstable. */
+static void clock_step(struct kp_cpu *c, const PERFINFO_TRACE_HEADER *r, const uint8_t *payload)
+{
+	KPROF_CLOCK_STEP k;
+	KPROF_CLOCK_CHECK w;
+
+	if (r->HookId == KPROF_LOG_TYPE_CLOCK_CHECK && r->Size >= sizeof(*r) + sizeof(w)) {
+		memcpy(&w, payload, sizeof(w));
+		c->clock_unstable += (w.Flags & KPROF_CLOCK_CHECK_UNSTABLE) != 0;
+		return;
+	}
+	if (r->HookId != KPROF_LOG_TYPE_CLOCK_STEP || PERFINFO_MARKER_VERSION(r->Marker) != CLOCK_STEP_VERSION ||
+	    r->Size < sizeof(*r) + sizeof(k))
+		return;
+	memcpy(&k, payload, sizeof(k));
+	c->clock_steps = k.Steps > c->clock_steps ? k.Steps : c->clock_steps + 1;
+	c->clock_step_max = k.BackCycles > c->clock_step_max ? k.BackCycles : c->clock_step_max;
+}
+
+static void walk_buffer(const struct kp_log *log, struct kp_cpu *c, struct kp_buffer *b, struct cpu_walk *w)
 {
 	PERFINFO_TRACE_HEADER r;
 
@@ -45,10 +68,15 @@ static void walk_buffer(const struct kp_log *log, struct kp_buffer *b, struct cp
 		b->ts_last = r.TimeStamp;
 		b->timed = true;
 		w->records++;
-		if (w->records > 1 && r.TimeStamp < w->ts && !w->back++) {
-			w->back_at = kp_buffer_log_offset(b, log->bytes, off);
-			w->back_ts = r.TimeStamp;
-			w->prev = w->ts;
+		clock_step(c, &r, b->data + off + sizeof(r));
+		if (w->records > 1 && r.TimeStamp < w->ts) {
+			c->back_max = w->ts - r.TimeStamp > c->back_max ? w->ts - r.TimeStamp : c->back_max;
+			if (!w->back++) {
+				w->back_at = kp_buffer_log_offset(b, log->bytes, off);
+				w->back_ts = r.TimeStamp;
+				w->prev = w->ts;
+			}
+			continue; /* as the cursor does: the stamp stays the one before */
 		}
 		w->ts = r.TimeStamp;
 	}
@@ -61,12 +89,15 @@ static void check_records(struct kp_log *log)
 		struct kp_cpu *c = &log->cpus[i];
 		struct cpu_walk w = { 0 };
 		for (size_t k = 0; k < c->nbuffers; k++)
-			walk_buffer(log, &c->buffers[k], &w);
+			walk_buffer(log, c, &c->buffers[k], &w);
+		c->steps_back = w.back;
 		if (w.back)
-			kp_issue_add(log, KP_ISSUE_BAD_RECORD, w.back_at, i, 0, 0,
-				     "cpu %u: time goes back at offset %llu (time stamp %llu after %llu)%s", i,
+			kp_issue_add(log, KP_ISSUE_TIME_BACK, w.back_at, i, 0, 0,
+				     "cpu %u: time goes back %llu time%s (largest %llu cycles), first at offset %llu "
+				     "(%llu after %llu): not clamped by the kernel; clamped in every output", i, (unsigned long long)w.back,
+				     w.back == 1 ? "" : "s", (unsigned long long)c->back_max,
 				     (unsigned long long)w.back_at, (unsigned long long)w.back_ts,
-				     (unsigned long long)w.prev, w.back > 1 ? ", and more often after" : "");
+				     (unsigned long long)w.prev);
 		if (!c->have_end)
 			continue;
 		if (w.records > c->end.records)

@@ -107,7 +107,7 @@ static bool in_run(struct kp_log *log, const struct kprof_frame_header *h, const
 	uint32_t id = frame_run_id(h, p);
 
 	if (h->version == KPROF_FRAME_VERSION_1 && h->type == KPROF_FRAME_RUN_HEADER && log->header_frame &&
-	    log->version == KPROF_FRAME_VERSION_1 && h->length >= sizeof(struct kprof_run_header)) {
+	    log->version == KPROF_FRAME_VERSION_1 && h->length >= KPROF_RUN_HEADER_V3_SIZE) {
 		uint64_t start;
 		memcpy(&start, p + offsetof(struct kprof_run_header, start_tsc), sizeof(start));
 		if (start != log->header.start_tsc)
@@ -161,7 +161,16 @@ static void no_clock(struct kp_log *log, const struct kprof_frame_header *h, uin
 static void take_run_header(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload,
 			    uint64_t offset)
 {
-	memcpy(&log->header, payload, sizeof(log->header));
+	struct kprof_run_header fixed;
+	size_t n = h->length < sizeof(fixed) ? h->length : sizeof(fixed);
+
+	memcpy(&fixed, payload, KPROF_RUN_HEADER_V3_SIZE);
+	/* Version 4 grew the fixed part: take what its size says, zero the
+	 * rest (a v3 header's strings follow its 104 bytes). */
+	if (fixed.size < n)
+		n = fixed.size < KPROF_RUN_HEADER_V3_SIZE ? KPROF_RUN_HEADER_V3_SIZE : fixed.size;
+	memset(&log->header, 0, sizeof(log->header));
+	memcpy(&log->header, payload, n);
 	log->have_header = log->header_frame = true;
 	if (log->header.build_id_offset < h->length)
 		snprintf(log->build_id, sizeof(log->build_id), "%.*s", (int)(h->length - log->header.build_id_offset),
@@ -336,7 +345,7 @@ static void take_run_end(struct kp_log *log, const struct kprof_frame_header *h,
 static size_t min_payload(const struct kprof_frame_header *h)
 {
 	switch (h->type) {
-	case KPROF_FRAME_RUN_HEADER: return sizeof(struct kprof_run_header);
+	case KPROF_FRAME_RUN_HEADER: return KPROF_RUN_HEADER_V3_SIZE;
 	case KPROF_FRAME_RUN_INFO: return KPROF_RUN_INFO_V2_SIZE;
 	case KPROF_FRAME_BUFFER: return sizeof(struct kprof_buffer_header);
 	case KPROF_FRAME_CHUNK: return sizeof(struct kprof_chunk_header);

@@ -44,7 +44,7 @@ static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_TRUNCATED] = "truncated",   [KP_ISSUE_MISSING] = "missing",
 	[KP_ISSUE_DUPLICATE] = "duplicate",   [KP_ISSUE_BAD_RECORD] = "bad-record",
 	[KP_ISSUE_INCOMPLETE] = "incomplete", [KP_ISSUE_OTHER_RUN] = "other-run",
-	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch", [KP_ISSUE_USER_TYPE] = "user-type",
+	[KP_ISSUE_LOSS_MISMATCH] = "loss-mismatch", [KP_ISSUE_USER_TYPE] = "user-type", [KP_ISSUE_TIME_BACK] = "time-back",
 };
 
 const char *kp_issue_kind_name(enum kp_issue_kind kind)

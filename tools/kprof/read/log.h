@@ -51,6 +51,8 @@ enum kp_issue_kind {
 	                       /* frame's loss counts (read/drops.c)          */
 	KP_ISSUE_USER_TYPE,    /* user events whose type is missing or damaged */
 	                       /* (read/user_types.c): shown raw              */
+	KP_ISSUE_TIME_BACK,    /* a CPU's stamps go back (read/finish.c): the */
+	                       /* cursor raises them (records.h)             */
 	KP_ISSUE_KINDS
 };
 
@@ -137,6 +139,11 @@ struct kp_cpu {
 	bool unsorted;              /* a buffer came late: sorted at the end  */
 	size_t gaps;                /* gaps in its frames (finish.c)          */
 	size_t link_gaps;           /* ... of them lost on the link            */
+	uint64_t steps_back;        /* stamps below the one before (finish.c): */
+	uint64_t back_max;          /* a kernel that did not clamp; the largest */
+	uint64_t clock_steps;       /* KprofClockStep: steps the kernel clamped */
+	uint64_t clock_step_max;    /* ... the largest (cycles)                */
+	uint64_t clock_unstable;    /* KprofClockCheck records saying UNSTABLE */
 };
 
 /* Records the kernel dropped on a CPU, all causes (its end frame; 0

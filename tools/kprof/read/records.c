@@ -60,6 +60,11 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 		r->version = (uint8_t)PERFINFO_MARKER_VERSION(h.Marker);
 		r->log_offset = kp_buffer_log_offset(b, c->log->bytes, c->offset);
 		r->buffer = b;
+		r->back = c->timed && h.TimeStamp < c->last_ts ? c->last_ts - h.TimeStamp : 0;
+		if (r->back)
+			r->h.TimeStamp = c->last_ts;
+		c->last_ts = r->h.TimeStamp;
+		c->timed = true;
 		c->offset += ALIGN8(h.Size);
 		return true;
 	}

@@ -20,14 +20,24 @@ struct kp_record {
 	uint8_t version;                   /* from the marker               */
 	uint64_t log_offset;               /* byte offset of hdr in the log */
 	const struct kp_buffer *buffer;    /* the buffer it came from       */
+	uint64_t back;                     /* > 0: its stamp in the log was */
+	                                   /* this far below the CPU's last */
+	                                   /* one; h.TimeStamp is raised to */
+	                                   /* it (a kernel that did not     */
+	                                   /* clamp, read/finish.c reports) */
 };
 
-/* Cursor over one CPU's records, in buffer order. */
+/* Cursor over one CPU's records, in buffer order, with stamps that never
+ * go back: a record stamped below the one before it (a log from a kernel
+ * that did not clamp its clock's steps back) gets the one before's stamp,
+ * and r->back says by how much, so that no output goes back. */
 struct kp_cpu_cursor {
 	struct kp_log *log;
 	uint32_t cpu;
 	size_t buffer;                     /* index in the CPU's buffers    */
 	uint32_t offset;                   /* in that buffer's records      */
+	uint64_t last_ts;                  /* the last stamp given          */
+	bool timed;                        /* last_ts is one                */
 };
 
 void kp_cursor_init(struct kp_cpu_cursor *c, struct kp_log *log, uint32_t cpu);

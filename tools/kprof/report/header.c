@@ -211,10 +211,79 @@ static void header_cpus(FILE *f, const struct kp_log *log, const uint64_t *per_c
 	}
 }
 
+/* Each CPU whose clock went back: the steps the kernel clamped (its
+ * KprofClockStep records), the ones an older kernel left in the log (the
+ * decoder clamps them), and a TSC the watchdog found unstable.  Nothing
+ * when time never went back. */
+static const char *reference_name(uint16_t kind)
+{
+	return kind == KPROF_REFCLOCK_HPET ? "the HPET" : kind == KPROF_REFCLOCK_PMTIMER ? "the ACPI PM timer" : "none";
+}
+
+/* A v4 run header's time fields: the boot's skew and the watchdog. */
+static void header_clock(FILE *f, const struct kp_log *log)
+{
+	const struct kprof_run_header *h = &log->header;
+	char line[400];
+	size_t len = 0;
+	uint64_t unstable = 0;
+
+	if (!log->have_header || h->version < 4 || (!h->skew_cpus && !h->watchdog_ms))
+		return;
+	for (uint32_t i = 0; i < log->ncpus; i++)
+		unstable += log->cpus[i].clock_unstable;
+	if (h->skew_cpus)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "TSC skew from cpu 0 at boot: largest %+d ns "
+					"(cpu %u, +-%u ns), %u CPU%s measured%s%s; ", h->tsc_skew_ns, h->tsc_skew_cpu,
+					h->tsc_skew_error_ns, h->skew_cpus, h->skew_cpus == 1 ? "" : "s",
+					h->clock_flags & KPROF_RUN_CLOCK_SKEW_FIXED ? ", corrected" : "",
+					h->clock_flags & KPROF_RUN_CLOCK_NOT_SYNCED ? ", NOT SYNCHRONISED" : "");
+	if (h->watchdog_ms)
+		snprintf(line + len, sizeof(line) - len, "watchdog against %s every %u ms (a read: %u ns): %s",
+			 reference_name(h->clock_reference), h->watchdog_ms, h->ref_read_ns,
+			 unstable ? "TSC UNSTABLE, stamps corrected from it" : "no check found the TSC unstable");
+	else if (h->ref_read_ns)
+		snprintf(line + len, sizeof(line) - len, "no watchdog (a read of the reference clock took %u ns, more than a "
+			 "check can trust)", h->ref_read_ns);
+	else
+		snprintf(line + len, sizeof(line) - len, "no watchdog (no reference clock)");
+	wrap_label(f, "time", 10, line);
+}
+
+static void header_time(FILE *f, const struct kp_report *r)
+{
+	const struct kp_log *log = r->log;
+	char line[300], big[40];
+
+	header_clock(f, log);
+	for (uint32_t i = 0; i < log->ncpus; i++) {
+		const struct kp_cpu *c = &log->cpus[i];
+		if (c->clock_steps) {
+			snprintf(line, sizeof(line), "cpu %u: its TSC went back %" PRIu64 " time%s, the largest by %s; "
+				 "the kernel clamped its stamps", i, c->clock_steps, c->clock_steps == 1 ? "" : "s",
+				 kp_report_time(log, c->clock_step_max, big, sizeof(big)));
+			wrap_label(f, "time", 10, line);
+		}
+		if (c->steps_back) {
+			snprintf(line, sizeof(line), "cpu %u: STAMPS GO BACK %" PRIu64 " time%s in the log, the largest by "
+				 "%s (a kernel that did not clamp them): clamped here", i, c->steps_back,
+				 c->steps_back == 1 ? "" : "s", kp_report_time(log, c->back_max, big, sizeof(big)));
+			wrap_label(f, "time", 10, line);
+		}
+		if (c->clock_unstable) {
+			snprintf(line, sizeof(line), "cpu %u: TSC UNSTABLE: %" PRIu64 " watchdog check%s found it apart "
+				 "from the reference clock (KprofClockCheck)", i, c->clock_unstable,
+				 c->clock_unstable == 1 ? "" : "s");
+			wrap_label(f, "time", 10, line);
+		}
+	}
+}
+
 void kp_report_header(FILE *f, const struct kp_report *r, const char *input, const char *kernel,
 		      const struct kp_totals *t, const uint64_t *per_cpu)
 {
 	header_run(f, r->log, input, kernel, r->syms);
+	header_time(f, r);
 	kp_report_clock(f, r);
 	header_trace(f, r, t);
 	kp_report_stalled_line(f, r);
@@ -224,6 +293,7 @@ void kp_report_header(FILE *f, const struct kp_report *r, const char *input, con
 
 void kp_report_header_short(FILE *f, const struct kp_report *r, const struct kp_totals *t)
 {
+	header_time(f, r);
 	header_trace(f, r, t);
 	kp_report_stalled_line(f, r);
 	header_losses(f, r, t, NULL);

@@ -19,6 +19,14 @@ static inline uint64_t arch_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* The same, not taken before the loads that precede it (LFENCE): for
+ * reads of another CPU's TSC value that must follow seeing it. */
+static inline uint64_t arch_rdtsc_ordered(void)
+{
+	__asm__ volatile("lfence" ::: "memory");
+	return arch_rdtsc();
+}
+
 /* Running under a hypervisor (CPUID.1:ECX bit 31, which hypervisors set
  * and hardware leaves clear)? */
 static inline bool arch_cpu_virtualized(void)

@@ -14,6 +14,7 @@
 extern __thread bool shadow_irqs_on;
 
 static inline uint64_t arch_rdtsc(void) { return __rdtsc(); }
+static inline uint64_t arch_rdtsc_ordered(void) { _mm_lfence(); return __rdtsc(); }
 extern bool shadow_virtualized;
 static inline bool arch_cpu_virtualized(void) { return shadow_virtualized; }
 /* Host threads play CPUs, often more of them than the host has cores: a
