@@ -30,6 +30,9 @@ CHECK_PKGS="$CHECK_PKGS strace"
 # xmllint checks the SVG pictures; headless chromium runs the flame graph's
 # script (tests/tools/test_flame_browser)
 CHECK_PKGS="$CHECK_PKGS libxml2-utils chromium"
+# protoc decodes kprof perfetto's protobuf trace against Perfetto's own schema
+# (tests/tools/test_perfetto_proto)
+CHECK_PKGS="$CHECK_PKGS protobuf-compiler"
 # Node runs the trace importers (tests/node, from npm) on trace.json
 CHECK_PKGS="$CHECK_PKGS nodejs npm"
 # valgrind counts the instructions the decoder runs on hostile input, GNU time

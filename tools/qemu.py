@@ -714,8 +714,10 @@ OUTPUTS = [
      ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
      "(any web browser)", ["timeline", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
-    ("trace.json", "interactive timeline (open it in https://ui.perfetto.dev or chrome://tracing)",
-     ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.perfetto-trace", "interactive timeline in Perfetto's own format, a twelfth of trace.json (open it in "
+     "https://ui.perfetto.dev)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.json", "interactive timeline with every record's fields (open it in https://ui.perfetto.dev or "
+     "chrome://tracing)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("trace.txt", "one line per record (less, grep)", ["decode", "{log}", "-o", "{file}"]),
     ("trace.jsonl", "JSON Lines, one object per record (jq, Python)", ["decode", "--json", "{log}", "-o", "{file}"]),
     ("trace.etl", "Windows ETL with processes, threads and the kernel image (Windows Performance Analyzer, xperf, "

@@ -9,7 +9,7 @@ HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
 HOST_LIBS   ?= -ldw -lelf -llz4 -lm
 
-KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c) kernel/lib/crc32.c kernel/trace/trace_delta.c
+KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c tools/kprof/*/*/*.c) kernel/lib/crc32.c kernel/trace/trace_delta.c
 KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS)) $(BUILD)/host/gen/flame_js.o
 KPROF_TOOL      := $(BUILD)/kprof
 HOST_TOOLS      := $(KPROF_TOOL)

@@ -15,6 +15,9 @@ without it.
                ETL_PARSER_SRC overrides the reader's folder (the one that
                holds its `etl` package), ETL_EXAMPLES the folder of the
                real files.
+  perfetto-proto  Perfetto's trace schema, perfetto_trace.proto (google/
+               perfetto, Apache-2.0), which protoc decodes kprof's
+               protobuf traces with.  PERFETTO_PROTO overrides its folder.
 """
 
 import os
@@ -50,3 +53,14 @@ def etl_examples(names):
             ", ".join(missing), d, "ETL_EXAMPLES" if os.environ.get("ETL_EXAMPLES") else
             "etl-parser's tests/example in the shared vendor folder; ETL_EXAMPLES may name another folder")
     return [os.path.join(d, n) for n in names], None
+
+
+def perfetto_proto():
+    """(folder holding perfetto_trace.proto, None), or (None, why not)."""
+    src = os.environ.get("PERFETTO_PROTO")
+    where = src or os.path.join(VENDOR, "perfetto-proto")
+    if not os.path.isfile(os.path.join(where, "perfetto_trace.proto")):
+        return None, "no perfetto_trace.proto in %s (%s)" % (
+            where, "PERFETTO_PROTO" if src else "perfetto-proto in the shared vendor folder beside the repository; "
+            "PERFETTO_PROTO may name another folder")
+    return where, None

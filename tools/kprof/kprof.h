@@ -35,6 +35,7 @@ struct kp_options {
 	bool summary;             /* report --summary: the short form            */
 	bool force_kernel;        /* --force-kernel: another build's ELF, warned */
 	bool lttng;               /* ctf --lttng: LTTng's kernel conventions     */
+	const char *format;       /* perfetto --format: proto or json            */
 };
 
 /* Options a command takes besides the common ones (--strict, --quiet,
@@ -45,6 +46,7 @@ enum {
 	KP_OPT_KERNEL = 1u << 2,  /* --kernel ELF                                */
 	KP_OPT_SUMMARY = 1u << 3, /* --summary                                   */
 	KP_OPT_LTTNG = 1u << 4,   /* --lttng                                     */
+	KP_OPT_FORMAT = 1u << 5,  /* --format proto|json                         */
 };
 
 struct kp_command {

@@ -13,7 +13,8 @@
  *   kprof report LOG --kernel ELF [--summary]  the report people read
  *   kprof flamegraph LOG --kernel ELF -o F.svg   flame graph of the stacks
  *   kprof timeline LOG -o F.svg            per-CPU timeline
- *   kprof perfetto LOG -o F.json           Chrome JSON trace for Perfetto
+ *   kprof perfetto LOG -o F.perfetto-trace  Perfetto's protobuf trace (or
+ *                                          Chrome JSON: -o F.json)
  *   kprof assert RULES LOG...              rules on the trace, for CI
  *   kprof compare A B                      two runs or sets of runs, with
  *                                          95% intervals
@@ -45,7 +46,8 @@ static const struct kp_command commands[] = {
 	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
 	{ "flamegraph", kp_cmd_flamegraph, KERNEL | OUT, true, "flamegraph LOG --kernel ELF -o FILE.svg" },
 	{ "timeline", kp_cmd_timeline, KERNEL | OUT, true, "timeline LOG [--kernel ELF] -o FILE.svg" },
-	{ "perfetto", kp_cmd_perfetto, KERNEL | OUT, true, "perfetto LOG [--kernel ELF] -o FILE.json" },
+	{ "perfetto", kp_cmd_perfetto, KERNEL | KP_OPT_FORMAT | OUT, true,
+	  "perfetto LOG [--kernel ELF] [--format proto|json] -o FILE.perfetto-trace|FILE.json" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

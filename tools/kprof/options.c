@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY, OPT_FORCE_KERNEL, OPT_LTTNG };
+enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY, OPT_FORCE_KERNEL, OPT_LTTNG, OPT_FORMAT };
 
 /* Every option, with the command flag that admits it (0: every command);
  * -o has no long form. */
@@ -30,6 +30,7 @@ static const struct {
 	{ { "force-kernel", no_argument, NULL, OPT_FORCE_KERNEL }, KP_OPT_KERNEL, "--force-kernel" },
 	{ { "summary", no_argument, NULL, OPT_SUMMARY }, KP_OPT_SUMMARY, "--summary" },
 	{ { "lttng", no_argument, NULL, OPT_LTTNG }, KP_OPT_LTTNG, "--lttng" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, KP_OPT_FORMAT, "--format proto|json" },
 	{ { "strict", no_argument, NULL, OPT_STRICT }, 0, "--strict" },
 	{ { "quiet", no_argument, NULL, OPT_QUIET }, 0, "--quiet" },
 	{ { "summary-json", required_argument, NULL, OPT_SUMMARY_JSON }, 0, "--summary-json FILE" },
@@ -127,6 +128,7 @@ int kp_options_parse(const struct kp_command *cmd, int argc, char **argv, struct
 		case OPT_JSON: o->json = true; break;
 		case OPT_SUMMARY: o->summary = true; break;
 		case OPT_LTTNG: o->lttng = true; break;
+		case OPT_FORMAT: o->format = optarg; break;
 		case OPT_STRICT: o->strict = true; break;
 		case OPT_QUIET: o->quiet = true; break;
 		case ':': /* a value missing */

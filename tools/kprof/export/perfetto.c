@@ -1,7 +1,11 @@
 /*
- * perfetto.c - `kprof perfetto LOG [--kernel ELF] -o FILE.json`: the
- * trace in the Chrome JSON trace format, which ui.perfetto.dev,
- * chrome://tracing, Chrome DevTools and speedscope open:
+ * perfetto.c - `kprof perfetto LOG [--kernel ELF] [--format proto|json]
+ * -o FILE`: the trace for ui.perfetto.dev, as Perfetto's own protobuf
+ * trace (perfetto/proto.h: 20-odd bytes a record, for big runs) or in the
+ * Chrome JSON trace format (with every record's fields as args), which
+ * ui.perfetto.dev, chrome://tracing, Chrome DevTools and speedscope open.
+ * --format picks; without it a FILE ending ".json" is JSON, any other
+ * (FILE.perfetto-trace) the protobuf trace.  The JSON:
  *
  *   {"traceEvents":[...],"systemTraceEvents":"...","displayTimeUnit":"ns",
  *    "otherData":{...}}
@@ -21,7 +25,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "tools/kprof/export/perfetto.h"
+#include "tools/kprof/export/perfetto/proto.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
@@ -55,16 +62,28 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 		p->m->switches, p->m->samples, p->m->waits, p->m->readies);
 }
 
+void pf_collect(struct pf *p, struct kp_log *log)
+{
+	pf_stacks_build(p, log);
+	pf_cpu_events(p);
+	pf_thread_events(p);
+	pf_flow_events(p);
+	pf_user_events(p);
+}
+
+void pf_collect_free(struct pf *p)
+{
+	free(p->items);
+	pf_thread_events_free(p);
+	pf_user_events_free(p);
+	pf_stacks_free(p);
+}
+
 static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
 {
 	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
 
-	/* read only: cursors over its records */
-	pf_stacks_build(&p, (struct kp_log *)log);
-	pf_cpu_events(&p);
-	pf_thread_events(&p);
-	pf_flow_events(&p);
-	pf_user_events(&p);
+	pf_collect(&p, (struct kp_log *)log); /* read only: cursors over its records */
 	kp_sort(p.items, p.nitems, sizeof(*p.items), cmp_item);
 	fputs("{\"traceEvents\":[", f);
 	pf_write_metadata(&p);
@@ -74,10 +93,7 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	pf_write_stack_frames(&p);
 	pf_write_sched(&p);
 	write_other_data(&p, log);
-	free(p.items);
-	pf_thread_events_free(&p);
-	pf_user_events_free(&p);
-	pf_stacks_free(&p);
+	pf_collect_free(&p);
 }
 
 /* The log being written (for lacks(), which sees only the model). */
@@ -93,10 +109,27 @@ static const char *lacks(const struct kp_model *m)
 			 "profile)";
 }
 
+/* --format, else by the output's name. */
+static kp_model_writer *writer(const struct kp_options *o)
+{
+	size_t n = strlen(o->output);
+
+	if (o->format)
+		return !strcmp(o->format, "json") ? write_perfetto : !strcmp(o->format, "proto") ? pf_write_proto : NULL;
+	return n >= 5 && !strcmp(o->output + n - 5, ".json") ? write_perfetto : pf_write_proto;
+}
+
 int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 {
+	kp_model_writer *write = writer(o);
+
+	if (!write) {
+		fprintf(stderr, "kprof: perfetto --format '%s': accepted: proto (Perfetto's protobuf trace), json (Chrome JSON)\n",
+			o->format);
+		return 2;
+	}
 	perfetto_log = log;
-	int rc = kp_write_model(log, o, lacks, write_perfetto);
+	int rc = kp_write_model(log, o, lacks, write);
 	perfetto_log = NULL;
 	return rc;
 }

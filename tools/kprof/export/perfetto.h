@@ -57,11 +57,28 @@ struct pf_lanes {
 struct pf;
 struct pf_stacks;
 
+/* An event as a writer other than the JSON one (the protobuf trace,
+ * perfetto/) needs it: its kind, track, times and name, no args.  Filled
+ * by an item's describe, with the names the JSON gives it. */
+#define PF_SERIES_MAX 32
+struct pf_event {
+	char ph;               /* 'X' slice, 'i' instant, 'C' counter, 's'  */
+	                       /* or 'f' a flow's start or end               */
+	uint32_t pid, tid;     /* its track, as in the JSON                  */
+	uint64_t start, end;   /* TSC; end only for 'X'                      */
+	char name[256];
+	uint64_t flow;         /* 's', 'f': the flow's id                    */
+	unsigned nseries;      /* 'C': its series (field names) and values   */
+	const char *series[PF_SERIES_MAX];
+	int64_t value[PF_SERIES_MAX];
+};
+
 /* One event to write, at ts; the events are written sorted by (ts, seq). */
 struct pf_item {
 	uint64_t ts;
 	size_t seq;
 	void (*write)(struct pf *p, const struct pf_item *it);
+	void (*describe)(struct pf *p, const struct pf_item *it, struct pf_event *e);
 	const void *obj;       /* the run, wait, ... it writes               */
 	uint32_t cpu, tid, lane;
 	uint64_t a, b;         /* what else its writer needs                 */
@@ -94,6 +111,17 @@ void pf_thread_events(struct pf *p);
 void pf_thread_events_free(struct pf *p);
 void pf_flow_events(struct pf *p);
 void pf_write_metadata(struct pf *p);
+/* The tracks in their order, to a writer's own callbacks: a process's
+ * name (on its first track's ids), then each track's. */
+struct pf_track_sink {
+	void (*process)(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort);
+	void (*track)(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort);
+};
+void pf_tracks(struct pf *p, const struct pf_track_sink *sink);
+/* perfetto.c: every event queued (p->items, unsorted), and what
+ * pf_collect allocated freed. */
+void pf_collect(struct pf *p, struct kp_log *log);
+void pf_collect_free(struct pf *p);
 /* perfetto_user.c: the workload's own events (before the metadata), the
  * names of their tracks (from the metadata, with its track writer). */
 void pf_user_events(struct pf *p);
@@ -123,6 +151,10 @@ void pf_function_arg(struct pf *p, const char *key, uint64_t a);
 void pf_thread_arg(struct pf *p, const char *key, uint32_t tid);
 /* perfetto_cpu.c: a spin-lock wait's span, name and args, after pf_begin. */
 void pf_wait_body(struct pf *p, const struct kp_wait *w);
+/* "lock hot0" (its KprofObjectName), else "lock 0x<address>"; and the
+ * wait as an event on track tid of pid. */
+void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size);
+void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e);
 /* perfetto_cpu.c: the CPU's run at ts (the last to start at or before
  * it), or NULL. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts);

@@ -11,7 +11,10 @@
  *   "CPU n stalled": an "X" per stretch the CPU could not run
  *     (KprofClockLate: the model's stalls, model/stall.c);
  *   "CPU n no trace": an "X" over each hole (model.h).
+ * Each kind also has its describe (perfetto.h: the event without args).
  */
+#include <string.h>
+
 #include <inttypes.h>
 
 #include "tools/kprof/export/perfetto.h"
@@ -48,17 +51,40 @@ static void write_run(struct pf *p, const struct pf_item *it)
 	fputs("}}", p->f);
 }
 
+static void describe_run(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_run *r = it->obj;
+
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_CPUS_PID, .tid = CPU_TID + it->cpu, .start = r->start, .end = r->end };
+	kp_model_thread_label(p->m, r->tid, e->name, sizeof(e->name));
+}
+
 /* "lock hot0" from the lock's KprofObjectName record, else "lock 0x<address>". */
+void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size)
+{
+	char label[40];
+
+	if (kp_model_object_name(p->m, w->lock, w->start))
+		snprintf(name, size, "lock %s", kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label)));
+	else
+		snprintf(name, size, "lock 0x%016" PRIx64, w->lock);
+}
+
+void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e)
+{
+	*e = (struct pf_event){ .ph = 'X', .pid = pid, .tid = tid, .start = w->start, .end = w->end };
+	pf_wait_name(p, w, e->name, sizeof(e->name));
+}
+
 void pf_wait_body(struct pf *p, const struct kp_wait *w)
 {
 	const struct kp_object_name *on = kp_model_object_name(p->m, w->lock, w->start);
 	char name[64], label[40];
 
 	pf_span(p, w->start, w->end);
+	pf_wait_name(p, w, name, sizeof(name));
 	if (on)
-		snprintf(name, sizeof(name), "lock %s", kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label)));
-	else
-		snprintf(name, sizeof(name), "lock 0x%016" PRIx64, w->lock);
+		kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label));
 	pf_str_arg(p, "name", name);
 	fputs(",\"cat\":\"spinlock\",\"args\":{", p->f);
 	fprintf(p->f, "\"SpinLockAddress\":\"0x%016" PRIx64 "\"", w->lock);
@@ -80,6 +106,16 @@ static void write_wait(struct pf *p, const struct pf_item *it)
 	pf_wait_body(p, it->obj);
 }
 
+static void describe_wait(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	pf_wait_event(p, it->obj, PF_CPUS_PID, WAIT_TID + it->cpu, e);
+}
+
+static const char *sample_name(const struct pf *p, const struct kp_sample *k, char *fn, size_t size)
+{
+	return p->syms ? kp_symbols_format(p->syms, k->ip, fn, size) : k->pmc ? "PmcInterrupt" : "SampledProfile";
+}
+
 /* Named after the sampled function with --kernel ("SampledProfile" and
  * the address otherwise), so Perfetto's instants read as a profile. */
 static void write_sample(struct pf *p, const struct pf_item *it)
@@ -94,8 +130,7 @@ static void write_sample(struct pf *p, const struct pf_item *it)
 	pf_time(p, "ts", k->ts);
 	if (stack)
 		fprintf(p->f, ",\"sf\":\"%zu\"", stack);
-	pf_str_arg(p, "name", p->syms ? kp_symbols_format(p->syms, k->ip, fn, sizeof(fn))
-				      : k->pmc ? "PmcInterrupt" : "SampledProfile");
+	pf_str_arg(p, "name", sample_name(p, k, fn, sizeof(fn)));
 	fprintf(p->f, ",\"cat\":\"%s\",\"args\":{\"Event\":\"%s\"", k->pmc ? "pmc" : "profile",
 		k->pmc ? "PmcInterrupt" : "SampledProfile");
 	fprintf(p->f, ",\"InstructionPointer\":\"0x%016" PRIx64 "\"", k->ip);
@@ -111,6 +146,27 @@ static void write_sample(struct pf *p, const struct pf_item *it)
 	fputs("}}", p->f);
 }
 
+/* An instant on CPU n's track. */
+static void instant(struct pf_event *e, const struct pf_item *it, uint64_t ts, const char *name)
+{
+	*e = (struct pf_event){ .ph = 'i', .pid = PF_CPUS_PID, .tid = CPU_TID + it->cpu, .start = ts };
+	snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+static void describe_sample(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_sample *k = it->obj;
+	char fn[256];
+
+	instant(e, it, k->ts, sample_name(p, k, fn, sizeof(fn)));
+}
+
+static void describe_ready(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	(void)p;
+	instant(e, it, ((const struct kp_ready *)it->obj)->ts, "ReadyThread");
+}
+
 static void write_ready(struct pf *p, const struct pf_item *it)
 {
 	const struct kp_ready *r = it->obj;
@@ -124,12 +180,30 @@ static void write_ready(struct pf *p, const struct pf_item *it)
 	fprintf(p->f, ",\"AdjustIncrement\":%d}}", r->increment);
 }
 
+static const char *hole_name(const struct kp_hole *h)
+{
+	return h->kernel ? "Records lost" : "Frames lost";
+}
+
+static void describe_hole(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_hole *h = it->obj;
+
+	(void)p;
+	instant(e, it, h->start, hole_name(h));
+	if (it->a) {
+		e->ph = 'X';
+		e->tid = HOLE_TID + it->cpu;
+		e->end = h->end;
+	}
+}
+
 /* A hole: the loss marked on the CPU's track (it->a 0), its span on its
  * own track (it->a 1). */
 static void write_hole(struct pf *p, const struct pf_item *it)
 {
 	const struct kp_hole *h = it->obj;
-	const char *name = h->kernel ? "Records lost" : "Frames lost";
+	const char *name = hole_name(h);
 
 	if (it->a) {
 		pf_begin(p, "X", PF_CPUS_PID, HOLE_TID + it->cpu);
@@ -178,6 +252,24 @@ static void write_step(struct pf *p, const struct pf_item *it)
 		s->kernel ? "KprofClockStep (the kernel clamped)" : "the log (the decoder clamped)");
 }
 
+static void describe_step(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_clock_step *s = it->obj;
+
+	(void)p;
+	*e = (struct pf_event){ .ph = 'i', .pid = PF_CPUS_PID, .tid = CPU_TID + it->cpu, .start = s->ts };
+	strcpy(e->name, s->kernel ? "Clock went back" : "Stamp went back");
+}
+
+static void describe_stall(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_stall *s = it->obj;
+
+	(void)p;
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_CPUS_PID, .tid = STALL_TID + it->cpu, .start = s->start, .end = s->end };
+	strcpy(e->name, "stalled");
+}
+
 /* The run on the CPU at ts: the last that starts at or before it. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts)
 {
@@ -191,24 +283,24 @@ void pf_cpu_events(struct pf *p)
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
 		for (size_t i = 0; i < c->nruns; i++)
-			pf_add(p, (struct pf_item){ .ts = c->runs[i].start, .write = write_run, .obj = &c->runs[i], .cpu = cpu });
+			pf_add(p, (struct pf_item){ .ts = c->runs[i].start, .write = write_run, .describe = describe_run, .obj = &c->runs[i], .cpu = cpu });
 		for (size_t i = 0; i < c->nwaits; i++)
-			pf_add(p, (struct pf_item){ .ts = c->waits[i].start, .write = write_wait, .obj = &c->waits[i], .cpu = cpu });
+			pf_add(p, (struct pf_item){ .ts = c->waits[i].start, .write = write_wait, .describe = describe_wait, .obj = &c->waits[i], .cpu = cpu });
 		for (size_t i = 0; i < c->nsamples; i++)
-			pf_add(p, (struct pf_item){ .ts = c->samples[i].ts, .write = write_sample, .obj = &c->samples[i],
+			pf_add(p, (struct pf_item){ .ts = c->samples[i].ts, .write = write_sample, .describe = describe_sample, .obj = &c->samples[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nreadies; i++)
-			pf_add(p, (struct pf_item){ .ts = c->readies[i].ts, .write = write_ready, .obj = &c->readies[i],
+			pf_add(p, (struct pf_item){ .ts = c->readies[i].ts, .write = write_ready, .describe = describe_ready, .obj = &c->readies[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nholes; i++)
 			for (int span = 0; span < 2; span++)
-				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .write = write_hole, .obj = &c->holes[i],
+				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .write = write_hole, .describe = describe_hole, .obj = &c->holes[i],
 							    .cpu = cpu, .a = span });
 		for (size_t i = 0; i < c->nstalls; i++)
-			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .write = write_stall, .obj = &c->stalls[i],
+			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .write = write_stall, .describe = describe_stall, .obj = &c->stalls[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nsteps; i++)
-			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .write = write_step, .obj = &c->steps[i],
+			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .write = write_step, .describe = describe_step, .obj = &c->steps[i],
 						    .cpu = cpu });
 	}
 }

@@ -10,6 +10,7 @@
  * the sched_wakeup line).  Flow ids count from 1 in the records' order.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "tools/kprof/export/perfetto.h"
 #include "tools/kprof/read/fields.h"
@@ -36,6 +37,16 @@ static void write_flow(struct pf *p, const struct pf_item *it)
 	fputs("}", p->f);
 }
 
+static void describe_flow(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct kp_ready *r = it->obj;
+
+	(void)p;
+	*e = (struct pf_event){ .ph = it->b ? 'f' : 's', .pid = it->b ? PF_THREAD_PID(r->tid) : PF_CPUS_PID,
+				.tid = it->b ? PF_RUN_TID(r->tid, it->lane) : CPU_TID + it->cpu, .start = it->ts, .flow = it->a };
+	strcpy(e->name, "wakeup");
+}
+
 void pf_flow_events(struct pf *p)
 {
 	uint64_t id = 0;
@@ -50,9 +61,9 @@ void pf_flow_events(struct pf *p)
 			if (!by)
 				continue;
 			id++;
-			pf_add(p, (struct pf_item){ .ts = by->start, .write = write_flow, .obj = &c->readies[i], .cpu = cpu,
+			pf_add(p, (struct pf_item){ .ts = by->start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i], .cpu = cpu,
 						    .tid = by->tid, .a = id, .b = 0 });
-			pf_add(p, (struct pf_item){ .ts = w->run_start, .write = write_flow, .obj = &c->readies[i],
+			pf_add(p, (struct pf_item){ .ts = w->run_start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i],
 						    .cpu = cpu, .lane = w->lane, .a = id, .b = 1 });
 		}
 	}

@@ -10,7 +10,7 @@
  * Slices of one track never overlap: where the records make two overlap
  * (a spin wait inside an interrupt's spin wait, switches lost), the later
  * one goes to a second lane ("running 2", ...), never dropped or cut.
- * It also finds each ReadyThread record's wake-up (pf_wake) for the flows.
+ * Each has its describe too (perfetto.h).  It also finds each ReadyThread record's wake-up (pf_wake) for the flows.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -72,10 +72,44 @@ static void write_running(struct pf *p, const struct pf_item *it)
 	fputs("}}", p->f);
 }
 
+static void describe_running(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct seg *s = it->obj;
+
+	(void)p;
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_RUN_TID(s->tid, it->lane),
+				.start = s->start, .end = s->end };
+	if (s->kind == SEG_READY)
+		strcpy(e->name, "ready");
+	else
+		snprintf(e->name, sizeof(e->name), "on CPU %" PRIu32, s->cpu);
+}
+
+static void resource_name(const struct pf *p, const struct seg *s, char *name, size_t size)
+{
+	const WMI_RESOURCE *r = s->obj;
+	char label[40];
+
+	snprintf(name, size, "resource %s", kp_model_object_label(p->m, r->Resource, s->start, label, sizeof(label)));
+}
+
+static void describe_waiting(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct seg *s = it->obj;
+
+	if (s->kind == SEG_SPIN) {
+		pf_wait_event(p, s->obj, PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, it->lane), e);
+		return;
+	}
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_WAIT_TID(s->tid, it->lane),
+				.start = s->start, .end = s->end };
+	resource_name(p, s, e->name, sizeof(e->name));
+}
+
 static void write_waiting(struct pf *p, const struct pf_item *it)
 {
 	const struct seg *s = it->obj;
-	char name[64], label[40];
+	char name[64];
 
 	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, it->lane));
 	if (s->kind == SEG_SPIN) {
@@ -84,7 +118,7 @@ static void write_waiting(struct pf *p, const struct pf_item *it)
 	}
 	const WMI_RESOURCE *r = s->obj;
 	pf_span(p, s->start, s->end);
-	snprintf(name, sizeof(name), "resource %s", kp_model_object_label(p->m, r->Resource, s->start, label, sizeof(label)));
+	resource_name(p, s, name, sizeof(name));
 	pf_str_arg(p, "name", name);
 	fprintf(p->f, ",\"cat\":\"resource\",\"args\":{\"Resource\":\"0x%016" PRIx64 "\",\"Shared\":%s", r->Resource,
 		r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED ? "true" : "false");
@@ -260,7 +294,8 @@ void pf_thread_events(struct pf *p)
 	for (size_t k = 0; k < s->n; k++) {
 		struct seg *v = &s->v[k];
 		bool w = v->kind == SEG_SPIN || v->kind == SEG_RESOURCE;
-		pf_add(p, (struct pf_item){ .ts = v->start, .write = w ? write_waiting : write_running, .obj = v,
+		pf_add(p, (struct pf_item){ .ts = v->start, .write = w ? write_waiting : write_running,
+					    .describe = w ? describe_waiting : describe_running, .obj = v,
 					    .tid = v->tid, .lane = v->lane });
 	}
 	p->thread_segs = s;

@@ -5,7 +5,8 @@
  * and "CPU n no trace" (the last three only where they hold events); then
  * one process per thread, by thread id, named "name (tid)" from its
  * KprofThread record, with its "running" and "waits" tracks (and more
- * lanes, "running 2", ..., where its slices overlap).
+ * lanes, "running 2", ..., where its slices overlap).  pf_tracks gives
+ * the same list to another writer's callbacks (the protobuf trace's).
  */
 #include <inttypes.h>
 
@@ -26,18 +27,24 @@ static void meta_sort(struct pf *p, const char *what, uint32_t pid, uint32_t tid
 	fprintf(p->f, ",\"name\":\"%s\",\"args\":{\"sort_index\":%ld}}", what, sort);
 }
 
-static void track(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort)
+static void json_track(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort)
 {
 	meta_name(p, "thread_name", pid, tid, name);
 	meta_sort(p, "thread_sort_index", pid, tid, sort);
 }
 
-static void cpu_tracks(struct pf *p)
+static void json_process(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort)
 {
+	meta_name(p, "process_name", pid, tid, name);
+	meta_sort(p, "process_sort_index", pid, tid, sort);
+}
+
+static void cpu_tracks(struct pf *p, const struct pf_track_sink *s)
+{
+	void (*track)(struct pf *, uint32_t, uint32_t, const char *, long) = s->track;
 	char name[64];
 
-	meta_name(p, "process_name", PF_CPUS_PID, CPU_TID, "CPUs");
-	meta_sort(p, "process_sort_index", PF_CPUS_PID, CPU_TID, 0);
+	s->process(p, PF_CPUS_PID, CPU_TID, "CPUs", 0);
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
 		snprintf(name, sizeof(name), "CPU %u", cpu);
@@ -58,7 +65,7 @@ static void cpu_tracks(struct pf *p)
 }
 
 /* "running", "running 2", ... */
-static void lanes(struct pf *p, uint32_t tid, const char *what, uint32_t n, bool waits)
+static void lanes(struct pf *p, const struct pf_track_sink *s, uint32_t tid, const char *what, uint32_t n, bool waits)
 {
 	char name[32];
 
@@ -67,12 +74,12 @@ static void lanes(struct pf *p, uint32_t tid, const char *what, uint32_t n, bool
 			snprintf(name, sizeof(name), "%s %u", what, k + 1);
 		else
 			snprintf(name, sizeof(name), "%s", what);
-		track(p, PF_THREAD_PID(tid), waits ? PF_WAIT_TID(tid, k) : PF_RUN_TID(tid, k), name,
+		s->track(p, PF_THREAD_PID(tid), waits ? PF_WAIT_TID(tid, k) : PF_RUN_TID(tid, k), name,
 		      (waits ? PF_LANES : 0) + k);
 	}
 }
 
-static void thread_tracks(struct pf *p)
+static void thread_tracks(struct pf *p, const struct pf_track_sink *s)
 {
 	char label[64];
 
@@ -81,17 +88,23 @@ static void thread_tracks(struct pf *p)
 		const struct pf_lanes *l = &p->lanes[i];
 		if (!t->tid || (!l->runs && !l->waits))
 			continue;
-		meta_name(p, "process_name", PF_THREAD_PID(t->tid), PF_RUN_TID(t->tid, 0),
-			  kp_model_thread_label(p->m, t->tid, label, sizeof(label)));
-		meta_sort(p, "process_sort_index", PF_THREAD_PID(t->tid), PF_RUN_TID(t->tid, 0), 1 + (long)i);
-		lanes(p, t->tid, "running", l->runs, false);
-		lanes(p, t->tid, "waits", l->waits, true);
+		s->process(p, PF_THREAD_PID(t->tid), PF_RUN_TID(t->tid, 0),
+			   kp_model_thread_label(p->m, t->tid, label, sizeof(label)), 1 + (long)i);
+		lanes(p, s, t->tid, "running", l->runs, false);
+		lanes(p, s, t->tid, "waits", l->waits, true);
 	}
+}
+
+void pf_tracks(struct pf *p, const struct pf_track_sink *sink)
+{
+	cpu_tracks(p, sink);
+	thread_tracks(p, sink);
+	pf_user_tracks(p, sink->track);
 }
 
 void pf_write_metadata(struct pf *p)
 {
-	cpu_tracks(p);
-	thread_tracks(p);
-	pf_user_tracks(p, track);
+	static const struct pf_track_sink json = { json_process, json_track };
+
+	pf_tracks(p, &json);
 }

@@ -37,6 +37,12 @@ static uint32_t user_tid(uint32_t cpu, uint16_t id)
 	return USER_TID + cpu * 256u + id;
 }
 
+/* A field a counter draws: a number (not text, an enumeration or an address). */
+static bool counter_series(const struct kp_field *f)
+{
+	return !(f->kind == KP_CHARS || f->names || f->kind == KP_POINTER);
+}
+
 /* The fields of r as args: ',"NAME":value', NAME after prefix. */
 static void field_args(struct pf *p, const struct kp_user_type *t, const struct kp_record *r, const char *prefix,
 		       bool numeric_only)
@@ -47,7 +53,7 @@ static void field_args(struct pf *p, const struct kp_user_type *t, const struct 
 		const char *name = kp_field_value_name(f, v);
 		if (f->offset < sizeof(KPROF_USER_EVENT)) /* Phase: the slice says it */
 			continue;
-		if (numeric_only && (f->kind == KP_CHARS || f->names || f->kind == KP_POINTER))
+		if (numeric_only && !counter_series(f))
 			continue;
 		fprintf(p->f, ",\"%s%s\":", prefix, f->name);
 		if (f->kind == KP_CHARS) {
@@ -118,6 +124,32 @@ static void write_user(struct pf *p, const struct pf_item *it)
 	fputs("}}", p->f);
 }
 
+static void describe_user(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	const struct pf_user *u = p->user;
+	const struct kp_record *r = &u->recs[it->a];
+	const struct kp_user_type *t = kp_user_type_of(p->log, r);
+
+	*e = (struct pf_event){ .ph = 'i', .pid = PF_CPUS_PID, .tid = user_tid(r->cpu, 0), .start = r->h.TimeStamp };
+	snprintf(e->name, sizeof(e->name), "%s", t->name);
+	if (t->kind == KprofEventKindCounter) {
+		e->ph = 'C';
+		e->tid = CPU_TID + r->cpu;
+		for (unsigned i = 0; i < t->ev.nfields && e->nseries < PF_SERIES_MAX; i++) {
+			const struct kp_field *f = &t->ev.fields[i];
+			if (f->offset < sizeof(KPROF_USER_EVENT) || !counter_series(f))
+				continue;
+			e->series[e->nseries] = f->name;
+			e->value[e->nseries++] = (int64_t)kp_field_value(f, r->payload);
+		}
+	} else if (t->kind == KprofEventKindSpan && r->payload[2] == KprofEventBegin) {
+		size_t end = u->end[it->a];
+		e->ph = 'X';
+		e->tid = user_tid(r->cpu, t->id);
+		e->end = end != SIZE_MAX ? u->recs[end].h.TimeStamp : u->cpu_last[r->cpu];
+	}
+}
+
 /* Pair each CPU's Begins and Ends per type: the records are gathered a
  * CPU at a time, in its order (kp_cursor), so a stack per type per CPU. */
 static void pair_spans(struct pf_user *u, const struct kp_log *log)
@@ -175,7 +207,7 @@ void pf_user_events(struct pf *p)
 		if (r->payload[2] == KprofEventEnd && u->taken[i] &&
 		    kp_user_type_of(log, r)->kind == KprofEventKindSpan)
 			continue; /* drawn with its Begin */
-		pf_add(p, (struct pf_item){ .ts = r->h.TimeStamp, .write = write_user, .cpu = r->cpu, .a = i });
+		pf_add(p, (struct pf_item){ .ts = r->h.TimeStamp, .write = write_user, .describe = describe_user, .cpu = r->cpu, .a = i });
 	}
 }
 

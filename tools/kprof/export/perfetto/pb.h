@@ -1,0 +1,43 @@
+/*
+ * pb.h - a write-only Protocol Buffers encoder: the wire format's varints,
+ * tags and length-delimited fields into a growing byte buffer, enough for
+ * the Perfetto trace (the messages themselves: schema.h, the writer:
+ * proto.h).
+ *
+ * A nested message is written in place: pb_open notes where it starts,
+ * its fields follow, and pb_close moves them up to put the tag and the
+ * length (a varint, so its size is known only then) in front.  Fields are
+ * written in any order (protobuf parsers accept that); a repeated scalar
+ * is one field per value (not packed: Perfetto's schema declares none of
+ * those it uses packed).
+ */
+#ifndef KPROF_TOOL_PERFETTO_PB_H
+#define KPROF_TOOL_PERFETTO_PB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pb_buf {
+	uint8_t *d;
+	size_t n, cap;
+};
+
+/* Wire types. */
+enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2 };
+
+void pb_varint(struct pb_buf *b, uint64_t v);
+void pb_tag(struct pb_buf *b, unsigned field, unsigned wire);
+/* A uint32/uint64/int32/int64/bool/enum field (negative int64 as its
+ * two's complement, 10 bytes, as the format has it). */
+void pb_uint(struct pb_buf *b, unsigned field, uint64_t v);
+void pb_fixed64(struct pb_buf *b, unsigned field, uint64_t v);
+void pb_double(struct pb_buf *b, unsigned field, double v);
+void pb_bytes(struct pb_buf *b, unsigned field, const void *p, size_t n);
+void pb_string(struct pb_buf *b, unsigned field, const char *s);
+/* A nested message: start = pb_open(b); its fields; pb_close(b, field,
+ * start). */
+size_t pb_open(const struct pb_buf *b);
+void pb_close(struct pb_buf *b, unsigned field, size_t start);
+void pb_free(struct pb_buf *b);
+
+#endif

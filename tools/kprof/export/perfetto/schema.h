@@ -1,0 +1,63 @@
+/*
+ * schema.h - the field numbers and enumeration values of Perfetto's trace
+ * schema (protos/perfetto/trace/perfetto_trace.proto, perfetto.protos)
+ * that the protobuf writer uses, message by message.
+ */
+#ifndef KPROF_TOOL_PERFETTO_SCHEMA_H
+#define KPROF_TOOL_PERFETTO_SCHEMA_H
+
+/* Trace */
+#define TRACE_PACKET 1
+
+/* TracePacket */
+#define PACKET_TIMESTAMP          8
+#define PACKET_SEQUENCE_ID        10  /* trusted_packet_sequence_id      */
+#define PACKET_TRACK_EVENT        11
+#define PACKET_INTERNED_DATA      12
+#define PACKET_SEQUENCE_FLAGS     13
+#define PACKET_CLOCK_SNAPSHOT     6
+#define PACKET_DEFAULTS           59  /* trace_packet_defaults           */
+#define PACKET_TRACK_DESCRIPTOR   60
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+
+/* TracePacketDefaults, TrackEventDefaults */
+#define DEFAULTS_TIMESTAMP_CLOCK_ID 58
+#define DEFAULTS_TRACK_EVENT        11
+#define EVENT_DEFAULTS_TRACK_UUID   11
+
+/* ClockSnapshot, ClockSnapshot.Clock */
+#define SNAPSHOT_CLOCKS     1
+#define CLOCK_ID            1
+#define CLOCK_TIMESTAMP     2
+#define CLOCK_INCREMENTAL   3  /* is_incremental                       */
+#define CLOCK_BOOTTIME      6
+#define CLOCK_SEQUENCE_BASE 64 /* 64..127: clocks of one sequence      */
+
+/* InternedData, EventName */
+#define INTERNED_EVENT_NAMES 2
+#define EVENT_NAME_IID       1
+#define EVENT_NAME_NAME      2
+
+/* TrackDescriptor, CounterDescriptor */
+#define TRACK_UUID          1
+#define TRACK_NAME          2
+#define TRACK_PARENT_UUID   5
+#define TRACK_COUNTER       8
+#define TRACK_CHILD_ORDERING 11
+#define TRACK_SIBLING_RANK  12  /* sibling_order_rank                  */
+#define ORDERING_EXPLICIT   3
+#define COUNTER_UNIT        3
+#define COUNTER_UNIT_COUNT  2
+
+/* TrackEvent and its Type */
+#define EVENT_TYPE          9
+#define EVENT_NAME_IID_F    10  /* name_iid                            */
+#define EVENT_COUNTER_VALUE 30
+#define EVENT_FLOW_IDS      47  /* fixed64                             */
+#define EVENT_TERMINATING_FLOW_IDS 48
+#define TYPE_SLICE_BEGIN 1
+#define TYPE_SLICE_END   2
+#define TYPE_INSTANT     3
+#define TYPE_COUNTER     4
+
+#endif
