@@ -16,6 +16,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/lib/libk.h"
 #include "kernel/debug/panic.h"
+#include "kernel/trace/trace_clock.h"
 
 #define OWNER_TABLE_FIRST_SIZE 4
 
@@ -101,7 +102,7 @@ void exp_recurse(OWNER_ENTRY *e)
 void exp_end_hold(ERESOURCE *r, OWNER_ENTRY *e, uint32_t action, uint64_t now, WMI_RESOURCE *w)
 {
 	*w = (WMI_RESOURCE){
-		.AcquireTime = e->AcquireTime,
+		.AcquireTime = trace_clock_of(e->AcquireTime, trace_clock_adjust()), /* joins the header */
 		.HoldTime = now - e->AcquireTime,
 		.WaitTime = e->WaitTime,
 		.MaxRecursionDepth = e->MaxRecursionDepth,

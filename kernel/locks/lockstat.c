@@ -12,6 +12,7 @@
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_clock.h"
 
 struct spinlock_params lockstat_params = {
 	.SpinThreshold = SPINLOCK_MIN_SPIN_THRESHOLD,
@@ -54,12 +55,13 @@ void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, con
 	const struct lock_hold *h = &r->Hold;
 	uint64_t wait = h->AcquireTsc - h->TryTsc;
 	KTHREAD *t = prcb->CurrentThread;
+	int64_t adjust = trace_clock_adjust(); /* the times join the header */
 
 	*w = (WMI_SPINLOCK){
 		.SpinLockAddress = (uint64_t)(uintptr_t)h->Lock,
 		.CallerAddress = (uint64_t)(uintptr_t)caller,
-		.AcquireTime = h->AcquireTsc,
-		.ReleaseTime = r->ReleaseTsc,
+		.AcquireTime = trace_clock_of(h->AcquireTsc, adjust),
+		.ReleaseTime = trace_clock_of(r->ReleaseTsc, adjust),
 		.WaitTimeInCycles = wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait,
 		.SpinCount = h->Spins,
 		.ThreadId = t ? t->ThreadId : 0,

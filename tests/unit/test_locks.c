@@ -391,6 +391,38 @@ static void test_record_fields_and_depth(void **state)
 	assert_int_equal(prcbs[0].LockStat.Depth, 0);
 }
 
+/* The record's own times are on the trace's clock, as its header is: with
+ * a correction set (the TSC watchdog's, a skew found at boot), AcquireTime
+ * and ReleaseTime carry it, so a lock's acquisition lies between the
+ * stamps of the records around it (a phase's begin and end). */
+static void test_times_join_the_header(void **state)
+{
+	(void)state;
+	KSPIN_LOCK lock = 0;
+	WMI_SPINLOCK r[1];
+	const int64_t adjust = -50000000; /* the stamps follow a clock 50M cycles behind the TSC */
+	tracing(true);
+	set_params(1, 1000, 1, 1000000);
+	tracebuf_set_adjust(&tcs[0], adjust);
+	uint64_t before = arch_rdtsc() + (uint64_t)adjust;
+	KIRQL old = ke_raise_irql(DISPATCH_LEVEL);
+	ke_acquire_spin_lock_at_dpc_level(&lock);
+	spin_cycles(1100000); /* past HoldThreshold: traced */
+	ke_release_spin_lock_from_dpc_level(&lock);
+	ke_lower_irql(old);
+	uint64_t after = arch_rdtsc() + (uint64_t)adjust;
+	tracing(false);
+
+	assert_int_equal(records_of(0, r, 1), 1);
+	assert_true(before <= r[0].AcquireTime);
+	assert_true(r[0].AcquireTime + 1000000 <= r[0].ReleaseTime);
+	assert_true(r[0].ReleaseTime <= after);
+	const PERFINFO_TRACE_HEADER *h = (const void *)rings[0];
+	assert_int_equal(h->HookId, PERFINFO_LOG_TYPE_SPINLOCK);
+	assert_true(r[0].ReleaseTime <= h->TimeStamp); /* stamped after the release, on the same clock */
+	assert_true(h->TimeStamp <= after);
+}
+
 static void test_modes_dpc_and_out_of_order(void **state)
 {
 	(void)state;
@@ -585,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup(test_try_acquire_and_irql, setup),
 		cmocka_unit_test_setup(test_untraced_takes_no_time_stamps, setup),
 		cmocka_unit_test_setup(test_record_fields_and_depth, setup),
+		cmocka_unit_test_setup(test_times_join_the_header, setup),
 		cmocka_unit_test_setup(test_modes_dpc_and_out_of_order, setup),
 		cmocka_unit_test_setup(test_sampling, setup),
 		cmocka_unit_test_setup(test_parameters, setup),
