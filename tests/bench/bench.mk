@@ -82,7 +82,20 @@ $(BUILD)/bench/tlruns/.made: $(BENCH_TL_BUILD)/kernel.elf tools/qemu.py
 			--out $(BUILD)/bench/tlruns/$$s --repeat 5 --cmdline "$(BENCH_TL_CMDLINE)" > /dev/null || exit 1; done
 	$(Q)touch $@
 
-.PHONY: bench bench-deps bench-build bench-stick
+# A log of 20 million records for the host-tool bench (tests/bench/biglog.py:
+# the golden mix run replicated, re-sequenced and shifted in time; about
+# 800 MB), and the bench itself: every command on it, records/s and peak
+# memory beside the goals (tests/bench/tool_bench.py; about 10 min).
+BENCH_TOOL_RECORDS ?= 20000000
+BENCH_TOOL_SOURCE := tests/golden/mix-2cpu-v2.log
+$(BUILD)/bench/big.log: tests/bench/biglog.py $(BENCH_TOOL_SOURCE)
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) tests/bench/biglog.py $(BENCH_TOOL_SOURCE) $@ --records $(BENCH_TOOL_RECORDS)
+
+bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log
+	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big.log --kernel tests/golden/report-kernel.elf
+
+.PHONY: bench bench-deps bench-build bench-stick bench-tool
 # Built by `make check` too, so the benchmarks cannot rot between runs.
 bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
 
@@ -107,6 +120,7 @@ bench: bench-deps $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)
 		$(BUILD)/bench/runs/[0-9]* --timing
 	@$(PYTHON) tests/bench/compare_fp.py $(KPROF_TOOL) $(BENCH_TL_BUILD)/kernel.elf \
 		$(BUILD)/bench/tlruns/[0-9]* --timing --by Lock=ticket,queued
+	@$(MAKE) --no-print-directory bench-tool
 	@$(MAKE) --no-print-directory bench-stick
 
 # The trace to the USB stick against serial, under QEMU (BOOT=usb): MB/s

@@ -28,7 +28,7 @@ FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.l
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/read/store.c tools/kprof/read/frames.c tools/kprof/read/finish.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/drops.c tools/kprof/read/user_types.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
-		tools/kprof/util/utf8.c tools/kprof/util/outfile.c kernel/lib/crc32.c kernel/trace/trace_delta.c
+		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/lib/crc32.c kernel/trace/trace_delta.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 

@@ -15,6 +15,7 @@
  *              runs with intervals)
  *   util/      allocation, sorting, UTF-8, JSON strings, text formats,
  *              output files
+ *   progress/  the progress line of long conversions (on a terminal)
  */
 #ifndef KPROF_TOOL_KPROF_H
 #define KPROF_TOOL_KPROF_H

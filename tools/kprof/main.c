@@ -32,6 +32,7 @@
 #include "tools/kprof/compare/compare.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/model/model.h"
+#include "tools/kprof/progress/progress.h"
 #include "tools/kprof/read/build_id.h"
 #include "tools/kprof/read/symbols.h"
 #include "tools/kprof/util/outfile.h"
@@ -122,6 +123,17 @@ static int refuse_input_as_output(const struct kp_options *o)
 	return 0;
 }
 
+/* The records the log's buffers say they hold: the progress line's total. */
+static uint64_t buffer_records(const struct kp_log *log)
+{
+	uint64_t n = 0;
+
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
+		for (size_t i = 0; i < log->cpus[cpu].nbuffers; i++)
+			n += log->cpus[cpu].buffers[i].hdr.records;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const struct kp_command *cmd = NULL;
@@ -151,7 +163,9 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	kp_build_id_expect(log.have_header ? log.build_id : NULL, o.force_kernel);
+	kp_progress_start(cmd->name, buffer_records(&log), log.size, o.quiet);
 	rc = cmd->run(&log, &o);
+	kp_progress_end();
 	kp_log_free(&log);
 	return rc;
 }

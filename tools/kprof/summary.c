@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tools/kprof/progress/progress.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/json.h"
@@ -147,6 +148,7 @@ int kp_summary(struct kp_log *log, const struct kp_options *o, const char *what_
 	struct kp_totals t;
 	uint64_t *per_cpu = kp_xcalloc(log->ncpus, sizeof(*per_cpu));
 
+	kp_progress_end(); /* the summary is written where the line was */
 	kp_totals(log, &t, per_cpu);
 	if (!o->quiet) {
 		fprintf(stderr, "kprof: %" PRIu64 " records from %u CPU%s (%u with records), %zu frames", t.records,

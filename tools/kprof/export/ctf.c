@@ -100,13 +100,15 @@
 
 /* A deterministic UUID from the log's bytes (two FNV-1a 64 hashes),
  * marked as an RFC 9562 version 8 (custom) UUID. */
-static void trace_uuid(const struct kp_log *log, uint8_t uuid[16])
+static void trace_uuid(struct kp_log *log, uint8_t uuid[16])
 {
 	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
 
 	for (size_t i = 0; i < log->size; i++) {
 		h1 = (h1 ^ log->bytes[i]) * 0x100000001b3ull;
 		h2 = (h2 ^ log->bytes[i] ^ 0x5a) * 0x100000001b3ull;
+		if (!((i + 1) % KP_LOG_RELEASE_BYTES))
+			kp_log_release(log); /* a bounded part of a mapped log */
 	}
 	h2 ^= h1 >> 29;
 	for (int i = 0; i < 8; i++) {
@@ -247,7 +249,7 @@ int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o)
 		lt = ctf_lttng_new(log);
 	for (uint32_t cpu = 0; cpu < log->ncpus && !err; cpu++) {
 		snprintf(path, sizeof(path), "%s/stream_%u", dir, cpu);
-		err = ctf_write_stream(path, log, cpu, uuid, &ev, o->quiet, lt);
+		err = ctf_write_stream(path, log, cpu, uuid, &ev, lt);
 		if (err)
 			fprintf(stderr, "kprof: cannot write %s: %s\n", path, strerror(err));
 	}

@@ -127,9 +127,8 @@ uint32_t ctf_lttng_statedump_mark(struct bitbuf *b, bool end);
  * LTTng's kernel conventions. */
 int ctf_write_metadata(const char *path, const struct kp_log *log, const uint8_t uuid[16], bool lttng);
 /* DIR/stream_N of one CPU (ctf_stream.c), events encoded in ev: 0 or an
- * errno.  Unless quiet, says so when the CPU's records had to be sorted.
- * lt: LTTng's conventions (NULL: the table's events). */
+ * errno.  lt: LTTng's conventions (NULL: the table's events). */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
-		     struct bitbuf *ev, bool quiet, const struct ctf_lttng *lt);
+		     struct bitbuf *ev, const struct ctf_lttng *lt);
 
 #endif

@@ -235,16 +235,37 @@ static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const stru
 	}
 }
 
-/* Write stream_N for one CPU; 0 or an errno. */
+/* Whether a CPU's records are in time order (as the kernel writes them):
+ * then its stream is written straight from a cursor, without holding them. */
+/* Record v[i] into the stream, after the drops placed just before it. */
+static void stream_one(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *v, size_t i,
+		       struct bitbuf *ev, uint64_t *lost)
+{
+	const struct kp_drop *d = kp_drop_at(s->log, &v[i]);
+	uint64_t dropped = d ? d->total : 0;
+
+	if (dropped) {
+		stream_drops(s, dropped, v[i].h.TimeStamp);
+		*lost = *lost > dropped ? *lost - dropped : 0; /* the rest: the tail, below */
+	}
+	stream_record(s, lc, v, i, ev);
+}
+
+/* Write stream_N for one CPU; 0 or an errno.  --lttng holds the CPU's
+ * records (its state dump looks ahead); otherwise they stream from a
+ * cursor, whose stamps never go back. */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
-		     struct bitbuf *ev, bool quiet, const struct ctf_lttng *lt)
+		     struct bitbuf *ev, const struct ctf_lttng *lt)
 {
 	struct stream s = { .uuid = uuid, .cpu = cpu, .lttng = lt != NULL, .log = log };
 	struct ctf_lttng_cpu lc;
 	uint64_t lost = cpu_discarded(log, cpu);
-	size_t n;
-	struct kp_record *v = cpu_records(log, cpu, &n);
+	size_t n = 0;
+	bool direct = !lt; /* the cursor's stamps never go back (read/records.h): no sort */
+	struct kp_record *v = direct ? NULL : cpu_records(log, cpu, &n), r;
 	uint64_t t0 = log->have_header ? log->header.start_tsc : 0;
+	struct kp_cpu_cursor c;
+	bool have = false;
 
 	s.preamble = lt ? LTTNG_PREAMBLE : PACKET_PREAMBLE;
 	s.header_max = lt ? LTTNG_HEADER_EXTENDED : EVENT_HEADER;
@@ -256,16 +277,15 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 		return errno;
 	}
 	packet_open(&s, s.preamble);
-	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : t0;
-	for (size_t i = 0; i < n; i++) {
-		const struct kp_drop *d = kp_drop_at(log, &v[i]);
-		uint64_t dropped = d ? d->total : 0;
-		if (dropped) {
-			stream_drops(&s, dropped, v[i].h.TimeStamp);
-			lost = lost > dropped ? lost - dropped : 0; /* the rest: the tail, below */
-		}
-		stream_record(&s, lt ? &lc : NULL, v, i, ev);
+	if (direct) {
+		kp_cursor_init(&c, log, cpu);
+		have = kp_cursor_next(&c, &r);
 	}
+	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : have ? r.h.TimeStamp : t0;
+	for (; have; have = kp_cursor_next(&c, &r))
+		stream_one(&s, NULL, &r, 0, ev, &lost);
+	for (size_t i = 0; i < n; i++)
+		stream_one(&s, lt ? &lc : NULL, v, i, ev, &lost);
 	if (lost) {
 		/* the losses go in a packet of their own (see top) */
 		packet_close(&s, false);

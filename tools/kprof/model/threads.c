@@ -35,6 +35,30 @@ static struct kp_model_thread *thread_of(struct kp_model *m, uint32_t tid)
 	return (struct kp_model_thread *)kp_model_thread(m, tid);
 }
 
+/* ids[0..n) sorted, each once; returns the new n. */
+static size_t sort_unique(uint32_t *ids, size_t n)
+{
+	size_t rows = 0;
+
+	kp_sort(ids, n, sizeof(*ids), cmp_tid);
+	for (size_t i = 0; i < n; i++)
+		if (!i || ids[i] != ids[i - 1])
+			ids[rows++] = ids[i];
+	return rows;
+}
+
+/* An id to the list; a full list is made unique before it grows, so it
+ * holds at most twice the distinct ids, not two per CSwitch record. */
+static void push_id(uint32_t **ids, size_t *n, size_t *cap, uint32_t id)
+{
+	if (*n == *cap) {
+		*n = *n ? sort_unique(*ids, *n) : 0;
+		if (*n >= *cap / 2)
+			*ids = kp_grow(*ids, cap, *cap + 1, sizeof(**ids));
+	}
+	(*ids)[(*n)++] = id;
+}
+
 /* Every id that occurs, once, in order: the table's rows. */
 static void make_rows(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
 		      const size_t *nsw)
@@ -43,17 +67,16 @@ static void make_rows(struct kp_model *m, const KPROF_THREAD *names, size_t nnam
 	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < nnames; i++)
-		KP_PUSH(ids, n, cap, names[i].ThreadId);
+		push_id(&ids, &n, &cap, names[i].ThreadId);
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
 		for (size_t i = 0; i < nsw[cpu]; i++) {
-			KP_PUSH(ids, n, cap, sw[cpu][i].c.NewThreadId);
-			KP_PUSH(ids, n, cap, sw[cpu][i].c.OldThreadId);
+			push_id(&ids, &n, &cap, sw[cpu][i].c.NewThreadId);
+			push_id(&ids, &n, &cap, sw[cpu][i].c.OldThreadId);
 		}
-	kp_sort(ids, n, sizeof(*ids), cmp_tid);
+	n = sort_unique(ids, n);
 	m->threads = kp_xcalloc(n, sizeof(*m->threads));
 	for (size_t i = 0; i < n; i++)
-		if (!i || ids[i] != ids[i - 1])
-			m->threads[m->nthreads++].tid = ids[i];
+		m->threads[m->nthreads++].tid = ids[i];
 	free(ids);
 }
 

@@ -88,8 +88,11 @@ static void check_records(struct kp_log *log)
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		struct kp_cpu *c = &log->cpus[i];
 		struct cpu_walk w = { 0 };
-		for (size_t k = 0; k < c->nbuffers; k++)
+		for (size_t k = 0; k < c->nbuffers; k++) {
 			walk_buffer(log, c, &c->buffers[k], &w);
+			if (!((k + 1) % (KP_LOG_RELEASE_BYTES / KPROF_CHUNK_BYTES)))
+				kp_log_release(log); /* a bounded part of a mapped log */
+		}
 		c->steps_back = w.back;
 		if (w.back)
 			kp_issue_add(log, KP_ISSUE_TIME_BACK, w.back_at, i, 0, 0,

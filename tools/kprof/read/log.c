@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "tools/kprof/read/frames.h"
@@ -130,16 +131,22 @@ static void damaged_header(struct kp_log *log, size_t pos)
 	log->damage_count = 1;
 }
 
-void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
+static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 {
 	memset(log, 0, sizeof(*log));
 	log->bytes = bytes;
 	log->size = size;
+	log->mapped = mapped;
+	size_t release_at = KP_LOG_RELEASE_BYTES;
 	log->console = kp_xrealloc(NULL, size + 1, 1);
 	log->console[0] = '\0';
 
 	size_t pos = 0, text_from = 0;
 	while (pos < size) {
+		if (pos >= release_at) {
+			kp_log_release(log);
+			release_at = pos + KP_LOG_RELEASE_BYTES;
+		}
 		uint8_t *m = memchr(bytes + pos, 0xFE, size - pos);
 		if (!m)
 			break;
@@ -203,6 +210,11 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 	kp_user_types_find(log);
 }
 
+void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
+{
+	scan(log, bytes, size, false);
+}
+
 /* The most a log may be: KPROF_LOG_LIMIT_MB in the environment, else
  * KP_LOG_LIMIT_MB (a trace file is under 4 GiB, docs/usb-stick.md). */
 static uint64_t log_limit(void)
@@ -235,6 +247,24 @@ static int check_input(FILE *f, uint64_t limit, size_t *cap)
 	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? 0 : ENODEV;
 }
 
+/* A regular file is mapped read-only (kp_log_release gives its pages back
+ * as they are walked); NULL if it cannot be (empty, or mmap refused). */
+static uint8_t *map_file(FILE *f, size_t size)
+{
+	if (!size)
+		return NULL;
+	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
+}
+
+void kp_log_release(struct kp_log *log)
+{
+	if (log->mapped)
+		madvise(log->bytes, log->size, MADV_DONTNEED);
+}
+
 int kp_log_read(const char *path, struct kp_log *log)
 {
 	FILE *f = fopen(path, "rb");
@@ -245,6 +275,13 @@ int kp_log_read(const char *path, struct kp_log *log)
 	uint64_t limit = log_limit();
 	size_t cap = 1 << 20, len = 0, n;
 	int err = check_input(f, limit, &cap);
+	struct stat st;
+	uint8_t *map = !err && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? map_file(f, (size_t)st.st_size) : NULL;
+	if (map) {
+		fclose(f);
+		scan(log, map, (size_t)st.st_size, true);
+		return 0;
+	}
 	uint8_t *buf = err ? NULL : kp_xrealloc(NULL, cap, 1);
 	while (!err && (n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
@@ -293,6 +330,9 @@ void kp_log_free(struct kp_log *log)
 	free(log->drop_index);
 	free(log->console);
 	kp_user_types_free(log);
-	free(log->bytes);
+	if (log->mapped)
+		munmap(log->bytes, log->size);
+	else
+		free(log->bytes);
 	memset(log, 0, sizeof(*log));
 }

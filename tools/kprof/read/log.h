@@ -165,6 +165,10 @@ static inline uint64_t kp_cpu_lost_file(const struct kp_cpu *c)
 struct kp_log {
 	uint8_t *bytes;             /* the whole log                          */
 	size_t size;
+	bool mapped;                /* bytes is the file mapped read-only, not
+	                               a copy: pages walked are given back to
+	                               the page cache (kp_log_release)      */
+	uint64_t walked;            /* records walked (cursors), for that     */
 	bool have_header;           /* header below is known (frame or run info) */
 	bool header_frame;          /* ... from the run header frame itself    */
 	struct kprof_run_header header;
@@ -241,6 +245,14 @@ const char *kp_log_read_error(int err, char *buf, size_t size);
 /* Scan bytes already in memory (taken over, freed by kp_log_free). */
 void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size);
 void kp_log_free(struct kp_log *log);
+/* A mapped log's pages leave the process's resident memory (the file
+ * stays in the page cache; a page read again comes back from it), so that
+ * walking a log of any size holds a bounded part of it: called every 64 MiB
+ * of the scan and every 1 Mi records a cursor walks.  Nothing for a log
+ * read into memory (a pipe). */
+void kp_log_release(struct kp_log *log);
+#define KP_LOG_RELEASE_RECORDS (1u << 20)
+#define KP_LOG_RELEASE_BYTES ((size_t)64 << 20)
 /* finish.c: the checks once every frame is in (kp_log_scan's last step). */
 void kp_log_finish(struct kp_log *log);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/kprof/progress/progress.h"
 #include "tools/kprof/util/alloc.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
@@ -66,6 +67,9 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 		c->last_ts = r->h.TimeStamp;
 		c->timed = true;
 		c->offset += ALIGN8(h.Size);
+		kp_progress_record(r->log_offset);
+		if (!(++c->log->walked % KP_LOG_RELEASE_RECORDS))
+			kp_log_release(c->log);
 		return true;
 	}
 	return false;
