@@ -629,18 +629,33 @@ def check_events(cpus):
     return check
 
 
-def check_resources(cpus):
+def check_resources(cpus, holders_may_starve=False):
+    """holders_may_starve (the KVM test): the priority-4 holders (the long
+    holder of slow0, whose holds the timed writer times out behind, and the
+    boost holder) may get no CPU before the deadline where an interrupt
+    costs about a millisecond and the higher roles fill both CPUs (KVM with
+    software paging, docs/running.md; the kernel does not boost starved
+    threads, docs/resources.md).  Allowed only when the summary says the
+    long holder never ran (its highest priority seen is 0); then the
+    exclusive time-outs and the boost line, which need it, are not
+    required.  Every record rule (rescheck) still holds."""
     def check(ctx):
         check_direct(ctx)
         ctx.expect(r"^scenario resources: done$", "the scenario's end")
         m = ctx.expect(r"^resources: \d+ threads on %d CPUs: (\d+) exclusive and (\d+) shared holds; time-outs: "
                        r"(\d+) exclusive, (\d+) shared; (\d+) excessive waits; \d+ owner boosts; the long holder "
-                       r"\(priority 4\) ran at up to priority \d+$" % cpus, "the summary")
-        if not all(int(g) for g in m.groups()):
+                       r"\(priority 4\) ran at up to priority (\d+)$" % cpus, "the summary")
+        starved = holders_may_starve and int(m.group(6)) == 0
+        need = [m.group(i) for i in ((1, 2, 4, 5) if starved else (1, 2, 3, 4, 5))]
+        if not all(int(g) for g in need):
             raise_failure("holds, time-outs of each kind and excessive waits must all have happened: %s"
                           % m.group(0))
-        ctx.expect(r"^resources: boost: a holder of priority 4 was at priority 14 after its waiters' slices ended$",
-                   "the owner boost")
+        if starved:
+            print("    resources: the priority-4 holders got no CPU before the deadline (allowed here): no "
+                  "exclusive time-out or owner boost required", flush=True)
+        else:
+            ctx.expect(r"^resources: boost: a holder of priority 4 was at priority 14 after its waiters' slices "
+                       r"ended$", "the owner boost")
         problems = rescheck.check(ctx.kprof, ctx.log_path, quiet=True)
         if problems:
             raise_failure("rescheck: " + "; ".join(problems[:5]))
@@ -1757,7 +1772,8 @@ TESTS = [
         ("sched-2", "scenario=sched on 2 CPUs, every context switch against the dispatcher's rules",
          check_sched(2, spinners_may_starve=True),
          "scenario=sched trace=cswitch,clock trace.buffer_kb=1024"),
-        ("resources-2", "scenario=resources on 2 CPUs, ERESOURCE records, holds and time-outs", check_resources(2),
+        ("resources-2", "scenario=resources on 2 CPUs, ERESOURCE records, holds and time-outs",
+         check_resources(2, holders_may_starve=True),
          "scenario=resources trace=resource resource.timeout_ms=20 trace.buffer_kb=1024 resources.ms=1000"),
         ("profile-2", "scenario=profile on 2 CPUs, buckets against samples, the guard page, no PMU",
          check_profile(2, judge_accuracy=False), "scenario=profile trace=profile,stack,pmc trace.mode=dump "
