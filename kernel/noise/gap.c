@@ -1,0 +1,80 @@
+/*
+ * gap.c - the gap detector of scenario=noise (gap.h): one tight loop of
+ * clock reads, each step above the threshold kept as a gap, and the join
+ * that marks gaps seen by several CPUs at once.
+ *
+ * Invariants: gaps are kept in time order and never overlap on one scan;
+ * total and max count every gap, kept or not; the SMI count is read only
+ * after a gap, and the clock is read again after it, so the read's own
+ * cost never shows as the next gap.  Pure: no kernel header.
+ */
+#include "kernel/noise/gap.h"
+
+#include <stddef.h>
+
+void noise_scan_run(struct noise_scan *s)
+{
+	uint64_t smi = s->smi ? s->smi(s->ctx) : 0;
+	uint64_t prev = s->begin;
+
+	s->total = s->max = 0;
+	s->count = s->kept = 0;
+	for (;;) {
+		uint64_t t = s->now(s->ctx);
+		uint64_t step = t - prev;
+		if (step > s->threshold) {
+			uint64_t after = s->smi ? s->smi(s->ctx) : 0;
+			if (s->kept < NOISE_GAPS_MAX)
+				s->gap[s->kept++] = (struct noise_gap){
+					.start = prev, .cycles = step, .smi_before = smi, .smi_after = after,
+				};
+			s->count++;
+			s->total += step;
+			if (step > s->max)
+				s->max = step;
+			smi = after;
+			if (s->smi)
+				t = s->now(s->ctx); /* the MSR read is not the next gap */
+		}
+		prev = t;
+		if (t >= s->end)
+			break;
+	}
+	s->last = prev;
+}
+
+bool noise_gaps_overlap(const struct noise_gap *a, const struct noise_gap *b)
+{
+	return a->start < b->start + b->cycles && b->start < a->start + a->cycles;
+}
+
+void noise_correlate(struct noise_scan *const *scans, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!scans[i])
+			continue;
+		for (uint32_t g = 0; g < scans[i]->kept; g++) {
+			struct noise_gap *a = &scans[i]->gap[g];
+			a->overlaps = 0;
+			for (uint32_t j = 0; j < n; j++) {
+				if (j == i || !scans[j])
+					continue;
+				for (uint32_t h = 0; h < scans[j]->kept; h++)
+					if (noise_gaps_overlap(a, &scans[j]->gap[h])) {
+						a->overlaps++;
+						break; /* one CPU counts once */
+					}
+			}
+		}
+	}
+}
+
+uint32_t noise_hist_bucket(uint64_t ns)
+{
+	uint32_t b = 0;
+	while (ns > 1 && b < NOISE_HIST_BUCKETS - 1) {
+		ns >>= 1;
+		b++;
+	}
+	return b;
+}
