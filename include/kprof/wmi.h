@@ -437,9 +437,9 @@ typedef struct _KPROF_CLOCK_CHECK {
  * Pass 1 runs every CPU at once; there the kernel counts the other CPUs
  * with a gap overlapping this one (OtherCpus; KPROF_NOISE_GAP_CORRELATED
  * when any: the whole machine stopped).  Pass 2 runs one CPU at a time, so
- * nothing is correlated there.  A CPU keeps 64 gaps a window: Unkept, the
- * same in each of that window's records, counts the gaps beyond them
- * (not recorded, but in the console's totals). */
+ * nothing is correlated there.  A CPU keeps its 256 longest gaps a
+ * window: Unkept, the same in each of that window's records, counts the
+ * shorter ones beyond them (not recorded, but in the console's totals). */
 typedef struct _KPROF_NOISE_GAP {
 	uint64_t Start;                      /* raw TSC before the gap               */
 	uint64_t Cycles;                     /* its length in TSC cycles             */
@@ -450,7 +450,7 @@ typedef struct _KPROF_NOISE_GAP {
 	uint16_t OtherCpus;                  /* other CPUs with an overlapping gap   */
 	uint8_t Pass;                        /* 1: all CPUs at once; 2: one at a time */
 	uint8_t Flags;                       /* KPROF_NOISE_GAP_*                    */
-	uint32_t Unkept;                     /* the window's gaps beyond the kept 64 */
+	uint32_t Unkept;                     /* the window's gaps not kept (shorter) */
 	uint32_t Reserved;                   /* 0                                    */
 } KPROF_NOISE_GAP;
 #define KPROF_NOISE_GAP_CORRELATED  0x1u /* another CPU's gap overlapped it     */

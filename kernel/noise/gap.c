@@ -3,14 +3,43 @@
  * clock reads, each step above the threshold kept as a gap, and the join
  * that marks gaps seen by several CPUs at once.
  *
- * Invariants: gaps are kept in time order and never overlap on one scan;
- * total and max count every gap, kept or not; the SMI count is read only
- * after a gap, and the clock is read again after it, so the read's own
- * cost never shows as the next gap.  Pure: no kernel header.
+ * Invariants: the NOISE_GAPS_MAX longest gaps are kept, in time order at
+ * the end, and never overlap on one scan; total and max count every gap,
+ * kept or not; the SMI count is read only after a gap, and the clock is
+ * read again after the gap's bookkeeping, so its cost never shows as the
+ * next gap.  Pure: no kernel header.
  */
 #include "kernel/noise/gap.h"
 
 #include <stddef.h>
+
+/* Keep g among the NOISE_GAPS_MAX longest: appended while there is room,
+ * else in place of the shortest kept when longer. */
+static void keep(struct noise_scan *s, const struct noise_gap *g)
+{
+	uint32_t shortest = 0;
+
+	if (s->kept < NOISE_GAPS_MAX) {
+		s->gap[s->kept++] = *g;
+		return;
+	}
+	for (uint32_t i = 1; i < s->kept; i++)
+		if (s->gap[i].cycles < s->gap[shortest].cycles)
+			shortest = i;
+	if (g->cycles > s->gap[shortest].cycles)
+		s->gap[shortest] = *g;
+}
+
+static void sort_by_start(struct noise_scan *s)
+{
+	for (uint32_t i = 1; i < s->kept; i++) {
+		struct noise_gap g = s->gap[i];
+		uint32_t j = i;
+		for (; j > 0 && s->gap[j - 1].start > g.start; j--)
+			s->gap[j] = s->gap[j - 1];
+		s->gap[j] = g;
+	}
+}
 
 void noise_scan_run(struct noise_scan *s)
 {
@@ -23,24 +52,22 @@ void noise_scan_run(struct noise_scan *s)
 		uint64_t t = s->now(s->ctx);
 		uint64_t step = t - prev;
 		if (step > s->threshold) {
-			uint64_t after = s->smi ? s->smi(s->ctx) : 0;
-			if (s->kept < NOISE_GAPS_MAX)
-				s->gap[s->kept++] = (struct noise_gap){
-					.start = prev, .cycles = step, .smi_before = smi, .smi_after = after,
-				};
+			struct noise_gap g = { .start = prev, .cycles = step, .smi_before = smi };
+			g.smi_after = s->smi ? s->smi(s->ctx) : 0;
+			keep(s, &g);
 			s->count++;
 			s->total += step;
 			if (step > s->max)
 				s->max = step;
-			smi = after;
-			if (s->smi)
-				t = s->now(s->ctx); /* the MSR read is not the next gap */
+			smi = g.smi_after;
+			t = s->now(s->ctx); /* the bookkeeping is not the next gap */
 		}
 		prev = t;
 		if (t >= s->end)
 			break;
 	}
 	s->last = prev;
+	sort_by_start(s);
 }
 
 bool noise_gaps_overlap(const struct noise_gap *a, const struct noise_gap *b)

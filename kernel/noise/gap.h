@@ -2,9 +2,8 @@
  * gap.h - the noise workload's gap detector (gap.c), pure so that the
  * host's unit tests drive it with a model clock.
  *
- * A scan reads a clock in a tight loop from `begin` (the window's start,
- * common to every CPU of a window: a CPU that starts late has a gap at
- * once) until a deadline; whenever two reads in a row are further apart
+ * A scan reads a clock in a tight loop from `begin` (a first read the
+ * caller made) until a deadline; whenever two reads in a row are further apart
  * than the threshold, the time between them is a gap: something (an SMI, a hypervisor, the host's scheduler
  * under an emulator) took the CPU away.  The caller runs it with
  * interrupts off, so the kernel itself is never the cause.
@@ -15,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NOISE_GAPS_MAX 64 /* gaps one scan keeps; beyond, counted in `unkept` */
+#define NOISE_GAPS_MAX 256 /* the longest gaps one scan keeps; the others counted */
 #define NOISE_HIST_BUCKETS 32 /* log2 histogram: bucket b holds [2^b, 2^(b+1)) ns */
 
 struct noise_gap {
@@ -31,14 +30,14 @@ struct noise_scan {
 	uint64_t (*now)(void *ctx); /* the clock (cycles)                       */
 	uint64_t (*smi)(void *ctx); /* the SMI count, or NULL when not counted  */
 	void *ctx;
-	uint64_t begin;              /* the window's start: the first "read"      */
+	uint64_t begin;              /* the first clock read, made by the caller  */
 	uint64_t end;                /* scan until now() >= end                   */
 	uint64_t threshold;          /* a gap is a read-to-read step > threshold  */
 	/* out */
 	uint64_t last;               /* the scan's last clock read (>= end)       */
 	uint64_t total, max;         /* cycles in gaps, the longest gap           */
 	uint32_t count;              /* gaps found (kept + unkept)                */
-	uint32_t kept;               /* gaps in gap[]                             */
+	uint32_t kept;               /* gaps in gap[]: the longest, by start      */
 	struct noise_gap gap[NOISE_GAPS_MAX];
 };
 

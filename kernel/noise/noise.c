@@ -3,8 +3,8 @@
  * (docs/noise.md), after Linux's hwlat detector and osnoise tracer.
  *
  * Pass 1: in each window of noise.window_ms every CPU at once meets at a
- * barrier, turns interrupts off and scans the TSC for noise.width_ms
- * (gap.c); then the boot thread joins the CPUs' gaps (noise_correlate)
+ * barrier, turns interrupts off and scans the TSC until noise.width_ms
+ * after the last one arrived (gap.c); then the boot thread joins the CPUs' gaps (noise_correlate)
  * and every CPU writes its gaps as KprofNoiseGap records, and the rest of
  * the window has interrupts on.  Pass 2: the same, one CPU a window in
  * turn, as hwlat's round-robin mode, while the others run normally.
@@ -85,7 +85,7 @@ static void scan(uint32_t cpu, void *ctx)
 	s->now = read_tsc;
 	s->smi = p->smi_counted ? read_smi : NULL;
 	s->ctx = NULL;
-	s->begin = start;
+	s->begin = arch_rdtsc(); /* not `go`: how late a CPU sees it is the barrier's cost */
 	s->end = start + p->width;
 	s->threshold = p->threshold;
 	unsigned long flags = arch_irq_save();
