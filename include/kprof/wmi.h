@@ -68,6 +68,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_CLOCK_STEP         0xFE0Cu /* the CPU's clock went back   */
 #define KPROF_LOG_TYPE_CLOCK_CHECK        0xFE0Du /* the TSC watchdog's verdict  */
 #define KPROF_LOG_TYPE_NOISE_GAP          0xFE0Eu /* scenario=noise: a CPU's gap */
+#define KPROF_LOG_TYPE_NOISE_SCAN         0xFE0Fu /* scenario=noise: a CPU's pass */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -91,6 +92,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define CLOCK_STEP_VERSION      1
 #define CLOCK_CHECK_VERSION     1
 #define NOISE_GAP_VERSION       1
+#define NOISE_SCAN_VERSION      1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -456,6 +458,25 @@ typedef struct _KPROF_NOISE_GAP {
 #define KPROF_NOISE_GAP_CORRELATED  0x1u /* another CPU's gap overlapped it     */
 #define KPROF_NOISE_GAP_SMI_COUNTED 0x2u /* the SMI counts are real             */
 
+/* kprof's noise scan (hook 0xFE0F, in the groups of KprofNoiseGap): not
+ * a Windows event.  scenario=noise writes one on each CPU that scanned, at
+ * the end of each pass: over its Windows windows it read the TSC for
+ * ScannedCycles with interrupts off and found Gaps gaps (kept or not)
+ * adding up to GapCycles, the longest MaxCycles; Correlated of its kept
+ * gaps overlapped another CPU's.  GapCycles / ScannedCycles is the share
+ * of the CPU the machine took (noise per second). */
+typedef struct _KPROF_NOISE_SCAN {
+	uint64_t ScannedCycles;              /* time read with interrupts off        */
+	uint64_t GapCycles;                  /* of which in gaps                     */
+	uint64_t MaxCycles;                  /* the longest gap                      */
+	uint32_t Gaps;                       /* every gap, kept or not               */
+	uint32_t Windows;                    /* windows this CPU scanned             */
+	uint32_t Correlated;                 /* kept gaps another CPU's overlapped   */
+	uint8_t Pass;                        /* 1: all CPUs at once; 2: one at a time */
+	uint8_t Flags;                       /* KPROF_NOISE_GAP_SMI_COUNTED          */
+	uint16_t Reserved;                   /* 0                                    */
+} KPROF_NOISE_SCAN;
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -635,6 +656,7 @@ WMI_ASSERT_OFFSET(KPROF_CLOCK_STEP, Steps, 0x18);
 _Static_assert(sizeof(KPROF_CLOCK_CHECK) == 0x20, "clock-check record is 32 bytes");
 _Static_assert(sizeof(KPROF_NOISE_GAP) == 0x38, "noise-gap record is 56 bytes");
 WMI_ASSERT_OFFSET(KPROF_NOISE_GAP, Window, 0x28);
+_Static_assert(sizeof(KPROF_NOISE_SCAN) == 0x28, "noise-scan record is 40 bytes");
 WMI_ASSERT_OFFSET(KPROF_CLOCK_CHECK, MarginNs, 0x18);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);

@@ -95,13 +95,3 @@ void noise_correlate(struct noise_scan *const *scans, uint32_t n)
 		}
 	}
 }
-
-uint32_t noise_hist_bucket(uint64_t ns)
-{
-	uint32_t b = 0;
-	while (ns > 1 && b < NOISE_HIST_BUCKETS - 1) {
-		ns >>= 1;
-		b++;
-	}
-	return b;
-}

@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #define NOISE_GAPS_MAX 256 /* the longest gaps one scan keeps; the others counted */
-#define NOISE_HIST_BUCKETS 32 /* log2 histogram: bucket b holds [2^b, 2^(b+1)) ns */
 
 struct noise_gap {
 	uint64_t start;      /* the clock's last read before the gap          */
@@ -50,9 +49,5 @@ bool noise_gaps_overlap(const struct noise_gap *a, const struct noise_gap *b);
 /* Count, for every kept gap of every scan, the gaps of the other scans
  * that overlap it (noise_gap.overlaps): scans[i] is CPU i's. */
 void noise_correlate(struct noise_scan *const *scans, uint32_t n);
-
-/* The log2 bucket of a length in ns: b with 2^b <= ns < 2^(b+1) (0 for 0
- * and 1), at most NOISE_HIST_BUCKETS - 1. */
-uint32_t noise_hist_bucket(uint64_t ns);
 
 #endif /* KPROF_KERNEL_NOISE_GAP_H */

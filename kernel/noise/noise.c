@@ -43,7 +43,13 @@ struct noise_pass {
 
 struct noise_totals {
 	uint64_t total, max, gaps, unkept, scanned, smis;
-	uint32_t correlated;
+	uint32_t correlated, windows;
+};
+
+struct noise_pass_end {
+	uint32_t pass;
+	bool smi_counted;
+	const struct noise_totals *totals; /* one per CPU */
 };
 
 static uint64_t read_tsc(void *ctx)
@@ -93,6 +99,30 @@ static void scan(uint32_t cpu, void *ctx)
 	arch_irq_restore(flags);
 }
 
+static void log_noise(uint16_t hook, uint8_t version, const void *k, uint16_t size)
+{
+	if (trace_enabled(PERF_KPROF_CLOCK))
+		trace_log(PERF_KPROF_CLOCK, hook, version, k, size);
+	else
+		trace_log(PERF_KPROF_THREAD, hook, version, k, size);
+}
+
+static void write_scan(uint32_t cpu, void *ctx)
+{
+	const struct noise_pass_end *e = ctx;
+	const struct noise_totals *t;
+
+	if (cpu >= KPROF_MAX_CPUS || cpu >= ke_number_processors || !e->totals[cpu].windows)
+		return;
+	t = &e->totals[cpu];
+	KPROF_NOISE_SCAN k = {
+		.ScannedCycles = t->scanned, .GapCycles = t->total, .MaxCycles = t->max, .Gaps = (uint32_t)t->gaps,
+		.Windows = t->windows, .Correlated = t->correlated, .Pass = (uint8_t)e->pass,
+		.Flags = e->smi_counted ? KPROF_NOISE_GAP_SMI_COUNTED : 0,
+	};
+	log_noise(KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, &k, sizeof(k));
+}
+
 static void write_gaps(uint32_t cpu, void *ctx)
 {
 	const struct noise_pass *p = ctx;
@@ -111,10 +141,7 @@ static void write_gaps(uint32_t cpu, void *ctx)
 				 (p->smi_counted ? KPROF_NOISE_GAP_SMI_COUNTED : 0),
 			.Unkept = s->count - s->kept,
 		};
-		if (trace_enabled(PERF_KPROF_CLOCK))
-			trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, &k, sizeof(k));
-		else
-			trace_log(PERF_KPROF_THREAD, KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, &k, sizeof(k));
+		log_noise(KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, &k, sizeof(k));
 	}
 }
 
@@ -124,6 +151,7 @@ static void add_up(struct noise_totals *t, const struct noise_scan *s)
 	t->gaps += s->count;
 	t->unkept += s->count - s->kept;
 	t->scanned += s->last - s->begin;
+	t->windows++;
 	if (s->max > t->max)
 		t->max = s->max;
 	for (uint32_t g = 0; g < s->kept; g++) {
@@ -196,8 +224,10 @@ static enum kprof_exit_status run(const struct workload_run *r)
 		for (uint32_t i = 0; i < n; i++)
 			totals[i] = (struct noise_totals){ 0 };
 		run_pass(&p, windows, totals);
+		struct noise_pass_end end = { .pass = pass, .smi_counted = p.smi_counted, .totals = totals };
+		ke_run_on_all_processors(write_scan, &end);
 		for (uint32_t i = 0; i < n; i++)
-			if (totals[i].scanned)
+			if (totals[i].windows)
 				say_totals(pass, i, &totals[i]);
 	}
 	for (uint32_t i = 0; i < n; i++)

@@ -206,19 +206,6 @@ static void test_correlate_counts_cpus(void **state)
 	assert_int_equal(b.gap[1].overlaps, 1);
 }
 
-static void test_hist_bucket(void **state)
-{
-	(void)state;
-	assert_int_equal(noise_hist_bucket(0), 0);
-	assert_int_equal(noise_hist_bucket(1), 0);
-	assert_int_equal(noise_hist_bucket(2), 1);
-	assert_int_equal(noise_hist_bucket(3), 1);
-	assert_int_equal(noise_hist_bucket(1023), 9);
-	assert_int_equal(noise_hist_bucket(1024), 10);
-	assert_int_equal(noise_hist_bucket(10000), 13);
-	assert_int_equal(noise_hist_bucket(UINT64_MAX), NOISE_HIST_BUCKETS - 1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,7 +216,6 @@ int main(void)
 		cmocka_unit_test(test_longest_kept),
 		cmocka_unit_test(test_correlate),
 		cmocka_unit_test(test_correlate_counts_cpus),
-		cmocka_unit_test(test_hist_bucket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

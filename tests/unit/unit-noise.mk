@@ -1,7 +1,6 @@
 # unit-noise.mk - scenario=noise's gap detector (kernel/noise/gap.c)
 # driven by a model clock: gaps found, kept and counted, SMI counts around
-# them, the join that marks gaps seen by several CPUs at once, the log2
-# histogram's buckets.
+# them, the join that marks gaps seen by several CPUs at once.
 
 unit_noise_gap_SRCS := kernel/noise/gap.c
 

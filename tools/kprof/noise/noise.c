@@ -1,9 +1,10 @@
 /*
  * noise.c - the report's noise section: scenario=noise's KprofNoiseGap
- * records (include/kprof/wmi.h, docs/noise.md) per pass and per CPU:
- * gaps, correlated ones (and those every other CPU saw at once), total,
- * longest, SMIs counted over them, the gaps a window did not keep, and a
- * log2 histogram of the lengths.  Left out of logs without such records.
+ * and KprofNoiseScan records (include/kprof/wmi.h, docs/noise.md) per pass
+ * and per CPU: time scanned, gaps, correlated ones (and those every other
+ * CPU saw at once), total, longest, noise per second, SMIs counted over
+ * them, and a log2 histogram of the kept gaps' lengths.  Left out of logs
+ * without such records.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,10 +18,10 @@
 #define NOISE_BUCKETS 40 /* log2 of ns: bucket b holds [2^b, 2^(b+1)) */
 
 struct noise_cpu {
-	uint64_t gaps, correlated, everyone, total_ns, max_ns, smis, unkept;
+	uint64_t gaps, correlated, everyone, total_ns, max_ns, smis; /* kept gaps */
 	bool smi_counted, any;
-	uint32_t last_window; /* Unkept is per window: counted at its first record */
-	bool window_seen;
+	bool scanned;                 /* its KprofNoiseScan: the figures below */
+	KPROF_NOISE_SCAN scan;
 	uint64_t hist[NOISE_BUCKETS];
 };
 
@@ -46,10 +47,6 @@ static void add(struct noise_cpu *c, const KPROF_NOISE_GAP *g, uint32_t ncpus)
 		c->smi_counted = true;
 		c->smis += g->SmiAfter - g->SmiBefore;
 	}
-	if (!c->window_seen || g->Window != c->last_window)
-		c->unkept += g->Unkept;
-	c->window_seen = true;
-	c->last_window = g->Window;
 	c->hist[bucket(g->LengthNs)]++;
 }
 
@@ -63,6 +60,17 @@ static bool gather(struct kp_log *log, struct noise_cpu *cpus[NOISE_PASSES])
 		kp_cursor_init(&c, log, cpu);
 		while (kp_cursor_next(&c, &rec)) {
 			KPROF_NOISE_GAP g;
+			KPROF_NOISE_SCAN k;
+			if (rec.h.HookId == KPROF_LOG_TYPE_NOISE_SCAN && rec.version == NOISE_SCAN_VERSION &&
+			    rec.payload_size >= sizeof(k)) {
+				memcpy(&k, rec.payload, sizeof(k));
+				if (k.Pass >= 1 && k.Pass <= NOISE_PASSES) {
+					cpus[k.Pass - 1][cpu].scanned = true;
+					cpus[k.Pass - 1][cpu].scan = k;
+					any = true;
+				}
+				continue;
+			}
 			if (rec.h.HookId != KPROF_LOG_TYPE_NOISE_GAP || rec.version != NOISE_GAP_VERSION ||
 			    rec.payload_size < sizeof(g))
 				continue;
@@ -101,23 +109,39 @@ static void histogram(FILE *f, const struct noise_cpu *c)
 	kp_wrap(f, "      lengths ", 0, 8, " ", line);
 }
 
-static void pass_table(FILE *f, uint32_t pass, const struct noise_cpu *cpus, uint32_t ncpus)
+/* A CPU's row: from its KprofNoiseScan where there is one (every gap,
+ * kept or not, and the time scanned), else from its gap records alone. */
+static void cpu_row(FILE *f, uint32_t cpu, const struct noise_cpu *c, double hz)
+{
+	char smis[24], per_s[24] = "-", scanned[24] = "-";
+	uint64_t gaps = c->gaps;
+	double total_ms = c->total_ns / 1e6, max_us = c->max_ns / 1e3;
+
+	if (c->scanned && hz > 0) {
+		gaps = c->scan.Gaps;
+		total_ms = c->scan.GapCycles / hz * 1e3;
+		max_us = c->scan.MaxCycles / hz * 1e6;
+		snprintf(scanned, sizeof(scanned), "%.1f", c->scan.ScannedCycles / hz * 1e3);
+		if (c->scan.ScannedCycles)
+			snprintf(per_s, sizeof(per_s), "%.0f", (double)c->scan.GapCycles / c->scan.ScannedCycles * 1e6);
+	}
+	if (c->smi_counted || (c->scanned && (c->scan.Flags & KPROF_NOISE_GAP_SMI_COUNTED)))
+		snprintf(smis, sizeof(smis), "%" PRIu64, c->smis);
+	else
+		snprintf(smis, sizeof(smis), "not counted");
+	fprintf(f, "  %3u %9s %8" PRIu64 " %6" PRIu64 " %8" PRIu64 " %10.3f %10.0f %9s  %s\n", cpu, scanned, gaps,
+		c->correlated, c->everyone, total_ms, max_us, per_s, smis);
+	if (c->gaps)
+		histogram(f, c);
+}
+
+static void pass_table(FILE *f, uint32_t pass, const struct noise_cpu *cpus, uint32_t ncpus, double hz)
 {
 	fprintf(f, "pass %u: %s\n", pass, pass == 1 ? "every CPU at once" : "one CPU a window in turn");
-	fprintf(f, "  cpu     gaps correl  all-cpus   total ms     max us   not kept  SMIs\n");
-	for (uint32_t i = 0; i < ncpus; i++) {
-		const struct noise_cpu *c = &cpus[i];
-		char smis[24];
-		if (!c->any)
-			continue;
-		if (c->smi_counted)
-			snprintf(smis, sizeof(smis), "%" PRIu64, c->smis);
-		else
-			snprintf(smis, sizeof(smis), "not counted");
-		fprintf(f, "  %3u %8" PRIu64 " %6" PRIu64 " %9" PRIu64 " %10.3f %10" PRIu64 " %10" PRIu64 "  %s\n", i,
-			c->gaps, c->correlated, c->everyone, c->total_ns / 1e6, c->max_ns / 1000, c->unkept, smis);
-		histogram(f, c);
-	}
+	fprintf(f, "  cpu scanned ms     gaps correl all-cpus   total ms     max us  noise/s  SMIs\n");
+	for (uint32_t i = 0; i < ncpus; i++)
+		if (cpus[i].any || cpus[i].scanned)
+			cpu_row(f, i, &cpus[i], hz);
 }
 
 void kp_report_noise(FILE *f, const struct kp_report *r)
@@ -131,12 +155,13 @@ void kp_report_noise(FILE *f, const struct kp_report *r)
 		kp_report_section(f, "Noise");
 		kp_wrap(f, "", 0, 0, " ",
 			"Gaps between two reads of the TSC with interrupts off (scenario=noise, KprofNoiseGap): "
-			"time the machine took from the CPU. correl: gaps another CPU's gap overlapped; all-cpus: "
-			"every other CPU's did (the whole machine stopped: an SMI, the hypervisor); not kept: "
-			"shorter gaps beyond the 256 a window keeps, in no record (in no column but this one); "
-			"SMIs: counted over the gaps (MSR_SMI_COUNT).");
+			"time the machine took from the CPU. gaps, total and max count every gap (KprofNoiseScan); "
+			"correl: kept gaps another CPU's gap overlapped; all-cpus: every other CPU's did (the whole "
+			"machine stopped: an SMI, the hypervisor); noise/s: us of gaps per second scanned; SMIs: "
+			"counted over the kept gaps (MSR_SMI_COUNT); lengths: the kept gaps' log2 histogram (a "
+			"window keeps its 256 longest).");
 		for (uint32_t p = 0; p < NOISE_PASSES; p++)
-			pass_table(f, p + 1, cpus[p], n);
+			pass_table(f, p + 1, cpus[p], n, r->m->hz);
 	}
 	for (uint32_t p = 0; p < NOISE_PASSES; p++)
 		free(cpus[p]);

@@ -172,6 +172,17 @@ static const struct kp_field noise_gap_fields[] = {
 	U(KPROF_NOISE_GAP, Unkept),
 };
 
+static const struct kp_field noise_scan_fields[] = {
+	U(KPROF_NOISE_SCAN, ScannedCycles),
+	U(KPROF_NOISE_SCAN, GapCycles),
+	U(KPROF_NOISE_SCAN, MaxCycles),
+	U(KPROF_NOISE_SCAN, Gaps),
+	U(KPROF_NOISE_SCAN, Windows),
+	U(KPROF_NOISE_SCAN, Correlated),
+	U(KPROF_NOISE_SCAN, Pass),
+	B("SmiCounted", KPROF_NOISE_SCAN, Flags, 1, 1),
+};
+
 static const struct kp_field measure_fields[] = {
 	U(KPROF_MEASURE, DurationCycles),
 	U(KPROF_MEASURE, Rounds),
@@ -304,6 +315,8 @@ const struct kp_event kp_events[] = {
 	  sizeof(KPROF_CLOCK_CHECK), KP_TAIL_NONE, NULL, clock_check_fields, N(clock_check_fields) },
 	{ KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, "KprofNoiseGap", "KPROF_NOISE_GAP", sizeof(KPROF_NOISE_GAP),
 	  KP_TAIL_NONE, NULL, noise_gap_fields, N(noise_gap_fields) },
+	{ KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, "KprofNoiseScan", "KPROF_NOISE_SCAN", sizeof(KPROF_NOISE_SCAN),
+	  KP_TAIL_NONE, NULL, noise_scan_fields, N(noise_scan_fields) },
 	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
 	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),
