@@ -50,7 +50,7 @@ void noise_scan_run(struct noise_scan *s)
 	s->count = s->kept = 0;
 	for (;;) {
 		uint64_t t = s->now(s->ctx);
-		uint64_t step = t - prev;
+		uint64_t step = t > prev ? t - prev : 0; /* behind `begin` (another CPU's read): no step */
 		if (step > s->threshold) {
 			struct noise_gap g = { .start = prev, .cycles = step, .smi_before = smi };
 			g.smi_after = s->smi ? s->smi(s->ctx) : 0;

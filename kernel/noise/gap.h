@@ -2,8 +2,9 @@
  * gap.h - the noise workload's gap detector (gap.c), pure so that the
  * host's unit tests drive it with a model clock.
  *
- * A scan reads a clock in a tight loop from `begin` (a first read the
- * caller made) until a deadline; whenever two reads in a row are further apart
+ * A scan reads a clock in a tight loop from `begin` (a read the caller
+ * made, maybe on another CPU: a read below it is no step) until a
+ * deadline; whenever two reads in a row are further apart
  * than the threshold, the time between them is a gap: something (an SMI, a hypervisor, the host's scheduler
  * under an emulator) took the CPU away.  The caller runs it with
  * interrupts off, so the kernel itself is never the cause.
@@ -30,6 +31,7 @@ struct noise_scan {
 	uint64_t (*smi)(void *ctx); /* the SMI count, or NULL when not counted  */
 	void *ctx;
 	uint64_t begin;              /* the first clock read, made by the caller  */
+	                             /* (maybe another CPU's)                     */
 	uint64_t end;                /* scan until now() >= end                   */
 	uint64_t threshold;          /* a gap is a read-to-read step > threshold  */
 	/* out */

@@ -73,7 +73,6 @@ static void scan(uint32_t cpu, void *ctx)
 {
 	struct noise_pass *p = ctx;
 	struct noise_scan *s;
-	uint64_t start;
 
 	if (!scans_here(p, cpu))
 		return;
@@ -84,15 +83,16 @@ static void scan(uint32_t cpu, void *ctx)
 			__atomic_store_n(&p->go, arch_rdtsc(), __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&p->go, __ATOMIC_ACQUIRE))
 			arch_cpu_relax();
-		start = p->go;
+		/* From `go`: a CPU that sees it late (not running: the machine
+		 * took it) starts with a gap, and every CPU scans the same span. */
+		s->begin = p->go;
 	} else {
-		start = arch_rdtsc();
+		s->begin = arch_rdtsc();
 	}
 	s->now = read_tsc;
 	s->smi = p->smi_counted ? read_smi : NULL;
 	s->ctx = NULL;
-	s->begin = arch_rdtsc(); /* not `go`: how late a CPU sees it is the barrier's cost */
-	s->end = start + p->width;
+	s->end = s->begin + p->width;
 	s->threshold = p->threshold;
 	unsigned long flags = arch_irq_save();
 	noise_scan_run(s);

@@ -107,6 +107,22 @@ static void test_gap_at_begin(void **state)
 	assert_int_equal(s.gap[0].cycles, 500);
 }
 
+/* `begin` read on another CPU whose clock is ahead: the reads below it
+ * are no step (not a gap of 2^64 cycles), and the scan goes on. */
+static void test_begin_ahead(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	static struct noise_scan s;
+
+	scan(&s, &m, 1000, 1100, 10, false);
+	m.t = 900; /* this CPU's clock: 100 cycles behind */
+	s.begin = 1000;
+	noise_scan_run(&s);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.last, 1100);
+}
+
 /* SMI counts: before is the count at the scan's start or after the
  * previous gap, after is read right after the gap; the read's own
  * cost (the model's next read after it) is not a gap. */
@@ -212,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_gaps_found),
 		cmocka_unit_test(test_quiet_clock),
 		cmocka_unit_test(test_gap_at_begin),
+		cmocka_unit_test(test_begin_ahead),
 		cmocka_unit_test(test_smi_counts),
 		cmocka_unit_test(test_longest_kept),
 		cmocka_unit_test(test_correlate),
