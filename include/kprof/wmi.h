@@ -69,6 +69,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_CLOCK_CHECK        0xFE0Du /* the TSC watchdog's verdict  */
 #define KPROF_LOG_TYPE_NOISE_GAP          0xFE0Eu /* scenario=noise: a CPU's gap */
 #define KPROF_LOG_TYPE_NOISE_SCAN         0xFE0Fu /* scenario=noise: a CPU's pass */
+#define KPROF_LOG_TYPE_TIMER_LATENCY      0xFE10u /* scenario=noise: timer lateness */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -93,6 +94,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define CLOCK_CHECK_VERSION     1
 #define NOISE_GAP_VERSION       1
 #define NOISE_SCAN_VERSION      1
+#define TIMER_LATENCY_VERSION   1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -477,6 +479,24 @@ typedef struct _KPROF_NOISE_SCAN {
 	uint16_t Reserved;                   /* 0                                    */
 } KPROF_NOISE_SCAN;
 
+/* kprof's timer latency (hook 0xFE10, in the groups of KprofNoiseGap):
+ * not a Windows event.  scenario=noise's last pass (kernel/noise/timer.c)
+ * queues a periodic timer every IntervalUs on each CPU, interrupts on,
+ * and counts how late each expiry came after its deadline; one record a
+ * CPU at the end: Samples expiries (Missed periods skipped as already
+ * past), P50Us/P99Us from 1 us buckets up to 1000 us (1000: at least
+ * that, Overflow samples were), the exact MaxNs and SumNs. */
+typedef struct _KPROF_TIMER_LATENCY {
+	uint64_t MaxNs;                      /* the latest expiry                     */
+	uint64_t SumNs;                      /* every expiry's lateness, summed       */
+	uint32_t Samples;                    /* expiries                              */
+	uint32_t Missed;                     /* periods skipped                       */
+	uint32_t P50Us;                      /* median lateness, us (bucket's floor)  */
+	uint32_t P99Us;                      /* 99th percentile, us                   */
+	uint32_t IntervalUs;                 /* the timer's period                    */
+	uint32_t Overflow;                   /* expiries 1000 us late or more         */
+} KPROF_TIMER_LATENCY;
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -657,6 +677,7 @@ _Static_assert(sizeof(KPROF_CLOCK_CHECK) == 0x20, "clock-check record is 32 byte
 _Static_assert(sizeof(KPROF_NOISE_GAP) == 0x38, "noise-gap record is 56 bytes");
 WMI_ASSERT_OFFSET(KPROF_NOISE_GAP, Window, 0x28);
 _Static_assert(sizeof(KPROF_NOISE_SCAN) == 0x28, "noise-scan record is 40 bytes");
+_Static_assert(sizeof(KPROF_TIMER_LATENCY) == 0x28, "timer-latency record is 40 bytes");
 WMI_ASSERT_OFFSET(KPROF_CLOCK_CHECK, MarginNs, 0x18);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);

@@ -8,6 +8,7 @@
  * and every CPU writes its gaps as KprofNoiseGap records, and the rest of
  * the window has interrupts on.  Pass 2: the same, one CPU a window in
  * turn, as hwlat's round-robin mode, while the others run normally.
+ * Then timer latency (timer.c).
  *
  * Invariants: scans[cpu] is written only by that CPU inside a broadcast
  * and read by the boot thread after the broadcast returned (its grace
@@ -26,6 +27,7 @@
 #include "kernel/lib/muldiv.h"
 #include "kernel/mm/heap.h"
 #include "kernel/noise/gap.h"
+#include "kernel/noise/noise.h"
 #include "kernel/noise/noise_keys.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
@@ -99,7 +101,7 @@ static void scan(uint32_t cpu, void *ctx)
 	arch_irq_restore(flags);
 }
 
-static void log_noise(uint16_t hook, uint8_t version, const void *k, uint16_t size)
+void noise_log(uint16_t hook, uint8_t version, const void *k, uint16_t size)
 {
 	if (trace_enabled(PERF_KPROF_CLOCK))
 		trace_log(PERF_KPROF_CLOCK, hook, version, k, size);
@@ -120,7 +122,7 @@ static void write_scan(uint32_t cpu, void *ctx)
 		.Windows = t->windows, .Correlated = t->correlated, .Pass = (uint8_t)e->pass,
 		.Flags = e->smi_counted ? KPROF_NOISE_GAP_SMI_COUNTED : 0,
 	};
-	log_noise(KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, &k, sizeof(k));
+	noise_log(KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, &k, sizeof(k));
 }
 
 static void write_gaps(uint32_t cpu, void *ctx)
@@ -141,7 +143,7 @@ static void write_gaps(uint32_t cpu, void *ctx)
 				 (p->smi_counted ? KPROF_NOISE_GAP_SMI_COUNTED : 0),
 			.Unkept = s->count - s->kept,
 		};
-		log_noise(KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, &k, sizeof(k));
+		noise_log(KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, &k, sizeof(k));
 	}
 }
 
@@ -230,6 +232,7 @@ static enum kprof_exit_status run(const struct workload_run *r)
 			if (totals[i].windows)
 				say_totals(pass, i, &totals[i]);
 	}
+	noise_timer_pass(ms, c->timer_us);
 	for (uint32_t i = 0; i < n; i++)
 		kfree(p.scans[i]);
 	kfree(p.scans);

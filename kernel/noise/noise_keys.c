@@ -1,6 +1,6 @@
 /*
  * noise_keys.c - scenario=noise's keys (noise.ms, noise.window_ms,
- * noise.width_ms, noise.threshold_ns) and its rule between them: the
+ * noise.width_ms, noise.threshold_ns, noise.timer_us) and its rule between them: the
  * interrupts-off width is shorter than the window, as hwlat's is.
  * Defaults (docs/noise.md): windows of 100 ms, 50 off, threshold 10 us,
  * one second a pass; hwlat's are 1000/500 ms and 10 us.
@@ -12,7 +12,8 @@
 static struct noise_config parsed_config;
 const struct noise_config *const noise_config = &parsed_config;
 
-static const struct noise_config defaults = { .ms = 1000, .window_ms = 100, .width_ms = 50, .threshold_ns = 10000 };
+static const struct noise_config defaults = { .ms = 1000, .window_ms = 100, .width_ms = 50, .threshold_ns = 10000,
+					      .timer_us = 1000 };
 
 #define FIELD(f) .offset = offsetof(struct noise_config, f)
 #define USED_BY "scenario=noise"
@@ -25,6 +26,8 @@ static const struct cmdline_key keys[] = {
 	  .used_by = USED_BY, .help = "the part of each window read with interrupts off, ms" },
 	{ .name = "noise.threshold_ns", .type = CMDLINE_UINT, FIELD(threshold_ns), .min = 100, .max = 100000000,
 	  .used_by = USED_BY, .help = "a gap between two clock reads longer than this is noise, ns" },
+	{ .name = "noise.timer_us", .type = CMDLINE_UINT, FIELD(timer_us), .min = 50, .max = 1000000,
+	  .used_by = USED_BY, .help = "the timer latency pass: each CPU's timer every this many us" },
 };
 
 static const char *check(const void *c, char *buf, size_t size)

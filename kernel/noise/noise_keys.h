@@ -13,6 +13,7 @@ struct noise_config {
 	uint32_t window_ms;    /* one window: interrupts off, then on           */
 	uint32_t width_ms;     /* the part of each window with interrupts off   */
 	uint32_t threshold_ns; /* a read-to-read step longer than this is a gap */
+	uint32_t timer_us;     /* the timer latency pass's period               */
 };
 
 extern const struct noise_config *const noise_config;

@@ -8,7 +8,8 @@ other gap that large.
 
 MachineStop is the boot test's on_output maker (tools/qemu.py calls it
 with the output so far and the monitor, whose pid is QEMU's);
-check_noise_stop(stopper, cpus) its check."""
+check_noise_stop(stopper, cpus) its check (which also checks the timer
+latency pass's records against the console)."""
 import json
 import os
 import re
@@ -53,13 +54,28 @@ class MachineStop:
         return on_output
 
 
-def noise_gaps(kprof, log):
-    """Every KprofNoiseGap record of the log, decoded (kprof decode --json)."""
+def noise_records(kprof, log, event):
+    """Every record of the log named event, decoded (kprof decode --json)."""
     proc = subprocess.run([kprof, "decode", "--json", "--quiet", log], stdout=subprocess.PIPE)
     if proc.returncode != 0:
         raise Failure("kprof decode --json failed with status %d" % proc.returncode)
     return [r for r in map(json.loads, proc.stdout.decode(errors="replace").splitlines())
-            if r["event"] == "KprofNoiseGap"]
+            if r["event"] == event]
+
+
+def check_timer(ctx, cpus):
+    """The timer latency pass: one KprofTimerLatency record a CPU, with
+    expiries, p50 <= p99 <= the maximum, and the console's line saying the
+    same figures."""
+    recs = {r["cpu"]: r for r in noise_records(ctx.kprof, ctx.log_path, "KprofTimerLatency")}
+    if sorted(recs) != list(range(cpus)):
+        raise Failure("KprofTimerLatency records on CPUs %s, expected one on each of %d" % (sorted(recs), cpus))
+    for cpu, r in sorted(recs.items()):
+        if r["Samples"] < 1 or not r["P50Us"] <= r["P99Us"] <= max(r["MaxNs"] // 1000, 1000 * (r["Overflow"] > 0)):
+            raise Failure("cpu %d's timer latency is inconsistent: %s" % (cpu, r))
+        ctx.expect(r"^noise: timer cpu %d: %d wake-ups \(%d periods missed\), late p50 %d us, p99 %d us, max %d us$"
+                   % (cpu, r["Samples"], r["Missed"], r["P50Us"], r["P99Us"], r["MaxNs"] // 1000),
+                   "cpu %d's timer latency line, as its record" % cpu)
 
 
 # SIGSTOP reaches a thread running on another host CPU by an IPI, which on
@@ -112,7 +128,8 @@ def check_noise_stop(stopper, cpus):
             if int(m.group(2)) < 1 or int(m.group(3)) * 1000 < least_gap_ns(stopper.stopped_s):
                 raise Failure("cpu %d's console line shows no correlated gap as long as the stop: %s"
                               % (cpu, m.group(0)))
-        large = stop_gaps(noise_gaps(ctx.kprof, ctx.log_path), stopper.stopped_s, cpus)
+        large = stop_gaps(noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap"), stopper.stopped_s, cpus)
+        check_timer(ctx, cpus)
         print("       stopped %.1f..%.1f ms; gaps %s ms" % (stopper.stopped_s[0] * 1e3, stopper.stopped_s[1] * 1e3,
                                                            ", ".join("%.2f" % (g["LengthNs"] / 1e6) for g in large)))
     return check

@@ -7,3 +7,10 @@ unit_noise_gap_SRCS := kernel/noise/gap.c
 $(BUILD)/tests/unit/test_noise_gap: kernel/noise/gap.h
 
 UNIT_NAMES += noise_gap
+
+# The timer latency pass's histogram and percentiles (kernel/noise/latency.c).
+unit_noise_latency_SRCS := kernel/noise/latency.c
+
+$(BUILD)/tests/unit/test_noise_latency: kernel/noise/latency.h
+
+UNIT_NAMES += noise_latency

@@ -3,8 +3,9 @@
  * and KprofNoiseScan records (include/kprof/wmi.h, docs/noise.md) per pass
  * and per CPU: time scanned, gaps, correlated ones (and those every other
  * CPU saw at once), total, longest, noise per second, SMIs counted over
- * them, and a log2 histogram of the kept gaps' lengths.  Left out of logs
- * without such records.
+ * them, and a log2 histogram of the kept gaps' lengths; then the timer
+ * latency pass (KprofTimerLatency): p50, p99, max and mean per CPU.  Left
+ * out of logs without such records.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ struct noise_cpu {
 	bool smi_counted, any;
 	bool scanned;                 /* its KprofNoiseScan: the figures below */
 	KPROF_NOISE_SCAN scan;
+	bool timed;                   /* its KprofTimerLatency (in cpus[0] only) */
+	KPROF_TIMER_LATENCY timer;
 	uint64_t hist[NOISE_BUCKETS];
 };
 
@@ -61,6 +64,12 @@ static bool gather(struct kp_log *log, struct noise_cpu *cpus[NOISE_PASSES])
 		while (kp_cursor_next(&c, &rec)) {
 			KPROF_NOISE_GAP g;
 			KPROF_NOISE_SCAN k;
+			if (rec.h.HookId == KPROF_LOG_TYPE_TIMER_LATENCY && rec.version == TIMER_LATENCY_VERSION &&
+			    rec.payload_size >= sizeof(cpus[0][cpu].timer)) {
+				memcpy(&cpus[0][cpu].timer, rec.payload, sizeof(cpus[0][cpu].timer));
+				cpus[0][cpu].timed = any = true;
+				continue;
+			}
 			if (rec.h.HookId == KPROF_LOG_TYPE_NOISE_SCAN && rec.version == NOISE_SCAN_VERSION &&
 			    rec.payload_size >= sizeof(k)) {
 				memcpy(&k, rec.payload, sizeof(k));
@@ -144,6 +153,24 @@ static void pass_table(FILE *f, uint32_t pass, const struct noise_cpu *cpus, uin
 			cpu_row(f, i, &cpus[i], hz);
 }
 
+/* The timer latency pass: one row a CPU with a KprofTimerLatency record. */
+static void timer_table(FILE *f, const struct noise_cpu *cpus, uint32_t ncpus)
+{
+	bool head = false;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		const KPROF_TIMER_LATENCY *t = &cpus[i].timer;
+		if (!cpus[i].timed)
+			continue;
+		if (!head)
+			fprintf(f, "timer latency: each CPU's timer every %u us, interrupts on (cyclictest)\n"
+				   "  cpu  wake-ups  missed   p50 us   p99 us     max us    mean us\n", t->IntervalUs);
+		head = true;
+		fprintf(f, "  %3u %9u %7u %7u%s %7u%s %10.1f %10.1f\n", i, t->Samples, t->Missed, t->P50Us,
+			t->P50Us >= 1000 ? "+" : " ", t->P99Us, t->P99Us >= 1000 ? "+" : " ", t->MaxNs / 1e3,
+			t->Samples ? (double)t->SumNs / t->Samples / 1e3 : 0.0);
+	}
+}
+
 void kp_report_noise(FILE *f, const struct kp_report *r)
 {
 	struct noise_cpu *cpus[NOISE_PASSES];
@@ -159,9 +186,11 @@ void kp_report_noise(FILE *f, const struct kp_report *r)
 			"correl: kept gaps another CPU's gap overlapped; all-cpus: every other CPU's did (the whole "
 			"machine stopped: an SMI, the hypervisor); noise/s: us of gaps per second scanned; SMIs: "
 			"counted over the kept gaps (MSR_SMI_COUNT); lengths: the kept gaps' log2 histogram (a "
-			"window keeps its 256 longest).");
+			"window keeps its 256 longest). Timer latency: how late each CPU's periodic timer came "
+			"(KprofTimerLatency; p50/p99 in 1 us buckets, + for 1000 us or more).");
 		for (uint32_t p = 0; p < NOISE_PASSES; p++)
 			pass_table(f, p + 1, cpus[p], n, r->m->hz);
+		timer_table(f, cpus[0], n);
 	}
 	for (uint32_t p = 0; p < NOISE_PASSES; p++)
 		free(cpus[p]);

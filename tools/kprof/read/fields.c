@@ -183,6 +183,17 @@ static const struct kp_field noise_scan_fields[] = {
 	B("SmiCounted", KPROF_NOISE_SCAN, Flags, 1, 1),
 };
 
+static const struct kp_field timer_latency_fields[] = {
+	U(KPROF_TIMER_LATENCY, MaxNs),
+	U(KPROF_TIMER_LATENCY, SumNs),
+	U(KPROF_TIMER_LATENCY, Samples),
+	U(KPROF_TIMER_LATENCY, Missed),
+	U(KPROF_TIMER_LATENCY, P50Us),
+	U(KPROF_TIMER_LATENCY, P99Us),
+	U(KPROF_TIMER_LATENCY, IntervalUs),
+	U(KPROF_TIMER_LATENCY, Overflow),
+};
+
 static const struct kp_field measure_fields[] = {
 	U(KPROF_MEASURE, DurationCycles),
 	U(KPROF_MEASURE, Rounds),
@@ -317,6 +328,8 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_NONE, NULL, noise_gap_fields, N(noise_gap_fields) },
 	{ KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, "KprofNoiseScan", "KPROF_NOISE_SCAN", sizeof(KPROF_NOISE_SCAN),
 	  KP_TAIL_NONE, NULL, noise_scan_fields, N(noise_scan_fields) },
+	{ KPROF_LOG_TYPE_TIMER_LATENCY, TIMER_LATENCY_VERSION, "KprofTimerLatency", "KPROF_TIMER_LATENCY",
+	  sizeof(KPROF_TIMER_LATENCY), KP_TAIL_NONE, NULL, timer_latency_fields, N(timer_latency_fields) },
 	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
 	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),
