@@ -217,10 +217,13 @@ def throttle_options(throttle):
 
 class Monitor:
     """QEMU's human monitor on a unix socket in the run's folder, for a
-    boot test to act on the machine mid-run (device_del of the stick)."""
+    boot test to act on the machine mid-run (device_del of the stick);
+    pid is the QEMU process, for a test that stops it whole (SIGSTOP:
+    unlike the monitor's stop, the guest's clock runs on)."""
 
-    def __init__(self, path):
+    def __init__(self, path, pid=None):
         self.path = path
+        self.pid = pid
         self.sock = None
 
     def command(self, line):
@@ -436,7 +439,7 @@ def run_once(opts, accel, echo=None):
         os.set_blocking(fd, False)
         stalled, stop_line, tail = False, "", b""
         on_output = getattr(opts, "on_output", None)
-        monitor = Monitor(os.path.join(workdir, "monitor.sock")) if on_output else None
+        monitor = Monitor(os.path.join(workdir, "monitor.sock"), proc.pid) if on_output else None
         while True:
             now = time.monotonic()
             if watch.expired(now):

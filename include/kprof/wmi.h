@@ -67,6 +67,9 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_SMI_COUNT          0xFE0Bu /* a CPU's SMIs over the trace */
 #define KPROF_LOG_TYPE_CLOCK_STEP         0xFE0Cu /* the CPU's clock went back   */
 #define KPROF_LOG_TYPE_CLOCK_CHECK        0xFE0Du /* the TSC watchdog's verdict  */
+#define KPROF_LOG_TYPE_NOISE_GAP          0xFE0Eu /* scenario=noise: a CPU's gap */
+#define KPROF_LOG_TYPE_NOISE_SCAN         0xFE0Fu /* scenario=noise: a CPU's pass */
+#define KPROF_LOG_TYPE_TIMER_LATENCY      0xFE10u /* scenario=noise: timer lateness */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -89,6 +92,9 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define SMI_COUNT_VERSION       1
 #define CLOCK_STEP_VERSION      1
 #define CLOCK_CHECK_VERSION     1
+#define NOISE_GAP_VERSION       1
+#define NOISE_SCAN_VERSION      1
+#define TIMER_LATENCY_VERSION   1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -423,6 +429,74 @@ typedef struct _KPROF_CLOCK_CHECK {
 #define KPROF_REFCLOCK_HPET    1
 #define KPROF_REFCLOCK_PMTIMER 2
 
+/* kprof's noise gap (hook 0xFE0E, PERF_KPROF_CLOCK or PERF_KPROF_THREAD,
+ * like the SMI count): not a Windows event.  scenario=noise
+ * (kernel/noise/) reads the TSC in a tight loop with interrupts off; a
+ * step between two reads longer than noise.threshold_ns is a gap, written
+ * on its CPU after the window it was seen in.  Start is the raw TSC read
+ * just before the gap (the record's TimeStamp is when it was written);
+ * the gap lasted Cycles (LengthNs at the boot TSC rate).  SmiBefore is the
+ * CPU's SMI count at the window's start or after its previous gap,
+ * SmiAfter right after this one (both 0 without KPROF_NOISE_GAP_SMI_COUNTED).
+ * Pass 1 runs every CPU at once; there the kernel counts the other CPUs
+ * with a gap overlapping this one (OtherCpus; KPROF_NOISE_GAP_CORRELATED
+ * when any: the whole machine stopped).  Pass 2 runs one CPU at a time, so
+ * nothing is correlated there.  A CPU keeps its 256 longest gaps a
+ * window: Unkept, the same in each of that window's records, counts the
+ * shorter ones beyond them (not recorded, but in the console's totals). */
+typedef struct _KPROF_NOISE_GAP {
+	uint64_t Start;                      /* raw TSC before the gap               */
+	uint64_t Cycles;                     /* its length in TSC cycles             */
+	uint64_t LengthNs;                   /* the same at the boot TSC rate        */
+	uint64_t SmiBefore;                  /* SMI count before (see above)         */
+	uint64_t SmiAfter;                   /* SMI count right after                */
+	uint32_t Window;                     /* the window's number in its pass, 0.. */
+	uint16_t OtherCpus;                  /* other CPUs with an overlapping gap   */
+	uint8_t Pass;                        /* 1: all CPUs at once; 2: one at a time */
+	uint8_t Flags;                       /* KPROF_NOISE_GAP_*                    */
+	uint32_t Unkept;                     /* the window's gaps not kept (shorter) */
+	uint32_t Reserved;                   /* 0                                    */
+} KPROF_NOISE_GAP;
+#define KPROF_NOISE_GAP_CORRELATED  0x1u /* another CPU's gap overlapped it     */
+#define KPROF_NOISE_GAP_SMI_COUNTED 0x2u /* the SMI counts are real             */
+
+/* kprof's noise scan (hook 0xFE0F, in the groups of KprofNoiseGap): not
+ * a Windows event.  scenario=noise writes one on each CPU that scanned, at
+ * the end of each pass: over its Windows windows it read the TSC for
+ * ScannedCycles with interrupts off and found Gaps gaps (kept or not)
+ * adding up to GapCycles, the longest MaxCycles; Correlated of its kept
+ * gaps overlapped another CPU's.  GapCycles / ScannedCycles is the share
+ * of the CPU the machine took (noise per second). */
+typedef struct _KPROF_NOISE_SCAN {
+	uint64_t ScannedCycles;              /* time read with interrupts off        */
+	uint64_t GapCycles;                  /* of which in gaps                     */
+	uint64_t MaxCycles;                  /* the longest gap                      */
+	uint32_t Gaps;                       /* every gap, kept or not               */
+	uint32_t Windows;                    /* windows this CPU scanned             */
+	uint32_t Correlated;                 /* kept gaps another CPU's overlapped   */
+	uint8_t Pass;                        /* 1: all CPUs at once; 2: one at a time */
+	uint8_t Flags;                       /* KPROF_NOISE_GAP_SMI_COUNTED          */
+	uint16_t Reserved;                   /* 0                                    */
+} KPROF_NOISE_SCAN;
+
+/* kprof's timer latency (hook 0xFE10, in the groups of KprofNoiseGap):
+ * not a Windows event.  scenario=noise's last pass (kernel/noise/timer.c)
+ * queues a periodic timer every IntervalUs on each CPU, interrupts on,
+ * and counts how late each expiry came after its deadline; one record a
+ * CPU at the end: Samples expiries (Missed periods skipped as already
+ * past), P50Us/P99Us from 1 us buckets up to 1000 us (1000: at least
+ * that, Overflow samples were), the exact MaxNs and SumNs. */
+typedef struct _KPROF_TIMER_LATENCY {
+	uint64_t MaxNs;                      /* the latest expiry                     */
+	uint64_t SumNs;                      /* every expiry's lateness, summed       */
+	uint32_t Samples;                    /* expiries                              */
+	uint32_t Missed;                     /* periods skipped                       */
+	uint32_t P50Us;                      /* median lateness, us (bucket's floor)  */
+	uint32_t P99Us;                      /* 99th percentile, us                   */
+	uint32_t IntervalUs;                 /* the timer's period                    */
+	uint32_t Overflow;                   /* expiries 1000 us late or more         */
+} KPROF_TIMER_LATENCY;
+
 /* kprof's records lost (hook 0xFE06): not a Windows event, and in no
  * group: the trace buffer writes it itself (kernel/trace/tracebuf.c), in
  * the same reservation as the first record it manages to store after
@@ -600,6 +674,10 @@ _Static_assert(sizeof(KPROF_PHASE) == 0x20, "phase record is 32 bytes");
 _Static_assert(sizeof(KPROF_CLOCK_STEP) == 0x20, "clock-step record is 32 bytes");
 WMI_ASSERT_OFFSET(KPROF_CLOCK_STEP, Steps, 0x18);
 _Static_assert(sizeof(KPROF_CLOCK_CHECK) == 0x20, "clock-check record is 32 bytes");
+_Static_assert(sizeof(KPROF_NOISE_GAP) == 0x38, "noise-gap record is 56 bytes");
+WMI_ASSERT_OFFSET(KPROF_NOISE_GAP, Window, 0x28);
+_Static_assert(sizeof(KPROF_NOISE_SCAN) == 0x28, "noise-scan record is 40 bytes");
+_Static_assert(sizeof(KPROF_TIMER_LATENCY) == 0x28, "timer-latency record is 40 bytes");
 WMI_ASSERT_OFFSET(KPROF_CLOCK_CHECK, MarginNs, 0x18);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);

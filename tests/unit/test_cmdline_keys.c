@@ -272,7 +272,8 @@ static void test_keys_keep_their_order(void **state)
 		"spinlock.acquire_sample_rate",
 		"spinlock.contention_sample_rate", "spinlock.hold_threshold", "locks.ms", "locks.hold_ns",
 		"locks.think_ns", "resources.ms", "resource.timeout_ms", "profile.interval", "pmc.sources",
-		"pmc.interval", "profile.ms", "mix.ms", "tsc_source",
+		"pmc.interval", "profile.ms", "mix.ms", "noise.ms", "noise.window_ms", "noise.width_ms",
+		"noise.threshold_ns", "noise.timer_us", "tsc_source",
 	};
 	size_t size;
 	assert_int_equal(total_keys(), sizeof(order) / sizeof(order[0]));

@@ -158,6 +158,42 @@ static const struct kp_field clock_check_fields[] = {
 	E(KPROF_CLOCK_CHECK, Reference, reference_clocks),
 };
 
+static const struct kp_field noise_gap_fields[] = {
+	U(KPROF_NOISE_GAP, Start),
+	U(KPROF_NOISE_GAP, Cycles),
+	U(KPROF_NOISE_GAP, LengthNs),
+	U(KPROF_NOISE_GAP, SmiBefore),
+	U(KPROF_NOISE_GAP, SmiAfter),
+	U(KPROF_NOISE_GAP, Window),
+	U(KPROF_NOISE_GAP, OtherCpus),
+	U(KPROF_NOISE_GAP, Pass),
+	B("Correlated", KPROF_NOISE_GAP, Flags, 0, 1),
+	B("SmiCounted", KPROF_NOISE_GAP, Flags, 1, 1),
+	U(KPROF_NOISE_GAP, Unkept),
+};
+
+static const struct kp_field noise_scan_fields[] = {
+	U(KPROF_NOISE_SCAN, ScannedCycles),
+	U(KPROF_NOISE_SCAN, GapCycles),
+	U(KPROF_NOISE_SCAN, MaxCycles),
+	U(KPROF_NOISE_SCAN, Gaps),
+	U(KPROF_NOISE_SCAN, Windows),
+	U(KPROF_NOISE_SCAN, Correlated),
+	U(KPROF_NOISE_SCAN, Pass),
+	B("SmiCounted", KPROF_NOISE_SCAN, Flags, 1, 1),
+};
+
+static const struct kp_field timer_latency_fields[] = {
+	U(KPROF_TIMER_LATENCY, MaxNs),
+	U(KPROF_TIMER_LATENCY, SumNs),
+	U(KPROF_TIMER_LATENCY, Samples),
+	U(KPROF_TIMER_LATENCY, Missed),
+	U(KPROF_TIMER_LATENCY, P50Us),
+	U(KPROF_TIMER_LATENCY, P99Us),
+	U(KPROF_TIMER_LATENCY, IntervalUs),
+	U(KPROF_TIMER_LATENCY, Overflow),
+};
+
 static const struct kp_field measure_fields[] = {
 	U(KPROF_MEASURE, DurationCycles),
 	U(KPROF_MEASURE, Rounds),
@@ -288,6 +324,12 @@ const struct kp_event kp_events[] = {
 	  KP_TAIL_NONE, NULL, clock_step_fields, N(clock_step_fields) },
 	{ KPROF_LOG_TYPE_CLOCK_CHECK, CLOCK_CHECK_VERSION, "KprofClockCheck", "KPROF_CLOCK_CHECK",
 	  sizeof(KPROF_CLOCK_CHECK), KP_TAIL_NONE, NULL, clock_check_fields, N(clock_check_fields) },
+	{ KPROF_LOG_TYPE_NOISE_GAP, NOISE_GAP_VERSION, "KprofNoiseGap", "KPROF_NOISE_GAP", sizeof(KPROF_NOISE_GAP),
+	  KP_TAIL_NONE, NULL, noise_gap_fields, N(noise_gap_fields) },
+	{ KPROF_LOG_TYPE_NOISE_SCAN, NOISE_SCAN_VERSION, "KprofNoiseScan", "KPROF_NOISE_SCAN", sizeof(KPROF_NOISE_SCAN),
+	  KP_TAIL_NONE, NULL, noise_scan_fields, N(noise_scan_fields) },
+	{ KPROF_LOG_TYPE_TIMER_LATENCY, TIMER_LATENCY_VERSION, "KprofTimerLatency", "KPROF_TIMER_LATENCY",
+	  sizeof(KPROF_TIMER_LATENCY), KP_TAIL_NONE, NULL, timer_latency_fields, N(timer_latency_fields) },
 	{ KPROF_LOG_TYPE_MEASURE, MEASURE_VERSION, "KprofMeasure", "KPROF_MEASURE", sizeof(KPROF_MEASURE), KP_TAIL_NONE,
 	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),

@@ -102,6 +102,7 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
 	kp_report_blocked(f, r);
 	kp_report_cpus(f, r);
 	kp_report_user_events(f, r);
+	kp_report_noise(f, r);
 	free(per_cpu);
 }
 

@@ -56,6 +56,7 @@ void kp_report_busiest(FILE *f, const struct kp_report *r);         /* threads.c
 void kp_report_cpus(FILE *f, const struct kp_report *r);            /* cpus.c      */
 void kp_report_user_events(FILE *f, const struct kp_report *r);     /* user_events.c */
 void kp_report_user_events_summary(FILE *f, const struct kp_report *r);
+void kp_report_noise(FILE *f, const struct kp_report *r);           /* noise/noise.c */
 /* cpus.c: "stalled   cpu 0 67.2%, ..." for the header and --summary
  * (nothing without KprofClockLate records). */
 void kp_report_stalled_line(FILE *f, const struct kp_report *r);
