@@ -104,7 +104,10 @@ bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reser
  * reservation made with it is stamped with that read (clamped as every
  * stamp) unless a writer on this CPU has reserved since the position was
  * read; then the CAS fails and it reads the clock again, as ever (see
- * tracebuf.c).  tsc 0: no read taken (the reservation reads its own).
+ * tracebuf.c).  tsc 0: no read taken (the reservation reads its own);
+ * on a CPU whose correction (tracebuf_set_adjust) is below 0 the
+ * reservation reads its own too, so that a payload's raw read is never
+ * above its record's stamp.
  * Take it and reserve on the same CPU (at DISPATCH_LEVEL or above). */
 struct trace_stamp {
 	uint64_t offset; /* tc->offset before the read               */

@@ -235,6 +235,22 @@ static void test_stamp_ahead_after_a_nested_record_is_read_again(void **state)
 	assert_int_equal(tcs[0].steps_back, 0);
 }
 
+/* A CPU whose correction lowers its stamps does not use a read taken
+ * ahead: that raw read (the payload's ReleaseTime) would be above the
+ * record's own stamp. */
+static void test_stamp_ahead_not_under_a_lowering_correction(void **state)
+{
+	(void)state;
+	struct trace_reservation r;
+
+	put_on(0, 1, NULL);
+	tracebuf_set_adjust(&tcs[0], -10 * STEP);
+	struct trace_stamp s = stamp_ahead(0);
+	put_stamped(0, 2, &s, &r);
+	assert_true(r.hdr->TimeStamp >= s.tsc); /* read again (the host's TSC) */
+	assert_int_equal(tcs[0].steps_back, 0);
+}
+
 /* The watchdog's correction lowers the stamps: they wait, no step counted. */
 static void test_adjust_down_never_goes_back(void **state)
 {
@@ -434,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup(test_adjust_down_never_goes_back, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_taken_ahead_is_the_records, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_ahead_after_a_nested_record_is_read_again, setup_buffers),
+		cmocka_unit_test_setup(test_stamp_ahead_not_under_a_lowering_correction, setup_buffers),
 		cmocka_unit_test_setup(test_watchdog_stable_tsc, reset),
 		cmocka_unit_test_setup(test_watchdog_drift_found_and_corrected, reset),
 		cmocka_unit_test_setup(test_watchdog_jump_back_found, reset),
