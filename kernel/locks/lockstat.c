@@ -102,7 +102,8 @@ void lockstat_released(const struct lockstat_release *r, const void *caller)
 		return;
 
 	struct trace_record rec;
-	WMI_SPINLOCK *w = trace_record_begin(&rec, PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, sizeof(*w));
+	WMI_SPINLOCK *w = trace_record_begin_stamped(&rec, PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, sizeof(*w),
+						     &r->Stamp); /* its TimeStamp: the ReleaseTime read */
 	if (!w)
 		return; /* group off by now, or dropped (counted by the trace) */
 	lockstat_fill_record(w, r, caller);

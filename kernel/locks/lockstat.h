@@ -6,7 +6,9 @@
  * acquisition takes three time stamps: when it first tries the lock, when
  * it has it (AcquireTime) and when it releases it (ReleaseTime); an
  * acquisition that gets the lock at its first test has waited for nothing,
- * and the first stamp is its AcquireTime too (WaitTimeInCycles 0).  It counts
+ * and the first stamp is its AcquireTime too (WaitTimeInCycles 0); the
+ * release's stamp is also its record's TimeStamp (trace_record_begin_
+ * stamped), so an uncontended record costs two reads.  It counts
  * the extra tests of the lock while spinning (SpinCount) and notes the
  * CPU's InterruptCount at the first try.  The CPU keeps the locks it holds
  * on a stack of LOCKSTAT_DEPTH entries (AcquireDepth); an acquisition
@@ -71,7 +73,8 @@ static inline bool lockstat_on(void)
  * address the release was made from. */
 struct lockstat_release {
 	struct lock_hold Hold;
-	uint64_t ReleaseTsc;
+	uint64_t ReleaseTsc;          /* = Stamp.tsc                              */
+	struct trace_stamp Stamp;     /* the read, for the record's header too    */
 	uint8_t Depth;                /* AcquireDepth                             */
 };
 

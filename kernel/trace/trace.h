@@ -45,6 +45,12 @@ struct trace_record {
  * returns the payload to fill, or NULL if it was dropped (counted). */
 void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size);
 void trace_record_commit(struct trace_record *rec);
+/* The same, stamped with a clock read the caller took ahead on this CPU
+ * (tracebuf_stamp_take) and put in its payload too: one read for both,
+ * unless a record was written on this CPU since (then the header has a
+ * read of its own, later). */
+void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
+				 const struct trace_stamp *stamp);
 
 /* Write a whole record; false if dropped or the group is off. */
 bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size);

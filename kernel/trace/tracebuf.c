@@ -35,7 +35,12 @@
  * between the two stamps at or after it (and the outer offset CAS fails);
  * one nested before the last_ts CAS changes it or the offset, and the
  * outer writer reads again.  So in buffer order stamps never decrease,
- * whatever the clock does.  A read below the previous read (prev_tsc) is a step back:
+ * whatever the clock does.  A writer may bring a read taken earlier with
+ * the position read before it (tracebuf_stamp_take: a SpinLock record's
+ * ReleaseTime is its stamp): the same order, the position then the clock,
+ * with more instructions between them and the CAS; a writer nested in
+ * between makes the CAS fail and the next pass reads the clock itself.
+ * A read below the previous read (prev_tsc) is a step back:
  * counted (steps_back, back_max) and returned in the reservation, for
  * the writer to record (KPROF_CLOCK_STEP, writer.c).
  *
@@ -170,7 +175,8 @@ static inline uint64_t stamp_of(uint64_t tsc, int64_t adjust, uint64_t last)
 }
 
 static inline __attribute__((always_inline)) bool reserve(struct trace_cpu *tc, uint32_t size,
-							   struct trace_reservation *r, uint64_t (*clock)(void))
+							   struct trace_reservation *r, uint64_t (*clock)(void),
+							   const struct trace_stamp *given)
 {
 	const uint32_t sbsize = 1u << tc->shift, mask = sbsize - 1;
 	uint64_t old, begin, ts, tsc, last, prev;
@@ -182,13 +188,18 @@ static inline __attribute__((always_inline)) bool reserve(struct trace_cpu *tc, 
 	}
 	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
 	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
-	for (;;) {
+	/* Not below a correction that lowers the stamps: the payload's raw
+	 * read (ReleaseTime) would then be above its own record's stamp. */
+	for (bool ahead = given && given->tsc && READ_ONCE(tc->tsc_adjust) >= 0;; ahead = false) {
 		/* The position before the clock: a writer nested after this
-		 * read moves offset, and the CAS below fails (see top). */
-		old = READ_ONCE(tc->offset);
+		 * read moves offset, and the CAS below fails (see top).  A read
+		 * taken ahead (tracebuf_stamp_take) came with its position: the
+		 * first pass uses both, the CAS fails if any writer reserved
+		 * since, and the next pass reads afresh. */
+		old = ahead ? given->offset : READ_ONCE(tc->offset);
 		last = READ_ONCE(tc->last_ts);
 		prev = READ_ONCE(tc->prev_tsc);
-		tsc = clock();
+		tsc = ahead ? given->tsc : clock();
 		ts = stamp_of(tsc, READ_ONCE(tc->tsc_adjust), last);
 		/* last_ts before offset: a writer nested after this sees our
 		 * stamp and stamps at or after it. */
@@ -248,12 +259,18 @@ static uint64_t read_tsc(void)
 
 bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r)
 {
-	return reserve(tc, size, r, read_tsc);
+	return reserve(tc, size, r, read_tsc, NULL);
 }
 
 bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void))
 {
-	return reserve(tc, size, r, clock);
+	return reserve(tc, size, r, clock, NULL);
+}
+
+bool tracebuf_reserve_stamped(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r,
+			      const struct trace_stamp *given)
+{
+	return reserve(tc, size, r, read_tsc, given);
 }
 
 void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust)

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch/cpu.h>
+
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
 
@@ -95,6 +97,32 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
 /* Stamp a reservation with clock reading `tsc`: what tracebuf_reserve()
  * does with arch_rdtsc() (the unit tests drive it with a TSC model). */
 bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void));
+
+/* A clock read taken ahead of a record whose payload needs it too (a
+ * SpinLock record's ReleaseTime, taken before the lock is released): the
+ * buffer position read first, then the clock, as reserve reads them.  A
+ * reservation made with it is stamped with that read (clamped as every
+ * stamp) unless a writer on this CPU has reserved since the position was
+ * read; then the CAS fails and it reads the clock again, as ever (see
+ * tracebuf.c).  tsc 0: no read taken (the reservation reads its own);
+ * on a CPU whose correction (tracebuf_set_adjust) is below 0 the
+ * reservation reads its own too, so that a payload's raw read is never
+ * above its record's stamp.
+ * Take it and reserve on the same CPU (at DISPATCH_LEVEL or above). */
+struct trace_stamp {
+	uint64_t offset; /* tc->offset before the read               */
+	uint64_t tsc;    /* the clock read                            */
+};
+
+static inline void tracebuf_stamp_take(const struct trace_cpu *tc, struct trace_stamp *s)
+{
+	s->offset = tc ? *(const volatile uint64_t *)&tc->offset : 0;
+	__asm__ volatile("" ::: "memory"); /* the position before the clock */
+	s->tsc = arch_rdtsc();
+}
+
+bool tracebuf_reserve_stamped(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r,
+			      const struct trace_stamp *given);
 /* The correction added to every later clock read on tc's CPU (kernel/
  * timekeep/watchdog.c); stamps still never go back. */
 void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust);

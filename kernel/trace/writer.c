@@ -2,7 +2,8 @@
  * writer.c - the record writer: the hot path every traced event takes.
  *
  * Group check (trace_enabled, inline in trace.h), then reserve (which
- * takes the time stamp), fill, commit.  No locks, any IRQL.  A writer
+ * takes the time stamp, or uses one taken ahead: trace_record_begin_
+ * stamped), fill, commit.  No locks, any IRQL.  A writer
  * below DISPATCH_LEVEL raises to it for the few instructions between
  * reserve and commit so that it cannot be moved to another CPU while it
  * holds space in this CPU's buffer; above it, nothing changes.  A record
@@ -16,7 +17,8 @@
 
 PERFINFO_GROUPMASK trace_groups;
 
-void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size)
+static inline __attribute__((always_inline)) void *begin(struct trace_record *rec, uint16_t hook, uint8_t version,
+							   uint16_t payload_size, const struct trace_stamp *given)
 {
 	uint32_t size = ALIGN_UP((uint32_t)sizeof(PERFINFO_TRACE_HEADER) + payload_size, PERFINFO_RECORD_ALIGN);
 
@@ -25,7 +27,7 @@ void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t versio
 	if (rec->raised)
 		ke_raise_irql(DISPATCH_LEVEL); /* stay on this CPU until commit */
 	struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
-	if (!tc || !tracebuf_reserve(tc, size, &rec->r)) {
+	if (!tc || !(given ? tracebuf_reserve_stamped(tc, size, &rec->r, given) : tracebuf_reserve(tc, size, &rec->r))) {
 		if (rec->raised)
 			ke_lower_irql(rec->old_irql);
 		return NULL;
@@ -35,6 +37,17 @@ void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t versio
 	h->Size = (uint16_t)(sizeof(*h) + payload_size);
 	h->HookId = hook;
 	return h + 1;
+}
+
+void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size)
+{
+	return begin(rec, hook, version, payload_size, NULL);
+}
+
+void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
+				 const struct trace_stamp *stamp)
+{
+	return begin(rec, hook, version, payload_size, stamp);
 }
 
 /* The clock went back under the record just committed (tracebuf.c

@@ -103,6 +103,12 @@ void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t versio
 	return NULL;
 }
 
+void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
+				 const struct trace_stamp *stamp)
+{
+	return NULL;
+}
+
 void trace_record_commit(struct trace_record *rec)
 {
 }

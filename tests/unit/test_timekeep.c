@@ -1,6 +1,6 @@
 /*
  * test_timekeep.c - time never goes back: the trace writer's clamp
- * (kernel/trace/tracebuf.c), the TSC watchdog's check (kernel/timekeep/
+ * (kernel/trace/tracebuf.c) and its reads taken ahead, the TSC watchdog's check (kernel/timekeep/
  * tsc_check.c) and the boot skew's interval (skew_interval.c), driven by
  * a model of per-CPU TSCs that jump back, drift and differ between CPUs,
  * against a model reference clock (an HPET and a 24-bit PM timer).
@@ -175,6 +175,79 @@ static void test_nested_writer_keeps_time_order(void **state)
 	assert_int_equal(tags[2], 2);
 	assert_true(ts[2] >= ts[1]);
 	assert_true(ts[1] >= ts[0]);
+	assert_int_equal(tcs[0].steps_back, 0);
+}
+
+/* A read taken ahead (tracebuf_stamp_take, the SpinLock record's
+ * ReleaseTime): with the position read before it, here from the model. */
+static struct trace_stamp stamp_ahead(uint32_t c)
+{
+	struct trace_stamp s = { .offset = tcs[c].offset };
+	m.cpu = c;
+	s.tsc = model_tsc();
+	return s;
+}
+
+static void put_stamped(uint32_t c, uint16_t tag, const struct trace_stamp *s, struct trace_reservation *r)
+{
+	assert_true(tracebuf_reserve_stamped(&tcs[c], 32, r, s));
+	r->hdr->Marker = PERFINFO_MARKER_64;
+	r->hdr->Size = 32;
+	r->hdr->HookId = tag;
+	tracebuf_commit(r);
+}
+
+/* Nothing written in between: the record's stamp is the read taken ahead. */
+static void test_stamp_taken_ahead_is_the_records(void **state)
+{
+	(void)state;
+	struct trace_reservation r;
+
+	put_on(0, 1, NULL);
+	struct trace_stamp s = stamp_ahead(0);
+	m.now += 1000 * STEP; /* the lock released, the sampling drawn */
+	put_stamped(0, 2, &s, &r);
+	assert_int_equal(r.hdr->TimeStamp, s.tsc);
+	assert_int_equal(r.back, 0);
+	assert_int_equal(tcs[0].steps_back, 0);
+}
+
+/* A record written between the read and the reservation (an interrupt):
+ * the stale read is not used, the reservation reads the clock again (the
+ * host's TSC, far past the model's), and no step back is counted. */
+static void test_stamp_ahead_after_a_nested_record_is_read_again(void **state)
+{
+	(void)state;
+	struct trace_reservation r;
+	uint64_t ts[8];
+	uint16_t tags[8];
+
+	put_on(0, 1, NULL);
+	struct trace_stamp s = stamp_ahead(0);
+	nested_put();
+	put_stamped(0, 2, &s, &r);
+	uint32_t n = stamps(0, ts, tags);
+	assert_int_equal(n, 3);
+	assert_int_equal(tags[1], 77);
+	assert_true(ts[2] > ts[1]);
+	assert_true(r.hdr->TimeStamp != s.tsc);
+	assert_int_equal(r.back, 0);
+	assert_int_equal(tcs[0].steps_back, 0);
+}
+
+/* A CPU whose correction lowers its stamps does not use a read taken
+ * ahead: that raw read (the payload's ReleaseTime) would be above the
+ * record's own stamp. */
+static void test_stamp_ahead_not_under_a_lowering_correction(void **state)
+{
+	(void)state;
+	struct trace_reservation r;
+
+	put_on(0, 1, NULL);
+	tracebuf_set_adjust(&tcs[0], -10 * STEP);
+	struct trace_stamp s = stamp_ahead(0);
+	put_stamped(0, 2, &s, &r);
+	assert_true(r.hdr->TimeStamp >= s.tsc); /* read again (the host's TSC) */
 	assert_int_equal(tcs[0].steps_back, 0);
 }
 
@@ -375,6 +448,9 @@ int main(void)
 		cmocka_unit_test_setup(test_jump_back_is_clamped_and_counted, setup_buffers),
 		cmocka_unit_test_setup(test_nested_writer_keeps_time_order, setup_buffers),
 		cmocka_unit_test_setup(test_adjust_down_never_goes_back, setup_buffers),
+		cmocka_unit_test_setup(test_stamp_taken_ahead_is_the_records, setup_buffers),
+		cmocka_unit_test_setup(test_stamp_ahead_after_a_nested_record_is_read_again, setup_buffers),
+		cmocka_unit_test_setup(test_stamp_ahead_not_under_a_lowering_correction, setup_buffers),
 		cmocka_unit_test_setup(test_watchdog_stable_tsc, reset),
 		cmocka_unit_test_setup(test_watchdog_drift_found_and_corrected, reset),
 		cmocka_unit_test_setup(test_watchdog_jump_back_found, reset),
