@@ -188,9 +188,10 @@ static inline __attribute__((always_inline)) bool reserve(struct trace_cpu *tc, 
 	}
 	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
 	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
-	/* Not below a correction that lowers the stamps: the payload's raw
-	 * read (ReleaseTime) would then be above its own record's stamp. */
-	for (bool ahead = given && given->tsc && READ_ONCE(tc->tsc_adjust) >= 0;; ahead = false) {
+	/* A payload that carries the read (ReleaseTime) carries it with the
+	 * same correction (trace_clock.h), so it never lies above its own
+	 * record's stamp, whatever the correction's sign. */
+	for (bool ahead = given && given->tsc;; ahead = false) {
 		/* The position before the clock: a writer nested after this
 		 * read moves offset, and the CAS below fails (see top).  A read
 		 * taken ahead (tracebuf_stamp_take) came with its position: the

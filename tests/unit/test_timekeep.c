@@ -235,19 +235,25 @@ static void test_stamp_ahead_after_a_nested_record_is_read_again(void **state)
 	assert_int_equal(tcs[0].steps_back, 0);
 }
 
-/* A CPU whose correction lowers its stamps does not use a read taken
- * ahead: that raw read (the payload's ReleaseTime) would be above the
- * record's own stamp. */
-static void test_stamp_ahead_not_under_a_lowering_correction(void **state)
+/* A CPU whose correction lowers its stamps still uses a read taken ahead,
+ * corrected as the payload's ReleaseTime is (trace_clock.h): the record's
+ * stamp is that corrected read, or the CPU's last stamp if that is later,
+ * never below the time the payload carries. */
+static void test_stamp_ahead_under_a_lowering_correction(void **state)
 {
 	(void)state;
 	struct trace_reservation r;
+	const int64_t adjust = -10 * STEP;
 
 	put_on(0, 1, NULL);
-	tracebuf_set_adjust(&tcs[0], -10 * STEP);
+	uint64_t last = tcs[0].last_ts;
+	tracebuf_set_adjust(&tcs[0], adjust);
+	m.now += 20 * STEP; /* past the correction: the corrected read is the later */
 	struct trace_stamp s = stamp_ahead(0);
 	put_stamped(0, 2, &s, &r);
-	assert_true(r.hdr->TimeStamp >= s.tsc); /* read again (the host's TSC) */
+	uint64_t release_time = s.tsc + (uint64_t)adjust; /* what the payload carries */
+	assert_true(release_time > last);
+	assert_int_equal(r.hdr->TimeStamp, release_time); /* the one read, corrected */
 	assert_int_equal(tcs[0].steps_back, 0);
 }
 
@@ -450,7 +456,7 @@ int main(void)
 		cmocka_unit_test_setup(test_adjust_down_never_goes_back, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_taken_ahead_is_the_records, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_ahead_after_a_nested_record_is_read_again, setup_buffers),
-		cmocka_unit_test_setup(test_stamp_ahead_not_under_a_lowering_correction, setup_buffers),
+		cmocka_unit_test_setup(test_stamp_ahead_under_a_lowering_correction, setup_buffers),
 		cmocka_unit_test_setup(test_watchdog_stable_tsc, reset),
 		cmocka_unit_test_setup(test_watchdog_drift_found_and_corrected, reset),
 		cmocka_unit_test_setup(test_watchdog_jump_back_found, reset),
