@@ -3,7 +3,7 @@
  * watchdog's arithmetic, tsc_check.c; driven by watchdog.c on each CPU's
  * clock tick, and by the unit tests with a TSC model).
  *
- * Linux's clocksource watchdog is the model (kernel/time/clocksource.c):
+ * Linux's clocksource watchdog is the model:
  * every WATCHDOG_INTERVAL (0.5 s) the TSC's advance is compared with the
  * reference's (the HPET or the ACPI PM timer) over the same interval; a
  * reference read that took longer than WATCHDOG_MAX_SKEW (125 us, as

@@ -10,7 +10,7 @@ folder that is emptied after each command, and prints per command:
     its wall-clock time;
   - its peak resident memory (ru_maxrss of the command, from wait4);
 
-beside the goals of issue 29 (>= 1 M records/s for check, ctf, etl, report,
+beside the goals (>= 1 M records/s for check, ctf, etl, report,
 flamegraph, timeline and the Perfetto writer, >= 500 k/s for the text
 decode; <= 256 MiB resident whatever the log's size), with "met" or
 "MISSED".  A benchmark reports, it does not fail: the exit status is 0 when
