@@ -23,6 +23,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
+#include "kernel/lib/libk.h"
 
 struct trace_subbuf {
 	uint32_t commit;   /* bytes committed, switch padding included      */
@@ -117,7 +118,7 @@ struct trace_stamp {
 static inline void tracebuf_stamp_take(const struct trace_cpu *tc, struct trace_stamp *s)
 {
 	s->offset = tc ? *(const volatile uint64_t *)&tc->offset : 0;
-	__asm__ volatile("" ::: "memory"); /* the position before the clock */
+	compiler_barrier(); /* the position before the clock (the order the writer reads them in) */
 	s->tsc = arch_rdtsc();
 }
 
