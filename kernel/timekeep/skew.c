@@ -52,13 +52,18 @@ static struct {
 	volatile uint64_t t1;    /* the answering CPU's TSC                   */
 	volatile uint32_t turn;  /* the CPU answering now, TURN_NONE between  */
 	volatile uint32_t ready; /* 1 + the CPU that is answering             */
-	volatile uint32_t left;  /* 1 + the CPU whose answering DPC returned  */
 	uint64_t wait_end;       /* leader: TSC the whole measurement ends by */
 } pp __attribute__((aligned(64)));
 
 /* Offsets from the leader's TSC (the boot thread's CPU), then from CPU 0's. */
 static struct skew_interval from_leader[KPROF_MAX_CPUS], result[KPROF_MAX_CPUS];
 static KDPC answer_dpc[KPROF_MAX_CPUS]; /* one each: a late one finds its turn gone */
+/* Set by each CPU's answering DPC as it returns.  One flag per CPU, not one
+ * shared "who left" word: a DPC of a CPU the leader gave up on may run
+ * late, at any time, and must not overwrite the word the leader is
+ * waiting on for the CPU answering now (that wait then never ended: a
+ * 64-CPU boot on a loaded host hung here). */
+static volatile uint8_t answer_left[KPROF_MAX_CPUS];
 
 static bool past(uint64_t end)
 {
@@ -109,7 +114,7 @@ static void answer(KDPC *dpc, void *context, void *a1, void *a2)
 		}
 		arch_cpu_relax();
 	}
-	__atomic_store_n(&pp.left, cpu + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&answer_left[cpu], 1, __ATOMIC_RELEASE);
 }
 
 /* One CPU at a time, so that only two virtual CPUs spin at once. */
@@ -132,8 +137,10 @@ static void measure_all(uint32_t n)
 		lead(c, &from_leader[c]);
 		bool answered = pp.ready == c + 1;
 		__atomic_store_n(&pp.turn, TURN_NONE, __ATOMIC_RELEASE);
-		while (answered && __atomic_load_n(&pp.left, __ATOMIC_ACQUIRE) != c + 1)
-			arch_cpu_relax(); /* it leaves at once: the next pair gets the host alone */
+		/* It leaves at once, so the next pair gets the host alone; it set
+		 * pp.ready, so it is in answer() and will set its flag. */
+		while (answered && !__atomic_load_n(&answer_left[c], __ATOMIC_ACQUIRE))
+			arch_cpu_relax();
 	}
 	ke_lower_irql(old);
 	for (uint32_t c = 1; c < n && c < KPROF_MAX_CPUS; c++)
