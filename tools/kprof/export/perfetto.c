@@ -58,8 +58,8 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 		pf_str_arg(p, "kernel_warning", kp_symbols_warning(p->syms));
 	pf_str_arg(p, "cmdline", log->cmdline);
 	fprintf(p->f, ",\"context_switches\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"spinlock_waits\":%" PRIu64
-		      ",\"ready_threads\":%" PRIu64 "}}\n",
-		p->m->switches, p->m->samples, p->m->waits, p->m->readies);
+		      ",\"ready_threads\":%" PRIu64 ",\"wakeup_flows_at_one_instant\":%" PRIu64 "}}\n",
+		p->m->switches, p->m->samples, p->m->waits, p->m->readies, p->flows_one_instant);
 }
 
 void pf_collect(struct pf *p, struct kp_log *log)

@@ -97,6 +97,7 @@ struct pf {
 	bool first;             /* no event written yet                       */
 	const struct kp_log *log; /* its user event types                    */
 	struct pf_user *user;   /* perfetto_user.c's events                   */
+	uint64_t flows_one_instant; /* wake-up flows whose two ends share a time */
 };
 
 /* perfetto.c: queue an event (its seq is set here). */

@@ -8,6 +8,13 @@
  * same ts, pid, tid and cat, so this is the one place both agree on.  The
  * time of the record itself is the "ReadyThread" instant on "CPU n" (and
  * the sched_wakeup line).  Flow ids count from 1 in the records' order.
+ *
+ * Both ends can fall on one time (in ns, as written) only where a CPU's
+ * stamps stood still (a TSC that stepped back, clamped by the kernel, or
+ * by the decoder on an older kernel's log): Chrome DevTools keys a flow's
+ * events by time and keeps one of the two, so it draws no arrow there
+ * (Perfetto does).  They are written all the same and counted in
+ * otherData's "wakeup_flows_at_one_instant".
  */
 #include <inttypes.h>
 #include <string.h>
@@ -61,6 +68,7 @@ void pf_flow_events(struct pf *p)
 			if (!by)
 				continue;
 			id++;
+			p->flows_one_instant += pf_ns(p->m, by->start) == pf_ns(p->m, w->run_start);
 			pf_add(p, (struct pf_item){ .ts = by->start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i], .cpu = cpu,
 						    .tid = by->tid, .a = id, .b = 0 });
 			pf_add(p, (struct pf_item){ .ts = w->run_start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i],
