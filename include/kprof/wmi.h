@@ -418,13 +418,13 @@ typedef struct _KPROF_CLOCK_STEP {
 typedef struct _KPROF_CLOCK_CHECK {
 	uint64_t IntervalNs;                 /* the reference's time since the last check */
 	int64_t TscNs;                       /* the TSC's, at the boot rate          */
-	int64_t Adjust;                      /* cycles now added to this CPU's TSC    */
+	int64_t Adjust;                      /* reference - TSC: the correction asked */
 	uint32_t MarginNs;                   /* what the two may differ by           */
 	uint16_t Flags;                      /* KPROF_CLOCK_CHECK_*                  */
 	uint16_t Reference;                  /* KPROF_REFCLOCK_*                     */
 } KPROF_CLOCK_CHECK;
 #define KPROF_CLOCK_CHECK_UNSTABLE  0x1u /* beyond the margin                    */
-#define KPROF_CLOCK_CHECK_CORRECTED 0x2u /* Adjust set from the reference        */
+#define KPROF_CLOCK_CHECK_CORRECTED 0x2u /* the stamps slewed to Adjust          */
 #define KPROF_REFCLOCK_NONE    0
 #define KPROF_REFCLOCK_HPET    1
 #define KPROF_REFCLOCK_PMTIMER 2

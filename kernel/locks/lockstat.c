@@ -55,7 +55,7 @@ void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, con
 	const struct lock_hold *h = &r->Hold;
 	uint64_t wait = h->AcquireTsc - h->TryTsc;
 	KTHREAD *t = prcb->CurrentThread;
-	int64_t adjust = trace_clock_adjust(); /* the times join the header */
+	int64_t adjust = trace_clock_adjust(r->ReleaseTsc); /* the times join the header */
 
 	*w = (WMI_SPINLOCK){
 		.SpinLockAddress = (uint64_t)(uintptr_t)h->Lock,

@@ -12,10 +12,20 @@
  * measured at start and printed), so stamps stay on the TSC.  Once
  * any check finds the TSC unstable, each CPU's stamps follow the
  * reference instead: at every check the CPU's adjust (added to its TSC
- * reads by the writer) becomes the reference's time minus its TSC, so
- * between checks a CPU's stamps drift from the reference by no more than
- * its TSC does in 500 ms, and the writer's clamp keeps each CPU's stamps
- * from going back, when a correction lowers them or the TSC steps back.
+ * reads by the writer) follows the reference: at each check, on any
+ * CPU, one line shared by all CPUs (wdline) is slewed, as NTP slews a
+ * clock, from where it stands to the reference's time minus the TSC, over
+ * the next 100 ms, and each CPU takes the new line at its next clock tick
+ * (a CPU's copy differs from another's by at most a tick's worth of the
+ * two lines' slopes).  So no stamp ever stands still (a step down held
+ * them at one value for its length), and CPUs whose TSCs agree keep
+ * agreeing.  Between checks the stamps drift from the reference by what
+ * the TSC does in 500 ms / CPUs.  A CPU's own TSC drifting apart from the
+ * others' is not corrected per CPU (only its boot skew is): its checks
+ * pull the one line its way, and its KprofClockCheck records show it.
+ * The writer's clamp keeps each CPU's stamps from going back when the
+ * TSC steps back; a correction of more than 50 ms is a step, clamped
+ * likewise.
  * Before that, adjust is the boot skew's correction (skew.c), 0 on
  * machines whose TSCs agree.
  *
@@ -37,7 +47,24 @@
 #include "kernel/timekeep/tsc_check.h"
 #include "kernel/trace/trace.h"
 
+/* The TSC's correction once it is found unstable: one line for every CPU
+ * (a CPU adds its own boot skew correction), slewed by whichever CPU
+ * checks, copied by each CPU from its own clock tick.  Per-CPU lines,
+ * each stepped or slewed at that CPU's own check, made CPUs whose TSCs
+ * agree disagree by the TSC's error between two CPUs' checks (a thread
+ * seemed to run on two CPUs at once).  A seqcount guards the copy: the
+ * slewing CPU makes seq odd, writes, makes it even; a reader retries
+ * while it is odd or moved. */
+static struct {
+	volatile uint32_t seq;
+	volatile uint32_t lock;         /* a CPU slewing it; another skips   */
+	struct trace_clock_line line;
+} wdline __attribute__((aligned(64)));
+
+#define WATCHDOG_SLEW_US 100000 /* a correction's slew: 1/5 of the interval */
+
 struct wd_cpu {
+	uint32_t line_seq;      /* the line's seq this CPU's copy has      */
 	struct tsc_watchdog w;
 	uint64_t next;          /* TSC of the next check                  */
 	uint64_t steps_seen;    /* the writer's steps_back at the last one */
@@ -123,6 +150,51 @@ static void write_record(const struct tsc_check *c, int64_t adjust, uint16_t fla
 		trace_log(PERF_KPROF_THREAD, KPROF_LOG_TYPE_CLOCK_CHECK, CLOCK_CHECK_VERSION, &k, sizeof(k));
 }
 
+/* This CPU's copy of the line, if the line moved since it took one. */
+static void copy_line(struct trace_cpu *tc, struct wd_cpu *d, uint32_t cpu)
+{
+	uint32_t seq = __atomic_load_n(&wdline.seq, __ATOMIC_ACQUIRE);
+	struct trace_clock_line l;
+
+	if (seq == d->line_seq)
+		return;
+	for (;;) {
+		if (seq & 1) {
+			arch_cpu_relax();
+			seq = __atomic_load_n(&wdline.seq, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		l = (struct trace_clock_line){ READ_ONCE(wdline.line.base), READ_ONCE(wdline.line.from),
+					       READ_ONCE(wdline.line.span), READ_ONCE(wdline.line.slope) };
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uint32_t again = __atomic_load_n(&wdline.seq, __ATOMIC_RELAXED);
+		if (again == seq)
+			break;
+		seq = again;
+	}
+	d->line_seq = seq;
+	tracebuf_set_line(tc, &l, tsc_skew_correction(cpu));
+}
+
+/* Slew the line to `target` (this CPU's view of the correction, less its
+ * boot skew), from where it stands at `now`; skipped while another CPU
+ * slews it (that CPU's view is as fresh). */
+static void slew_line(int64_t target, uint64_t now)
+{
+	if (__atomic_exchange_n(&wdline.lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	struct trace_clock_line l = trace_clock_slew(&wdline.line, target, now, ke_us_to_tsc(WATCHDOG_SLEW_US));
+	uint32_t seq = wdline.seq;
+	__atomic_store_n(&wdline.seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	WRITE_ONCE(wdline.line.base, l.base);
+	WRITE_ONCE(wdline.line.from, l.from);
+	WRITE_ONCE(wdline.line.span, l.span);
+	WRITE_ONCE(wdline.line.slope, l.slope);
+	__atomic_store_n(&wdline.seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&wdline.lock, 0, __ATOMIC_RELEASE);
+}
+
 void tsc_watchdog_tick(KPRCB *prcb)
 {
 	struct trace_cpu *tc = prcb->TraceCpu;
@@ -130,6 +202,7 @@ void tsc_watchdog_tick(KPRCB *prcb)
 	if (!wds.ref || !tc || prcb->Number >= KPROF_MAX_CPUS)
 		return;
 	struct wd_cpu *d = &wd[prcb->Number];
+	copy_line(tc, d, prcb->Number);
 	uint64_t now = arch_rdtsc();
 	uint64_t steps = READ_ONCE(tc->steps_back);
 	if ((int64_t)(now - d->next) < 0 && steps == d->steps_seen && d->w.started)
@@ -159,11 +232,15 @@ void tsc_watchdog_tick(KPRCB *prcb)
 			wds.first = c;
 	}
 	if (tsc_watchdog_unstable()) {
-		tracebuf_set_adjust(tc, c.adjust);
+		/* Slewed, not stepped: a step down held every stamp at one
+		 * value for its length (the clamp), hundreds of records at one
+		 * instant that importers cannot order. */
+		slew_line(c.adjust - tsc_skew_correction(prcb->Number), s.tsc);
+		copy_line(tc, d, prcb->Number);
 		flags |= KPROF_CLOCK_CHECK_CORRECTED;
 	}
 	if (flags)
-		write_record(&c, READ_ONCE(tc->tsc_adjust), flags);
+		write_record(&c, c.adjust, flags); /* what the reference asks; the line slews to it */
 }
 
 void tsc_watchdog_report(void)

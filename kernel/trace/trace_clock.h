@@ -22,16 +22,18 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/trace/tracebuf.h"
 
-/* The correction this CPU's stamps carry now (0 on a machine whose TSCs
- * agree and keep time). */
-static inline int64_t trace_clock_adjust(void)
+/* The correction this CPU's stamps give a TSC read taken at `tsc` (0 on a
+ * machine whose TSCs agree and keep time, and without a trace buffer). */
+static inline int64_t trace_clock_adjust(uint64_t tsc)
 {
 	const struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
 
-	return tc ? READ_ONCE(tc->tsc_adjust) : 0;
+	return tc ? trace_clock_adjust_at(tc, tsc) : 0;
 }
 
-/* A TSC read, on the trace's clock. */
+/* A TSC read, on the trace's clock, with a correction of
+ * trace_clock_adjust (a record's times with one correction, that of its
+ * latest read: their differences stay the raw durations it carries). */
 static inline uint64_t trace_clock_of(uint64_t tsc, int64_t adjust)
 {
 	return tsc + (uint64_t)adjust;

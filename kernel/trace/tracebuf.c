@@ -166,10 +166,12 @@ static inline bool sub_free(struct trace_cpu *tc, uint64_t number)
 	return number - consumed < tc->nsub;
 }
 
-/* The stamp for a clock read: never below the CPU's last stamp (see top). */
-static inline uint64_t stamp_of(uint64_t tsc, int64_t adjust, uint64_t last)
+/* The stamp for a clock read: the read on the trace's clock (the same
+ * function a payload's times go through), never below the CPU's last
+ * stamp (see top). */
+static inline uint64_t stamp_of(const struct trace_cpu *tc, uint64_t tsc, uint64_t last)
 {
-	uint64_t t = tsc + (uint64_t)adjust;
+	uint64_t t = tsc + (uint64_t)trace_clock_adjust_at(tc, tsc); /* as trace_clock_of */
 
 	return (int64_t)(t - last) < 0 ? last : t;
 }
@@ -201,7 +203,7 @@ static inline __attribute__((always_inline)) bool reserve(struct trace_cpu *tc, 
 		last = READ_ONCE(tc->last_ts);
 		prev = READ_ONCE(tc->prev_tsc);
 		tsc = ahead ? given->tsc : clock();
-		ts = stamp_of(tsc, READ_ONCE(tc->tsc_adjust), last);
+		ts = stamp_of(tc, tsc, last);
 		/* last_ts before offset: a writer nested after this sees our
 		 * stamp and stamps at or after it. */
 		if (ts != last && !arch_local_cmpxchg64(&tc->last_ts, last, ts))
@@ -274,9 +276,37 @@ bool tracebuf_reserve_stamped(struct trace_cpu *tc, uint32_t size, struct trace_
 	return reserve(tc, size, r, read_tsc, given);
 }
 
+void tracebuf_set_line(struct trace_cpu *tc, const struct trace_clock_line *l, int64_t offset)
+{
+	unsigned long flags = arch_irq_save(); /* no writer of this CPU sees half of it */
+
+	WRITE_ONCE(tc->clock_slope, 0);
+	WRITE_ONCE(tc->tsc_adjust, l->base + offset); /* read by this CPU's writers only */
+	WRITE_ONCE(tc->clock_from, l->from);
+	WRITE_ONCE(tc->clock_span, l->span);
+	WRITE_ONCE(tc->clock_slope, l->slope);
+	arch_irq_restore(flags);
+}
+
 void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust)
 {
-	__atomic_store_n(&tc->tsc_adjust, adjust, __ATOMIC_RELAXED); /* read by this CPU's writers only */
+	tracebuf_set_line(tc, &(struct trace_clock_line){ .base = adjust }, 0);
+}
+
+struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t now,
+					 uint64_t span)
+{
+	int64_t from = trace_clock_line_at(l->base, l->from, l->span, l->slope, now);
+	int64_t change = target - from;
+	uint64_t mag = change < 0 ? -(uint64_t)change : (uint64_t)change;
+
+	if (span > UINT32_MAX)
+		span = UINT32_MAX;
+	if (!change || !span || mag > span / 2)
+		return (struct trace_clock_line){ .base = target }; /* at once */
+	/* |change| <= span / 2 < 2^31: the shift fits, and |slope| <= 2^31 */
+	int64_t slope = (int64_t)((mag << 32) / span);
+	return (struct trace_clock_line){ .base = from, .from = now, .span = span, .slope = change < 0 ? -slope : slope };
 }
 
 void tracebuf_commit(const struct trace_reservation *r)

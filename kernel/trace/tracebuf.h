@@ -23,6 +23,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/lib/libk.h"
 
 struct trace_subbuf {
@@ -41,14 +42,19 @@ struct trace_cpu {
 	uint64_t last_ts;     /* the last stamp given: none is ever below it   */
 	uint64_t prev_tsc;    /* the last clock read (a lower one is a step)   */
 	int64_t tsc_adjust;   /* added to each clock read (the TSC watchdog's  */
-	                      /* correction, tracebuf_set_adjust), else 0      */
-	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
+	                      /* correction), else 0; with clock_slope, what   */
+	                      /* it is at clock_from (trace_clock_adjust_at)   */
+	uint64_t clock_from;  /* TSC the correction's slew starts at           */
 	uint8_t *data;        /* nsub << shift bytes                           */
 	struct trace_subbuf *sub; /* nsub entries                              */
 	uint32_t shift;       /* log2 of the sub-buffer size                   */
 	uint32_t nsub;        /* sub-buffers in the ring                       */
 	uint32_t cpu;         /* owner                                         */
 	uint32_t reserved;
+	int64_t clock_slope;  /* the correction's change a TSC cycle, x 2^32,  */
+	                      /* for clock_span cycles; 0: it stays tsc_adjust */
+	uint64_t clock_span;
+	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause         */
 	uint64_t pending[KPROF_LOSS_CAUSES]; /* ... not yet in a lost record  */
 	uint64_t records;     /* records committed, records-lost ones included */
@@ -99,16 +105,61 @@ bool tracebuf_reserve(struct trace_cpu *tc, uint32_t size, struct trace_reservat
  * does with arch_rdtsc() (the unit tests drive it with a TSC model). */
 bool tracebuf_reserve_at(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void));
 
+/* A slew of the trace's clock correction, as NTP slews a clock: the
+ * correction at TSC t is
+ *     base + clamp(t - from, 0, span) * slope / 2^32,
+ * base before `from`, base + the whole change from `from + span` on.
+ * |slope| <= 2^31 (trace_clock_slew), so t + correction rises at least
+ * half as fast as the TSC: stamps never stand still; span < 2^32, so the
+ * product fits in 64 bits.  slope 0: the constant base. */
+struct trace_clock_line {
+	int64_t base;
+	uint64_t from;
+	uint64_t span;
+	int64_t slope;
+};
+
+static inline int64_t trace_clock_line_at(int64_t base, uint64_t from, uint64_t span, int64_t slope, uint64_t tsc)
+{
+	if (__builtin_expect(slope != 0, 0)) {
+		int64_t d = (int64_t)(tsc - from);
+		if (d < 0)
+			d = 0;
+		if ((uint64_t)d > span)
+			d = (int64_t)span;
+		base += (d * slope) >> 32;
+	}
+	return base;
+}
+
+/* The slew from where `l` stands at `now` to `target`, over `span` TSC
+ * cycles; a change of more than half the span is made at once (a step:
+ * the writer's clamp holds the stamps). */
+struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t now,
+					 uint64_t span);
+
+/* The correction a read of the TSC at `tsc` gets on tc's CPU: its copy of
+ * the watchdog's line, plus its own boot skew correction in tsc_adjust.
+ * The fields are this CPU's and change only from its clock tick with
+ * interrupts off; a writer the tick interrupts between two of its loads
+ * may mix an old line with a new one (a stamp retries then: the tick
+ * writes a record, tracebuf.c), off by at most the two lines' difference
+ * there, which is 0 where the new one starts. */
+static inline int64_t trace_clock_adjust_at(const struct trace_cpu *tc, uint64_t tsc)
+{
+	return trace_clock_line_at(READ_ONCE(tc->tsc_adjust), READ_ONCE(tc->clock_from), READ_ONCE(tc->clock_span),
+				   READ_ONCE(tc->clock_slope), tsc);
+}
+
 /* A clock read taken ahead of a record whose payload needs it too (a
  * SpinLock record's ReleaseTime, taken before the lock is released): the
  * buffer position read first, then the clock, as reserve reads them.  A
  * reservation made with it is stamped with that read (clamped as every
  * stamp) unless a writer on this CPU has reserved since the position was
  * read; then the CAS fails and it reads the clock again, as ever (see
- * tracebuf.c).  tsc 0: no read taken (the reservation reads its own);
- * on a CPU whose correction (tracebuf_set_adjust) is below 0 the
- * reservation reads its own too, so that a payload's raw read is never
- * above its record's stamp.
+ * tracebuf.c).  tsc 0: no read taken (the reservation reads its own).
+ * A payload that carries the read carries it on the trace's clock
+ * (trace_clock.h), so it never lies above its record's stamp.
  * Take it and reserve on the same CPU (at DISPATCH_LEVEL or above). */
 struct trace_stamp {
 	uint64_t offset; /* tc->offset before the read               */
@@ -125,8 +176,12 @@ static inline void tracebuf_stamp_take(const struct trace_cpu *tc, struct trace_
 bool tracebuf_reserve_stamped(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r,
 			      const struct trace_stamp *given);
 /* The correction added to every later clock read on tc's CPU (kernel/
- * timekeep/watchdog.c); stamps still never go back. */
+ * timekeep/watchdog.c), at once; stamps still never go back. */
 void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust);
+/* The correction on tc's CPU becomes line `l` plus `offset` (the CPU's own
+ * boot skew correction): the watchdog's slew (kernel/timekeep/watchdog.c).
+ * Called on tc's CPU (its clock tick). */
+void tracebuf_set_line(struct trace_cpu *tc, const struct trace_clock_line *l, int64_t offset);
 void tracebuf_commit(const struct trace_reservation *r);
 void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc);
 /* Size of a records-lost record (header and payload). */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -276,6 +277,81 @@ static void test_adjust_down_never_goes_back(void **state)
 	assert_int_equal(tcs[1].steps_back, 0);
 }
 
+/* The watchdog's correction lowered by a slew (trace_clock_slew): no two
+ * stamps alike (a step held them still, and importers that key events by
+ * time lost the ones at one instant), the stamps run slower by the
+ * change's share of the span while it lasts, and from the span's end on
+ * they are the TSC plus the new correction. */
+static void test_slew_down_never_stands_still(void **state)
+{
+	(void)state;
+	uint64_t ts[128];
+	uint16_t tags[128];
+	const uint64_t span = 64 * STEP;
+	const int64_t change = -16 * STEP; /* a quarter of the span */
+	const struct trace_clock_line none = { 0 };
+
+	put_on(0, 0, NULL);
+	m.cpu = 0;
+	uint64_t now = model_tsc();
+	struct trace_clock_line l = trace_clock_slew(&none, change, now, span);
+	tracebuf_set_line(&tcs[0], &l, 0);
+	assert_int_equal(trace_clock_adjust_at(&tcs[0], now), 0);            /* continuous where it starts */
+	assert_int_equal(trace_clock_adjust_at(&tcs[0], now - 10 * STEP), 0); /* a read from before it     */
+	assert_int_equal(trace_clock_adjust_at(&tcs[0], now + span), change); /* reached a span on         */
+	assert_int_equal(trace_clock_adjust_at(&tcs[0], now + 9 * span), change); /* and kept             */
+	assert_true(llabs(trace_clock_adjust_at(&tcs[0], now + span / 2) - change / 2) <= 1);
+	for (int i = 1; i < 100; i++)
+		put_on(0, (uint16_t)i, NULL);
+	uint32_t n = stamps(0, ts, tags);
+	assert_int_equal(n, 100);
+	for (uint32_t i = 1; i < n; i++)
+		assert_true(ts[i] > ts[i - 1]); /* never back, never still */
+	/* within the span each step is STEP less a quarter of it (the slope),
+	 * past it the read plus the whole correction */
+	assert_in_range(ts[10] - ts[9], STEP - STEP / 4 - 1, STEP - STEP / 4 + 1);
+	assert_int_equal(ts[99] - ts[98], STEP);
+	assert_int_equal(tcs[0].steps_back, 0);
+}
+
+/* Slews one after another (checks on any CPU): each starts where the line
+ * stands, not where the last one aimed; a CPU's copy carries its own boot
+ * skew on top. */
+static void test_slew_restarts_from_where_it_stands(void **state)
+{
+	(void)state;
+	const uint64_t span = 1000 * STEP;
+	const struct trace_clock_line none = { 0 };
+
+	struct trace_clock_line l = trace_clock_slew(&none, 400 * STEP, 1000000, span);
+	int64_t mid = trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4);
+	assert_true(llabs(mid - 100 * STEP) <= 1); /* the slope's 2^-32 rounding */
+	l = trace_clock_slew(&l, -200 * STEP, 1000000 + span / 4, span);
+	assert_int_equal(trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4), mid);
+	assert_true(llabs(trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4 + span) +
+			  200 * STEP) <= 1);
+	tracebuf_set_line(&tcs[1], &l, 5 * STEP);
+	assert_int_equal(trace_clock_adjust_at(&tcs[1], 1000000 + span / 4), mid + 5 * STEP);
+}
+
+/* A change of more than half the span is not slewed (the stamps would run
+ * backwards along the line): it is made at once and the clamp holds. */
+static void test_slew_too_large_is_a_step(void **state)
+{
+	(void)state;
+	const uint64_t span = 64 * STEP;
+	const struct trace_clock_line none = { 0 };
+
+	struct trace_clock_line l = trace_clock_slew(&none, -(int64_t)span, 5000000, span);
+	assert_int_equal(l.slope, 0);
+	assert_int_equal(l.base, -(int64_t)span);
+	l = trace_clock_slew(&l, 7 * STEP, 5000000, span); /* up by more than half: a step too */
+	assert_int_equal(l.slope, 0);
+	assert_int_equal(l.base, 7 * STEP);
+	l = trace_clock_slew(&l, 7 * STEP + (int64_t)span / 2, 5000000, span); /* half: slewed, at 1/2 */
+	assert_int_equal(l.slope, (int64_t)1 << 31);
+}
+
 /* ------------------------------------------------------------ the watchdog */
 
 static uint64_t cpu_tsc(void)
@@ -454,6 +530,9 @@ int main(void)
 		cmocka_unit_test_setup(test_jump_back_is_clamped_and_counted, setup_buffers),
 		cmocka_unit_test_setup(test_nested_writer_keeps_time_order, setup_buffers),
 		cmocka_unit_test_setup(test_adjust_down_never_goes_back, setup_buffers),
+		cmocka_unit_test_setup(test_slew_down_never_stands_still, setup_buffers),
+		cmocka_unit_test_setup(test_slew_restarts_from_where_it_stands, setup_buffers),
+		cmocka_unit_test_setup(test_slew_too_large_is_a_step, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_taken_ahead_is_the_records, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_ahead_after_a_nested_record_is_read_again, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_ahead_under_a_lowering_correction, setup_buffers),
