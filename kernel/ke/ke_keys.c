@@ -50,6 +50,10 @@ static const struct cmdline_key clock_keys[] = {
 	  .probe = "deadline on a CPU without it falls back to oneshot with a message (not refused)" },
 	{ .name = "tick_hz", .type = CMDLINE_UINT, FIELD(tick_hz), .min = 10, .max = 1000, .used_by = EVERY_RUN,
 	  .help = "clock interrupts per second on each CPU" },
+	{ .name = "clock.fault_ppm", .type = CMDLINE_UINT, FIELD(clock_fault_ppm), .min = 0, .max = 100000,
+	  .used_by = EVERY_RUN,
+	  .help = "a fault for tests: the TSC watchdog sees every TSC run this many ppm fast, finds it unstable and "
+		  "corrects the stamps (0: none)" },
 };
 
 static const struct cmdline_key rawlock_keys[] = {

@@ -1,6 +1,6 @@
 /*
  * ke_keys.h - the keys the kernel core owns (cpus=, timer=, tick_hz=,
- * rawlock=) and the struct they fill (ke_keys.c registers the tables).
+ * clock.fault_ppm=, rawlock=) and the struct they fill (ke_keys.c registers the tables).
  *
  * Filled once by config_parse() on the boot CPU before anything reads it;
  * read-only afterwards, through the const view ke_config.
@@ -31,6 +31,7 @@ struct ke_config {
 	uint32_t timer;   /* enum kprof_timer_mode                    */
 	uint32_t tick_hz; /* clock interrupts per second per CPU      */
 	uint32_t rawlock; /* enum kprof_rawlock_mode                  */
+	uint32_t clock_fault_ppm; /* the watchdog sees TSCs run this fast */
 };
 
 extern const struct ke_config *const ke_config;

@@ -14,12 +14,13 @@
  * reference instead: at every check the CPU's adjust (added to its TSC
  * reads by the writer) follows the reference: at each check, on any
  * CPU, one line shared by all CPUs (wdline) is slewed, as NTP slews a
- * clock, from where it stands to the reference's time minus the TSC, over
- * the next 100 ms, and each CPU takes the new line at its next clock tick
- * (a CPU's copy differs from another's by at most a tick's worth of the
- * two lines' slopes).  So no stamp ever stands still (a step down held
- * them at one value for its length), and CPUs whose TSCs agree keep
- * agreeing.  Between checks the stamps drift from the reference by what
+ * clock, to the reference's time minus the TSC, over 100 ms starting
+ * three clock ticks on; each CPU takes the new line at its next clock
+ * tick, before the slew starts, and a check while a slew is under way or
+ * due is not acted on (slew_line).  So no stamp ever stands still (a step
+ * down held them at one value for its length), and CPUs whose TSCs agree
+ * keep agreeing: no two CPUs use lines that differ (one the host stops
+ * for three ticks may, until its next tick).  Between checks the stamps drift from the reference by what
  * the TSC does in 500 ms / CPUs.  A CPU's own TSC drifting apart from the
  * others' is not corrected per CPU (only its boot skew is): its checks
  * pull the one line its way, and its KprofClockCheck records show it.
@@ -40,6 +41,7 @@
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
+#include "kernel/ke/ke_keys.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/time.h"
 #include "kernel/lib/compiler.h"
@@ -62,6 +64,7 @@ static struct {
 } wdline __attribute__((aligned(64)));
 
 #define WATCHDOG_SLEW_US 100000 /* a correction's slew: 1/5 of the interval */
+#define WATCHDOG_SLEW_DELAY_TICKS 3 /* ticks from a check to its slew's start */
 
 struct wd_cpu {
 	uint32_t line_seq;      /* the line's seq this CPU's copy has      */
@@ -77,6 +80,7 @@ static struct wd_cpu wd[KPROF_MAX_CPUS];
 static struct {
 	const struct refclock *ref;
 	uint64_t interval;      /* TSC cycles between checks               */
+	uint64_t origin;        /* TSC at the start (clock.fault_ppm's)    */
 	uint64_t read_ns;       /* one reference read, best of 16          */
 	volatile uint32_t unstable; /* 0, or 1 + the CPU that found it     */
 	struct tsc_check first; /* that finding                            */
@@ -109,6 +113,10 @@ void tsc_watchdog_start_all(void)
 		return;
 	}
 	wds.interval = ke_us_to_tsc(TSC_WATCHDOG_INTERVAL_US);
+	wds.origin = arch_rdtsc();
+	if (ke_config->clock_fault_ppm)
+		kprintf("time: watchdog: clock.fault_ppm=%u: a fault for tests, the watchdog sees every TSC run %u ppm "
+			"fast\n", ke_config->clock_fault_ppm, ke_config->clock_fault_ppm);
 	kprintf("time: watchdog: each CPU's TSC checked against the %s every %u ms (margin %u us + %u ppm); a read of "
 		"the %s takes %llu ns, so stamps stay on the TSC\n",
 		wds.ref->name, TSC_WATCHDOG_INTERVAL_US / 1000, TSC_WATCHDOG_MARGIN_US, CLOCK_MEASURE_MAX_PPM,
@@ -177,13 +185,24 @@ static void copy_line(struct trace_cpu *tc, struct wd_cpu *d, uint32_t cpu)
 }
 
 /* Slew the line to `target` (this CPU's view of the correction, less its
- * boot skew), from where it stands at `now`; skipped while another CPU
- * slews it (that CPU's view is as fresh). */
+ * boot skew at `now`).  The slew starts WATCHDOG_SLEW_DELAY_TICKS clock
+ * ticks on, when every running CPU has copied the new line at a tick:
+ * until then the new line and the old one are the same (the old one
+ * has ended), so no two CPUs ever use lines that differ.  Skipped while
+ * a slew is under way or due (another CPU's check as fresh as this one),
+ * or another CPU is setting one. */
 static void slew_line(int64_t target, uint64_t now)
 {
+	uint64_t start = now + ke_us_to_tsc(WATCHDOG_SLEW_DELAY_TICKS * 1000000ULL / ke_config->tick_hz);
+
 	if (__atomic_exchange_n(&wdline.lock, 1, __ATOMIC_ACQUIRE))
 		return;
-	struct trace_clock_line l = trace_clock_slew(&wdline.line, target, now, ke_us_to_tsc(WATCHDOG_SLEW_US));
+	if (wdline.line.slope && (int64_t)(wdline.line.from + wdline.line.span - start) > 0) {
+		__atomic_store_n(&wdline.lock, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	struct trace_clock_line l = trace_clock_slew(&wdline.line, target, start,
+						     ke_us_to_tsc(WATCHDOG_SLEW_US));
 	uint32_t seq = wdline.seq;
 	__atomic_store_n(&wdline.seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -210,6 +229,8 @@ void tsc_watchdog_tick(KPRCB *prcb)
 	d->steps_seen = steps;
 	d->next = now + wds.interval;
 	struct clock_sample s = clock_sample(wds.ref, rdtsc_fn, ke_us_to_tsc(TSC_WATCHDOG_MAX_SKEW_US), 3);
+	if (ke_config->clock_fault_ppm) /* clock.fault_ppm=: the TSC seems this much fast */
+		s.tsc += mul_div_u64(s.tsc - wds.origin, ke_config->clock_fault_ppm, 1000000);
 	if (!d->w.started) {
 		tsc_watchdog_start(&d->w, s, s.tsc + (uint64_t)READ_ONCE(tc->tsc_adjust));
 		return;

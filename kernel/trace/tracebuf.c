@@ -293,10 +293,10 @@ void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust)
 	tracebuf_set_line(tc, &(struct trace_clock_line){ .base = adjust }, 0);
 }
 
-struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t now,
+struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t start,
 					 uint64_t span)
 {
-	int64_t from = trace_clock_line_at(l->base, l->from, l->span, l->slope, now);
+	int64_t from = trace_clock_line_at(l->base, l->from, l->span, l->slope, start);
 	int64_t change = target - from;
 	uint64_t mag = change < 0 ? -(uint64_t)change : (uint64_t)change;
 
@@ -306,7 +306,7 @@ struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64
 		return (struct trace_clock_line){ .base = target }; /* at once */
 	/* |change| <= span / 2 < 2^31: the shift fits, and |slope| <= 2^31 */
 	int64_t slope = (int64_t)((mag << 32) / span);
-	return (struct trace_clock_line){ .base = from, .from = now, .span = span, .slope = change < 0 ? -slope : slope };
+	return (struct trace_clock_line){ .base = from, .from = start, .span = span, .slope = change < 0 ? -slope : slope };
 }
 
 void tracebuf_commit(const struct trace_reservation *r)

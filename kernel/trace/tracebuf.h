@@ -132,10 +132,11 @@ static inline int64_t trace_clock_line_at(int64_t base, uint64_t from, uint64_t 
 	return base;
 }
 
-/* The slew from where `l` stands at `now` to `target`, over `span` TSC
- * cycles; a change of more than half the span is made at once (a step:
- * the writer's clamp holds the stamps). */
-struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t now,
+/* The slew from where `l` stands at TSC `start` to `target`, over `span`
+ * TSC cycles from there (before `start` the new line is l's value there:
+ * the same as l wherever l has ended by then); a change of more than half
+ * the span is made at once (a step: the writer's clamp holds the stamps). */
+struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64_t target, uint64_t start,
 					 uint64_t span);
 
 /* The correction a read of the TSC at `tsc` gets on tc's CPU: its copy of

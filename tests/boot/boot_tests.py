@@ -4,6 +4,7 @@ A test is a BootTest with a check(ctx) function; ctx (run_boot_tests.Context)
 has the exit status and serial text and raises Failure on a mismatch.
 """
 
+import collections
 import json
 import os
 import re
@@ -810,6 +811,57 @@ def check_time(ctx, cpus):
         % ("TSC UNSTABLE" if unstable else "no check found the TSC unstable")
     if not re.search(want, re.sub(r"\s+", " ", report.split("\nclock ")[0]).replace(" time ", "\ntime "), re.M):
         raise_failure("the report's first lines do not give the skew and the watchdog's verdict (%r)" % want)
+
+
+def check_clock_fault(cpus, ppm):
+    """clock.fault_ppm=: the watchdog is made to see every TSC run `ppm`
+    fast, so it must find the TSC unstable and correct the stamps (docs/
+    cpus-and-time.md).  The correction is one line for all CPUs, slewed:
+    the dispatcher's rules still hold across CPUs (a thread never seems to
+    run on two CPUs at once: per-CPU steps at each CPU's own check broke
+    that), no CPU's stamps stand still (a step down held them at one value:
+    two records of a CPU never share a stamp), and the checks' Adjust grows
+    with the fault."""
+    sched = check_sched(cpus)
+
+    def check(ctx):
+        ctx.expect(r"^time: watchdog: clock.fault_ppm=%d: a fault for tests, the watchdog sees every TSC run %d ppm "
+                   r"fast$" % (ppm, ppm), "the fault's line")
+        sched(ctx)
+        check_time(ctx, cpus)
+        ctx.expect(r"^time: watchdog: TSC UNSTABLE: ", "the watchdog's verdict: unstable")
+        proc = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", ctx.log_path], stdout=subprocess.PIPE)
+        last, still, checks = {}, [], collections.defaultdict(list)
+        for line in proc.stdout.decode(errors="replace").splitlines():
+            r = json.loads(line)
+            if r["TimeStamp"] == last.get(r["cpu"]):
+                still.append((r["cpu"], r["TimeStamp"], r["event"]))
+            last[r["cpu"]] = r["TimeStamp"]
+            if r["event"] == "KprofClockCheck":
+                checks[r["cpu"]].append(r)
+        if still:
+            raise_failure("%d records share their CPU's stamp with the record before (stamps held still): %s"
+                          % (len(still), still[:3]))
+        for cpu, rs in sorted(checks.items()):
+            if len(rs) < 2 or not all(r["Corrected"] == 1 for r in rs):
+                raise_failure("cpu %d: %d KprofClockCheck records, not all Corrected: %s" % (cpu, len(rs), rs[:2]))
+            # each interval's fault is ppm of it: Adjust moves down by at
+            # least that (QEMU's own TSC drift adds to it)
+            for a, b in zip(rs, rs[1:]):
+                want = (b["TscNs"] * ppm) // 1000000
+                got_ns = (a["Adjust"] - b["Adjust"]) * 10**9 // ctx_tsc_hz(ctx)
+                if got_ns < want * 8 // 10:
+                    raise_failure("cpu %d: the correction moved %d ns over an interval of %d ns, expected at least "
+                                  "%d ns (%d ppm)" % (cpu, got_ns, b["TscNs"], want * 8 // 10, ppm))
+        print("    clock: %d checks on %d CPUs, all corrected; no CPU's stamps held still" %
+              (sum(len(v) for v in checks.values()), len(checks)), flush=True)
+    return check
+
+
+def ctx_tsc_hz(ctx):
+    """The run's TSC rate from its console line."""
+    m = ctx.expect(r"^time: TSC (\d+\.\d+) MHz", "the TSC rate")
+    return int(float(m.group(1)) * 1e6)
 
 
 def check_mix(ctx):
@@ -1727,6 +1779,9 @@ TESTS = [
              on_output=NOISE_STOP.make, timeout=120),
     BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
              check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
+    BootTest("clock-fault-4", "scenario=sched on 4 CPUs with clock.fault_ppm=5000: the TSC found unstable, "
+             "the stamps slewed, the dispatcher's rules still hold across CPUs", check_clock_fault(4, 5000), cpus=4,
+             cmdline="scenario=sched trace=cswitch,clock clock.fault_ppm=5000", timeout=120),
     BootTest("resources-4", "scenario=resources on 4 CPUs: ERESOURCE records counted, holds mutually exclusive, "
              "time-outs honoured", check_resources(4), cpus=4,
              cmdline="scenario=resources trace=resource resource.timeout_ms=20 trace.buffer_kb=8192", timeout=120),

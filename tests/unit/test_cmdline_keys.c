@@ -266,7 +266,7 @@ static void test_keys_keep_their_order(void **state)
 {
 	(void)state;
 	static const char *const order[] = {
-		"scenario", "cpus", "selftest", "timer", "tick_hz", "trace", "trace.mode", "trace.buffer_kb",
+		"scenario", "cpus", "selftest", "timer", "tick_hz", "clock.fault_ppm", "trace", "trace.mode", "trace.buffer_kb",
 		"trace.subbuf_kb", "trace.buffer_fit", "trace.out", "trace.compress", "usb.probe", "usb.dma32", "usb.dmalog",
 		"mm.high_first", "usb.stick_port", "usb.data_timeout_ms", "usb.csw_timeout_ms", "tracetest.records", "sched.ms", "rawlock", "spinlock.spin_threshold",
 		"spinlock.acquire_sample_rate",

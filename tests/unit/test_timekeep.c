@@ -332,6 +332,16 @@ static void test_slew_restarts_from_where_it_stands(void **state)
 			  200 * STEP) <= 1);
 	tracebuf_set_line(&tcs[1], &l, 5 * STEP);
 	assert_int_equal(trace_clock_adjust_at(&tcs[1], 1000000 + span / 4), mid + 5 * STEP);
+	/* a slew that starts later, once this one has ended: the same line up
+	 * to its start (a CPU that has the new one and a CPU that still has
+	 * the old one agree until then) */
+	uint64_t end = 1000000 + span / 4 + span, start = end + 50 * STEP;
+	struct trace_clock_line next = trace_clock_slew(&l, 300 * STEP, start, span);
+	for (uint64_t t = 1000000; t <= start; t += 7 * STEP)
+		assert_int_equal(trace_clock_line_at(next.base, next.from, next.span, next.slope, t),
+				 t <= end ? next.base : trace_clock_line_at(l.base, l.from, l.span, l.slope, t));
+	assert_true(llabs(trace_clock_line_at(next.base, next.from, next.span, next.slope, start + span) -
+			  300 * STEP) <= 1);
 }
 
 /* A change of more than half the span is not slewed (the stamps would run
