@@ -20,8 +20,9 @@
  * due is not acted on (slew_line).  So no stamp ever stands still (a step
  * down held them at one value for its length), and CPUs whose TSCs agree
  * keep agreeing: no two CPUs use lines that differ (one the host stops
- * for three ticks may, until its next tick).  Between checks the stamps drift from the reference by what
- * the TSC does in 500 ms / CPUs.  A CPU's own TSC drifting apart from the
+ * for three ticks may, until its next tick).  Between slews the stamps
+ * drift from the reference by what the TSC does in 500 ms at most (less
+ * with more CPUs checking).  A CPU's own TSC drifting apart from the
  * others' is not corrected per CPU (only its boot skew is): its checks
  * pull the one line its way, and its KprofClockCheck records show it.
  * The writer's clamp keeps each CPU's stamps from going back when the
