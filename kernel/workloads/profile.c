@@ -353,10 +353,26 @@ static enum kprof_exit_status scenario_profile(uint32_t ms, bool quick)
 
 /* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
  * samples (1: exactly ms). */
+/* Every object created so far deleted (stopped first, if it runs) and its
+ * buffer freed (a guarded one stays: its guard page is never mapped
+ * again); those never created have no KPROFILE. */
+static void delete_objects(struct object *const *all, unsigned count, KPROFILE *probe_obj)
+{
+	for (unsigned i = 0; i < count; i++) {
+		ke_delete_profile(all[i]->p);
+		all[i]->p = NULL;
+		if (!all[i]->guarded)
+			kfree(all[i]->buffer);
+		all[i]->buffer = NULL;
+	}
+	ke_delete_profile(probe_obj);
+}
+
 static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 {
 	uint32_t n = ke_number_processors;
-	struct object work[WORKS], proc_a, one_cpu, edge;
+	struct object work[WORKS] = { 0 }, proc_a = { 0 }, one_cpu = { 0 }, edge = { 0 };
+	struct object *all[] = { &work[0], &work[1], &work[2], &work[3], &proc_a, &one_cpu, &edge };
 	KAFFINITY_EX last;
 	KPROFILE *probe_obj = NULL;
 	KTHREAD *threads[KPROF_MAX_CPUS];
@@ -394,6 +410,7 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 		st = nt_start_profile(probe_obj);
 	if (st != STATUS_SUCCESS) {
 		kprintf("profile: the probe callback object: %s\n", nt_status_name(st));
+		ke_delete_profile(probe_obj);
 		return KPROF_EXIT_FAILURE;
 	}
 	for (int i = 0; i < WORKS; i++)
@@ -401,8 +418,10 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	ok &= create_basic(&proc_a, "profA", s.proc_a, s.work[0], NULL, false);
 	ok &= create_basic(&one_cpu, "last-CPU", NULL, s.work[1], &last, false);
 	ok &= create_basic(&edge, "guard-page", NULL, s.edge, NULL, true);
-	if (!ok)
+	if (!ok) { /* none left running: the objects it did create interrupt every later workload */
+		delete_objects(all, ARRAY_SIZE(all), probe_obj);
 		return KPROF_EXIT_FAILURE;
+	}
 	ok &= check_api(&work[0]);
 
 	ke_initialize_event(&s.go, NotificationEvent, false);
@@ -420,8 +439,7 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	for (uint32_t i = 0; i < n; i++)
 		ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);
 
-	struct object *all[] = { &work[0], &work[1], &work[2], &work[3], &proc_a, &one_cpu, &edge };
-	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(all); i++) {
 		nt_stop_profile(all[i]->p);
 		if (!ke_profile_trace_object(all[i]->p))
 			kprintf("profile: the %s object's record was not written\n", all[i]->what);
@@ -454,12 +472,7 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 			"virtual CPU not running)\n", c, (unsigned long long)fired, (unsigned long long)missed);
 	}
 
-	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		ke_delete_profile(all[i]->p);
-		if (!all[i]->guarded)
-			kfree(all[i]->buffer);
-	}
-	ke_delete_profile(probe_obj);
+	delete_objects(all, ARRAY_SIZE(all), probe_obj);
 	kprintf("scenario profile: %s\n", ok ? "done" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
