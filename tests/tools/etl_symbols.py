@@ -159,13 +159,22 @@ def resolve(addr, base, size, sections, publics):
     return None
 
 
+# GCC's names for the copies it makes of a function (a clone specialised
+# for constant arguments, a part split off, its cold path): the symbol
+# table, and so the PDB (and perf), names them so; addr2line names the
+# source function.
+GCC_CLONE = r"(?:\.(?:constprop|isra|part|cold|lto_priv)(?:\.\d+)?)+"
+
+
 def same_function(public, function):
     """Does the PDB's answer agree with addr2line's?  addr2line's "??" (no function: an address outside the
-    kernel's code) agrees only with no public."""
+    kernel's code) agrees only with no public; a GCC clone of the function (delete_objects.constprop.0)
+    agrees with it."""
     if function == "??":
         return public is None
     return public is not None and (
-        public == function or public.startswith(function + "[") or public.startswith(function + "@0x"))
+        public == function or public.startswith(function + "[") or public.startswith(function + "@0x")
+        or re.fullmatch(re.escape(function) + GCC_CLONE + r"(?:\[.*|@0x.*)?", public) is not None)
 
 
 def kernel_addresses(etl):
