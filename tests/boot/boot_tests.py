@@ -936,11 +936,23 @@ cpu busy > 0%
 
 
 def check_mix_assert(ctx, kernel):
-    """kprof assert on the mix's trace: every rule passes (exit status 0)."""
+    """kprof assert on the mix's trace: every rule passes (exit status 0).
+    Under KVM with software paging the locks workload makes about 100
+    ordinary acquisitions in its second (a loaded host's clean-clone run:
+    103), an uncontended one is traced 1 in 1000 (the acquire sample rate)
+    and two workers rarely contend there, so a lock may have no traced
+    record at all (hot0 had none in one such run): the rules naming the
+    locks workload's locks are left out there, and said so.  Under TCG the
+    workload makes thousands."""
+    text = MIX_RULES
+    if ctx.result.accel == "kvm":
+        text = "".join(l for l in MIX_RULES.splitlines(True) if not l.startswith("lock "))
+        print("    mix: the rules on the locks workload's locks left out under KVM (few acquisitions, 1 in 1000 "
+              "traced)", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         rules = os.path.join(tmp, "mix.rules")
         with open(rules, "w") as f:
-            f.write(MIX_RULES)
+            f.write(text)
         proc = subprocess.run([ctx.kprof, "assert", rules, ctx.log_path, "--kernel", kernel, "--quiet"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     if proc.returncode != 0:
