@@ -92,29 +92,37 @@ static uint64_t rdtsc_fn(void)
 	return arch_rdtsc();
 }
 
+/* The watchdog is on once wds.ref is set, which start_all does last: the
+ * clock ticks of the other CPUs, already running, find the rest in place. */
+static const struct refclock *watchdog_ref(void)
+{
+	return __atomic_load_n(&wds.ref, __ATOMIC_ACQUIRE);
+}
+
 void tsc_watchdog_start_all(void)
 {
-	wds.ref = arch_time_reference();
+	const struct refclock *ref = arch_time_reference();
+
 	for (uint32_t i = 0; i < ke_number_processors; i++) {
 		struct trace_cpu *tc = KiProcessorBlock[i]->TraceCpu;
 		if (tc)
 			tracebuf_set_adjust(tc, tsc_skew_correction(i));
 	}
-	if (!wds.ref) {
+	if (!ref) {
 		kprintf("time: watchdog: off: no HPET and no ACPI PM timer to check the TSC against\n");
 		return;
 	}
-	struct clock_sample s = clock_sample(wds.ref, rdtsc_fn, 0, 16);
+	struct clock_sample s = clock_sample(ref, rdtsc_fn, 0, 16);
 	wds.read_ns = mul_div_u64(s.gap, 1000000000ULL, ke_tsc_hz);
 	if (wds.read_ns > TSC_WATCHDOG_MAX_SKEW_US * 1000ULL) {
 		/* Every check would be skipped (tsc_check.c): none is made. */
 		kprintf("time: watchdog: off: the best of 16 reads of the %s took %llu us, more than the %u us a check "
-			"can trust\n", wds.ref->name, (unsigned long long)(wds.read_ns / 1000), TSC_WATCHDOG_MAX_SKEW_US);
-		wds.ref = NULL;
+			"can trust\n", ref->name, (unsigned long long)(wds.read_ns / 1000), TSC_WATCHDOG_MAX_SKEW_US);
 		return;
 	}
 	wds.interval = ke_us_to_tsc(TSC_WATCHDOG_INTERVAL_US);
 	wds.origin = arch_rdtsc();
+	__atomic_store_n(&wds.ref, ref, __ATOMIC_RELEASE);
 	if (ke_config->clock_fault_ppm)
 		kprintf("time: watchdog: clock.fault_ppm=%u: a fault for tests, the watchdog sees every TSC run %u ppm "
 			"fast\n", ke_config->clock_fault_ppm, ke_config->clock_fault_ppm);
@@ -219,7 +227,7 @@ void tsc_watchdog_tick(KPRCB *prcb)
 {
 	struct trace_cpu *tc = prcb->TraceCpu;
 
-	if (!wds.ref || !tc || prcb->Number >= KPROF_MAX_CPUS)
+	if (!watchdog_ref() || !tc || prcb->Number >= KPROF_MAX_CPUS)
 		return;
 	struct wd_cpu *d = &wd[prcb->Number];
 	copy_line(tc, d, prcb->Number);
@@ -230,7 +238,9 @@ void tsc_watchdog_tick(KPRCB *prcb)
 	d->steps_seen = steps;
 	d->next = now + wds.interval;
 	struct clock_sample s = clock_sample(wds.ref, rdtsc_fn, ke_us_to_tsc(TSC_WATCHDOG_MAX_SKEW_US), 3);
-	if (ke_config->clock_fault_ppm) /* clock.fault_ppm=: the TSC seems this much fast */
+	/* clock.fault_ppm=: the TSC seems this much fast since the start (a
+	 * CPU whose TSC reads behind the start's, by the boot skew, not yet) */
+	if (ke_config->clock_fault_ppm && (int64_t)(s.tsc - wds.origin) > 0)
 		s.tsc += mul_div_u64(s.tsc - wds.origin, ke_config->clock_fault_ppm, 1000000);
 	if (!d->w.started) {
 		tsc_watchdog_start(&d->w, s, s.tsc + (uint64_t)READ_ONCE(tc->tsc_adjust));
