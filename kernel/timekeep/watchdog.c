@@ -14,19 +14,20 @@
  * reference instead: at every check the CPU's adjust (added to its TSC
  * reads by the writer) follows the reference: at each check, on any
  * CPU, one line shared by all CPUs (wdline) is slewed, as NTP slews a
- * clock, to the reference's time minus the TSC, over 100 ms starting
- * three clock ticks on; each CPU takes the new line at its next clock
+ * clock, to the reference's time minus the TSC, over 200 ms starting
+ * ten clock ticks on; each CPU takes the new line at its next clock
  * tick, before the slew starts, and a check while a slew is under way or
  * due is not acted on (slew_line).  So no stamp ever stands still (a step
  * down held them at one value for its length), and CPUs whose TSCs agree
  * keep agreeing: no two CPUs use lines that differ (one the host stops
- * for three ticks may, until its next tick).  Between slews the stamps
+ * for ten ticks may, until its next tick: a loaded host's locks-4 found
+ * one copying 3 ticks late).  Between slews the stamps
  * drift from the reference by what the TSC does in 500 ms at most (less
  * with more CPUs checking).  A CPU's own TSC drifting apart from the
  * others' is not corrected per CPU (only its boot skew is): its checks
  * pull the one line its way, and its KprofClockCheck records show it.
  * The writer's clamp keeps each CPU's stamps from going back when the
- * TSC steps back; a correction of more than 50 ms is a step, clamped
+ * TSC steps back; a correction of more than 100 ms is a step, clamped
  * likewise.
  * Before that, adjust is the boot skew's correction (skew.c), 0 on
  * machines whose TSCs agree.
@@ -64,8 +65,8 @@ static struct {
 	struct trace_clock_line line;
 } wdline __attribute__((aligned(64)));
 
-#define WATCHDOG_SLEW_US 100000 /* a correction's slew: 1/5 of the interval */
-#define WATCHDOG_SLEW_DELAY_TICKS 3 /* ticks from a check to its slew's start */
+#define WATCHDOG_SLEW_US 200000 /* a correction's slew: 2/5 of the interval */
+#define WATCHDOG_SLEW_DELAY_TICKS 10 /* ticks from a check to its slew's start */
 
 struct wd_cpu {
 	uint32_t line_seq;      /* the line's seq this CPU's copy has      */
