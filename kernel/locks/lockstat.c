@@ -55,13 +55,15 @@ void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, con
 	const struct lock_hold *h = &r->Hold;
 	uint64_t wait = h->AcquireTsc - h->TryTsc;
 	KTHREAD *t = prcb->CurrentThread;
-	int64_t adjust = trace_clock_adjust(r->ReleaseTsc); /* the times join the header */
 
 	*w = (WMI_SPINLOCK){
 		.SpinLockAddress = (uint64_t)(uintptr_t)h->Lock,
 		.CallerAddress = (uint64_t)(uintptr_t)caller,
-		.AcquireTime = trace_clock_of(h->AcquireTsc, adjust),
-		.ReleaseTime = trace_clock_of(r->ReleaseTsc, adjust),
+		/* each read with its own correction, as a stamp would have it:
+		 * with the release's for both, a long hold during a slew moved
+		 * its AcquireTime over the previous holder's release */
+		.AcquireTime = trace_clock_of(h->AcquireTsc, trace_clock_adjust(h->AcquireTsc)),
+		.ReleaseTime = trace_clock_of(r->ReleaseTsc, trace_clock_adjust(r->ReleaseTsc)),
 		.WaitTimeInCycles = wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait,
 		.SpinCount = h->Spins,
 		.ThreadId = t ? t->ThreadId : 0,

@@ -31,9 +31,10 @@ static inline int64_t trace_clock_adjust(uint64_t tsc)
 	return tc ? trace_clock_adjust_at(tc, tsc) : 0;
 }
 
-/* A TSC read, on the trace's clock, with a correction of
- * trace_clock_adjust (a record's times with one correction, that of its
- * latest read: their differences stay the raw durations it carries). */
+/* A TSC read, on the trace's clock, with the correction
+ * trace_clock_adjust gives that read (each read its own: one correction
+ * for two reads far apart moved the earlier one across another CPU's
+ * records while the correction slewed). */
 static inline uint64_t trace_clock_of(uint64_t tsc, int64_t adjust)
 {
 	return tsc + (uint64_t)adjust;
