@@ -102,7 +102,7 @@ void exp_recurse(OWNER_ENTRY *e)
 void exp_end_hold(ERESOURCE *r, OWNER_ENTRY *e, uint32_t action, uint64_t now, WMI_RESOURCE *w)
 {
 	*w = (WMI_RESOURCE){
-		.AcquireTime = trace_clock_of(e->AcquireTime, trace_clock_adjust(e->AcquireTime)), /* joins the header */
+		.AcquireTime = trace_clock_read(e->AcquireTime), /* joins the header */
 		.HoldTime = now - e->AcquireTime,
 		.WaitTime = e->WaitTime,
 		.MaxRecursionDepth = e->MaxRecursionDepth,

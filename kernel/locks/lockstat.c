@@ -62,8 +62,8 @@ void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, con
 		/* each read with its own correction, as a stamp would have it:
 		 * with the release's for both, a long hold during a slew moved
 		 * its AcquireTime over the previous holder's release */
-		.AcquireTime = trace_clock_of(h->AcquireTsc, trace_clock_adjust(h->AcquireTsc)),
-		.ReleaseTime = trace_clock_of(r->ReleaseTsc, trace_clock_adjust(r->ReleaseTsc)),
+		.AcquireTime = trace_clock_read(h->AcquireTsc),
+		.ReleaseTime = trace_clock_read(r->ReleaseTsc),
 		.WaitTimeInCycles = wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait,
 		.SpinCount = h->Spins,
 		.ThreadId = t ? t->ThreadId : 0,

@@ -20,8 +20,7 @@
  * due is not acted on (slew_line).  So no stamp ever stands still (a step
  * down held them at one value for its length), and CPUs whose TSCs agree
  * keep agreeing: no two CPUs use lines that differ (one the host stops
- * for ten ticks may, until its next tick: a loaded host's locks-4 found
- * one copying 3 ticks late).  Between slews the stamps
+ * for ten ticks may, until its next tick).  Between slews the stamps
  * drift from the reference by what the TSC does in 500 ms at most (less
  * with more CPUs checking).  A CPU's own TSC drifting apart from the
  * others' is not corrected per CPU (only its boot skew is): its checks

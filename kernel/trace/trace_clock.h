@@ -22,22 +22,15 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/trace/tracebuf.h"
 
-/* The correction this CPU's stamps give a TSC read taken at `tsc` (0 on a
- * machine whose TSCs agree and keep time, and without a trace buffer). */
-static inline int64_t trace_clock_adjust(uint64_t tsc)
+/* A TSC read taken on this CPU at `tsc`, on the trace's clock
+ * (trace_clock_at; the TSC itself without a trace buffer).  Each read its
+ * own correction: one correction for two reads far apart moved the
+ * earlier one across another CPU's records while the correction slewed. */
+static inline uint64_t trace_clock_read(uint64_t tsc)
 {
 	const struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
 
-	return tc ? trace_clock_adjust_at(tc, tsc) : 0;
-}
-
-/* A TSC read, on the trace's clock, with the correction
- * trace_clock_adjust gives that read (each read its own: one correction
- * for two reads far apart moved the earlier one across another CPU's
- * records while the correction slewed). */
-static inline uint64_t trace_clock_of(uint64_t tsc, int64_t adjust)
-{
-	return tsc + (uint64_t)adjust;
+	return tc ? trace_clock_at(tc, tsc) : tsc;
 }
 
 #endif /* KPROF_KERNEL_TRACE_TRACE_CLOCK_H */

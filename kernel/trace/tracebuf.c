@@ -171,7 +171,7 @@ static inline bool sub_free(struct trace_cpu *tc, uint64_t number)
  * stamp (see top). */
 static inline uint64_t stamp_of(const struct trace_cpu *tc, uint64_t tsc, uint64_t last)
 {
-	uint64_t t = tsc + (uint64_t)trace_clock_adjust_at(tc, tsc); /* as trace_clock_of */
+	uint64_t t = trace_clock_at(tc, tsc);
 
 	return (int64_t)(t - last) < 0 ? last : t;
 }

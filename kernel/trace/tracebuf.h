@@ -152,6 +152,14 @@ static inline int64_t trace_clock_adjust_at(const struct trace_cpu *tc, uint64_t
 				   READ_ONCE(tc->clock_slope), tsc);
 }
 
+/* A read of the TSC at `tsc` on the trace's clock of tc's CPU: what the
+ * writer stamps a header with (before its clamp) and a payload's times
+ * carry (kernel/trace/trace_clock.h). */
+static inline uint64_t trace_clock_at(const struct trace_cpu *tc, uint64_t tsc)
+{
+	return tsc + (uint64_t)trace_clock_adjust_at(tc, tsc);
+}
+
 /* A clock read taken ahead of a record whose payload needs it too (a
  * SpinLock record's ReleaseTime, taken before the lock is released): the
  * buffer position read first, then the clock, as reserve reads them.  A

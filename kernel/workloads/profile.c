@@ -351,8 +351,6 @@ static enum kprof_exit_status scenario_profile(uint32_t ms, bool quick)
 	return profile_run(ms, quick ? 1 : STRETCH);
 }
 
-/* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
- * samples (1: exactly ms). */
 /* Every object created so far deleted (stopped first, if it runs) and its
  * buffer freed (a guarded one stays: its guard page is never mapped
  * again); those never created have no KPROFILE. */
@@ -368,6 +366,8 @@ static void delete_objects(struct object *const *all, unsigned count, KPROFILE *
 	ke_delete_profile(probe_obj);
 }
 
+/* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
+ * samples (1: exactly ms). */
 static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 {
 	uint32_t n = ke_number_processors;
