@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "include/kprof/lateness.h"
+
 /* ---------------------------------------------------------------- header */
 
 typedef struct _PERFINFO_TRACE_HEADER {
@@ -70,6 +72,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define KPROF_LOG_TYPE_NOISE_GAP          0xFE0Eu /* scenario=noise: a CPU's gap */
 #define KPROF_LOG_TYPE_NOISE_SCAN         0xFE0Fu /* scenario=noise: a CPU's pass */
 #define KPROF_LOG_TYPE_TIMER_LATENCY      0xFE10u /* scenario=noise: timer lateness */
+#define KPROF_LOG_TYPE_FIDELITY           0xFE11u /* what a CPU's figures are worth */
 #define KPROF_LOG_TYPE_OBJECT_NAME        0xFEF0u /* a lock's or resource's name */
 
 /* Event versions (the marker's low byte). */
@@ -95,6 +98,7 @@ static inline uint32_t perfinfo_marker(uint8_t version)
 #define NOISE_GAP_VERSION       1
 #define NOISE_SCAN_VERSION      1
 #define TIMER_LATENCY_VERSION   1
+#define FIDELITY_VERSION        1
 
 /* ---------------------------------------------------------------- groups */
 
@@ -387,6 +391,34 @@ typedef struct _KPROF_SMI_COUNT {
 } KPROF_SMI_COUNT;
 #define KPROF_SMI_COUNTED 1u /* the CPU counts SMIs: the counts are real */
 
+/* kprof's fidelity (hook 0xFE11, written with KprofSmiCount: whenever the
+ * trace holds the CPUs' time or stalls): not a Windows event.  One per
+ * CPU, on that CPU, at the end of the trace (kernel/timekeep/fidelity.c):
+ * what the run's own figures are worth there.
+ *   - StampCycles, StampBestCycles: one read of the TSC (the time stamp
+ *     every record takes), the median and the quickest of 31 back-to-back
+ *     reads at trace start.
+ *   - RoundTripCycles: an empty interrupt round trip (a self-IPI), the
+ *     median measured at boot on the boot CPU; in CPU 0's record only
+ *     (0 in the others').
+ *   - ClockInterrupts, LateBuckets, LateMaxCycles: how late each of this
+ *     CPU's clock interrupts over the trace came after the due time of its
+ *     earliest work (the tick, a time-out), counted in the half-octave
+ *     buckets of include/kprof/lateness.h, and the latest exactly.
+ *   - Flags: KPROF_FIDELITY_TSC_INVARIANT when CPUID says the TSC runs at
+ *     one rate in every power state (leaf 0x80000007, EDX bit 8). */
+typedef struct _KPROF_FIDELITY {
+	uint64_t RoundTripCycles;            /* empty interrupt round trip (CPU 0)    */
+	uint64_t ClockInterrupts;            /* clock interrupts over the trace       */
+	uint64_t LateMaxCycles;              /* the latest one's lateness             */
+	uint32_t StampCycles;                /* a TSC read: median                    */
+	uint32_t StampBestCycles;            /* a TSC read: the quickest              */
+	uint32_t Flags;                      /* KPROF_FIDELITY_*                      */
+	uint32_t Buckets;                    /* KPROF_LATENESS_BUCKETS                */
+	uint32_t LateBuckets[KPROF_LATENESS_BUCKETS]; /* interrupts by lateness   */
+} KPROF_FIDELITY;
+#define KPROF_FIDELITY_TSC_INVARIANT 0x1u /* CPUID: the TSC's rate never changes */
+
 /* kprof's clock step (hook 0xFE0C): not a Windows event, and in no
  * group: the record writer (kernel/trace/writer.c) writes it right after
  * a record whose clock read was below the CPU's previous read: the TSC of
@@ -678,6 +710,9 @@ _Static_assert(sizeof(KPROF_NOISE_GAP) == 0x38, "noise-gap record is 56 bytes");
 WMI_ASSERT_OFFSET(KPROF_NOISE_GAP, Window, 0x28);
 _Static_assert(sizeof(KPROF_NOISE_SCAN) == 0x28, "noise-scan record is 40 bytes");
 _Static_assert(sizeof(KPROF_TIMER_LATENCY) == 0x28, "timer-latency record is 40 bytes");
+_Static_assert(sizeof(KPROF_FIDELITY) == 40 + 4 * KPROF_LATENESS_BUCKETS, "fidelity record is 296 bytes");
+WMI_ASSERT_OFFSET(KPROF_FIDELITY, StampCycles, 24);
+WMI_ASSERT_OFFSET(KPROF_FIDELITY, LateBuckets, 40);
 WMI_ASSERT_OFFSET(KPROF_CLOCK_CHECK, MarginNs, 0x18);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Flags, 0x04);
 WMI_ASSERT_OFFSET(KPROF_PHASE, Name, 0x08);

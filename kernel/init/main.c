@@ -24,6 +24,7 @@
 #include "kernel/console/fbcon.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
+#include "kernel/timekeep/fidelity.h"
 #include "kernel/timekeep/watchdog.h"
 #include "kernel/trace/user_event.h"
 #include "kernel/locks/lockstat.h"
@@ -143,10 +144,14 @@ static void apply_spinlock_keys(void)
 	reject_command_line(1);
 }
 
-/* The default ProfileTime interval on a machine whose interrupts are slow
- * (pace.h): the round trip is measured here, before the trace starts. */
+/* The empty interrupt round trip, measured once on the boot CPU before
+ * the trace starts: it paces the default ProfileTime interval on a
+ * machine whose interrupts are slow (pace.h) and goes into the run's
+ * fidelity statement (kernel/timekeep/fidelity.c). */
 #define PACE_ROUNDS    64
 #define PACE_BUDGET_US 100000
+
+static struct irq_cost boot_round_trip;
 
 /* The profile keys go through NtSetIntervalProfile.  Their ranges were
  * checked with the command line; what is left depends on the counters
@@ -156,7 +161,7 @@ static uint32_t paced_profile_interval(const struct profile_config *c)
 {
 	if (c->interval_given)
 		return c->interval;
-	struct irq_cost rt = measure_interrupt_round_trip_within(PACE_ROUNDS, PACE_BUDGET_US);
+	const struct irq_cost rt = boot_round_trip;
 	uint64_t ns = mul_div_u64(rt.median, 1000000000, ke_tsc_hz);
 	uint32_t iv = ki_profile_paced_interval(c->interval, false, ns);
 	if (iv != c->interval)
@@ -238,6 +243,7 @@ void kernel_main(const struct bootinfo *bi)
 	ke_broadcast_init();
 	ke_start_processors(ke_config->cpus);
 	tsc_skew_measure();
+	boot_round_trip = measure_interrupt_round_trip_within(PACE_ROUNDS, PACE_BUDGET_US);
 	apply_profile_keys();
 	ex_resource_name_objects(); /* named before the trace: its rundown has them */
 	configure_trace(bi);
@@ -248,6 +254,7 @@ void kernel_main(const struct bootinfo *bi)
 	const char *scenario = scenario_name(workload_config->scenario);
 	trace_start(bi->cmdline, workload_wire_number(scenario), scenario);
 	trace_smi_count_start();
+	trace_fidelity_start(boot_round_trip.median);
 	ps_trace_rundown();
 	trace_object_rundown();
 	user_event_rundown();
@@ -259,6 +266,7 @@ void kernel_main(const struct bootinfo *bi)
 						       scenario_run(workload_config->scenario));
 	ke_profile_trace_stop();
 	trace_smi_count_stop();
+	trace_fidelity_stop();
 	trace_finish(status);
 	kprof_run_end(trace_out_exit_status(status));
 }

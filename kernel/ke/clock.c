@@ -20,6 +20,13 @@
  * running the virtual CPU, or a CPU spinning with interrupts off for a
  * lock whose holder the host does not run; on real hardware, interrupts
  * masked too long (SMIs included).
+ *
+ * Arrival: every clock interrupt's arrival after the due time of its
+ * earliest work is also counted, late or not, in half-octave buckets
+ * (ClockArrivalBuckets, include/kprof/lateness.h) with the latest
+ * (ClockArrivalMax): the distribution the run's fidelity statement gives
+ * (KprofFidelity, kernel/timekeep/fidelity.c).  Only this CPU writes its
+ * counts, with interrupts off (the handler; ke_clock_arrivals_reset).
  */
 #include "kernel/ke/clock.h"
 
@@ -110,6 +117,30 @@ static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP
 	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
 }
 
+/* How late the interrupt came: its entry (`now`) against the due time. */
+static void clock_arrival(KPRCB *prcb, uint64_t due, uint64_t now)
+{
+	if (!due || due == UINT64_MAX)
+		return;
+	uint64_t late = now > due ? now - due : 0;
+	prcb->ClockArrivals++;
+	prcb->ClockArrivalBuckets[kprof_lateness_bucket(late)]++;
+	if (late > prcb->ClockArrivalMax)
+		prcb->ClockArrivalMax = late;
+}
+
+void ke_clock_arrivals_reset(void)
+{
+	KPRCB *prcb = ke_get_current_prcb();
+	unsigned long flags = arch_irq_save();
+
+	prcb->ClockArrivals = 0;
+	prcb->ClockArrivalMax = 0;
+	for (uint32_t b = 0; b < KPROF_LATENESS_BUCKETS; b++)
+		prcb->ClockArrivalBuckets[b] = 0;
+	arch_irq_restore(flags);
+}
+
 void ke_clock_note_late_kick(uint64_t sent, uint64_t answered)
 {
 	ke_clock_note_stall(sent, answered);
@@ -130,6 +161,7 @@ static void clock_interrupt(KTRAP_FRAME *tf)
 	uint64_t now = arch_rdtsc();
 	uint64_t due = clock_due(prcb, now);
 
+	clock_arrival(prcb, due, now);
 	ki_timer_queue_expire(&prcb->TimerQueue, now, tf);
 	clock_rearm(prcb);
 	clock_lateness(prcb, due, arch_rdtsc(), tf);

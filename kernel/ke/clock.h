@@ -39,6 +39,9 @@ void ke_clock_note_late_kick(uint64_t sent, uint64_t answered);
  * interrupt that the host held, say): more than CLOCK_LATE_US, recorded
  * as a stall like a late kick (InstructionPointer 0). */
 void ke_clock_note_stall(uint64_t from, uint64_t to);
+/* This CPU: its clock interrupts' arrival counts (KPRCB ClockArrival*)
+ * start again from zero (at trace start, for KprofFidelity). */
+void ke_clock_arrivals_reset(void);
 /* Clock tick period in TSC cycles. */
 uint64_t ke_clock_tick_cycles(void);
 

@@ -14,6 +14,7 @@
 
 #include <arch/percpu.h>
 
+#include "include/kprof/lateness.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/ke/lockstat_cpu.h"
@@ -46,6 +47,9 @@ typedef struct kprcb {
 	uint64_t ClockLateCount;          /* interrupts later than CLOCK_LATE_US          */
 	uint64_t ClockLateCycles;         /* their total lateness                         */
 	uint64_t ClockLateMax;            /* the worst                                    */
+	uint64_t ClockArrivals;           /* clock interrupts since the trace started     */
+	uint64_t ClockArrivalMax;         /* the latest of them: cycles after it was due  */
+	uint32_t ClockArrivalBuckets[KPROF_LATENESS_BUCKETS]; /* them by lateness     */
 	uint64_t OnlineTsc;               /* TSC when the CPU finished starting           */
 	struct trace_cpu *TraceCpu;       /* this CPU's trace buffer, NULL if none        */
 

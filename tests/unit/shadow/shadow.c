@@ -21,6 +21,7 @@
 
 __thread bool shadow_irqs_on = true;
 bool shadow_virtualized;
+bool shadow_tsc_invariant;
 bool shadow_relax_yields = true;
 __thread uint8_t shadow_irql;
 volatile uint32_t shadow_ipis[SHADOW_MAX_CPUS][ARCH_INT_COUNT];

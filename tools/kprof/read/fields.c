@@ -208,6 +208,16 @@ static const struct kp_field smi_count_fields[] = {
 	U(KPROF_SMI_COUNT, Reserved),
 };
 
+static const struct kp_field fidelity_fields[] = {
+	U(KPROF_FIDELITY, RoundTripCycles),
+	U(KPROF_FIDELITY, ClockInterrupts),
+	U(KPROF_FIDELITY, LateMaxCycles),
+	U(KPROF_FIDELITY, StampCycles),
+	U(KPROF_FIDELITY, StampBestCycles),
+	U(KPROF_FIDELITY, Flags),
+	U(KPROF_FIDELITY, Buckets),
+};
+
 static const struct kp_field profile_object_fields[] = {
 	P(KPROF_PROFILE_OBJECT, RangeBase),
 	P(KPROF_PROFILE_OBJECT, RangeLimit),
@@ -334,6 +344,9 @@ const struct kp_event kp_events[] = {
 	  NULL, measure_fields, N(measure_fields) },
 	{ KPROF_LOG_TYPE_SMI_COUNT, SMI_COUNT_VERSION, "KprofSmiCount", "KPROF_SMI_COUNT", sizeof(KPROF_SMI_COUNT),
 	  KP_TAIL_NONE, NULL, smi_count_fields, N(smi_count_fields) },
+	/* LateBuckets, a fixed array, decoded as the record's tail of counts */
+	{ KPROF_LOG_TYPE_FIDELITY, FIDELITY_VERSION, "KprofFidelity", "KPROF_FIDELITY",
+	  offsetof(KPROF_FIDELITY, LateBuckets), KP_TAIL_COUNTS, "LateBuckets", fidelity_fields, N(fidelity_fields) },
 	{ KPROF_LOG_TYPE_PROFILE_OBJECT, PROFILE_OBJECT_VERSION, "KprofProfileObject", "KPROF_PROFILE_OBJECT",
 	  sizeof(KPROF_PROFILE_OBJECT), KP_TAIL_COUNTS, "Buckets", profile_object_fields, N(profile_object_fields) },
 	{ KPROF_LOG_TYPE_THREAD, KPROF_THREAD_VERSION, "KprofThread", "KPROF_THREAD", sizeof(KPROF_THREAD), KP_TAIL_NONE,

@@ -36,6 +36,21 @@ static inline bool arch_cpu_virtualized(void)
 	return (c >> 31) & 1;
 }
 
+/* The TSC runs at one rate in every power state and frequency (an
+ * "invariant TSC": CPUID.80000007H:EDX bit 8).  Hypervisors often leave it
+ * clear even where their TSC is steady. */
+static inline bool arch_tsc_invariant(void)
+{
+	uint32_t a = 0x80000000u, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if (a < 0x80000007u)
+		return false;
+	a = 0x80000007u;
+	c = 0;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return (d >> 8) & 1;
+}
+
 /* Spin-wait hint inside busy loops. */
 static inline void arch_cpu_relax(void)
 {

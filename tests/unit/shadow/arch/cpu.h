@@ -17,6 +17,8 @@ static inline uint64_t arch_rdtsc(void) { return __rdtsc(); }
 static inline uint64_t arch_rdtsc_ordered(void) { _mm_lfence(); return __rdtsc(); }
 extern bool shadow_virtualized;
 static inline bool arch_cpu_virtualized(void) { return shadow_virtualized; }
+extern bool shadow_tsc_invariant;
+static inline bool arch_tsc_invariant(void) { return shadow_tsc_invariant; }
 /* Host threads play CPUs, often more of them than the host has cores: a
  * spinner that never yields can wait a whole time slice for a descheduled
  * "CPU".  Every 64th relax yields, unless a benchmark turns that off. */
