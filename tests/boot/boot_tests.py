@@ -639,8 +639,9 @@ def check_resources(cpus, holders_may_starve=False):
     software paging, docs/running.md; the kernel does not boost starved
     threads, docs/resources.md).  Allowed only when the summary says the
     long holder never ran (its highest priority seen is 0); then the
-    exclusive time-outs and the boost line, which need it, are not
-    required.  Every record rule (rescheck) still holds."""
+    boost line, which needs it, is not required, and one time-out of
+    either kind stands for both (see below).  Every record rule (rescheck)
+    still holds."""
     def check(ctx):
         check_direct(ctx)
         ctx.expect(r"^scenario resources: done$", "the scenario's end")
@@ -648,13 +649,19 @@ def check_resources(cpus, holders_may_starve=False):
                        r"(\d+) exclusive, (\d+) shared; (\d+) excessive waits; \d+ owner boosts; the long holder "
                        r"\(priority 4\) ran at up to priority (\d+)$" % cpus, "the summary")
         starved = holders_may_starve and int(m.group(6)) == 0
-        need = [m.group(i) for i in ((1, 2, 4, 5) if starved else (1, 2, 3, 4, 5))]
-        if not all(int(g) for g in need):
+        n = [int(m.group(i)) for i in range(1, 6)]
+        # starved: the slow resource is never held, so its timed waiters
+        # cannot time out; the data resources' timed waiters time out only
+        # behind a writer held past their 200-300 us, which a few dozen
+        # holds (a loaded host's KVM run: 55 exclusive) may not give for
+        # both kinds.  One time-out of either kind is still required.
+        ok = all((n[0], n[1], n[2] + n[3], n[4])) if starved else all(n)
+        if not ok:
             raise_failure("holds, time-outs of each kind and excessive waits must all have happened: %s"
                           % m.group(0))
         if starved:
-            print("    resources: the priority-4 holders got no CPU before the deadline (allowed here): no "
-                  "exclusive time-out or owner boost required", flush=True)
+            print("    resources: the priority-4 holders got no CPU before the deadline (allowed here): a "
+                  "time-out of either kind required, no owner boost", flush=True)
         else:
             ctx.expect(r"^resources: boost: a holder of priority 4 was at priority 14 after its waiters' slices "
                        r"ended$", "the owner boost")
@@ -920,6 +927,82 @@ def check_mix(ctx):
     check_mix_phases(ctx)
     check_etl_symbols(ctx, kernel)
     check_mix_assert(ctx, kernel)
+    check_fidelity(ctx, kernel, 2)
+
+
+def lateness_floor(b):
+    """include/kprof/lateness.h, as docs/wire-format.md states it: bucket 0
+    holds 0..63 cycles; bucket b >= 1 the half octave from 2^m (+ 2^(m-1)
+    for an even b), m = 6 + (b - 1) // 2."""
+    if b == 0:
+        return 0
+    m = 6 + (b - 1) // 2
+    return (1 << m) + ((1 << (m - 1)) if (b - 1) % 2 else 0)
+
+
+def check_fidelity(ctx, kernel, cpus):
+    """The run's fidelity statement (docs/report.md): one KprofFidelity
+    record per CPU whose lateness buckets add up to its clock interrupts
+    and whose latest interrupt lies in its highest non-empty bucket, the
+    round trip in CPU 0's record only; the summary JSON's p50/p99/max agree
+    with percentiles computed here from the decoded buckets; the report's
+    first section is the fidelity section and its verdict line is in the
+    --summary that make run prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = os.path.join(tmp, "summary.json")
+        out = subprocess.run([ctx.kprof, "decode", "--json", "--quiet", "--summary-json", summary, ctx.log_path],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+        with open(summary) as f:
+            fid = json.load(f)["fidelity"]
+    recs = [r for r in map(json.loads, out.splitlines()) if r.get("event") == "KprofFidelity"]
+    if sorted(r["cpu"] for r in recs) != list(range(cpus)):
+        raise_failure("want one KprofFidelity record per CPU (%d), got %s" % (cpus, [r["cpu"] for r in recs]))
+    buckets = [0] * 64
+    for r in recs:
+        b = r["LateBuckets"]
+        if len(b) != 64 or sum(b) != r["ClockInterrupts"] or not r["ClockInterrupts"]:
+            raise_failure("cpu %d: %d lateness buckets adding up to %d, for %d clock interrupts"
+                          % (r["cpu"], len(b), sum(b), r["ClockInterrupts"]))
+        top = max(i for i, n in enumerate(b) if n)
+        if not lateness_floor(top) <= r["LateMaxCycles"] < (lateness_floor(top + 1) if top < 63 else 1 << 64):
+            raise_failure("cpu %d: the latest interrupt (%d cycles) is not in the highest bucket used (%d)"
+                          % (r["cpu"], r["LateMaxCycles"], top))
+        if not 0 < r["StampBestCycles"] <= r["StampCycles"]:
+            raise_failure("cpu %d: time stamp %d cycles, quickest %d" % (r["cpu"], r["StampCycles"],
+                                                                      r["StampBestCycles"]))
+        if (r["RoundTripCycles"] > 0) != (r["cpu"] == 0):
+            raise_failure("cpu %d: RoundTripCycles %d (want it in CPU 0's record only)" % (r["cpu"],
+                                                                                         r["RoundTripCycles"]))
+        buckets = [x + y for x, y in zip(buckets, b)]
+    n = sum(buckets)
+    late_max = max(r["LateMaxCycles"] for r in recs)
+    hz = fid["tsc_hz"]
+
+    def pct(q):
+        need, seen = max(1, -(-n * q // 100)), 0
+        for i, c in enumerate(buckets):
+            seen += c
+            if seen >= need:
+                return min(lateness_floor(i + 1) - 1 if i < 63 else late_max, late_max)
+        return late_max
+
+    for key, want in (("late_p50_ns", pct(50)), ("late_p99_ns", pct(99)), ("late_max_ns", late_max)):
+        if abs(fid[key] - want * 1e9 / hz) > 1:
+            raise_failure("summary JSON %s = %s, from the decoded buckets %.0f" % (key, fid[key], want * 1e9 / hz))
+    if fid["clock_interrupts"] != n or fid["cpus_recorded"] != cpus or fid["stamp_cycles"] != max(
+            r["StampCycles"] for r in recs):
+        raise_failure("summary JSON fidelity %s against the records" % fid)
+    report = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--quiet"],
+                            stdout=subprocess.PIPE, text=True).stdout.replace("\n" + " " * 22, " ")
+    sections = re.findall(r"^== (\S+)", report, re.M)
+    if not sections or sections[0] != "fidelity:":
+        raise_failure("the report's first section is %s, not fidelity" % sections[:1])
+    if not re.search(r"^clock interrupt late +p50 <= .*over %d interrupts$" % n, report, re.M):
+        raise_failure("the fidelity section's clock interrupt line does not count %d interrupts" % n)
+    short = subprocess.run([ctx.kprof, "report", ctx.log_path, "--kernel", kernel, "--summary", "--quiet"],
+                           stdout=subprocess.PIPE, text=True).stdout
+    if not re.search(r"^fidelity +durations exact to ", short, re.M):
+        raise_failure("the --summary (make run's) has no fidelity verdict line")
 
 
 # What a CI would assert on make run's trace (docs/assert.md): nothing lost

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tools/kprof/fidelity/fidelity.h"
 #include "tools/kprof/progress/progress.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
@@ -90,6 +91,19 @@ static void say_file_full(const struct kp_log *log, uint64_t lost_file)
 			"holds every record\n");
 }
 
+/* The run's fidelity statement (tools/kprof/fidelity/): its stalled share
+ * needs the model, built here only for the JSON. */
+static void write_fidelity(struct kp_log *log, FILE *f)
+{
+	struct kp_model m;
+	struct kp_fidelity fid;
+
+	kp_model_build(&m, log);
+	kp_fidelity_gather(log, &m, &fid);
+	kp_model_free(&m);
+	kp_fidelity_json(f, &fid);
+}
+
 static void write_json(struct kp_log *log, const struct kp_totals *t, const uint64_t *per_cpu, FILE *f)
 {
 	fprintf(f, "{\"records\":%" PRIu64 ",\"cpus\":%u,\"frames\":%zu,\"per_cpu\":[", t->records, log->ncpus,
@@ -131,7 +145,9 @@ static void write_json(struct kp_log *log, const struct kp_totals *t, const uint
 			fprintf(f, ",\"%s\":%" PRIu64, kp_loss_cause_key(k), d->lost[k]);
 		fputc('}', f);
 	}
-	fprintf(f, "],\"drops_flagged\":%s,\"issues\":[", log->drops_flagged ? "true" : "false");
+	fprintf(f, "],\"drops_flagged\":%s,\"fidelity\":", log->drops_flagged ? "true" : "false");
+	write_fidelity(log, f);
+	fprintf(f, ",\"issues\":[");
 	for (size_t i = 0; i < log->nissues; i++) {
 		const struct kp_issue *is = &log->issues[i];
 		fprintf(f, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",\"cpu\":%d,\"seq_first\":%u,\"seq_last\":%u,\"what\":",

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/fidelity/fidelity.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 
@@ -73,12 +74,15 @@ static void summary_headlines(FILE *f, const struct kp_report *r, const char *wh
 static void write_summary(FILE *f, const struct kp_report *r)
 {
 	struct kp_totals t;
+	struct kp_fidelity fid;
 
 	kp_totals(r->log, &t, NULL);
 	fprintf(f, "== kprof report: summary (the whole report: kprof report LOG --kernel ELF) ==\n");
 	if (kp_symbols_warning(r->syms))
 		kp_wrap(f, "", 0, 2, " ", kp_symbols_warning(r->syms));
 	kp_report_header_short(f, r, &t);
+	kp_fidelity_gather(r->log, r->m, &fid);
+	kp_fidelity_summary(f, &fid);
 	kp_report_hot_summary(f, r);
 	summary_headlines(f, r, "locks:", kp_report_locks);
 	summary_headlines(f, r, "resources:", kp_report_resources);
@@ -90,9 +94,12 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
 {
 	uint64_t *per_cpu = kp_xcalloc(r->log->ncpus, sizeof(*per_cpu));
 	struct kp_totals t;
+	struct kp_fidelity fid;
 
 	kp_totals(r->log, &t, per_cpu);
 	kp_report_header(f, r, o->input, o->kernel, &t, per_cpu);
+	kp_fidelity_gather(r->log, r->m, &fid);
+	kp_fidelity_section(f, &fid);
 	kp_report_hot_spots(f, r);
 	kp_report_profile_objects(f, r);
 	kp_report_locks(f, r);
