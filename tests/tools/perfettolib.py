@@ -189,6 +189,21 @@ def expected(recs, doc):
             want["CPU %d %s" % key] += 1
         elif r["Phase"] == 2 and open_begins[key]:
             open_begins[key] -= 1
+    # scenario=noise: a slice per KprofNoiseGap and an instant per
+    # KprofTimerLatency on "CPU n noise"; the pass-1 gaps marked correlated,
+    # by start (then CPU), in clusters (one that starts before every gap of
+    # the cluster so far has ended joins it), each linked to the next
+    gaps = [r for r in recs if r["event"] == "KprofNoiseGap"]
+    for r in gaps:
+        want["CPU %d noise" % r["cpu"]] += 1
+    linked = sorted((r["Start"], r["cpu"], r["Start"] + r["Cycles"]) for r in gaps if r["Pass"] == 1 and r["Correlated"])
+    cluster_end = None
+    for k, (s, cpu, e) in enumerate(linked):
+        if k and s < cluster_end:
+            want["flows at one instant" if ns(linked[k - 1][0]) == ns(s) else "flows"] += 1
+            cluster_end = max(cluster_end, e)
+        else:
+            cluster_end = e
     return want
 
 

@@ -58,8 +58,10 @@ static void write_other_data(struct pf *p, const struct kp_log *log)
 		pf_str_arg(p, "kernel_warning", kp_symbols_warning(p->syms));
 	pf_str_arg(p, "cmdline", log->cmdline);
 	fprintf(p->f, ",\"context_switches\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"spinlock_waits\":%" PRIu64
-		      ",\"ready_threads\":%" PRIu64 ",\"wakeup_flows_at_one_instant\":%" PRIu64 "}}\n",
-		p->m->switches, p->m->samples, p->m->waits, p->m->readies, p->flows_one_instant);
+		      ",\"ready_threads\":%" PRIu64 ",\"wakeup_flows_at_one_instant\":%" PRIu64
+		      ",\"noise_links_at_one_instant\":%" PRIu64 "}}\n",
+		p->m->switches, p->m->samples, p->m->waits, p->m->readies, p->flows_one_instant,
+		p->noise_links_one_instant);
 }
 
 void pf_collect(struct pf *p, struct kp_log *log)
@@ -69,6 +71,7 @@ void pf_collect(struct pf *p, struct kp_log *log)
 	pf_thread_events(p);
 	pf_flow_events(p);
 	pf_user_events(p);
+	pf_noise_events(p);
 }
 
 void pf_collect_free(struct pf *p)
@@ -76,6 +79,7 @@ void pf_collect_free(struct pf *p)
 	free(p->items);
 	pf_thread_events_free(p);
 	pf_user_events_free(p);
+	pf_noise_events_free(p);
 	pf_stacks_free(p);
 }
 

@@ -11,7 +11,8 @@
  *     time ("running"), its lock and resource waits ("waits"), each in more
  *     lanes ("running 2", ...) only where the records overlap;
  *   pid 1 again, the workload's own events (perfetto_user.c): USER_TID +
- *     n * 256 "CPU n events", + id "CPU n TYPE" a span type's slices.
+ *     n * 256 "CPU n events", + id "CPU n TYPE" a span type's slices;
+ *     scenario=noise's (perfetto_noise.c): NOISE_TID + n "CPU n noise".
  */
 #ifndef KPROF_TOOL_PERFETTO_H
 #define KPROF_TOOL_PERFETTO_H
@@ -31,6 +32,8 @@
 #define STALL_TID  400000u  /* its stalls (late clock): STALL_TID + n     */
 #define USER_TID   500000u  /* its user events: USER_TID + n * 256 (+ a   */
                             /* span type's id: its slices)                */
+#define NOISE_TID  40000000u /* scenario=noise's gaps and timer latency:  */
+                            /* NOISE_TID + n (perfetto_noise.c)          */
 
 /* A thread's own process, and its tracks: lane k of its runs (k from 0)
  * and of its waits. */
@@ -98,6 +101,10 @@ struct pf {
 	const struct kp_log *log; /* its user event types                    */
 	struct pf_user *user;   /* perfetto_user.c's events                   */
 	uint64_t flows_one_instant; /* wake-up flows whose two ends share a time */
+	uint64_t flows;         /* flow ids given (wake-ups, then noise links) */
+	struct pf_noise *noise; /* perfetto_noise.c's records                 */
+	uint32_t *noise_cpus;   /* per CPU: events on its "CPU n noise"       */
+	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
 };
 
 /* perfetto.c: queue an event (its seq is set here). */
@@ -128,6 +135,10 @@ void pf_collect_free(struct pf *p);
 void pf_user_events(struct pf *p);
 void pf_user_tracks(struct pf *p, void (*track)(struct pf *, uint32_t, uint32_t, const char *, long));
 void pf_user_events_free(struct pf *p);
+/* perfetto_noise.c: scenario=noise's gaps, timer latency and the links
+ * of correlated gaps (after the wake-up flows: their ids follow). */
+void pf_noise_events(struct pf *p);
+void pf_noise_events_free(struct pf *p);
 /* perfetto_sched.c: ',"systemTraceEvents":"..."': the schedule as ftrace
  * text (sched_switch, sched_wakeup). */
 void pf_write_sched(struct pf *p);

@@ -56,7 +56,7 @@ static void describe_flow(struct pf *p, const struct pf_item *it, struct pf_even
 
 void pf_flow_events(struct pf *p)
 {
-	uint64_t id = 0;
+	uint64_t id = p->flows;
 
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
@@ -75,4 +75,5 @@ void pf_flow_events(struct pf *p)
 						    .cpu = cpu, .lane = w->lane, .a = id, .b = 1 });
 		}
 	}
+	p->flows = id;
 }

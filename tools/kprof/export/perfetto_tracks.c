@@ -61,6 +61,10 @@ static void cpu_tracks(struct pf *p, const struct pf_track_sink *s)
 			snprintf(name, sizeof(name), "CPU %u no trace", cpu);
 			track(p, PF_CPUS_PID, HOLE_TID + cpu, name, 4L * cpu + 3);
 		}
+		if (p->noise_cpus && p->noise_cpus[cpu]) {
+			snprintf(name, sizeof(name), "CPU %u noise", cpu);
+			track(p, PF_CPUS_PID, NOISE_TID + cpu, name, 4L * cpu + 2);
+		}
 	}
 }
 
