@@ -44,8 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/kprof/noise/noise.h"
 #include "tools/kprof/metrics/metrics.h"
 #include "tools/kprof/read/user_types.h"
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
 enum {
@@ -56,6 +58,8 @@ enum {
 	F_SAMPLES, E_COUNT, C_BUSY, C_IDLE, C_STALLED, C_NO_TRACE, C_SWITCHES,
 	V_MEAN, V_MEDIAN, V_P99, V_MIN, V_MAX,
 	S_COUNT, S_MEAN, S_MEDIAN, S_P99, S_MIN, S_MAX,
+	N_MAX, N_TOTAL, N_GAPS, N_CORRELATED, N_PER_SECOND, N_SCANNED,
+	TM_P99, TM_MAX, TM_MEAN, TM_WAKEUPS, TM_MISSED,
 };
 
 #define C KP_KIND_COUNT
@@ -91,6 +95,14 @@ static const struct kp_measure_def cpu_defs[] = {
 	{ "busy", S, C_BUSY }, { "idle", S, C_IDLE }, { "stalled", S, C_STALLED }, { "no-trace", S, C_NO_TRACE },
 	{ "switches", C, C_SWITCHES }, { NULL, 0, 0 },
 };
+static const struct kp_measure_def noise_defs[] = {
+	{ "max", T, N_MAX }, { "total", T, N_TOTAL }, { "gaps", C, N_GAPS }, { "correlated", C, N_CORRELATED },
+	{ "per second", S, N_PER_SECOND }, { "scanned", T, N_SCANNED }, { NULL, 0, 0 },
+};
+static const struct kp_measure_def timer_defs[] = {
+	{ "latency p99", T, TM_P99 }, { "latency max", T, TM_MAX },
+	{ "latency mean", T, TM_MEAN }, { "wake-ups", C, TM_WAKEUPS }, { "missed", C, TM_MISSED }, { NULL, 0, 0 },
+};
 #undef C
 #undef T
 #undef S
@@ -100,7 +112,8 @@ const struct kp_measure_def *kp_rule_measures(enum kp_subject s)
 	static const struct kp_measure_def *const defs[] = {
 		[KP_SUBJ_METRIC] = metric_defs, [KP_SUBJ_LOCK] = lock_defs, [KP_SUBJ_THREAD] = thread_defs,
 		[KP_SUBJ_SAMPLES] = samples_defs, [KP_SUBJ_EVENT] = event_defs, [KP_SUBJ_CPU] = cpu_defs,
-		[KP_SUBJ_FIELD] = field_defs, [KP_SUBJ_SPAN] = span_defs,
+		[KP_SUBJ_FIELD] = field_defs, [KP_SUBJ_SPAN] = span_defs, [KP_SUBJ_NOISE] = noise_defs,
+		[KP_SUBJ_TIMER] = timer_defs,
 	};
 	return defs[s];
 }
@@ -118,6 +131,8 @@ struct figure {
 	bool is_value;
 	double value;
 	size_t values;
+	bool in_ns;                   /* a time the kernel gave in ns: ns, not cycles */
+	uint64_t ns;
 	char note[120];               /* after the measured value: an interval     */
 };
 
@@ -396,6 +411,102 @@ static bool cpu(const struct kp_rule *r, const struct kp_runlog *run, struct fig
 			    r->by_id ? "the CPU has no" : "no CPU has", r->by_id ? "its" : "their");
 }
 
+/* scenario=noise's gaps (noise/noise.h: the report's Noise section), from
+ * each CPU's KprofNoiseScan records of both passes: every gap, kept or
+ * not; all CPUs or `noise N`. */
+static bool noise(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_noise_cpu *cpus[KP_NOISE_PASSES];
+	uint32_t n = run->log.ncpus;
+	bool any = false, gaps_only = false;
+
+	if (r->by_id && r->id >= n)
+		return error(o, "no cpu %u: the log has CPUs 0 to %u", r->id, n ? n - 1 : 0);
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
+	kp_noise_gather((struct kp_log *)&run->log, cpus);
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		for (uint32_t i = 0; i < n; i++) {
+			const struct kp_noise_cpu *c = &cpus[p][i];
+			if (r->by_id && i != r->id)
+				continue;
+			if (!c->scanned) {
+				gaps_only |= c->any;
+				continue;
+			}
+			const KPROF_NOISE_SCAN *k = &c->scan;
+			any = true;
+			switch (r->measure->id) {
+			case N_MAX: f->cycles = k->MaxCycles > f->cycles ? k->MaxCycles : f->cycles; break;
+			case N_TOTAL: f->cycles += k->GapCycles; break;
+			case N_GAPS: f->count += k->Gaps; break;
+			case N_CORRELATED: f->count += k->Correlated; break;
+			case N_PER_SECOND: f->part += k->GapCycles; f->whole += k->ScannedCycles; break;
+			case N_SCANNED: f->cycles += k->ScannedCycles; break;
+			}
+		}
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		free(cpus[p]);
+	if (!any && gaps_only)
+		return error(o, "noise: the log has gaps but no KprofNoiseScan records (a kernel before them): the "
+			     "figures count every gap only with them");
+	return any || error(o, "noise: %s no KprofNoiseScan records: run scenario=noise", r->by_id ? "the CPU has"
+													   : "the log has");
+}
+
+/* scenario=noise's timer pass (KprofTimerLatency, one a CPU: the report's
+ * timer latency table): p50 and p99 as the kernel counted them (1 us
+ * buckets, the floor), max and mean exact; all CPUs (the worst CPU's
+ * percentile and max, the mean over every wake-up) or `timer N`. */
+static bool timer(const struct kp_rule *r, const struct kp_runlog *run, struct figure *f, struct kp_outcome *o)
+{
+	struct kp_noise_cpu *cpus[KP_NOISE_PASSES];
+	uint32_t n = run->log.ncpus;
+	uint64_t sum = 0, samples = 0;
+	bool any = false;
+
+	if (r->by_id && r->id >= n)
+		return error(o, "no cpu %u: the log has CPUs 0 to %u", r->id, n ? n - 1 : 0);
+	bool p50 = r->measure->id == TM_P99 && r->pct_num == 50 * r->pct_scale;
+	if (r->measure->id == TM_P99 && !p50 && r->pct_num != 99 * r->pct_scale)
+		return error(o, "timer latency: the kernel counts p50 and p99 only (KprofTimerLatency), not %s",
+			     r->measure_text + strlen("latency "));
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
+	kp_noise_gather((struct kp_log *)&run->log, cpus);
+	f->in_ns = true;
+	for (uint32_t i = 0; i < n; i++) {
+		const KPROF_TIMER_LATENCY *t = &cpus[0][i].timer;
+		if (!cpus[0][i].timed || (r->by_id && i != r->id))
+			continue;
+		any = true;
+		uint64_t v = 0;
+		switch (r->measure->id) {
+		case TM_P99: v = (uint64_t)(p50 ? t->P50Us : t->P99Us) * 1000; break;
+		case TM_MAX: v = t->MaxNs; break;
+		case TM_WAKEUPS: f->count += t->Samples; break;
+		case TM_MISSED: f->count += t->Missed; break;
+		}
+		if (v > f->ns)
+			f->ns = v;
+		sum += t->SumNs;
+		samples += t->Samples;
+		if (r->measure->id == TM_P99 && (p50 ? t->P50Us : t->P99Us) >= 1000)
+			snprintf(f->note, sizeof(f->note), ", at least: 1000 us is the kernel's last bucket");
+	}
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		free(cpus[p]);
+	if (!any)
+		return error(o, "timer: %s no KprofTimerLatency record: run scenario=noise", r->by_id ? "the CPU has"
+												     : "the log has");
+	if (r->measure->id == TM_MEAN) {
+		if (!samples)
+			return error(o, "timer: no wake-ups, so no mean");
+		f->ns = sum / samples;
+	}
+	return true;
+}
+
 static bool compare(double v, enum kp_op op, double bound)
 {
 	switch (op) {
@@ -425,12 +536,17 @@ void kp_rule_eval(const struct kp_rule *r, const struct kp_runlog *run, struct k
 	case KP_SUBJ_EVENT: ok = event(r, run, &f, o); break;
 	case KP_SUBJ_FIELD: ok = field(r, run, &f, o); break;
 	case KP_SUBJ_SPAN: ok = span(r, run, &f, o); break;
+	case KP_SUBJ_NOISE: ok = noise(r, run, &f, o); break;
+	case KP_SUBJ_TIMER: ok = timer(r, run, &f, o); break;
 	}
 	if (!ok)
 		return;
 	if (f.is_value) {
 		v = f.value;
 		snprintf(o->measured, sizeof(o->measured), "%.10g (of %zu values)", v, f.values);
+	} else if (r->kind == KP_KIND_TIME && f.in_ns) {
+		v = (double)f.ns / 1e9;
+		snprintf(o->measured, sizeof(o->measured), "%.3f us (%" PRIu64 " ns%s)", (double)f.ns / 1e3, f.ns, f.note);
 	} else if (r->kind == KP_KIND_TIME) {
 		char t[48];
 		if (run->m.hz <= 0) {

@@ -139,7 +139,8 @@ static bool tokens(struct line_ctx *c, const char *s, struct tok *t, size_t max,
 static const char *const subject_what[] = {
 	[KP_SUBJ_METRIC] = "the run", [KP_SUBJ_LOCK] = "a lock", [KP_SUBJ_THREAD] = "a thread",
 	[KP_SUBJ_SAMPLES] = "a function's samples", [KP_SUBJ_EVENT] = "an event type", [KP_SUBJ_CPU] = "a CPU",
-	[KP_SUBJ_FIELD] = "an event field", [KP_SUBJ_SPAN] = "a span type",
+	[KP_SUBJ_FIELD] = "an event field", [KP_SUBJ_SPAN] = "a span type", [KP_SUBJ_NOISE] = "the noise",
+	[KP_SUBJ_TIMER] = "the timer pass",
 };
 
 /* A percentile word, p50 or p99.9: its value as num / scale percent. */
@@ -281,11 +282,12 @@ static bool take_subject(struct line_ctx *c, struct kp_rule *r, const struct tok
 	static const struct { const char *word; enum kp_subject s; } subjects[] = {
 		{ "lock", KP_SUBJ_LOCK }, { "thread", KP_SUBJ_THREAD }, { "samples", KP_SUBJ_SAMPLES },
 		{ "event", KP_SUBJ_EVENT }, { "cpu", KP_SUBJ_CPU }, { "span", KP_SUBJ_SPAN },
+		{ "noise", KP_SUBJ_NOISE }, { "timer", KP_SUBJ_TIMER },
 	};
 	*first = NULL;
 	if (t[0].kind != T_WORD)
 		return fail(c, t[0].col, "a rule starts with a metric or a subject (lock, thread, samples, event, span, "
-			    "cpu), not \"%s\"%s", t[0].text, "");
+			    "cpu, noise, timer), not \"%s\"%s", t[0].text, "");
 	*k = 1;
 	r->subject = KP_SUBJ_METRIC;
 	for (size_t i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++)
@@ -297,7 +299,8 @@ static bool take_subject(struct line_ctx *c, struct kp_rule *r, const struct tok
 		*first = t[0].text;
 		return true;
 	}
-	if (r->subject == KP_SUBJ_CPU || (r->subject == KP_SUBJ_THREAD && t[1].kind == T_NUMBER)) {
+	if (r->subject == KP_SUBJ_CPU || r->subject == KP_SUBJ_NOISE || r->subject == KP_SUBJ_TIMER ||
+	    (r->subject == KP_SUBJ_THREAD && t[1].kind == T_NUMBER)) {
 		if (t[1].kind == T_NUMBER) {
 			char *end;
 			r->by_id = true;

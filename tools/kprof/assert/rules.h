@@ -27,6 +27,9 @@
  *                                          slices (with [FIELD=value]: of
  *                                          those whose Begin has it)
  *   cpu busy > 50%                         all CPUs, or `cpu 1 busy`
+ *   noise max < 20us                       scenario=noise: its gaps (all
+ *                                          CPUs and passes, or `noise 1`)
+ *   timer latency p99 < 50us               its timer pass (the worst CPU)
  *
  * Wherever a measure is a percentile, any pNN or pNN.N is one (p50, p90,
  * p99.9): the nearest rank, as the report's p99.
@@ -41,7 +44,7 @@
 
 enum kp_subject {
 	KP_SUBJ_METRIC, KP_SUBJ_LOCK, KP_SUBJ_THREAD, KP_SUBJ_SAMPLES, KP_SUBJ_EVENT, KP_SUBJ_CPU, KP_SUBJ_FIELD,
-	KP_SUBJ_SPAN
+	KP_SUBJ_SPAN, KP_SUBJ_NOISE, KP_SUBJ_TIMER
 };
 
 /* What a figure is: a count, a time, a share; a measure admits a set. */

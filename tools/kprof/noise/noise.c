@@ -12,21 +12,13 @@
 #include <string.h>
 
 #include "include/kprof/wmi.h"
+#include "tools/kprof/noise/noise.h"
 #include "tools/kprof/report/report.h"
 #include "tools/kprof/util/alloc.h"
 
-#define NOISE_PASSES 2
-#define NOISE_BUCKETS 40 /* log2 of ns: bucket b holds [2^b, 2^(b+1)) */
-
-struct noise_cpu {
-	uint64_t gaps, correlated, everyone, total_ns, max_ns, smis; /* kept gaps */
-	bool smi_counted, any;
-	bool scanned;                 /* its KprofNoiseScan: the figures below */
-	KPROF_NOISE_SCAN scan;
-	bool timed;                   /* its KprofTimerLatency (in cpus[0] only) */
-	KPROF_TIMER_LATENCY timer;
-	uint64_t hist[NOISE_BUCKETS];
-};
+#define NOISE_PASSES KP_NOISE_PASSES
+#define NOISE_BUCKETS KP_NOISE_BUCKETS
+#define noise_cpu kp_noise_cpu
 
 static uint32_t bucket(uint64_t ns)
 {
@@ -53,8 +45,7 @@ static void add(struct noise_cpu *c, const KPROF_NOISE_GAP *g, uint32_t ncpus)
 	c->hist[bucket(g->LengthNs)]++;
 }
 
-/* Read every CPU's gaps into cpus[pass - 1][cpu]; false if there are none. */
-static bool gather(struct kp_log *log, struct noise_cpu *cpus[NOISE_PASSES])
+bool kp_noise_gather(struct kp_log *log, struct kp_noise_cpu *cpus[KP_NOISE_PASSES])
 {
 	bool any = false;
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
@@ -178,7 +169,7 @@ void kp_report_noise(FILE *f, const struct kp_report *r)
 
 	for (uint32_t p = 0; p < NOISE_PASSES; p++)
 		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
-	if (gather(r->log, cpus)) {
+	if (kp_noise_gather(r->log, cpus)) {
 		kp_report_section(f, "Noise");
 		kp_wrap(f, "", 0, 0, " ",
 			"Gaps between two reads of the TSC with interrupts off (scenario=noise, KprofNoiseGap): "
