@@ -26,12 +26,14 @@
 #include "tools/kprof/read/log.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tools/kprof/read/frames.h"
 #include "tools/kprof/read/store.h"
@@ -247,15 +249,69 @@ static int check_input(FILE *f, uint64_t limit, size_t *cap)
 	return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? 0 : ENODEV;
 }
 
+/* A mapped log that another program truncates while it is read: a page
+ * past its new end raises SIGBUS on the next read.  Said plainly, naming
+ * the log whose mapping the fault hit (a command may map several), with
+ * exit status 3 (an input that could not be read), not a crash.  The
+ * handler only looks up its table and writes (async-signal-safe). */
+#define MAPPED_MAX 64
+static struct {
+	const uint8_t *base;
+	size_t size;
+	char path[512];
+} mapped[MAPPED_MAX];
+static volatile sig_atomic_t nmapped;
+
+static void say(const char *s)
+{
+	ssize_t w = write(STDERR_FILENO, s, strlen(s));
+	(void)w;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const uint8_t *at = si ? si->si_addr : NULL;
+	const char *path = "a log";
+
+	(void)sig;
+	(void)uc;
+	for (int i = 0; i < nmapped; i++)
+		if (at >= mapped[i].base && at < mapped[i].base + mapped[i].size)
+			path = mapped[i].path;
+	say("kprof: ");
+	say(path);
+	say(": the log got shorter while it was read (another program truncated or is rewriting it); what was "
+	    "written from it is incomplete: read a copy that is not being written\n");
+	_exit(3);
+}
+
+static void catch_truncation(const uint8_t *base, size_t size, const char *path)
+{
+	struct sigaction sa;
+
+	if (nmapped < MAPPED_MAX) {
+		mapped[nmapped].base = base;
+		mapped[nmapped].size = size;
+		snprintf(mapped[nmapped].path, sizeof(mapped[nmapped].path), "%s", path);
+		nmapped++;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 /* A regular file is mapped read-only (kp_log_release gives its pages back
  * as they are walked); NULL if it cannot be (empty, or mmap refused). */
-static uint8_t *map_file(FILE *f, size_t size)
+static uint8_t *map_file(FILE *f, size_t size, const char *path)
 {
 	if (!size)
 		return NULL;
 	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 	if (p == MAP_FAILED)
 		return NULL;
+	catch_truncation(p, size, path);
 	return p;
 }
 
@@ -276,7 +332,7 @@ int kp_log_read(const char *path, struct kp_log *log)
 	size_t cap = 1 << 20, len = 0, n;
 	int err = check_input(f, limit, &cap);
 	struct stat st;
-	uint8_t *map = !err && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? map_file(f, (size_t)st.st_size) : NULL;
+	uint8_t *map = !err && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? map_file(f, (size_t)st.st_size, path) : NULL;
 	if (map) {
 		fclose(f);
 		scan(log, map, (size_t)st.st_size, true);
