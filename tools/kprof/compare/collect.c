@@ -24,6 +24,12 @@
  *   cpu         a thread's share of the CPUs' traced time (Threads): its
  *               runs taken as a compound Poisson process, so the variance
  *               of its total is the sum of its runs' squared lengths
+ *   noise       scenario=noise: a CPU's gaps over its scanned time, per
+ *               pass (Noise; KprofNoiseScan): its gaps a compound Poisson
+ *               process, the variance the kept gaps' squared lengths (the
+ *               unkept are the shortest) over the time scanned squared
+ *   timer_mean  its mean timer lateness (KprofTimerLatency): the kernel
+ *               keeps no spread, so an interval only over sets of runs
  *
  * Threads of one name are one figure (ids differ between runs, names do
  * not); locks are named as the report names them.  The workload's own
@@ -36,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/kprof/noise/noise.h"
 #include "tools/kprof/util/alloc.h"
 
 bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
@@ -46,7 +53,8 @@ bool kp_cmp_zero_if_absent(enum kp_cmp_kind k)
 enum kp_cmp_unit kp_cmp_unit(enum kp_cmp_kind k)
 {
 	switch (k) {
-	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CONTENTION_EST: case KP_CMP_CPU: return KP_CMP_SHARE;
+	case KP_CMP_HOT: case KP_CMP_CONTENTION: case KP_CMP_CONTENTION_EST: case KP_CMP_CPU: case KP_CMP_NOISE:
+		return KP_CMP_SHARE;
 	case KP_CMP_EV_RATE: return KP_CMP_PER_S;
 	case KP_CMP_EV_MEAN: case KP_CMP_EV_MEDIAN: return KP_CMP_VALUE;
 	default: return KP_CMP_SECONDS;
@@ -65,8 +73,9 @@ bool kp_cmp_is_user(enum kp_cmp_kind k)
 
 const char *kp_cmp_kind_name(enum kp_cmp_kind k)
 {
-	static const char *const names[] = { "hot", "contention", "contention_est", "wait", "hold", "latency", "cpu", "event_rate",
-					     "field_mean", "field_median", "span_mean", "span_median" };
+	static const char *const names[] = { "hot", "contention", "contention_est", "wait", "hold", "latency", "cpu",
+					     "noise", "timer_mean", "event_rate", "field_mean", "field_median", "span_mean",
+					     "span_median" };
 	return names[k];
 }
 
@@ -219,12 +228,61 @@ static void threads(struct kp_cmp_table *t, int side, size_t run, const struct k
 	free(sq);
 }
 
+static void noise(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
+{
+	struct kp_noise_cpu *cpus[KP_NOISE_PASSES];
+	uint32_t n = r->log.ncpus;
+	double *sq = kp_xcalloc((size_t)KP_NOISE_PASSES * (n ? n : 1), sizeof(*sq));
+	char name[64];
+
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
+	if (kp_noise_gather((struct kp_log *)&r->log, cpus)) {
+		/* the kept gaps' squared lengths, per pass and CPU */
+		for (uint32_t cpu = 0; cpu < n; cpu++) {
+			struct kp_cpu_cursor c;
+			struct kp_record rec;
+			kp_cursor_init(&c, (struct kp_log *)&r->log, cpu);
+			while (kp_cursor_next(&c, &rec)) {
+				KPROF_NOISE_GAP g;
+				if (rec.h.HookId != KPROF_LOG_TYPE_NOISE_GAP || rec.version != NOISE_GAP_VERSION ||
+				    rec.payload_size < sizeof(g))
+					continue;
+				memcpy(&g, rec.payload, sizeof(g));
+				if (g.Pass >= 1 && g.Pass <= KP_NOISE_PASSES)
+					sq[(size_t)(g.Pass - 1) * n + cpu] += (double)g.Cycles * (double)g.Cycles;
+			}
+		}
+		for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+			for (uint32_t cpu = 0; cpu < n; cpu++) {
+				const struct kp_noise_cpu *c = &cpus[p][cpu];
+				double scanned = (double)c->scan.ScannedCycles;
+				if (!c->scanned || scanned <= 0)
+					continue;
+				snprintf(name, sizeof(name), "cpu %u, pass %u", cpu, p + 1);
+				kp_cmp_put(t, side, run, KP_CMP_NOISE, name, (double)c->scan.GapCycles / scanned,
+					   sq[(size_t)p * n + cpu] / (scanned * scanned));
+			}
+		for (uint32_t cpu = 0; cpu < n; cpu++) {
+			const KPROF_TIMER_LATENCY *tl = &cpus[0][cpu].timer;
+			if (!cpus[0][cpu].timed || !tl->Samples)
+				continue;
+			snprintf(name, sizeof(name), "cpu %u", cpu);
+			kp_cmp_put(t, side, run, KP_CMP_TIMER_MEAN, name, (double)tl->SumNs / tl->Samples / 1e9, NAN);
+		}
+	}
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		free(cpus[p]);
+	free(sq);
+}
+
 void kp_cmp_collect(struct kp_cmp_table *t, int side, size_t run, const struct kp_runlog *r)
 {
 	if (!t->by.field) {
 		hot(t, side, run, r);
 		locks(t, side, run, r);
 		threads(t, side, run, r);
+		noise(t, side, run, r);
 	}
 	kp_cmp_collect_user(t, side, run, r);
 }

@@ -74,6 +74,7 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 	size_t n[2] = { 0, 0 };
 	double *v[2] = { va, vb };
 	bool median = m->kind == KP_CMP_EV_MEDIAN || m->kind == KP_CMP_SPAN_MEDIAN;
+	bool no_spread = m->kind == KP_CMP_TIMER_MEAN; /* the kernel keeps no spread */
 
 	*row = (struct kp_cmp_row){ .metric = m };
 	for (int s = 0; s < 2; s++)
@@ -114,6 +115,7 @@ static void make_row(const struct kp_cmp_table *t, const struct kp_cmp_metric *m
 		row->ok = a.have && b.have && kp_normal_diff(a.value, a.var, b.value, b.var, &row->iv);
 		row->why = !a.have || !b.have ? "not in both runs"
 			   : median ? "a median: over sets of runs only"
+			   : no_spread ? "no spread within a run (KprofTimerLatency keeps sums): over sets of runs only"
 				    : "one event: no variance within the run";
 	}
 	if (constant(t, m, row, va, vb)) {

@@ -38,6 +38,9 @@ enum kp_cmp_kind {
 	KP_CMP_HOLD,       /* a lock's mean hold (s), of the traced acquisitions  */
 	KP_CMP_LATENCY,    /* a thread's mean scheduling latency (s)              */
 	KP_CMP_CPU,        /* a thread's share of the CPUs' traced time           */
+	KP_CMP_NOISE,      /* scenario=noise: a CPU's share of its scanned time   */
+	                   /* in gaps, per pass                                    */
+	KP_CMP_TIMER_MEAN, /* scenario=noise: a CPU's mean timer lateness (s)     */
 	KP_CMP_EV_RATE,    /* a user event type's events (spans: slices) per s    */
 	KP_CMP_EV_MEAN,    /* an instant's numeric field: its mean                */
 	KP_CMP_EV_MEDIAN,  /* ... its median (no variance within a run)           */

@@ -22,6 +22,8 @@ static const char *const section[KP_CMP_KINDS] = {
 	[KP_CMP_HOLD] = "locks: mean hold of the traced acquisitions",
 	[KP_CMP_LATENCY] = "scheduling latency: mean from ready to running",
 	[KP_CMP_CPU] = "threads: share of the CPUs' traced time",
+	[KP_CMP_NOISE] = "noise: share of each CPU's scanned time in gaps (scenario=noise)",
+	[KP_CMP_TIMER_MEAN] = "timer latency: each CPU's mean lateness (scenario=noise)",
 	[KP_CMP_EV_RATE] = "user events: events per second of the run (span types: slices)",
 	[KP_CMP_EV_MEAN] = "user events: mean of each numeric field of the instants",
 	[KP_CMP_EV_MEDIAN] = "user events: median of each numeric field of the instants",
@@ -31,7 +33,8 @@ static const char *const section[KP_CMP_KINDS] = {
 
 static const char *const column[KP_CMP_KINDS] = {
 	[KP_CMP_HOT] = "function", [KP_CMP_CONTENTION] = "lock", [KP_CMP_CONTENTION_EST] = "lock", [KP_CMP_WAIT] = "lock", [KP_CMP_HOLD] = "lock",
-	[KP_CMP_LATENCY] = "thread", [KP_CMP_CPU] = "thread", [KP_CMP_EV_RATE] = "event type",
+	[KP_CMP_LATENCY] = "thread", [KP_CMP_CPU] = "thread", [KP_CMP_NOISE] = "cpu, pass", [KP_CMP_TIMER_MEAN] = "cpu",
+	[KP_CMP_EV_RATE] = "event type",
 	[KP_CMP_EV_MEAN] = "event type, field", [KP_CMP_EV_MEDIAN] = "event type, field",
 	[KP_CMP_SPAN_MEAN] = "span type", [KP_CMP_SPAN_MEDIAN] = "span type",
 };
@@ -51,6 +54,10 @@ const char *kp_cmp_method(const struct kp_cmp_table *t, enum kp_cmp_kind k)
 		[KP_CMP_LATENCY] = "normal interval of a difference of means, the delays' variance",
 		[KP_CMP_CPU] = "normal interval, each thread's runs a compound Poisson process (variance: "
 			       "the sum of its runs' squared lengths)",
+		[KP_CMP_NOISE] = "normal interval, each CPU's gaps a compound Poisson process (variance: the "
+				 "kept gaps' squared lengths over the time scanned squared)",
+		[KP_CMP_TIMER_MEAN] = "none within a run: the kernel keeps the lateness's sum, not its spread "
+				      "(compare sets of runs)",
 		[KP_CMP_EV_RATE] = "normal interval of a difference of rates, each count taken as Poisson "
 				   "(variance: count / seconds^2)",
 		[KP_CMP_EV_MEAN] = "normal interval of a difference of means, the values' variance",
