@@ -92,6 +92,9 @@ const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t s
 void tl_draw_row(const struct tl *t, uint32_t cpu);
 /* timeline_steps.c: the steps back of CPU cpu's clock on its row. */
 void tl_draw_steps(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu);
+/* timeline_noise.c: scenario=noise's gaps on CPU cpu's row (its
+ * KprofNoiseGap records, read from t->log). */
+void tl_draw_noise(const struct tl *t, uint32_t cpu);
 /* Cycles of CPU c's run `run` inside the view, its holes left out (its
  * thread's CPU time there). */
 uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run);

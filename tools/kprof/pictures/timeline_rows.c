@@ -408,6 +408,7 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
 	draw_runs(t, c, cpu);
 	draw_stalls(t, c, cpu);
+	tl_draw_noise(t, cpu);
 	draw_holes(t, c, cpu);
 	draw_waits(t, c, cpu);
 	draw_ticks(t, c, cpu, false);
