@@ -241,14 +241,9 @@ static void noise(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 		/* the kept gaps' squared lengths, per pass and CPU */
 		for (uint32_t cpu = 0; cpu < n; cpu++) {
 			struct kp_cpu_cursor c;
-			struct kp_record rec;
+			KPROF_NOISE_GAP g;
 			kp_cursor_init(&c, (struct kp_log *)&r->log, cpu);
-			while (kp_cursor_next(&c, &rec)) {
-				KPROF_NOISE_GAP g;
-				if (rec.h.HookId != KPROF_LOG_TYPE_NOISE_GAP || rec.version != NOISE_GAP_VERSION ||
-				    rec.payload_size < sizeof(g))
-					continue;
-				memcpy(&g, rec.payload, sizeof(g));
+			while (kp_noise_next_gap(&c, &g)) {
 				if (g.Pass >= 1 && g.Pass <= KP_NOISE_PASSES)
 					sq[(size_t)(g.Pass - 1) * n + cpu] += (double)g.Cycles * (double)g.Cycles;
 			}

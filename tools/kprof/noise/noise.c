@@ -45,6 +45,19 @@ static void add(struct noise_cpu *c, const KPROF_NOISE_GAP *g, uint32_t ncpus)
 	c->hist[bucket(g->LengthNs)]++;
 }
 
+bool kp_noise_next_gap(struct kp_cpu_cursor *c, KPROF_NOISE_GAP *g)
+{
+	struct kp_record rec;
+
+	while (kp_cursor_next(c, &rec))
+		if (rec.h.HookId == KPROF_LOG_TYPE_NOISE_GAP && rec.version == NOISE_GAP_VERSION &&
+		    rec.payload_size >= sizeof(*g)) {
+			memcpy(g, rec.payload, sizeof(*g));
+			return true;
+		}
+	return false;
+}
+
 bool kp_noise_gather(struct kp_log *log, struct kp_noise_cpu *cpus[KP_NOISE_PASSES])
 {
 	bool any = false;

@@ -30,4 +30,9 @@ struct kp_noise_cpu {
  * has none. */
 bool kp_noise_gather(struct kp_log *log, struct kp_noise_cpu *cpus[KP_NOISE_PASSES]);
 
+/* The next KprofNoiseGap record of a CPU's cursor into *g (its other
+ * records skipped); false at the end. */
+struct kp_cpu_cursor;
+bool kp_noise_next_gap(struct kp_cpu_cursor *c, KPROF_NOISE_GAP *g);
+
 #endif /* KPROF_TOOL_NOISE_H */

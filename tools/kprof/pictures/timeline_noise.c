@@ -9,9 +9,9 @@
  * many gaps it has.
  */
 #include <inttypes.h>
-#include <string.h>
 
 #include "include/kprof/wmi.h"
+#include "tools/kprof/noise/noise.h"
 #include "tools/kprof/pictures/timeline.h"
 #include "tools/kprof/read/records.h"
 
@@ -42,17 +42,12 @@ static void draw_band(const struct tl *t, uint32_t cpu, const struct band *b)
 void tl_draw_noise(const struct tl *t, uint32_t cpu)
 {
 	struct kp_cpu_cursor c;
-	struct kp_record rec;
 	struct band b = { 0 };
 	double px = tl_px_cycles(t);
+	KPROF_NOISE_GAP g;
 
 	kp_cursor_init(&c, (struct kp_log *)t->log, cpu);
-	while (kp_cursor_next(&c, &rec)) {
-		KPROF_NOISE_GAP g;
-		if (rec.h.HookId != KPROF_LOG_TYPE_NOISE_GAP || rec.version != NOISE_GAP_VERSION ||
-		    rec.payload_size < sizeof(g))
-			continue;
-		memcpy(&g, rec.payload, sizeof(g));
+	while (kp_noise_next_gap(&c, &g)) {
 		uint64_t s = g.Start, e = g.Start + g.Cycles;
 		if (e <= t->t0 || s >= t->t1)
 			continue; /* outside this view (a phase's picture) */
