@@ -16,7 +16,7 @@
 # WORKLOADS="DIR ..." builds the workloads in those folders into the kernel
 # (docs/workloads.md; use a separate BUILD= to keep a kernel without them),
 # REPEAT=N (make run: N runs into build/runs/RUNS/1..N, RUNS default the scenario),
-# OUT=DIR (make run's folder),
+# OUT=DIR (make run's folder), OUTPUTS=all (every file even for a trace over 256 MiB),
 # ACCEL=tcg|kvm, MACHINE=q35|pc, CPU=<qemu -cpu model>, MEM=<qemu -m> (default: from CPUS),
 # STALL=S stops make run after S seconds with nothing on the serial port (default 0: 120 s,
 # 5 s more a CPU beyond 8), TIMEOUT=S after S seconds in all (default 0: no cap; docs/running.md),
@@ -235,6 +235,7 @@ deps:
 REPEAT ?=
 RUNS   ?= $(SCENARIO)
 OUT    ?=
+OUTPUTS ?=
 USB_WRITE_ERROR ?=
 
 # `make run` is tools/kprof-run (the command CI calls: it builds, runs,
@@ -246,7 +247,7 @@ run:
 
 # What tools/kprof-run reads: every variable a run takes (`var`), then the
 # files it uses (`path`).  $(info) prints values as they are, quotes too.
-RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT STALL TIMEOUT ACCEL MACHINE CPU MEM \
+RUN_VARS := BUILD BOOT CPUS CMDLINE SCENARIO WORKLOADS REPEAT RUNS OUT OUTPUTS STALL TIMEOUT ACCEL MACHINE CPU MEM \
 	USB_HC USB_HUB USB_WRITE_ERROR TRACE_FILE_MB IMAGE_TABLE LOCK_CHECKS ASSERTS V
 .PHONY: run-vars
 run-vars:

@@ -593,6 +593,12 @@ def parser():
     p.add_argument("--scenario", default="",
                    help="add scenario=SCENARIO (and a dump-mode trace big enough for it) unless the command "
                         "line names a scenario")
+    p.add_argument("--outputs", default="auto", choices=["auto", "all"],
+                   help="auto (the default): a trace bigger than --big-trace-mb gets every file but the ones of a "
+                        "line or an object per record (trace.json, trace.txt, trace.jsonl); all: every file")
+    p.add_argument("--big-trace-mb", type=nonnegative_int, default=BIG_TRACE_MB,
+                   help="the trace size (MiB of the log or the stick's trace file) from which --outputs=auto "
+                        "leaves those out (default %(default)s)")
     return p
 
 
@@ -730,6 +736,13 @@ OUTPUTS = [
      ["ctf", "--lttng", "{log}", "-o", "{file}"]),
 ]
 
+# A big trace (docs/running.md, "A big trace"): above this many MiB of
+# trace, `make run` leaves out the files of a line or an object per record,
+# several times the trace's size and more than a browser opens (trace.json
+# takes about 370 bytes a record, trace.txt 250), unless OUTPUTS=all.
+BIG_TRACE_MB = 256
+PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
+
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
 # The names a run writes (a folder from before RUN_MARK is known by them).
@@ -762,10 +775,12 @@ def fresh_out(out):
         f.write("the files of one kprof run (tools/qemu.py); the next run into this folder empties it first\n")
 
 
-def convert_trace(kprof, log, out, kernel, source=None):
+def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=BIG_TRACE_MB):
     """Turn the frames in the trace (source: the serial log unless a trace
     file from the stick is given) into the files people open, print the
-    report's summary, and list every file with what opens it."""
+    report's summary, and list every file with what opens it.  With
+    outputs "auto", a trace of more than big_mb MiB gets every file but
+    PER_RECORD_OUTPUTS, and says so."""
     if not kprof or not os.path.exists(kprof):
         return
     serial = log
@@ -773,9 +788,16 @@ def convert_trace(kprof, log, out, kernel, source=None):
     if not has_frames(log):
         print("kprof: no trace in this run (no frames in the serial log)")
         return
+    size = os.path.getsize(log)
+    big = outputs == "auto" and size > big_mb << 20
+    if big:
+        print("kprof: a big trace (%.0f MiB, more than %d): %s left out, a line or an object per record (several "
+              "times the trace's size, and no browser opens a JSON that big); OUTPUTS=all writes them, or "
+              "build/kprof decode / perfetto --format json on %s" % (size / 1048576.0, big_mb,
+                                                                       ", ".join(PER_RECORD_OUTPUTS), log))
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
                 [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/"))) for a in args])
-               for name, what, args in OUTPUTS]
+               for name, what, args in OUTPUTS if not (big and name in PER_RECORD_OUTPUTS)]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:
@@ -911,7 +933,8 @@ def run_into(opts):
     print("\nkprof: %s; boot to banner %s, whole run %.2f s (%s)" % (
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
-    convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res))
+    convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res), opts.outputs,
+                  opts.big_trace_mb)
     return res.status
 
 
