@@ -214,14 +214,20 @@ TRACE_FILE_MB ?= 256
 IMAGE_TABLE ?= gpt
 IMAGE := $(BUILD)/kprof.img
 IMAGE_CFG := $(BUILD)/image.cfg
+# The stick's \kprof\cmdline.txt: CMDLINE, and scenario=SCENARIO when
+# SCENARIO is given (`make image SCENARIO=noise`) and CMDLINE names none;
+# empty otherwise (the kernel's defaults; make run writes its own line
+# into a private copy, tools/qemu.py).
+IMAGE_CMDLINE := $(strip $(CMDLINE) $(if $(filter command line environment,$(origin SCENARIO)),$(if \
+	$(findstring scenario=,$(CMDLINE)),,scenario=$(SCENARIO))))
 image: $(IMAGE)
 $(IMAGE_CFG): FORCE
 	@mkdir -p $(dir $@)
-	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB) IMAGE_TABLE=$(IMAGE_TABLE)' > $@.tmp
+	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB) IMAGE_TABLE=$(IMAGE_TABLE) CMDLINE=$(IMAGE_CMDLINE)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
 	$(quiet) IMAGE $@
-	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '' '$(IMAGE_TABLE)'
+	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '$(IMAGE_CMDLINE)' '$(IMAGE_TABLE)'
 
 # ---------------------------------------------------------------- run
 
