@@ -1,7 +1,8 @@
 # tools.mk - host tools built by `make all` (included by the Makefile).
 #
 # build/kprof: the decoder, report and pictures (tools/kprof/ and its
-# folders: read/, model/, export/, report/, pictures/, util/), with the
+# folders: read/, model/, export/ (ctf/, etl/, perfetto/ with proto/), report/,
+# pictures/, util/ and the rest), with the
 # kernel's own CRC-32 and TSC delta transform (its inverse decodes
 # compressed chunks, encodings 1 and 2, with liblz4) and elfutils' libelf for
 # the kernel's symbols and libdw for their source lines.
@@ -9,7 +10,7 @@ HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
 HOST_LIBS   ?= -ldw -lelf -llz4 -lm
 
-KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c tools/kprof/*/*/*.c) kernel/lib/crc32.c kernel/trace/trace_delta.c
+KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c tools/kprof/*/*/*.c tools/kprof/*/*/*/*.c) kernel/lib/crc32.c kernel/trace/trace_delta.c
 KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS)) $(BUILD)/host/gen/flame_js.o
 KPROF_TOOL      := $(BUILD)/kprof
 HOST_TOOLS      := $(KPROF_TOOL)

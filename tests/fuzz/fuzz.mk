@@ -2,7 +2,8 @@
 # Makefile).
 #
 # Builds $(BUILD)/fuzz/fuzz_decoder (tests/fuzz/fuzz_decoder.c with the
-# decoder's sources, clang, ASan and UBSan; packages clang and
+# decoder's sources, and the model and fidelity statement its summary JSON
+# reads; clang, ASan and UBSan; packages clang and
 # libclang-rt-14-dev) and runs it for FUZZ_SECONDS (default 30) in all, on
 # a working corpus in $(BUILD)/fuzz/corpus, seeded from tests/fuzz/corpus
 # and kept between runs: a fifth of the time each damaging a raw wire v2
@@ -28,7 +29,8 @@ FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.l
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/read/store.c tools/kprof/read/frames.c tools/kprof/read/finish.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/drops.c tools/kprof/read/user_types.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
-		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/lib/crc32.c kernel/trace/trace_delta.c
+		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/lib/crc32.c kernel/trace/trace_delta.c \
+		$(wildcard tools/kprof/model/*.c tools/kprof/fidelity/*.c) tools/kprof/util/format.c tools/kprof/util/kpassert.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 

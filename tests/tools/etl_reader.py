@@ -6,7 +6,7 @@
 
 Written from the layouts in docs/etw-records.md ("ETL files")
 and include/kprof/wmi.h with Debian's python3-construct; it shares no code
-with the writer (tools/kprof/export/etl.c) on purpose, so it can catch the writer
+with the writer (tools/kprof/export/etl/etl.c) on purpose, so it can catch the writer
 out.  It enforces what strict ETL readers want and rejects the file with a
 message (exit status 1) otherwise:
 

@@ -67,9 +67,9 @@ int kp_options_parse(const struct kp_command *cmd, int argc, char **argv, struct
 /* Commands: each returns the process exit status. */
 int kp_cmd_decode(struct kp_log *log, const struct kp_options *o);     /* export/decode.c    */
 int kp_cmd_check(struct kp_log *log, const struct kp_options *o);      /* export/decode.c    */
-int kp_cmd_etl(struct kp_log *log, const struct kp_options *o);        /* export/etl.c       */
-int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o);        /* export/ctf.c       */
-int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o);   /* export/perfetto.c  */
+int kp_cmd_etl(struct kp_log *log, const struct kp_options *o);        /* export/etl/etl.c   */
+int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o);        /* export/ctf/ctf.c   */
+int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o);   /* export/perfetto/perfetto.c */
 int kp_cmd_report(struct kp_log *log, const struct kp_options *o);     /* report/report.c    */
 int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o); /* pictures/flame.c   */
 int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o);   /* pictures/timeline.c */

@@ -1,0 +1,115 @@
+/*
+ * perfetto.c - `kprof perfetto LOG [--kernel ELF] [--format proto|json]
+ * -o FILE`: the trace for ui.perfetto.dev, as Perfetto's own protobuf
+ * trace (proto/proto.h: 20-odd bytes a record, for big runs) or in the
+ * Chrome JSON trace format (with every record's fields as args), which
+ * ui.perfetto.dev, chrome://tracing, Chrome DevTools and speedscope open.
+ * --format picks; without it a FILE ending ".json" is JSON, any other
+ * (FILE.perfetto-trace) the protobuf trace.  The JSON:
+ *
+ *   {"traceEvents":[...],"systemTraceEvents":"...","displayTimeUnit":"ns",
+ *    "otherData":{...}}
+ *
+ * The tracks (perfetto.h): per CPU its runs, samples, ReadyThread marks
+ * and losses, its lock waits, its stalls and its holes (perfetto_cpu.c);
+ * per thread its runs, ready time and waits (perfetto_threads.c); wake-up
+ * flows between them (perfetto_flows.c); names and order
+ * (perfetto_tracks.c); and the schedule again as ftrace text
+ * (perfetto_sched.c), from which Perfetto draws its own CPU and thread
+ * state tracks.  Every time is a whole number of nanoseconds since the
+ * start of the trace, written as microseconds (perfetto_json.c), so that
+ * no two slices of a track overlap.  Events are written in time order.
+ * The runs and waits are the model's (model/model.h): the same schedule
+ * the report and the timeline show.  The events are gathered by collect.c
+ * for this JSON writer and the protobuf one (proto/) alike.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <string.h>
+
+#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/proto/proto.h"
+#include "tools/kprof/kprof.h"
+#include "tools/kprof/read/user_types.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct pf_item *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void write_other_data(struct pf *p, const struct kp_log *log)
+{
+	fputs(",\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", p->f);
+	fprintf(p->f, "\"generator\":\"kprof perfetto\",\"cpus\":%u,\"tsc_hz\":%" PRIu64 ",\"time_origin_tsc\":%" PRIu64,
+		p->m->ncpus, log->header.tsc_hz, p->m->origin);
+	pf_str_arg(p, "build_id", log->build_id);
+	if (kp_symbols_warning(p->syms))
+		pf_str_arg(p, "kernel_warning", kp_symbols_warning(p->syms));
+	pf_str_arg(p, "cmdline", log->cmdline);
+	fprintf(p->f, ",\"context_switches\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"spinlock_waits\":%" PRIu64
+		      ",\"ready_threads\":%" PRIu64 ",\"wakeup_flows_at_one_instant\":%" PRIu64
+		      ",\"noise_links_at_one_instant\":%" PRIu64 "}}\n",
+		p->m->switches, p->m->samples, p->m->waits, p->m->readies, p->flows_one_instant,
+		p->noise_links_one_instant);
+}
+
+static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
+{
+	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
+
+	pf_collect(&p, (struct kp_log *)log); /* read only: cursors over its records */
+	kp_sort(p.items, p.nitems, sizeof(*p.items), cmp_item);
+	fputs("{\"traceEvents\":[", f);
+	pf_write_metadata(&p);
+	for (size_t i = 0; i < p.nitems; i++)
+		p.items[i].write(&p, &p.items[i]);
+	fputs("\n]", f);
+	pf_write_stack_frames(&p);
+	pf_write_sched(&p);
+	write_other_data(&p, log);
+	pf_collect_free(&p);
+}
+
+/* The log being written (for lacks(), which sees only the model). */
+static const struct kp_log *perfetto_log;
+
+static const char *lacks(const struct kp_model *m)
+{
+	const struct kp_user_types *u = perfetto_log ? perfetto_log->user_types : NULL;
+
+	return m->switches || m->samples || m->waits || (u && u->n)
+		       ? NULL
+		       : "no CSwitch, SpinLock wait, sample or user event records: run with trace=cswitch (and spinlock, "
+			 "profile)";
+}
+
+/* --format, else by the output's name. */
+static kp_model_writer *writer(const struct kp_options *o)
+{
+	size_t n = strlen(o->output);
+
+	if (o->format)
+		return !strcmp(o->format, "json") ? write_perfetto : !strcmp(o->format, "proto") ? pf_write_proto : NULL;
+	return n >= 5 && !strcmp(o->output + n - 5, ".json") ? write_perfetto : pf_write_proto;
+}
+
+int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
+{
+	kp_model_writer *write = writer(o);
+
+	if (!write) {
+		fprintf(stderr, "kprof: perfetto --format '%s': accepted: proto (Perfetto's protobuf trace), json (Chrome JSON)\n",
+			o->format);
+		return 2;
+	}
+	perfetto_log = log;
+	int rc = kp_write_model(log, o, lacks, write);
+	perfetto_log = NULL;
+	return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * perfetto.h - what the parts of `kprof perfetto` share: the writer's
+ * state, the tracks' ids, and the JSON helpers (perfetto_json.c) that put
+ * every time on one integer-nanosecond grid.
+ *
+ * The trace's tracks (Chrome JSON "processes" and "threads"):
+ *   pid 1 "CPUs": per CPU n, tid CPU_TID+n "CPU n" (runs, samples,
+ *     ReadyThread marks, losses), WAIT_TID+n "CPU n lock waits", STALL_TID+n
+ *     "CPU n stalled" (KprofClockLate), HOLE_TID+n "CPU n no trace";
+ *   pid PF_THREAD_PID(tid) "name (tid)" per thread: its runs and ready
+ *     time ("running"), its lock and resource waits ("waits"), each in more
+ *     lanes ("running 2", ...) only where the records overlap;
+ *   pid 1 again, the workload's own events (perfetto_user.c): USER_TID +
+ *     n * 256 "CPU n events", + id "CPU n TYPE" a span type's slices;
+ *     scenario=noise's (perfetto_noise.c): NOISE_TID + n "CPU n noise".
+ */
+#ifndef KPROF_TOOL_PERFETTO_H
+#define KPROF_TOOL_PERFETTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/kprof/model/model.h"
+#include "tools/kprof/read/log.h"
+#include "tools/kprof/read/symbols.h"
+
+#define PF_CPUS_PID 1
+#define CPU_TID    100000u  /* CPU n's track: CPU_TID + n (never 0)       */
+#define WAIT_TID   200000u  /* its lock waits: WAIT_TID + n               */
+#define HOLE_TID   300000u  /* its holes (no trace): HOLE_TID + n         */
+#define STALL_TID  400000u  /* its stalls (late clock): STALL_TID + n     */
+#define USER_TID   500000u  /* its user events: USER_TID + n * 256 (+ a   */
+                            /* span type's id: its slices)                */
+#define NOISE_TID  40000000u /* scenario=noise's gaps and timer latency:  */
+                            /* NOISE_TID + n (perfetto_noise.c)          */
+
+/* A thread's own process, and its tracks: lane k of its runs (k from 0)
+ * and of its waits. */
+#define PF_LANES           8u
+#define PF_THREAD_PID(tid) (1000000u + (tid))
+#define PF_RUN_TID(tid, k)  (2000000u + (tid) * 2u * PF_LANES + (k))
+#define PF_WAIT_TID(tid, k) (2000000u + (tid) * 2u * PF_LANES + PF_LANES + (k))
+
+/* A ReadyThread record's wake-up: the run of the readied thread that
+ * follows it (perfetto_threads.c finds it, perfetto_flows.c draws it). */
+struct pf_wake {
+	bool found;
+	uint64_t run_start;    /* TSC                                        */
+	uint32_t lane;         /* the lane of the thread's runs holding it   */
+	uint32_t cpu;          /* where it runs                              */
+	int8_t priority;       /* it runs at                                 */
+};
+
+/* Per thread (as m->threads): lanes its runs and its waits take. */
+struct pf_lanes {
+	uint8_t runs, waits;
+};
+
+struct pf;
+struct pf_stacks;
+
+/* An event as a writer other than the JSON one (the protobuf trace,
+ * perfetto/) needs it: its kind, track, times and name, no args.  Filled
+ * by an item's describe, with the names the JSON gives it. */
+#define PF_SERIES_MAX 32
+struct pf_event {
+	char ph;               /* 'X' slice, 'i' instant, 'C' counter, 's'  */
+	                       /* or 'f' a flow's start or end               */
+	uint32_t pid, tid;     /* its track, as in the JSON                  */
+	uint64_t start, end;   /* TSC; end only for 'X'                      */
+	char name[256];
+	uint64_t flow;         /* 's', 'f': the flow's id                    */
+	unsigned nseries;      /* 'C': its series (field names) and values   */
+	const char *series[PF_SERIES_MAX];
+	int64_t value[PF_SERIES_MAX];
+};
+
+/* One event to write, at ts; the events are written sorted by (ts, seq). */
+struct pf_item {
+	uint64_t ts;
+	size_t seq;
+	void (*write)(struct pf *p, const struct pf_item *it);
+	void (*describe)(struct pf *p, const struct pf_item *it, struct pf_event *e);
+	const void *obj;       /* the run, wait, ... it writes               */
+	uint32_t cpu, tid, lane;
+	uint64_t a, b;         /* what else its writer needs                 */
+};
+
+struct pf {
+	FILE *f;
+	const struct kp_model *m;
+	const struct kp_symbols *syms;
+	struct pf_wake **wake;  /* per CPU, per ReadyThread record            */
+	struct pf_lanes *lanes; /* per thread                                 */
+	struct pf_stacks *stacks; /* perfetto_stacks.c                         */
+	void *thread_segs;      /* perfetto_threads.c's slices                */
+	struct pf_item *items;
+	size_t nitems, capitems;
+	bool first;             /* no event written yet                       */
+	const struct kp_log *log; /* its user event types                    */
+	struct pf_user *user;   /* perfetto_user.c's events                   */
+	uint64_t flows_one_instant; /* wake-up flows whose two ends share a time */
+	uint64_t flows;         /* flow ids given (wake-ups, then noise links) */
+	struct pf_noise *noise; /* perfetto_noise.c's records                 */
+	uint32_t *noise_cpus;   /* per CPU: events on its "CPU n noise"       */
+	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
+};
+
+/* collect.c: queue an event (its seq is set here). */
+void pf_add(struct pf *p, struct pf_item it);
+
+/* perfetto_cpu.c: the CPUs' tracks' events; perfetto_threads.c: the
+ * threads' (and p->wake, p->lanes); perfetto_flows.c: the wake-up flows
+ * (after the threads'); perfetto_tracks.c: the metadata naming and
+ * ordering the tracks (after all the others). */
+void pf_cpu_events(struct pf *p);
+void pf_thread_events(struct pf *p);
+void pf_thread_events_free(struct pf *p);
+void pf_flow_events(struct pf *p);
+void pf_write_metadata(struct pf *p);
+/* The tracks in their order, to a writer's own callbacks: a process's
+ * name (on its first track's ids), then each track's. */
+struct pf_track_sink {
+	void (*process)(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort);
+	void (*track)(struct pf *p, uint32_t pid, uint32_t tid, const char *name, long sort);
+};
+void pf_tracks(struct pf *p, const struct pf_track_sink *sink);
+/* collect.c: every event queued (p->items, unsorted), and what
+ * pf_collect allocated freed. */
+void pf_collect(struct pf *p, struct kp_log *log);
+void pf_collect_free(struct pf *p);
+/* perfetto_user.c: the workload's own events (before the metadata), the
+ * names of their tracks (from the metadata, with its track writer). */
+void pf_user_events(struct pf *p);
+void pf_user_tracks(struct pf *p, void (*track)(struct pf *, uint32_t, uint32_t, const char *, long));
+void pf_user_events_free(struct pf *p);
+/* perfetto_noise.c: scenario=noise's gaps, timer latency and the links
+ * of correlated gaps (after the wake-up flows: their ids follow). */
+void pf_noise_events(struct pf *p);
+void pf_noise_events_free(struct pf *p);
+/* perfetto_sched.c: ',"systemTraceEvents":"..."': the schedule as ftrace
+ * text (sched_switch, sched_wakeup). */
+void pf_write_sched(struct pf *p);
+/* NT priority as a Linux kernel prio; NT state and wait reason as a
+ * Linux task state letter (R, S, D, X). */
+int pf_linux_prio(int nt, uint32_t tid);
+char pf_linux_state(uint8_t state, uint8_t reason);
+
+/* perfetto_json.c: '{"ph":"X","pid":..,"tid":..' after the separator. */
+void pf_begin(struct pf *p, const char *ph, uint32_t pid, uint32_t tid);
+/* Nanoseconds since the trace's origin, rounded to the nearest; 0 before. */
+uint64_t pf_ns(const struct kp_model *m, uint64_t tsc);
+/* ',"key":<us>' with exact nanoseconds ("12.345"). */
+void pf_time(struct pf *p, const char *key, uint64_t tsc);
+/* ',"ts":..,"dur":..': both ends on the nanosecond grid, dur = end - start
+ * in nanoseconds, written so that ts + dur in IEEE doubles (how JavaScript
+ * importers add them) is exactly the double of the end. */
+void pf_span(struct pf *p, uint64_t start, uint64_t end);
+void pf_str_arg(struct pf *p, const char *key, const char *v);
+void pf_addr_arg(struct pf *p, const char *key, uint64_t a);
+void pf_function_arg(struct pf *p, const char *key, uint64_t a);
+void pf_thread_arg(struct pf *p, const char *key, uint32_t tid);
+/* perfetto_cpu.c: a spin-lock wait's span, name and args, after pf_begin. */
+void pf_wait_body(struct pf *p, const struct kp_wait *w);
+/* "lock hot0" (its KprofObjectName), else "lock 0x<address>"; and the
+ * wait as an event on track tid of pid. */
+void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size);
+void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e);
+/* perfetto_cpu.c: the CPU's run at ts (the last to start at or before
+ * it), or NULL. */
+const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts);
+
+/* perfetto_stacks.c: the samples' stacks from the StackWalk records;
+ * the id of a sample's innermost frame (0: no stack); ',"Stack":[..]'
+ * (outermost first); ',"stackFrames":{..}'. */
+void pf_stacks_build(struct pf *p, struct kp_log *log);
+size_t pf_stack_of(const struct pf *p, uint32_t cpu, uint64_t ts);
+void pf_stack_args(struct pf *p, size_t leaf);
+void pf_write_stack_frames(struct pf *p);
+void pf_stacks_free(struct pf *p);
+
+
+#endif
