@@ -167,8 +167,9 @@ static void judge(struct kp_fidelity *f)
 	uint64_t stall_pm = permille(f->stalled, f->span);
 
 	if (f->stalls_traced && stall_pm >= 10)
-		verdict(f, "the machine took %.1f%% of the CPUs' time (cpu %u: %.1f%%; a hypervisor, or SMIs): rates per "
-			   "second and busy shares are low by up to that, and any span may hold a stall",
+		verdict(f, "the machine took %.1f%% of the CPUs' time (cpu %u: %.1f%%; a hypervisor, firmware, or "
+			   "interrupts masked): rates per second and busy shares are low by up to that, and any span may "
+			   "hold a stall",
 			(double)f->stalled * 100.0 / (double)f->span, f->worst_cpu,
 			(double)f->worst_stalled * 100.0 / (double)f->worst_span);
 	if (f->interrupts && f->late_p99 && f->hz > 0 && (double)f->late_p99 * 1e6 / f->hz >= 100)
