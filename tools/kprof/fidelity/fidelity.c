@@ -185,7 +185,8 @@ static void judge(struct kp_fidelity *f)
 		verdict(f, "a time stamp costs %s (a TSC read that traps to a hypervisor, or a slow TSC): every record "
 			   "adds that to the code it measures, and holds or waits shorter than 10 times it (%s) are "
 			   "mostly the measurement",
-			kp_fidelity_time(f, f->stamp_cycles, a, sizeof(a)), kp_fidelity_time(f, 10 * (uint64_t)f->stamp_cycles, b, sizeof(b)));
+			kp_fidelity_time(f, f->stamp_cycles, a, sizeof(a)),
+			kp_fidelity_time(f, 10 * (uint64_t)f->stamp_cycles, b, sizeof(b)));
 	if (f->unstable_checks)
 		verdict(f, "the TSC was found UNSTABLE against the reference clock (%" PRIu64 " check%s): the stamps "
 			   "were corrected by one slewed line for all CPUs; order across CPUs closer than the correction's "
@@ -218,7 +219,8 @@ static void judge(struct kp_fidelity *f)
 		n += (size_t)snprintf(f->headline + n, size - n, ", timed events to %s (p99 lateness)",
 				      kp_fidelity_time(f, f->late_p99, b, sizeof(b)));
 	if (f->stalls_traced && f->span && n < size)
-		n += (size_t)snprintf(f->headline + n, size - n, ", the machine took %s", kp_pct(c, sizeof(c), f->stalled, f->span, 1));
+		n += (size_t)snprintf(f->headline + n, size - n, ", the machine took %s",
+				      kp_pct(c, sizeof(c), f->stalled, f->span, 1));
 	if (n < size)
 		snprintf(f->headline + n, size - n, "%s", f->nverdicts ? "; see the warnings below" : "");
 }
