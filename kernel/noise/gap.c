@@ -75,23 +75,36 @@ bool noise_gaps_overlap(const struct noise_gap *a, const struct noise_gap *b)
 	return a->start < b->start + b->cycles && b->start < a->start + a->cycles;
 }
 
+/* One sweep a pair of scans: both hold their kept gaps in time order, and
+ * one scan's gaps never overlap each other, so they end in that order too.
+ * For each gap of `mine` the first of `other`'s that ends after it starts
+ * only moves forward, and it is the only one that can overlap it.  The
+ * pairwise loop this replaces compared every gap with every gap (131,072
+ * tests a window for two CPUs of 256 gaps): on a hypervisor whose memory
+ * accesses are slow (this build host's KVM with software paging) that took
+ * 5 to 11 s a window. */
+static void correlate_pair(struct noise_scan *mine, const struct noise_scan *other)
+{
+	uint32_t h = 0;
+
+	for (uint32_t g = 0; g < mine->kept; g++) {
+		struct noise_gap *a = &mine->gap[g];
+		while (h < other->kept && other->gap[h].start + other->gap[h].cycles <= a->start)
+			h++;
+		if (h < other->kept && noise_gaps_overlap(a, &other->gap[h]))
+			a->overlaps++; /* one CPU counts once */
+	}
+}
+
 void noise_correlate(struct noise_scan *const *scans, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (!scans[i])
 			continue;
-		for (uint32_t g = 0; g < scans[i]->kept; g++) {
-			struct noise_gap *a = &scans[i]->gap[g];
-			a->overlaps = 0;
-			for (uint32_t j = 0; j < n; j++) {
-				if (j == i || !scans[j])
-					continue;
-				for (uint32_t h = 0; h < scans[j]->kept; h++)
-					if (noise_gaps_overlap(a, &scans[j]->gap[h])) {
-						a->overlaps++;
-						break; /* one CPU counts once */
-					}
-			}
-		}
+		for (uint32_t g = 0; g < scans[i]->kept; g++)
+			scans[i]->gap[g].overlaps = 0;
+		for (uint32_t j = 0; j < n; j++)
+			if (j != i && scans[j])
+				correlate_pair(scans[i], scans[j]);
 	}
 }

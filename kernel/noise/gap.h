@@ -48,8 +48,9 @@ void noise_scan_run(struct noise_scan *s);
 /* Do two gaps overlap in time (on one clock)? */
 bool noise_gaps_overlap(const struct noise_gap *a, const struct noise_gap *b);
 
-/* Count, for every kept gap of every scan, the gaps of the other scans
- * that overlap it (noise_gap.overlaps): scans[i] is CPU i's. */
+/* Count, for every kept gap of every scan, the other scans with a gap that
+ * overlaps it (noise_gap.overlaps): scans[i] is CPU i's.  Each scan's kept
+ * gaps in time order, as noise_scan_run leaves them: one sweep a pair. */
 void noise_correlate(struct noise_scan *const *scans, uint32_t n);
 
 #endif /* KPROF_KERNEL_NOISE_GAP_H */

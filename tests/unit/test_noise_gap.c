@@ -174,7 +174,8 @@ static void test_longest_kept(void **state)
 
 /* Three CPUs: a stop seen by all (overlapping, not equal), one gap of
  * CPU 0's that only touches CPU 1's end (start == end: no overlap), one
- * gap of CPU 2 alone. */
+ * gap of CPU 2 alone.  Each scan's gaps in time order, as noise_scan_run
+ * leaves them (noise_correlate sweeps them in that order). */
 static void test_correlate(void **state)
 {
 	(void)state;
@@ -186,8 +187,8 @@ static void test_correlate(void **state)
 	a.gap[0] = (struct noise_gap){ .start = 1000, .cycles = 500 };
 	a.gap[1] = (struct noise_gap){ .start = 3000, .cycles = 100 };
 	b.kept = 2;
-	b.gap[0] = (struct noise_gap){ .start = 2900, .cycles = 100 };
-	b.gap[1] = (struct noise_gap){ .start = 1100, .cycles = 450 };
+	b.gap[0] = (struct noise_gap){ .start = 1100, .cycles = 450 };
+	b.gap[1] = (struct noise_gap){ .start = 2900, .cycles = 100 };
 	c.kept = 2;
 	c.gap[0] = (struct noise_gap){ .start = 1490, .cycles = 20 };
 	c.gap[1] = (struct noise_gap){ .start = 5000, .cycles = 10 };
@@ -196,8 +197,8 @@ static void test_correlate(void **state)
 	noise_correlate(scans, 4);
 	assert_int_equal(a.gap[0].overlaps, 2);
 	assert_int_equal(a.gap[1].overlaps, 0);
-	assert_int_equal(b.gap[0].overlaps, 0);
-	assert_int_equal(b.gap[1].overlaps, 2);
+	assert_int_equal(b.gap[0].overlaps, 2);
+	assert_int_equal(b.gap[1].overlaps, 0);
 	assert_int_equal(c.gap[0].overlaps, 2);
 	assert_int_equal(c.gap[1].overlaps, 0);
 }
@@ -222,6 +223,49 @@ static void test_correlate_counts_cpus(void **state)
 	assert_int_equal(b.gap[1].overlaps, 1);
 }
 
+/* The sweep against the definition: random scans of 4 CPUs, each up to
+ * NOISE_GAPS_MAX gaps in time order and disjoint (as a scan makes them),
+ * every gap's count of other CPUs with an overlapping gap computed pair by
+ * pair here. */
+static void test_correlate_matches_pairwise(void **state)
+{
+	(void)state;
+	static struct noise_scan s[4];
+	struct noise_scan *scans[4] = { &s[0], &s[1], &s[2], &s[3] };
+	uint64_t x = 12345;
+
+	for (int round = 0; round < 50; round++) {
+		for (int i = 0; i < 4; i++) {
+			uint64_t at = 0;
+			memset(&s[i], 0, sizeof(s[i]));
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			s[i].kept = (uint32_t)(x >> 33) % (NOISE_GAPS_MAX + 1);
+			for (uint32_t g = 0; g < s[i].kept; g++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				at += 1 + (x >> 40) % 400; /* a step between gaps */
+				uint64_t len = 1 + (x >> 20) % 300;
+				s[i].gap[g] = (struct noise_gap){ .start = at, .cycles = len };
+				at += len;
+			}
+		}
+		noise_correlate(scans, 4);
+		for (int i = 0; i < 4; i++)
+			for (uint32_t g = 0; g < s[i].kept; g++) {
+				uint16_t want = 0;
+				for (int j = 0; j < 4; j++) {
+					if (j == i)
+						continue;
+					for (uint32_t h = 0; h < s[j].kept; h++)
+						if (noise_gaps_overlap(&s[i].gap[g], &s[j].gap[h])) {
+							want++;
+							break;
+						}
+				}
+				assert_int_equal(s[i].gap[g].overlaps, want);
+			}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_longest_kept),
 		cmocka_unit_test(test_correlate),
 		cmocka_unit_test(test_correlate_counts_cpus),
+		cmocka_unit_test(test_correlate_matches_pairwise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
