@@ -422,8 +422,6 @@ static bool noise(const struct kp_rule *r, const struct kp_runlog *run, struct f
 
 	if (r->by_id && r->id >= n)
 		return error(o, "no cpu %u: the log has CPUs 0 to %u", r->id, n ? n - 1 : 0);
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
 	kp_noise_gather((struct kp_log *)&run->log, cpus);
 	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
 		for (uint32_t i = 0; i < n; i++) {
@@ -445,8 +443,7 @@ static bool noise(const struct kp_rule *r, const struct kp_runlog *run, struct f
 			case N_SCANNED: f->cycles += k->ScannedCycles; break;
 			}
 		}
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		free(cpus[p]);
+	kp_noise_free(cpus);
 	if (!any && gaps_only)
 		return error(o, "noise: the log has gaps but no KprofNoiseScan records (a kernel before them): the "
 			     "figures count every gap only with them");
@@ -471,8 +468,6 @@ static bool timer(const struct kp_rule *r, const struct kp_runlog *run, struct f
 	if (r->measure->id == TM_P99 && !p50 && r->pct_num != 99 * r->pct_scale)
 		return error(o, "timer latency: the kernel counts p50 and p99 only (KprofTimerLatency), not %s",
 			     r->measure_text + strlen("latency "));
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
 	kp_noise_gather((struct kp_log *)&run->log, cpus);
 	f->in_ns = true;
 	for (uint32_t i = 0; i < n; i++) {
@@ -494,8 +489,7 @@ static bool timer(const struct kp_rule *r, const struct kp_runlog *run, struct f
 		if (r->measure->id == TM_P99 && (p50 ? t->P50Us : t->P99Us) >= 1000)
 			snprintf(f->note, sizeof(f->note), ", at least: 1000 us is the kernel's last bucket");
 	}
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		free(cpus[p]);
+	kp_noise_free(cpus);
 	if (!any)
 		return error(o, "timer: %s no KprofTimerLatency record: run scenario=noise", r->by_id ? "the CPU has"
 												     : "the log has");

@@ -235,8 +235,6 @@ static void noise(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 	double *sq = kp_xcalloc((size_t)KP_NOISE_PASSES * (n ? n : 1), sizeof(*sq));
 	char name[64];
 
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
 	if (kp_noise_gather((struct kp_log *)&r->log, cpus)) {
 		/* the kept gaps' squared lengths, per pass and CPU */
 		for (uint32_t cpu = 0; cpu < n; cpu++) {
@@ -266,8 +264,7 @@ static void noise(struct kp_cmp_table *t, int side, size_t run, const struct kp_
 			kp_cmp_put(t, side, run, KP_CMP_TIMER_MEAN, name, (double)tl->SumNs / tl->Samples / 1e9, NAN);
 		}
 	}
-	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
-		free(cpus[p]);
+	kp_noise_free(cpus);
 	free(sq);
 }
 

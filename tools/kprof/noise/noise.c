@@ -58,8 +58,16 @@ bool kp_noise_next_gap(struct kp_cpu_cursor *c, KPROF_NOISE_GAP *g)
 	return false;
 }
 
+void kp_noise_free(struct kp_noise_cpu *cpus[KP_NOISE_PASSES])
+{
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		free(cpus[p]);
+}
+
 bool kp_noise_gather(struct kp_log *log, struct kp_noise_cpu *cpus[KP_NOISE_PASSES])
 {
+	for (uint32_t p = 0; p < KP_NOISE_PASSES; p++)
+		cpus[p] = kp_xcalloc(log->ncpus ? log->ncpus : 1, sizeof(*cpus[p]));
 	bool any = false;
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
 		struct kp_cpu_cursor c;
@@ -180,8 +188,6 @@ void kp_report_noise(FILE *f, const struct kp_report *r)
 	struct noise_cpu *cpus[NOISE_PASSES];
 	uint32_t n = r->log->ncpus;
 
-	for (uint32_t p = 0; p < NOISE_PASSES; p++)
-		cpus[p] = kp_xcalloc(n ? n : 1, sizeof(*cpus[p]));
 	if (kp_noise_gather(r->log, cpus)) {
 		kp_report_section(f, "Noise");
 		kp_wrap(f, "", 0, 0, " ",
@@ -196,6 +202,5 @@ void kp_report_noise(FILE *f, const struct kp_report *r)
 			pass_table(f, p + 1, cpus[p], n, r->m->hz);
 		timer_table(f, cpus[0], n);
 	}
-	for (uint32_t p = 0; p < NOISE_PASSES; p++)
-		free(cpus[p]);
+	kp_noise_free(cpus);
 }

@@ -26,9 +26,10 @@ struct kp_noise_cpu {
 };
 
 /* Every CPU's gaps, scans and timer latency into cpus[pass - 1][cpu]
- * (each array log->ncpus long, zeroed by the caller); false if the log
- * has none. */
+ * (each array made here, log->ncpus long; kp_noise_free gives them
+ * back); false if the log has none. */
 bool kp_noise_gather(struct kp_log *log, struct kp_noise_cpu *cpus[KP_NOISE_PASSES]);
+void kp_noise_free(struct kp_noise_cpu *cpus[KP_NOISE_PASSES]);
 
 /* The next KprofNoiseGap record of a CPU's cursor into *g (its other
  * records skipped); false at the end. */
