@@ -56,6 +56,7 @@ ALLOWED = {
     "ntwmi.h": WINDOWS_HEADERS + " (phnt's)",
     "ntexapi.h": WINDOWS_HEADERS + " (phnt's)",
     "ntkeapi.h": WINDOWS_HEADERS + " (phnt's)",
+    "TraceLoggingProvider.h": WINDOWS_HEADERS + " (the Windows SDK's: TraceLogging's InType and OutType values)",
 }
 
 INCLUDE_DIRS = ("include", "arch/x86_64/include")

@@ -459,18 +459,25 @@ def check_etl_ctf(ctx, records):
         reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_reader.py")
         out = subprocess.run(["/usr/bin/python3", reader, etl, "--json"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
-        # The ETL file holds the log's Windows records (kprof's own, group
-        # 0xFE, are left out) plus the events the writer makes (rundown,
-        # Thread/Process Start, CollectionStart/End): count the copies.
+        # The ETL file holds the log's Windows records plus the events the
+        # writer makes (rundown, Thread/Process Start, CollectionStart/End):
+        # count the copies.  kprof's own records (group 0xFE) are TraceLogging
+        # events, but for KprofThread, KprofRecordsLost and KprofEventType.
         made = {0x0005, 0x0008, 0x0020, 0x0301, 0x0303, 0x0501, 0x0503, 0x0B0A, 0x0F49, 0x0F4A, 0x1403, 0x1421}
         etl_records = sum(1 for line in out.stdout.splitlines() if json.loads(line)["hook"] not in made)
+        tl = subprocess.run(["/usr/bin/python3", reader, etl, "--json", "--tl"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+        etl_own = len(tl.stdout.splitlines())
         dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True)
-        windows = sum(1 for line in dec.stdout.splitlines()
-                      if "hook" in json.loads(line) and json.loads(line)["hook"] >> 8 != 0xFE)
-        if out.returncode != 0 or etl_records != windows:
+        hooks = [json.loads(line)["hook"] for line in dec.stdout.splitlines() if "hook" in json.loads(line)]
+        windows = sum(1 for h in hooks if h >> 8 != 0xFE)
+        own = sum(1 for h in hooks if h >> 8 == 0xFE and h not in (0xFE04, 0xFE06, 0xFE09))
+        if out.returncode != 0 or tl.returncode != 0 or etl_records != windows or etl_own != own:
             raise_failure("ETL read back by etl_reader.py: exit %d, %d records copied, decoder %d Windows records "
-                          "(of %d): %s" % (out.returncode, etl_records, windows, records, out.stderr.decode()[-300:]))
+                          "(of %d), %d TraceLogging events, decoder %d own records: %s"
+                          % (out.returncode, etl_records, windows, records, etl_own, own,
+                             (out.stderr + tl.stderr).decode()[-300:]))
         ctf = os.path.join(tmp, "ctf")
         subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
         out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -1880,7 +1887,7 @@ TESTS = [
              cmdline="scenario=sched trace=cswitch,profile,stack,clock trace.buffer_kb=8 trace.subbuf_kb=4",
              timeout=120),
     BootTest("events-2", "scenario=events on 2 CPUs: the workload's own event types and every field decoded, in "
-             "CTF (babeltrace2), trace.json and kprof assert", check_events(2), cpus=2,
+             "CTF (babeltrace2), the ETL file (etl_reader.py), trace.json and kprof assert", check_events(2), cpus=2,
              cmdline="scenario=events trace=cswitch"),
     BootTest("noise-stop", "scenario=noise on 2 CPUs, the QEMU process stopped (SIGSTOP) for 300 ms in pass 1: "
              "a gap of the stop's length on both CPUs at once, marked correlated, nothing else that large",

@@ -30,6 +30,18 @@ message (exit status 1) otherwise:
     (0x20-byte header: ThreadId, ProcessId, SystemTime, as the rundown's
     Process/Thread/Image events and EventTrace's have) are both records.
 
+kprof's own records are TraceLogging events (EVENT_HEADER64, written from
+Microsoft's TraceLoggingProvider.h encoding and the real files in
+etl-parser's examples, not from the writer): the reader requires the
+EXTENDED_INFO flag, extended items each ItemSize = its 8-byte header and
+data rounded up to 8, chained by Linkage, a PROV_TRAITS and an
+EVENT_SCHEMA_TL item, a schema that parses to its last byte; for the
+provider "kprof" the ProviderId must be the GUID ETW derives from that
+name (computed here with hashlib) and the user data used up exactly by
+the schema's fields, which it decodes by their InType (tl_records(),
+--tl).  test_etl_real holds this reading to the TraceLogging events of
+real Windows files.
+
 Each CPU's buffers are then ordered by SequenceNumber and the CPUs merged
 by TimeStamp (ties: the lower CPU first), as ProcessTrace does.  Record
 payloads are decoded with the field names `kprof decode --json` uses, so
@@ -136,6 +148,178 @@ PERFINFO_TRACE_HEADER = Struct(
     "HookId" / Int16ul,
     "TimeStamp" / Int64ul,
 )
+
+EVENT_HEADER = Struct(                              # x64, 0x50 bytes
+    "Size" / Int16ul,
+    "HeaderType" / Int8ul,
+    "MarkerFlags" / Int8ul,
+    "Flags" / Int16ul,
+    "EventProperty" / Int16ul,
+    "ThreadId" / Int32ul,
+    "ProcessId" / Int32ul,
+    "TimeStamp" / Int64ul,
+    "ProviderId" / Bytes(16),
+    "Id" / Int16ul, "Version" / Int8ul, "Channel" / Int8ul, "Level" / Int8ul, "Opcode" / Int8ul,
+    "Task" / Int16ul, "Keyword" / Int64ul,
+    "KernelTime" / Int32ul,
+    "UserTime" / Int32ul,
+    "ActivityId" / Bytes(16),
+)
+EXTENDED_ITEM = Struct("ItemSize" / Int16ul, "ExtType" / Int16ul, "Linkage" / Int16ul, "DataSize" / Int16ul)
+EXT_SCHEMA_TL, EXT_PROV_TRAITS = 11, 12
+FLAG_EXTENDED_INFO = 0x0001
+TL_PROVIDER = "kprof"
+# TraceLogging InTypes: integers (struct format), ANSISTRING 2, BINARY 14; VCCOUNT 0x40: an array
+# with a u16 count first; 0x80: an OutType byte follows (HEX 4).
+TL_INTS = {3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"}
+TL_ANSISTRING, TL_BINARY, TL_VCCOUNT, TL_CHAIN, TL_OUT_HEX = 2, 14, 0x40, 0x80, 4
+
+
+def provider_guid(name):
+    """The GUID ETW derives from a provider's name (EventSource's name hash), as Windows stores it."""
+    import hashlib
+    ns = bytes.fromhex("482C2DB2C39047C887F81A15BFC130FB")
+    h = bytearray(hashlib.sha1(ns + name.upper().encode("utf-16-be")).digest()[:16])
+    h[7] = (h[7] & 0x0F) | 0x50
+    return bytes(h)
+
+
+class TlRecord:
+    """One TraceLogging event: kprof's own record."""
+    __slots__ = ("cpu", "timestamp", "provider", "name", "fields", "opcode", "thread_id", "process_id", "level",
+                 "channel", "header", "items")
+
+    def __init__(self, cpu, h, provider, name, fields, items):
+        self.cpu, self.timestamp, self.provider, self.name, self.fields = cpu, h.TimeStamp, provider, name, fields
+        self.opcode, self.thread_id, self.process_id = h.Opcode, h.ThreadId, h.ProcessId
+        self.level, self.channel, self.header, self.items = h.Level, h.Channel, h, items
+
+    def to_json(self):
+        d = {"cpu": self.cpu, "event": self.name, "TimeStamp": self.timestamp, "Opcode": self.opcode,
+             "ThreadId_": self.thread_id, "ProcessId_": self.process_id}
+        d.update(self.fields or {})
+        return d
+
+
+def _cstring(b, at, what):
+    end = b.find(b"\0", at)
+    if end < 0:
+        raise EtlError("%s: a name without its NUL" % what)
+    return b[at:end].decode("ascii", "replace"), end + 1
+
+
+def parse_tl_schema(meta, what):
+    """An EVENT_SCHEMA_TL item: (event name, [(field name, InType, OutType or None)])."""
+    import struct as st
+    if len(meta) < 4 or st.unpack_from("<H", meta)[0] != len(meta):
+        raise EtlError("%s: schema size %s, item holds %d bytes" % (what, meta[:2].hex(), len(meta)))
+    at = 2
+    while meta[at] & 0x80:                          # tag bytes: the high bit says another follows
+        at += 1
+    at += 1
+    name, at = _cstring(meta, at, what)
+    fields = []
+    while at < len(meta):
+        fname, at = _cstring(meta, at, what)
+        if at >= len(meta):
+            raise EtlError("%s: field %s has no InType" % (what, fname))
+        tin, out = meta[at], None
+        at += 1
+        if tin & TL_CHAIN:
+            out = meta[at]
+            at += 1
+            if out & 0x80:
+                at += 4                             # a field tag
+        fields.append((fname, tin & 0x7F, out))
+    if at != len(meta):
+        raise EtlError("%s: schema runs past its size" % what)
+    return name, fields
+
+
+def decode_tl_fields(fields, data, what):
+    """The user data by the schema: {name: value}; it must be used up exactly."""
+    import struct as st
+    out, at = {}, 0
+
+    def one(base, hexout):
+        nonlocal at
+        if base in TL_INTS:
+            n = st.calcsize("<" + TL_INTS[base])
+            if at + n > len(data):
+                raise EtlError("%s: user data ends inside a field" % what)
+            v = st.unpack_from("<" + TL_INTS[base], data, at)[0]
+            at += n
+            return v
+        if base == TL_ANSISTRING:
+            end = data.find(b"\0", at)
+            if end < 0:
+                raise EtlError("%s: a string without its NUL" % what)
+            v = data[at:end].decode("latin-1")
+            at = end + 1
+            return v
+        raise EtlError("%s: InType %d is not one kprof writes" % (what, base))
+
+    for name, tin, outt in fields:
+        hexout = outt == TL_OUT_HEX
+        if tin == TL_BINARY or tin & TL_VCCOUNT:
+            if at + 2 > len(data):
+                raise EtlError("%s: user data ends before the count of %s" % (what, name))
+            count = st.unpack_from("<H", data, at)[0]
+            at += 2
+            if tin == TL_BINARY:
+                out[name] = data[at:at + count].hex()
+                at += count
+                continue
+            out[name] = [one(tin & ~TL_VCCOUNT, hexout) for _ in range(count)]
+        else:
+            out[name] = one(tin, hexout)
+    if at != len(data):
+        raise EtlError("%s: %d bytes of user data the schema does not use" % (what, len(data) - at))
+    return out
+
+
+def parse_tl_event(raw, what):
+    """An EVENT_HEADER64 TraceLogging event: (header, provider, event name, fields, item list).
+    Every event must frame (its extended items, a PROV_TRAITS and an EVENT_SCHEMA_TL item whose
+    schema parses); kprof's (provider "kprof") must carry the GUID of its name and user data its
+    schema uses up exactly.  Another provider's fields are decoded where kprof's InTypes cover
+    them, else None (real Windows files hold UTF-16 strings, GUIDs ...)."""
+    import struct as st
+    h = EVENT_HEADER.parse(raw)
+    if not h.Flags & FLAG_EXTENDED_INFO:
+        raise EtlError("%s: an EVENT_HEADER without extended data: no schema to read it by" % what)
+    at, items = 0x50, []
+    while True:
+        if at + 8 > len(raw):
+            raise EtlError("%s: extended items run past the event" % what)
+        it = EXTENDED_ITEM.parse(raw[at:at + 8])
+        if it.ItemSize != (8 + it.DataSize + 7) & ~7 or at + it.ItemSize > len(raw):
+            raise EtlError("%s: extended item of type %d: ItemSize %d for %d bytes of data" %
+                           (what, it.ExtType, it.ItemSize, it.DataSize))
+        items.append((it.ExtType, it.Linkage, raw[at + 8:at + 8 + it.DataSize]))
+        at += it.ItemSize
+        if not it.Linkage & 1:
+            break
+    by_type = {t: data for t, _, data in items}
+    traits = by_type.get(EXT_PROV_TRAITS)
+    if traits is None or EXT_SCHEMA_TL not in by_type:
+        raise EtlError("%s: extended items %s: a TraceLogging event has PROV_TRAITS (12) and EVENT_SCHEMA_TL (11)" %
+                       (what, sorted(by_type)))
+    if len(traits) < 3 or st.unpack_from("<H", traits)[0] > len(traits):
+        raise EtlError("%s: provider traits longer than their item" % what)
+    provider, _ = _cstring(traits, 2, what)
+    if provider == TL_PROVIDER and h.ProviderId != provider_guid(provider):
+        raise EtlError("%s: provider %r with ProviderId %s (the name's GUID is %s)" %
+                       (what, provider, h.ProviderId.hex(), provider_guid(provider).hex()))
+    name, fields = parse_tl_schema(by_type[EXT_SCHEMA_TL], what)
+    try:
+        values = decode_tl_fields(fields, raw[at:], what + " (" + name + ")")
+    except EtlError:
+        if provider == TL_PROVIDER:
+            raise
+        values = None
+    return h, provider, name, values, items
+
 
 # Payloads (include/kprof/wmi.h, docs/wire-format.md "4. Records").
 
@@ -420,11 +604,13 @@ def _flatten(container, out):
 
 
 class Buffer:
-    __slots__ = ("index", "file_offset", "header", "cpu", "records", "classic")
+    __slots__ = ("index", "file_offset", "header", "cpu", "records", "classic", "tl", "stamps")
 
     def __init__(self, index, file_offset, header, cpu):
         self.index, self.file_offset, self.header, self.cpu = index, file_offset, header, cpu
         self.records = []
+        self.tl = []        # TlRecord: kprof's own records
+        self.stamps = []    # every event's time stamp, in the buffer's order
         self.classic = []   # (file offset, raw bytes) of EVENT_TRACE_HEADER events
 
 
@@ -559,6 +745,13 @@ class Etl:
                                           raw[0x10 + 8 * pmc:], buf.index, pos + off))
             if htype == TYPE_FULL_HEADER64:
                 buf.classic.append((pos + off, d[pos + off:pos + off + size]))
+            if htype == TYPE_EVENT_HEADER64:
+                h, provider, name, fields, items = parse_tl_event(d[pos + off:pos + off + size],
+                                                                  "%s: event at buffer offset 0x%x" % (where, off))
+                buf.tl.append(TlRecord(buf.cpu, h, provider, name, fields, items))
+            if buf.header.BufferType != BUFFER_TYPE_HEADER:
+                stamp_at = 0x08 if htype in (TYPE_PERFINFO32, TYPE_PERFINFO64) else 0x10
+                buf.stamps.append(int.from_bytes(d[pos + off + stamp_at:pos + off + stamp_at + 8], "little"))
             off = (off + size + 7) & ~7
         if off != (bh.Offset + 7) & ~7:
             self._fail("%s: events end at 0x%x, Offset says 0x%x" % (where, off, bh.Offset))
@@ -598,14 +791,19 @@ class Etl:
         bufs = [b for b in self.buffers if b.cpu == cpu and b.header.BufferType != BUFFER_TYPE_HEADER]
         return sorted(bufs, key=lambda b: b.header.SequenceNumber)
 
-    def cpu_records(self, cpu):
+    def cpu_records(self, cpu, kind="records"):
+        """A CPU's kernel records ("records") or TraceLogging events ("tl"), in order."""
         for b in self.cpu_buffers(cpu):
-            yield from b.records
+            yield from getattr(b, kind)
 
-    def records(self):
+    def records(self, kind="records"):
         """All records, CPUs merged by TimeStamp (ties: the lower CPU)."""
-        streams = [self.cpu_records(c) for c in range(self.logfile.NumberOfProcessors)]
+        streams = [self.cpu_records(c, kind) for c in range(self.logfile.NumberOfProcessors)]
         return heapq.merge(*streams, key=lambda r: (r.timestamp, r.cpu))
+
+    def tl_records(self):
+        """kprof's own records (TraceLogging events), CPUs merged as records() merges them."""
+        return self.records("tl")
 
 
 def read_etl(path):
@@ -651,12 +849,19 @@ def print_summary(etl, out):
     for (name, hook), n in sorted(counts.items(), key=lambda kv: kv[0][1]):
         out.write("  %-16s 0x%04x %8d\n" % (name, hook, n))
     out.write("  total %d records\n" % sum(per_cpu.values()))
+    tl = {}
+    for r in etl.tl_records():
+        tl[(r.provider, r.name)] = tl.get((r.provider, r.name), 0) + 1
+    for (provider, name), n in sorted(tl.items()):
+        out.write("  %-24s %-8s %8d\n" % (name, provider, n))
+    out.write("  total %d TraceLogging events\n" % sum(tl.values()))
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description="Read and check an ETL file written by `kprof etl`.")
     ap.add_argument("file")
     ap.add_argument("--json", action="store_true", help="one JSON object per record, in time order")
+    ap.add_argument("--tl", action="store_true", help="with --json: kprof's own records (TraceLogging events)")
     a = ap.parse_args(argv)
     try:
         etl = read_etl(a.file)
@@ -668,7 +873,7 @@ def main(argv):
         return 2
     try:
         if a.json:
-            for r in etl.records():
+            for r in (etl.tl_records() if a.tl else etl.records()):
                 sys.stdout.write(json.dumps(r.to_json(), separators=(",", ":")) + "\n")
         else:
             print_summary(etl, sys.stdout)

@@ -9,7 +9,8 @@ other gap that large.
 MachineStop is the boot test's on_output maker (tools/qemu.py calls it
 with the output so far and the monitor, whose pid is QEMU's);
 check_noise_stop(stopper, cpus) its check (which also checks the timer
-latency pass's records against the console)."""
+latency pass's records against the console, and reads the gaps back from
+the ETL file with tests/tools/etl_reader.py)."""
 import json
 import os
 import re
@@ -61,6 +62,24 @@ def noise_records(kprof, log, event):
         raise Failure("kprof decode --json failed with status %d" % proc.returncode)
     return [r for r in map(json.loads, proc.stdout.decode(errors="replace").splitlines())
             if r["event"] == event]
+
+
+def etl_noise_records(kprof, log, event):
+    """The records named event as the ETL file holds them (kprof's own
+    records are TraceLogging events there), read by etl_reader.py, which
+    shares no code with the writer; as noise_records gives them."""
+    import tempfile
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "etl_reader.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        etl = os.path.join(tmp, "trace.etl")
+        proc = subprocess.run([kprof, "etl", log, "-o", etl, "--quiet"], stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise Failure("kprof etl failed with status %d: %s" % (proc.returncode, proc.stderr.decode()[-300:]))
+        proc = subprocess.run(["/usr/bin/python3", reader, etl, "--json", "--tl"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise Failure("etl_reader.py rejects the ETL file: %s" % proc.stderr.decode()[-300:])
+    return [r for r in map(json.loads, proc.stdout.decode().splitlines()) if r["event"] == event]
 
 
 def check_timer(ctx, cpus):
@@ -128,7 +147,14 @@ def check_noise_stop(stopper, cpus):
             if int(m.group(2)) < 1 or int(m.group(3)) * 1000 < least_gap_ns(stopper.stopped_s):
                 raise Failure("cpu %d's console line shows no correlated gap as long as the stop: %s"
                               % (cpu, m.group(0)))
-        large = stop_gaps(noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap"), stopper.stopped_s, cpus)
+        gaps = noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap")
+        large = stop_gaps(gaps, stopper.stopped_s, cpus)
+        # The ETL file holds the same gaps (as TraceLogging events), the stop's among them.
+        key = ("cpu", "TimeStamp", "Start", "Cycles", "LengthNs", "Pass", "Correlated", "OtherCpus")
+        in_etl = etl_noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap")
+        if sorted(tuple(g[k] for k in key) for g in in_etl) != sorted(tuple(g[k] for k in key) for g in gaps):
+            raise Failure("the ETL file's %d KprofNoiseGap events are not the log's %d gaps" % (len(in_etl), len(gaps)))
+        stop_gaps(in_etl, stopper.stopped_s, cpus)
         check_timer(ctx, cpus)
         print("       stopped %.1f..%.1f ms; gaps %s ms" % (stopper.stopped_s[0] * 1e3, stopper.stopped_s[1] * 1e3,
                                                            ", ".join("%.2f" % (g["LengthNs"] / 1e6) for g in large)))

@@ -14,8 +14,11 @@
  *                     with the rundown and end with CollectionEnd
  *                     (etl_rundown.c); kprof's Windows records are copied
  *                     byte for byte (PERFINFO_TRACE_HEADER + payload);
- *                     its own records (group 0xFE) are left out, but a
- *                     KprofThread of a later thread becomes Thread Start
+ *                     its own records (group 0xFE) become TraceLogging
+ *                     events of the provider "kprof" (etl_tracelogging.c),
+ *                     but a KprofThread of a later thread becomes Thread
+ *                     Start, KprofRecordsLost the EVENTS_LOST flag below,
+ *                     and KprofEventType is each user event's schema
  *
  * Every buffer is ETL_BUFFER_SIZE (64 KiB) long; after the used part
  * (SavedOffset = Offset, WMI_BUFFER_HEADER included, always a multiple of
@@ -97,8 +100,10 @@
 
 #include "boot/bootinfo.h"
 #include "tools/kprof/export/etl/etl_image.h"
+#include "tools/kprof/export/etl/etl_tracelogging.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/elf_image.h"
+#include "tools/kprof/read/fields.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/read/symbols.h"
 #include "tools/kprof/util/alloc.h"
@@ -117,20 +122,45 @@ struct etl_cpu {
 	bool started;                /* an ETL buffer of this CPU was written  */
 	bool warn;                   /* report records too large (one pass)    */
 	uint64_t too_large;          /* records left out: too large            */
+	uint32_t tid;                /* the thread running: the last CSwitch's */
 };
 
 /* The state both passes share: the rundown and the latest time stamp. */
 struct etl_pass {
 	struct kp_log *log;
 	struct etl_rundown *rd;
+	struct etl_tl *tl;           /* kprof's own records' events            */
 	uint64_t last_ts;            /* latest record TimeStamp (or start)     */
 };
 
 /* ---------------------------------------------------------------- records */
 
-static bool record_fits(const struct kp_record *r)
+/* Whether the record's events fit an empty buffer: a Windows record as
+ * it is, one of kprof's own as its TraceLogging event. */
+static bool record_fits(const struct kp_record *r, struct etl_tl *tl, uint32_t *size)
 {
-	return ETL_ALIGN_UP((uint32_t)r->h.Size) <= ETL_MAX_RECORD;
+	uint32_t tl_size = etl_tl_size(tl, r);
+
+	*size = tl_size ? tl_size : r->h.Size;
+	return ETL_ALIGN_UP(*size) <= ETL_MAX_RECORD;
+}
+
+/* Follow the CPU's thread (a CSwitch of a version kprof reads) and each
+ * thread's process (KprofThread), for the TraceLogging events' ThreadId
+ * and ProcessId. */
+static void follow_threads(struct etl_cpu *c, struct etl_tl *tl, const struct kp_record *r)
+{
+	uint32_t ids[2];
+	const struct kp_event *e;
+
+	if (r->h.HookId == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
+		e = kp_event_find(r->h.HookId, r->version);
+		if (e && r->payload_size >= e->fixed_size)
+			memcpy(&c->tid, r->payload, 4); /* NewThreadId */
+	} else if (r->h.HookId == KPROF_LOG_TYPE_THREAD && r->payload_size >= 8) {
+		memcpy(ids, r->payload, 8);     /* ThreadId, ProcessId */
+		etl_tl_thread(tl, ids[0], ids[1]);
+	}
 }
 
 /* Whether records were lost between the kprof buffers already placed and
@@ -156,6 +186,7 @@ static bool lost_before(struct etl_cpu *c, const struct kp_cpu *kc, const struct
 static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 {
 	struct kp_record r;
+	uint32_t size;
 
 	while (c->q.head == c->q.len && !c->records_done) {
 		c->q.head = c->q.len = 0;
@@ -165,17 +196,20 @@ static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 				etl_rundown_end(p->rd, &c->q, p->last_ts);
 			break;
 		}
-		if (!record_fits(&r)) {
+		if (!record_fits(&r, p->tl, &size)) {
 			if (c->warn)
-				fprintf(stderr, "kprof: cpu %u: a %u-byte record at log offset %" PRIu64
+				fprintf(stderr, "kprof: cpu %u: the %u-byte event of the record at log offset %" PRIu64
 						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
-					c->cpu, r.h.Size, r.log_offset, ETL_BUFFER_SIZE);
+					c->cpu, size, r.log_offset, ETL_BUFFER_SIZE);
 			c->too_large++;
 			continue;
 		}
 		if (lost_before(c, &p->log->cpus[c->cpu], &r))
 			c->lost_pending = true;
 		etl_record_events(p->rd, &r, &c->q);
+		follow_threads(c, p->tl, &r);
+		if (etl_tl_carries(p->tl, &r))
+			etl_tl_event(p->tl, &r, c->tid, &c->q);
 	}
 	return c->q.head < c->q.len;
 }
@@ -186,19 +220,20 @@ static const uint8_t *head_event(const struct etl_cpu *c, uint32_t *size)
 	uint16_t n;
 
 	/* The kernel's headers keep Size at 4; a classic EVENT_TRACE_HEADER
-	 * (FULL_HEADER64: ImageID, DbgID_RSDS) has it first. */
-	memcpy(&n, e + (e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 ? 0 : 4), 2);
+	 * (FULL_HEADER64: ImageID, DbgID_RSDS) and an EVENT_HEADER (kprof's
+	 * own records) have it first. */
+	memcpy(&n, e + (e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 || e[2] == EVENT_HEADER_EVENT64 ? 0 : 4), 2);
 	*size = n;
 	return e;
 }
 
-/* An event's time stamp: SYSTEM64 and FULL_HEADER64 headers have it at
- * 0x10, PERFINFO64 at 0x08. */
+/* An event's time stamp: SYSTEM64, FULL_HEADER64 and EVENT_HEADER have
+ * it at 0x10, PERFINFO64 at 0x08. */
 static uint64_t event_ts(const uint8_t *e)
 {
 	uint64_t ts;
 
-	memcpy(&ts, e + (e[2] == 0x02 || e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 ? 0x10 : 0x08), 8);
+	memcpy(&ts, e + (e[2] == 0x02 || e[2] == TRACE_HEADER_TYPE_FULL_HEADER64 || e[2] == EVENT_HEADER_EVENT64 ? 0x10 : 0x08), 8);
 	return ts;
 }
 
@@ -346,7 +381,8 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 	struct etl_clock clock;
 	struct etl_plan plan;
 	struct etl_rundown rd;
-	struct etl_pass pass = { .log = log, .rd = &rd };
+	struct etl_tl tl;
+	struct etl_pass pass = { .log = log, .rd = &rd, .tl = &tl };
 	struct etl_writer w = { .path = o->output, .clock = &clock };
 	struct kp_pdb_identity pdb;
 	int rc = 3;
@@ -362,6 +398,7 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 		etl_rundown_free(&rd);
 		return 3;
 	}
+	etl_tl_init(&tl, log);
 	if (o->kernel && etl_image_prepare(o, &pdb)) { /* its PDB next to the file, named by ImageID + DbgID_RSDS */
 		rd.pdb = &pdb; /* the Image event describes the image the PDB was linked with */
 		rd.image_base = pdb.image_base;
@@ -391,6 +428,7 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o)
 	rc = kp_summary(log, o, o->output);
 out:
 	free(w.buf);
+	etl_tl_free(&tl);
 	etl_rundown_free(&rd);
 	return rc;
 }

@@ -18,8 +18,9 @@
  *     the rundown, on any CPU: so both passes of etl.c make the same
  *     events whatever order they walk the CPUs in); the kernel's rundown
  *     KprofThread records are left out (their DCStart events carry them);
- *     every other kprof record is left out (no Windows tool decodes group
- *     0xFE; losses they place still flag the buffer, etl.c);
+ *     the other kprof records become TraceLogging events
+ *     (etl_tracelogging.c, called by etl.c), as no Windows tool decodes
+ *     group 0xFE; losses they place still flag the buffer (etl.c);
  *   at the end of CPU 0's records: PerfInfo CollectionEnd.
  *
  * The kernel's rundown (kernel/sched/thread_trace.c) is written before a
