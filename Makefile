@@ -79,9 +79,9 @@ NASMFLAGS := -f elf64 -g -F dwarf
 
 # A subsystem's sources are its folder's .c files and its layers' (one
 # folder deeper, e.g. kernel/usb/xhci/).
-KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c kernel/*/*.c kernel/*/*/*.c kernel/*/*/*/*.c)
+KERNEL_C := $(wildcard boot/common/*.c boot/pvh/*.c arch/x86_64/*.c arch/x86_64/*/*.c kernel/*/*.c kernel/*/*/*.c kernel/*/*/*/*.c)
 # trampoline.asm is a flat binary (the AP start-up page), embedded as data.
-KERNEL_ASM := $(filter-out arch/x86_64/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm))
+KERNEL_ASM := $(filter-out arch/x86_64/smp/trampoline.asm,$(wildcard boot/pvh/*.asm arch/x86_64/*.asm arch/x86_64/*/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/kernel-obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/kernel-obj/%.o,$(KERNEL_ASM)) \
 	$(BUILD)/kernel-obj/font.o $(BUILD)/kernel-obj/trampoline.o
@@ -155,7 +155,7 @@ $(BUILD)/kernel-obj/font.o: $(FONT_SRC)
 	$(Q)cd $(BUILD)/kernel-obj && $(OBJCOPY) -I binary -O elf64-x86-64 -B i386:x86-64 \
 		--rename-section .data=.rodata,alloc,load,readonly,data,contents font.psf font.o
 
-$(BUILD)/kernel-obj/trampoline.o: arch/x86_64/trampoline.asm
+$(BUILD)/kernel-obj/trampoline.o: arch/x86_64/smp/trampoline.asm
 	@mkdir -p $(dir $@)
 	$(quiet) NASM $<
 	$(Q)$(NASM) -f bin $< -o $(BUILD)/kernel-obj/trampoline.bin
@@ -202,7 +202,7 @@ include boot/uefi/uefi.mk
 # ---------------------------------------------------------------- host tools
 
 include tools/tools.mk
-include tools/cmdline-doc.mk
+include tools/cmdline-doc/cmdline-doc.mk
 
 # ---------------------------------------------------------------- image
 
@@ -225,9 +225,9 @@ $(IMAGE_CFG): FORCE
 	@mkdir -p $(dir $@)
 	@echo 'TRACE_FILE_MB=$(TRACE_FILE_MB) IMAGE_TABLE=$(IMAGE_TABLE) CMDLINE=$(IMAGE_CMDLINE)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/mkimage.sh tools/check-trace-file.sh $(IMAGE_CFG)
+$(IMAGE): $(KERNEL) $(BUILD)/boot/BOOTX64.EFI tools/image/mkimage.sh tools/image/check-trace-file.sh $(IMAGE_CFG)
 	$(quiet) IMAGE $@
-	$(Q)sh tools/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '$(IMAGE_CMDLINE)' '$(IMAGE_TABLE)'
+	$(Q)sh tools/image/mkimage.sh $@ $(BUILD)/boot/BOOTX64.EFI $(KERNEL) '$(TRACE_FILE_MB)' '$(IMAGE_CMDLINE)' '$(IMAGE_TABLE)'
 
 # ---------------------------------------------------------------- run
 

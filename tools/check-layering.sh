@@ -35,11 +35,11 @@
 #      storage/), and nothing outside xhci/ includes xhci/'s own headers
 #      (the layers above reach the controller through kernel/usb/hci.h);
 #      probe/ (usb.probe=on) sits beside them on hci.h alone, and no layer
-#      includes it; no folder of the stack holds more than 16 files;
+#      includes it;
 #   8. boot/ (compiled into the UEFI loader too) takes from kernel/ only
 #      kernel/lib's pure headers, the CRC-32 and the byte-order readers
-#      (crc32.h, bytes.h), and those include nothing but the C library's
-#      freestanding headers.
+#      (kernel/lib/codec/crc32.h, bytes.h), and those include nothing but the C
+#      library's freestanding headers.
 #   9. a workload from outside the tree (make WORKLOADS=DIR, and every
 #      folder of examples/) uses the workload API only: its quoted
 #      includes are kernel/workloads/api/*.h, kernel/trace/user_event.h
@@ -48,6 +48,11 @@
 #      stdint, stdbool, stddef and stdarg, and it has no inline
 #      assembly.  docs/workloads.md promises that API stays stable; this
 #      keeps workloads from reaching past it.
+#
+#  10. no folder of kernel/, arch/ or tools/ holds more than 16 files: a
+#      folder is one concept (the trace's ring, its way out, its
+#      settings; an architecture's APIC, PMU, entry code ...), and a folder
+#      past 16 files has become a heap of several.
 #
 # Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
 # 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
@@ -105,9 +110,9 @@ report "kernel/ has inline assembly (put it behind <arch/...>)" \
 	"$(grep -rn --include='*.[ch]' -E '(__asm__|\basm\b)' kernel |
 		grep -v '^kernel/lib/libk.h:.*define compiler_barrier() __asm__ volatile("" ::: "memory")' || true)"
 report "arch/ reads the kernel's configuration (arch owns its keys)" \
-	"$(grep -rn --include='*.[ch]' -E '(kernel/init/config\.h|"kernel/[a-z]+/[a-z_]+_keys\.h"|\bkconfig\b)' arch || true)"
+	"$(grep -rn --include='*.[ch]' -E '(kernel/init/config\.h|"kernel/[a-z/]+/[a-z_]+_keys\.h"|\bkconfig\b)' arch || true)"
 report "a workload includes a subsystem-private header" \
-	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/[a-z]+/(ki|[a-z_]+_internal|dispatcher_lock|lockstat_stack)\.h"' \
+	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/[a-z/]+/(ki|[a-z_]+_internal|dispatcher_lock|lockstat_stack)\.h"' \
 		kernel/workloads || true)"
 report "include/kprof/ includes kernel headers (it is shared with the host tool)" \
 	"$(grep -rn '#include *"kernel/' include || true)"
@@ -153,14 +158,14 @@ report "the xHCI driver's own headers included outside kernel/usb/xhci/ (the USB
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/xhci/' kernel arch | grep -v '^kernel/usb/xhci/' || true)"
 report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/usb/probe/' kernel/usb | grep -v '^kernel/usb/probe/' || true)"
-report "a folder of the USB stack holds more than 16 files (kernel/usb is a folder per layer, each small: split by concept)" \
-	"$(for d in kernel/usb/*/ kernel/usb/*/*/; do [ -d "$d" ] || continue; n=$(find "$d" -maxdepth 1 -type f | wc -l);
+report "a folder of kernel/, arch/ or tools/ holds more than 16 files (a folder is one concept: split it by concept, as kernel/usb/ is split by layer)" \
+	"$(find kernel arch tools -type d | sort | while IFS= read -r d; do n=$(find "$d" -maxdepth 1 -type f | wc -l);
 		[ "$n" -gt 16 ] && echo "$d: $n files"; done)"
-report "boot/ includes a kernel header other than kernel/lib/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
-	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(crc32|bytes)\.h"' || true)"
-report "kernel/lib/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
-	"$(grep -n '#include *"' kernel/lib/crc32.h kernel/lib/bytes.h || true)"
+report "boot/ includes a kernel header other than kernel/lib/codec/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
+	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(codec/crc32|bytes)\.h"' || true)"
+report "kernel/lib/codec/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
+	"$(grep -n '#include *"' kernel/lib/codec/crc32.h kernel/lib/bytes.h || true)"
 
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; examples/ uses the workload API only"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; examples/ uses the workload API only"
 exit "$bad"

@@ -47,7 +47,9 @@ import time
 import zlib
 
 import runwatch
-import stickimage
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "image"))
+import stickimage  # noqa: E402  (tools/image/: the disk image's layout)
 
 # include/kprof/exit_status.h, as QEMU reports them.
 EXIT_STATUSES = {
@@ -613,7 +615,7 @@ RUN_BUFFER_KB = 16384
 
 # Guest RAM when MEM is not given: at least 512 MiB, and enough that
 # make run's trace buffer fits on every CPU: 64 MiB for the kernel and the
-# memory it keeps back (kernel/trace/tracefit.h) plus 17 MiB a CPU (the
+# memory it keeps back (kernel/trace/config/tracefit.h) plus 17 MiB a CPU (the
 # buffer, its table, its share of that reserve), rounded up to a 256 MiB
 # step, at most 16 GiB.
 MEM_MIN_MB, MEM_KERNEL_MB, MEM_STEP_MB, MEM_MAX_MB = 512, 64, 256, 16384

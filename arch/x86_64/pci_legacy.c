@@ -6,7 +6,7 @@
  * The address/data pair is not reentrant: callers configure devices from
  * one CPU at a time (kernel/pci/pci.h).
  */
-#include <arch/pci.h>
+#include <arch/dev/pci.h>
 
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/x86.h"

@@ -2,15 +2,15 @@
  * platform_init.c - from "the kernel runs" to "the machine is known":
  * ACPI tables, the firmware's serial console, the local APIC on the boot
  * CPU, interrupt vectors, and the clocks.  Other CPUs start later, from
- * generic code (kernel/ke/smp.c), once the clock exists.
+ * generic code (kernel/ke/smp/smp.c), once the clock exists.
  */
 #include <arch/platform.h>
 
-#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/apic/lapic.h"
 #include "boot/bootinfo.h"
 #include "arch/x86_64/platform_x86.h"
-#include "arch/x86_64/serial_setup.h"
-#include "arch/x86_64/trap.h"
+#include "arch/x86_64/serial/serial_setup.h"
+#include "arch/x86_64/entry/trap.h"
 #include "kernel/console/console.h"
 
 void arch_platform_init(const struct bootinfo *bi)

@@ -9,7 +9,7 @@
 
 #include "arch/x86_64/madt.h"
 #include "kernel/acpi/acpi.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 struct x86_platform {
 	struct acpi_tables acpi;          /* every valid ACPI table        */

@@ -14,11 +14,11 @@
 #include <arch/mmu.h>
 #include <arch/percpu.h>
 
-#include "arch/x86_64/cpu_local.h"
+#include "arch/x86_64/smp/cpu_local.h"
 #include "arch/x86_64/gdt.h"
-#include "arch/x86_64/idt.h"
+#include "arch/x86_64/entry/idt.h"
 #include "arch/x86_64/paging.h"
-#include "arch/x86_64/serial_setup.h"
+#include "arch/x86_64/serial/serial_setup.h"
 #include "arch/x86_64/x86.h"
 #include "boot/bootinfo.h"
 #include "kernel/console/console.h"
@@ -29,7 +29,7 @@
 #include "kernel/mm/pmm.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/rawlock.h"
-#include "kernel/ke/smp.h"
+#include "kernel/ke/smp/smp.h"
 
 #define KERNEL_STACK_SIZE (32 * 1024)
 

@@ -9,7 +9,7 @@
  * hypervisors may raise #GP).  A CPU not counted is reported as such,
  * never as 0 SMIs.
  */
-#include <arch/smi.h>
+#include <arch/dev/smi.h>
 
 #include <arch/cpu.h>
 #include <arch/platform.h>

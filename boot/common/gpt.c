@@ -1,12 +1,12 @@
 /*
  * gpt.c - checking a GPT header and formatting GUIDs (gpt.h).  The CRC is
- * the kernel's own CRC-32 (kernel/lib/crc32.c: the IEEE polynomial GPT
+ * the kernel's own CRC-32 (kernel/lib/codec/crc32.c: the IEEE polynomial GPT
  * uses), compiled into each program that links this file.
  */
 #include "boot/common/gpt.h"
 
 #include "kernel/lib/bytes.h"
-#include "kernel/lib/crc32.h"
+#include "kernel/lib/codec/crc32.h"
 
 const char *gpt_status_name(enum gpt_status st)
 {

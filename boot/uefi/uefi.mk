@@ -49,7 +49,7 @@ $(UEFI_COMMON): $(UEFI_OBJDIR)/%.o: boot/common/%.c
 	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
 
 # The kernel's CRC-32 (the GPT header's), pure C with no kernel state.
-$(UEFI_KLIB): $(UEFI_OBJDIR)/%.o: kernel/lib/%.c
+$(UEFI_KLIB): $(UEFI_OBJDIR)/%.o: kernel/lib/codec/%.c
 	@mkdir -p $(@D)
 	$(quiet) EFICC $<
 	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@

@@ -1,6 +1,6 @@
 /*
  * lateness.h - half-octave buckets of TSC cycles, shared by the kernel
- * (each CPU's clock interrupts: kernel/ke/clock.c, KprofFidelity records)
+ * (each CPU's clock interrupts: kernel/ke/time/clock.c, KprofFidelity records)
  * and the host tool (their percentiles: tools/kprof/fidelity/).
  *
  * Bucket 0 holds 0..63 cycles; above that, each power of two is split in

@@ -124,7 +124,7 @@ _Static_assert(sizeof(struct kprof_run_header) == 128, "run header size");
  *
  * Encoding 1 (KPROF_CHUNK_DELTA_LZ4): the chunk's records went through the
  * TSC delta transform (kernel/trace/trace_delta.c) and then one LZ4 block
- * (kernel/lib/lz4.c); the payload after this header is that block, and
+ * (kernel/lib/codec/lz4.c); the payload after this header is that block, and
  * raw_bytes is the exact size it decodes to (a different size is a damaged
  * chunk).  The kernel sends a chunk raw when LZ4 does not make it smaller
  * or with trace.compress=off.

@@ -17,7 +17,7 @@
  * made anew), saying what the file lacks.  A decoder recognises the tail
  * by its magic in the last 24 bytes of a CPU end or run end payload that
  * is at least 24 bytes longer than the serial one.  Shared by the kernel
- * (kernel/trace/out_file.c) and the host tool (tools/kprof/read/log.c).
+ * (kernel/trace/out/out_file.c) and the host tool (tools/kprof/read/log.c).
  */
 #ifndef KPROF_WIRE_FILE_H
 #define KPROF_WIRE_FILE_H

@@ -29,7 +29,7 @@
 
 #include "kernel/debug/panic.h"
 #include "kernel/sched/sched.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 /* NT's ExpTimeout; the key's default until the kernel applies the key. */
 static uint32_t excessive_wait_ms = 4000;

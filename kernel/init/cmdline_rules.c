@@ -20,7 +20,7 @@
  */
 #include "kernel/init/cmdline.h"
 
-#include <arch/pmu.h>
+#include <arch/dev/pmu.h>
 
 #include "include/kprof/scenario.h"
 #include "include/kprof/wmi.h"
@@ -31,7 +31,7 @@
 #include "kernel/profile/profile_keys.h"
 #include "kernel/profile/source.h"
 #include "kernel/trace/trace.h"
-#include "kernel/trace/trace_keys.h"
+#include "kernel/trace/config/trace_keys.h"
 
 /* A rule reads the values by key name, whichever subsystem's struct holds
  * them: the rules speak for combinations across owners. */

@@ -7,14 +7,14 @@
 #include <stdarg.h>
 
 #include <arch/platform.h>
-#include <arch/pmu.h>
-#include <arch/serial.h>
+#include <arch/dev/pmu.h>
+#include <arch/dev/serial.h>
 
 #include "generated/version.h"
 #include "kernel/console/bootlog.h"
 #include "kernel/init/boot_stick.h"
-#include "kernel/ke/broadcast.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/smp/broadcast.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/ke_keys.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
@@ -42,18 +42,18 @@
 #include "kernel/workloads/measure.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"
-#include "kernel/ke/smp.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/smp/smp.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/mm/mm_keys.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/trace/objname.h"
 #include "kernel/usb/handoff/handoff.h"
 #include "kernel/usb/probe/probe.h"
 #include "kernel/usb/probe/probe_keys.h"
-#include "kernel/trace/out.h"
+#include "kernel/trace/out/out.h"
 #include "kernel/trace/smi_count.h"
 #include "kernel/trace/trace.h"
-#include "kernel/trace/trace_configure.h"
+#include "kernel/trace/config/trace_configure.h"
 #include <arch/mmu.h>
 
 struct kstack kernel_main_stack;

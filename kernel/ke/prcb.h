@@ -18,7 +18,7 @@
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/ke/lockstat_cpu.h"
-#include "kernel/ke/timerq.h"
+#include "kernel/ke/time/timerq.h"
 
 struct trace_cpu;
 struct _KTHREAD;
@@ -38,7 +38,7 @@ typedef struct kprcb {
 	uint8_t Reserved[1];
 
 	KDPC_DATA DpcData;                /* DPC queue; other CPUs insert under its lock */
-	KTIMER_QUEUE TimerQueue;          /* per-CPU timer queue (kernel/ke/timerq.c)        */
+	KTIMER_QUEUE TimerQueue;          /* per-CPU timer queue (kernel/ke/time/timerq.c)        */
 
 	uint64_t TscHz;                   /* this CPU's measured TSC rate                 */
 	uint64_t TimerHz;                 /* its interrupt timer's tick rate              */

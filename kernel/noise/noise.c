@@ -16,14 +16,14 @@
  * between broadcasts.  No lock is taken with interrupts off.
  */
 #include <arch/cpu.h>
-#include <arch/smi.h>
+#include <arch/dev/smi.h>
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/broadcast.h"
+#include "kernel/ke/smp/broadcast.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/muldiv.h"
 #include "kernel/mm/heap.h"
 #include "kernel/noise/gap.h"

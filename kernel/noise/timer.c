@@ -1,7 +1,7 @@
 /*
  * timer.c - scenario=noise's third pass: timer latency, after cyclictest.
  * With interrupts on, each CPU queues a periodic timer entry every
- * noise.timer_us on its own timer queue (kernel/ke/clock.h: the local
+ * noise.timer_us on its own timer queue (kernel/ke/time/clock.h: the local
  * APIC timer, in TSC-deadline mode where the CPU has it, is armed for the
  * earliest deadline) and, in the callback, counts how late the expiry
  * came against its deadline.  At the end each CPU writes a
@@ -15,11 +15,11 @@
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/broadcast.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/smp/broadcast.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/muldiv.h"
 #include "kernel/mm/heap.h"
 #include "kernel/noise/latency.h"

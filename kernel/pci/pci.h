@@ -3,7 +3,7 @@
  *
  * Configuration space is reached through ECAM (the ACPI MCFG windows)
  * where the firmware lists one for the segment and bus, else through the
- * architecture's legacy mechanism (<arch/pci.h>: ports 0xCF8/0xCFC on x86,
+ * architecture's legacy mechanism (<arch/dev/pci.h>: ports 0xCF8/0xCFC on x86,
  * segment 0 only).  pci_init() chooses once; every later call uses that.
  *
  * Callers: boot-time and driver code on one CPU at a time (no lock: the

@@ -12,7 +12,7 @@
 #include "kernel/pci/pci.h"
 
 #include <arch/mmu.h>
-#include <arch/pci.h>
+#include <arch/dev/pci.h>
 
 #include "kernel/lib/libk.h"
 #include "kernel/mm/kva.h"

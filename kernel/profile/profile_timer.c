@@ -3,7 +3,7 @@
  * every interval, from the same local interrupt timer as the clock.
  *
  * Each CPU has one interrupt timer.  While the profile timer runs on a
- * CPU, the clock (kernel/ke/clock.c) arms the timer for whichever comes
+ * CPU, the clock (kernel/ke/time/clock.c) arms the timer for whichever comes
  * first, the timer queue's next deadline or the profile timer's, and
  * tells the timer which purpose to raise: ARCH_INT_CLOCK (CLOCK_LEVEL) or
  * ARCH_INT_PROFILE (PROFILE_LEVEL).  So a profile interrupt arrives at
@@ -26,7 +26,7 @@
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/profile/profile.h"
 

@@ -14,7 +14,7 @@ void ki_profile_timer_init(void);
 void ki_profile_timer_start_cpu(uint64_t period_tsc);
 void ki_profile_timer_stop_cpu(void);
 /* The CPU's next profile deadline (TSC), 0 when its timer is off.  Read
- * on that CPU with interrupts off (kernel/ke/clock.c). */
+ * on that CPU with interrupts off (kernel/ke/time/clock.c). */
 uint64_t ki_profile_timer_due(uint32_t cpu);
 /* Profile timer interrupts a CPU took and periods it missed. */
 void ki_profile_timer_stats(uint32_t cpu, uint64_t *fired, uint64_t *missed);

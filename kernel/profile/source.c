@@ -4,7 +4,7 @@
  * start and stop them (the HAL's part of NtStartProfile on Windows).
  *
  * ProfileTime is the profile timer (profile_timer.c).  Every other source
- * is a performance counter (arch/pmu.h): on each CPU the counter sources
+ * is a performance counter (arch/dev/pmu.h): on each CPU the counter sources
  * in use are programmed together (arch_pmu_start_cpu replaces the set), at
  * most ARCH_PMU_MAX_SOURCES of them.  An overflow interrupt (ARCH_INT_PMC)
  * becomes ke_profile_interrupt_with_source() for each counter that
@@ -21,11 +21,11 @@
 #include "kernel/profile/source.h"
 
 #include <arch/interrupt.h>
-#include <arch/pmu.h>
-#include <arch/timer.h>
+#include <arch/dev/pmu.h>
+#include <arch/dev/timer.h>
 
-#include "kernel/ke/broadcast.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/smp/broadcast.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/irql.h"
@@ -34,7 +34,7 @@
 #include "kernel/profile/profile.h"
 #include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kprof/wmi.h"
 
 static uint16_t Uses[KPROF_MAX_CPUS][ProfileMaximum];

@@ -5,7 +5,7 @@
  *
  * ProfileTime is the local interrupt timer, multiplexed with the clock
  * (kernel/profile/profile_timer.c); the others are performance counters
- * (arch/pmu.h).  A source runs on a CPU while its use count there is
+ * (arch/dev/pmu.h).  A source runs on a CPU while its use count there is
  * above zero; profile.c takes one use per CPU of a started object's
  * affinity.
  *
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/affinity.h"
+#include "kernel/ke/smp/affinity.h"
 #include "kernel/ke/ntstatus.h"
 
 /* ProfileTime interval in 100 ns units (as NtSetIntervalProfile). */

@@ -50,7 +50,7 @@
 #include <arch/interrupt.h>
 
 #include "kernel/debug/panic.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 
 raw_lock_t KiDispatcherLock = RAW_LOCK_INIT;
 

@@ -49,8 +49,8 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/ke/clock.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/clock.h"
+#include "kernel/ke/time/time.h"
 
 /* How long a kicked idle CPU may take to answer before its work is
  * offered to another idle CPU: the clock's lateness threshold, so every

@@ -13,11 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/affinity.h"
+#include "kernel/ke/smp/affinity.h"
 #include "kernel/mm/kva.h"
 #include "kernel/lib/list.h"
 #include "kernel/ke/ntstatus.h"
-#include "kernel/ke/timerq.h"
+#include "kernel/ke/time/timerq.h"
 #include "include/kprof/wmi.h" /* KTHREAD_STATE, KWAIT_REASON */
 
 /* KOBJECTS values (the Type of a DISPATCHER_HEADER). */

@@ -15,7 +15,7 @@
 #include <arch/context.h>
 #include <arch/cpu.h>
 
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/libk.h"

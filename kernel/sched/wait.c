@@ -24,9 +24,9 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/debug/panic.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 bool ki_object_signaled(const DISPATCHER_HEADER *h, const KTHREAD *t)
 {

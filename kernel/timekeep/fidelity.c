@@ -12,7 +12,7 @@
  *     the boot CPU, kernel/init/main.c), in CPU 0's record;
  *   - whether the TSC is invariant (CPUID);
  *   - the lateness of every clock interrupt this CPU took over the trace
- *     (counted by kernel/ke/clock.c in half-octave buckets, from zero at
+ *     (counted by kernel/ke/time/clock.c in half-octave buckets, from zero at
  *     trace start), and the latest.
  * The host tool joins these with what the trace itself holds (skew, steps
  * back, the watchdog's verdict, stalls) into the report's fidelity
@@ -28,8 +28,8 @@
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/broadcast.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/smp/broadcast.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/trace/trace.h"

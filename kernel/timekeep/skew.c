@@ -35,7 +35,7 @@
 #include "kernel/ke/dpc.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/muldiv.h"
 #include "kernel/timekeep/skew.h"
 

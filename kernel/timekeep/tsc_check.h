@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 #define TSC_WATCHDOG_INTERVAL_US 500000 /* Linux's WATCHDOG_INTERVAL        */
 #define TSC_WATCHDOG_MAX_SKEW_US 125    /* Linux's WATCHDOG_MAX_SKEW         */

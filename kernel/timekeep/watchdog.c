@@ -44,7 +44,7 @@
 #include "kernel/console/console.h"
 #include "kernel/ke/ke_keys.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/muldiv.h"
 #include "kernel/timekeep/tsc_check.h"

@@ -1,7 +1,7 @@
 /*
  * smi_count.c - the SMIs each CPU took during the trace: firmware code in
  * System Management Mode that stops the CPU and that no record can show.
- * At trace start every CPU reads its counter (<arch/smi.h>) with the
+ * At trace start every CPU reads its counter (<arch/dev/smi.h>) with the
  * time; at the end every CPU reads it again and writes one
  * KprofSmiCount record into its own buffer: whenever the trace holds the
  * CPUs' time (PERF_KPROF_THREAD, on with any group whose records carry
@@ -15,12 +15,12 @@
  */
 #include "kernel/trace/smi_count.h"
 
-#include <arch/smi.h>
+#include <arch/dev/smi.h>
 #include <arch/cpu.h>
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/broadcast.h"
+#include "kernel/ke/smp/broadcast.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/lib/printf.h"
 #include "kernel/trace/trace.h"

@@ -38,12 +38,12 @@
 
 #include <arch/cpu.h>
 #include <arch/mmu.h>
-#include <arch/rtc.h>
+#include <arch/dev/rtc.h>
 
 #include "generated/version.h"
 #include "include/kprof/user_event.h"
-#include "kernel/ke/broadcast.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/smp/broadcast.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/ke/irql.h"
@@ -53,14 +53,14 @@
 #include "kernel/mm/pmm.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/timekeep/watchdog.h"
-#include "kernel/trace/out.h"
-#include "kernel/trace/chunk.h"
-#include "kernel/trace/frame.h"
-#include "kernel/trace/send_policy.h"
-#include "kernel/trace/trace_configure.h"
-#include "kernel/lib/crc32.h"
+#include "kernel/trace/out/out.h"
+#include "kernel/trace/out/chunk.h"
+#include "kernel/trace/out/frame.h"
+#include "kernel/trace/out/send_policy.h"
+#include "kernel/trace/config/trace_configure.h"
+#include "kernel/lib/codec/crc32.h"
 
 #define SETTLE_US 100000 /* how long the end waits for writers in flight */
 
@@ -319,7 +319,7 @@ void trace_poll(void)
 
 /* The build id the run header carries, in a section of its own in the ELF
  * (linker.ld) where `kprof --kernel` finds it to check the ELF is this
- * build (tools/kprof/read/build_id.h). */
+ * build (tools/kprof/elf/build_id.h). */
 __attribute__((section(".kprof_build_id"), used)) const char kprof_build_id[] = KPROF_BUILD_ID;
 
 static void send_run_header(const char *cmdline)

@@ -17,7 +17,7 @@
 
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/stats.h"
 
 static volatile uint32_t ipi_seen;

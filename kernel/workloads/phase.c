@@ -9,14 +9,14 @@
  * every record (tests/tools/tracecheck.py).  The console line gives the
  * phase's length from the records' own TimeStamps (the TSC the writer
  * stamped them with), so the two agree to the microsecond however long a
- * write is delayed (tests/boot/boot_tests.py, the mix check, holds the
+ * write is delayed (tests/boot/boot_workloads.py, the mix check, holds the
  * two together); from the TSC read at the call only when a record was
  * not written (group off, dropped).
  *
  * A phase told how long it was asked to run (workload_phase_asked) that
  * takes more than PHASE_SLOW_RATIO times that says so at its end, and
  * why, from what the kernel measured: the clock interrupts that came
- * late on every CPU meanwhile (KPRCB ClockLate*, kernel/ke/clock.c: time
+ * late on every CPU meanwhile (KPRCB ClockLate*, kernel/ke/time/clock.c: time
  * the virtual CPUs did not run or ran with interrupts masked), an empty
  * interrupt round trip on this machine (measured once, at the first such
  * phase), and the parts of a fixed number of rounds the workload said it
@@ -32,7 +32,7 @@
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/printf.h"
 #include "kernel/trace/trace.h"
 #include "kernel/workloads/measure.h"

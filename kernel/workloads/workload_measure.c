@@ -7,7 +7,7 @@
 #include <arch/cpu.h>
 
 #include "kernel/console/console.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/muldiv.h"
 #include "kernel/lib/printf.h"

@@ -17,7 +17,7 @@ BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
 	kernel/ke/dpc.c kernel/ke/rawlock.c kernel/trace/user_event.c kernel/lib/printf.c tests/unit/shadow/shadow.c
 
-$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) tests/bench/bench_stats.h $(wildcard kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
+$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) tests/bench/bench_stats.h $(wildcard kernel/trace/*.h kernel/trace/*/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS)
@@ -26,15 +26,15 @@ BENCH_LOCKS_SRCS := tests/bench/bench_locks.c kernel/locks/spinlock.c kernel/loc
 	kernel/locks/exspinlock.c kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
 	kernel/ke/dpc.c kernel/ke/rawlock.c tests/unit/shadow/shadow.c
 
-$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) tests/bench/bench_stats.h $(wildcard kernel/locks/*.h kernel/trace/*.h include/kprof/*.h) $(VERSION_H)
+$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) tests/bench/bench_stats.h $(wildcard kernel/locks/*.h kernel/trace/*.h kernel/trace/*/*.h include/kprof/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) -lck -lpthread
 
-BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
+BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/codec/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
 	tests/unit/golden_records.c
 
-$(BUILD)/bench/bench_lz4: $(BENCH_LZ4_SRCS) kernel/lib/lz4.h kernel/lib/stats.h kernel/trace/trace_delta.h \
+$(BUILD)/bench/bench_lz4: $(BENCH_LZ4_SRCS) kernel/lib/codec/lz4.h kernel/lib/stats.h kernel/trace/trace_delta.h \
 		tests/unit/golden_records.h include/kprof/wmi.h
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@

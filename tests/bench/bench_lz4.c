@@ -7,7 +7,7 @@
  * per CPU in time order, cut into record-aligned blocks of 512 .. 16384
  * bytes, as the chunker would cut a sub-buffer.
  * Methods, on the same blocks in the same run:
- *   ours        kernel/lib/lz4.c
+ *   ours        kernel/lib/codec/lz4.c
  *   ours+delta  kernel/trace/trace_delta.c, then ours
  *   liblz4      LZ4_compress_default (the reference implementation)
  *   +dict       delta, then ours with a fixed dictionary of records from
@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel/lib/lz4.h"
+#include "kernel/lib/codec/lz4.h"
 #include "kernel/lib/stats.h"
 #include "kernel/trace/trace_delta.h"
 #include "tests/unit/golden_records.h"

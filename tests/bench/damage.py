@@ -10,7 +10,7 @@ any record decoded that the undamaged log does not have ("wrong", must be
 0).  Also wire bytes per record byte.
 
 --chunk N re-cuts the log's v2 chunks at N record bytes first (the same
-rule as kernel/trace/chunk.c), to compare chunk sizes on the same records
+rule as kernel/trace/out/chunk.c), to compare chunk sizes on the same records
 (console text is left out of the re-cut log; compressed chunks are
 decoded and re-cut raw).  --rates picks the rates.  On a compressed log
 (encoding 1 or 2) a compressed chunk's whole block counts as the bytes of each

@@ -24,7 +24,7 @@ on the same command line.  For each run it reports:
 Medians over the rounds and ours/baseline ratios follow.  The floor under
 TCG is the emulated port: QEMU 7.2 writes each byte the guest puts in the
 16550's transmit register to its character device with one writev() (1.3 to
-2 us of host time per byte on a 2-core host, arch/x86_64/uart16550.c), so
+2 us of host time per byte on a 2-core host, arch/x86_64/serial/uart16550.c), so
 the share cannot fall below wire bytes x that cost / (CPUs x run time)
 whatever the guest does: the "outsb" samples are that floor.  Reports, never
 fails (a noisy machine).
@@ -51,13 +51,13 @@ URGENT_PRIORITY = 16  # a sender sample at a real-time priority outranked the wo
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 # Source files (patterns, from the repository top) whose functions only
 # ever get trace frames out: cut and encode chunks, frame them, hand them
-# to the sinks of trace.out= (kernel/trace/out*.c: serial, the file form,
+# to the sinks of trace.out= (kernel/trace/out/out*.c: serial, the file form,
 # the stick), decide when the logger sends (send_policy.c), and drive the
 # UART.  The USB stack under the stick sink is left out: it also
 # enumerates at boot, and these runs boot directly, with no stick.
-SEND_FILES = ("kernel/trace/chunk.c", "kernel/trace/frame.c", "kernel/trace/trace_delta.c",
-              "kernel/trace/out*.c", "kernel/trace/send_policy.c", "kernel/lib/lz4.c",
-              "arch/x86_64/uart16550.c")
+SEND_FILES = ("kernel/trace/out/chunk.c", "kernel/trace/out/frame.c", "kernel/trace/trace_delta.c",
+              "kernel/trace/out/out*.c", "kernel/trace/out/send_policy.c", "kernel/lib/codec/lz4.c",
+              "arch/x86_64/serial/uart16550.c")
 # Send-path functions in files that also do other things (trace.c: the
 # logger thread, the DPC that wakes it, the frames it sends; the console's
 # claim of the port; serial.c's raw write).

@@ -9,7 +9,7 @@ compressed (the default).  Each round boots, interleaved, trace.out=usb
 (the stick alone: its time to "saved") and trace.out=both (the two sinks
 in the same run, the same frames: their rates side by side; serial's
 time to the end of its output), and reads the kernel's end lines
-(kernel/trace/out.c, out_stick.c):
+(kernel/trace/out/out.c, out_stick.c):
 
   trace: N records, X MB saved to \\kprof\\trace.bin on the USB stick T s after the workload; ...
   trace: output M ms after the workload ended: serial X MB in A ms (R MB/s), USB stick X MB in B ms (R MB/s)

@@ -2,7 +2,7 @@
 of the loader: the disk's identity (GPT: its GUID by sgdisk; MBR: the disk
 signature, partition start and size by sfdisk, the FAT volume serial by
 minfo) and size, and the trace file's sectors worked out from the ESP's
-boot sector and mshowfat's cluster runs (tools/stickimage.py,
+boot sector and mshowfat's cluster runs (tools/image/stickimage.py,
 docs/usb-stick.md), to hold against the loader's and the kernel's "stick:"
 lines; and the changes to a run's copy of the image that the refusal and
 MBR tests make.
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "image"))
 from stickimage import BLOCK, TRACE, esp, esp_lba, mtools, trace_extents, trace_runs  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -166,12 +166,12 @@ def stick_files(disk, into):
 
 
 def remake_as_mbr(disk):
-    """The stick rebuilt by tools/mkimage.sh with an MBR (IMAGE_TABLE=mbr)
+    """The stick rebuilt by tools/image/mkimage.sh with an MBR (IMAGE_TABLE=mbr)
     from the same files: the loader, the kernel, this run's command line
     and a trace file of the same size."""
     size, _ = trace_extents(disk)
     files = stick_files(disk, os.path.dirname(disk))
-    subprocess.run(["sh", os.path.join(ROOT, "tools", "mkimage.sh"), disk, files["loader"], files["kernel"],
+    subprocess.run(["sh", os.path.join(ROOT, "tools", "image", "mkimage.sh"), disk, files["loader"], files["kernel"],
                     str(size >> 20), "", "mbr"], check=True, stdout=subprocess.DEVNULL)
     mtools("mcopy", "-o", "-i", esp(disk), files["cmdline"], "::/kprof/cmdline.txt")
 
@@ -217,5 +217,5 @@ def fill_by_hand(disk, table):
     mtools("mcopy", "-i", esp(disk), files["loader"], "::/EFI/BOOT/BOOTX64.EFI")
     mtools("mcopy", "-i", esp(disk), files["kernel"], "::/kprof/kernel.elf")
     mtools("mcopy", "-i", esp(disk), files["cmdline"], "::/kprof/cmdline.txt")
-    subprocess.run(["sh", os.path.join(ROOT, "tools", "check-trace-file.sh"), esp(disk)], check=True,
+    subprocess.run(["sh", os.path.join(ROOT, "tools", "image", "check-trace-file.sh"), esp(disk)], check=True,
                    stdout=subprocess.DEVNULL)

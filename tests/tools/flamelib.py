@@ -3,7 +3,7 @@
 flame graph SVG as drawn.  Shared by test_flamegraph (the numbers and the
 markup) and test_flame_browser (the script in Chromium).
 
-Expected tree (docs/report.md, tools/kprof/pictures/flame.c): each
+Expected tree (docs/report.md, tools/kprof/pictures/flame/flame.c): each
 StackWalk with addresses is one stack, weighing the Count of the
 SampledProfile on its CPU whose TimeStamp is its EventTimeStamp (at least
 1), or 1 without one; its path is
@@ -37,7 +37,7 @@ def decode(kprof, log):
 # ------------------------------------------------------------ symbols
 
 class Symbols:
-    """The kernel's functions as tools/kprof/read/symbols.c picks them:
+    """The kernel's functions as tools/kprof/elf/symbols.c picks them:
     STT_FUNC symbols and labels (STT_NOTYPE) in executable sections; at
     one address a function before a label, a global before a local, a
     name without a leading '_' first; a symbol without a size reaches the

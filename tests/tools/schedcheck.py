@@ -65,7 +65,7 @@ WAITING, READY, RUNNING, TERMINATED = 5, 1, 2, 4
 WR_DELAY_EXECUTION, EXECUTIVE = 11, 0
 
 # The kernel records a stall only when it is over LATE_US (CLOCK_LATE_US,
-# kernel/ke/clock.c): shorter lateness is not in the trace.
+# kernel/ke/time/clock.c): shorter lateness is not in the trace.
 LATE_US = 200
 # A CPU asked to preempt (by its own tick at the latest) answers within
 # its tick, which may be LATE_US late, plus its answer, which may be

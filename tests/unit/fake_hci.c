@@ -14,7 +14,7 @@
 
 #include <arch/mmu.h>
 
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/usb/core/usb_desc.h"
 

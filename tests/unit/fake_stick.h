@@ -1,7 +1,7 @@
 /*
  * fake_stick.h - an in-memory USB stick behind kernel/usb/storage/stick.h,
  * for the host unit tests of the trace's stick sink
- * (kernel/trace/out_stick.c).
+ * (kernel/trace/out/out_stick.c).
  *
  * The disk is a byte array of whole blocks; stick_file_write() maps file
  * offsets through the file's extents to it exactly as the contract in

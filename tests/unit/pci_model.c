@@ -1,6 +1,6 @@
 /*
  * pci_model.c - the modelled PCI configuration space of pci_model.h: the
- * <arch/pci.h> hooks over the functions the tests put on the machine.
+ * <arch/dev/pci.h> hooks over the functions the tests put on the machine.
  */
 #include "pci_model.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <arch/pci.h>
+#include <arch/dev/pci.h>
 
 #include "kernel/acpi/acpi.h"
 

@@ -1,5 +1,5 @@
 /*
- * pci_model.h - a modelled PCI configuration space behind the <arch/pci.h>
+ * pci_model.h - a modelled PCI configuration space behind the <arch/dev/pci.h>
  * hooks (arch_pci_legacy_*, arch_pci_mcfg), for the host unit tests of
  * kernel/pci/ (test_pci.c) and of the USB controllers' firmware hand-off
  * (test_usb_handoff.c).

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/pmu_hw.h"
+#include "arch/x86_64/pmu/pmu_hw.h"
 
 struct pmu_model pmu_model;
 

@@ -1,6 +1,6 @@
 /*
  * pmu_model.h - a software model of x86 performance counters, standing in
- * for arch/x86_64/pmu_hw.c in the host unit tests of the PMU drivers.
+ * for arch/x86_64/pmu/pmu_hw.c in the host unit tests of the PMU drivers.
  *
  * The model answers CPUID from a few "truth" fields (pmu_model_reset()
  * fills them for a preset CPU; a test may change them before

@@ -23,9 +23,9 @@
 #include <arch/interrupt.h>
 
 #include "kernel/ke/dpc.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/sched/ki.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "shadow.h"
 
 #define NCPU 4

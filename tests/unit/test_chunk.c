@@ -1,6 +1,6 @@
 /*
  * test_chunk.c - cutting a sub-buffer into chunk frames
- * (kernel/trace/chunk.c): whole records only, at most the limit unless
+ * (kernel/trace/out/chunk.c): whole records only, at most the limit unless
  * one record alone is larger, every record in exactly one chunk, and a
  * record that was never committed ends the records.  And the payload of
  * a chunk (trace_chunk_encode): raw, or delta + LZ4 that liblz4 and
@@ -17,7 +17,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
-#include "kernel/trace/chunk.h"
+#include "kernel/trace/out/chunk.h"
 #include "kernel/trace/trace_delta.h"
 #include "tests/unit/golden_records.h"
 

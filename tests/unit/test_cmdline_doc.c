@@ -1,5 +1,5 @@
 /*
- * test_cmdline_doc.c - docs/cmdline.md is exactly what tools/cmdline_doc.c
+ * test_cmdline_doc.c - docs/cmdline.md is exactly what tools/cmdline-doc/cmdline_doc.c
  * writes from the key tables and rules: a key, range, default or rule
  * changed without `make docs` fails here (so in make unit-tests and make
  * check).
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/cmdline_doc.h"
+#include "tools/cmdline-doc/cmdline_doc.h"
 
 #ifndef KPROF_CMDLINE_DOC
 #define KPROF_CMDLINE_DOC "docs/cmdline.md"
@@ -56,7 +56,7 @@ static void test_doc_matches_tables(void **state)
 		size_t line = 1;
 		for (size_t j = 0; j < i; j++)
 			line += want[j] == '\n';
-		fail_msg("%s differs from what the key tables generate from line %zu on: run `make docs` (tools/cmdline_doc.c)",
+		fail_msg("%s differs from what the key tables generate from line %zu on: run `make docs` (tools/cmdline-doc/cmdline_doc.c)",
 			 KPROF_CMDLINE_DOC, line);
 	}
 	free(want);

@@ -20,7 +20,7 @@
 #include "kernel/ke/ke_keys.h"
 #include "kernel/locks/spinlock_keys.h"
 #include "kernel/profile/profile_keys.h"
-#include "kernel/trace/trace_keys.h"
+#include "kernel/trace/config/trace_keys.h"
 #include "kernel/usb/probe/probe_keys.h"
 #include "kernel/usb/storage/stick_keys.h"
 #include "kernel/ex/resource_keys.h"

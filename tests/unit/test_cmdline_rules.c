@@ -16,7 +16,7 @@
 
 #include "kernel/init/cmdline.h"
 #include "kernel/profile/profile_keys.h"
-#include "kernel/trace/trace_keys.h"
+#include "kernel/trace/config/trace_keys.h"
 
 #define MAX_MSGS 16
 

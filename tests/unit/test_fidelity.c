@@ -19,7 +19,7 @@
 
 #include "include/kprof/lateness.h"
 #include "include/kprof/wmi.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/timekeep/fidelity.h"
 #include "kernel/trace/trace.h"

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "boot/common/gpt.h"
-#include "kernel/lib/crc32.h"
+#include "kernel/lib/codec/crc32.h"
 
 static uint8_t lba1[512];
 static char guid_text[64]; /* as sgdisk prints it, upper case */

@@ -1,5 +1,5 @@
 /*
- * test_lz4.c - the kernel's LZ4 block compressor (kernel/lib/lz4.c) and
+ * test_lz4.c - the kernel's LZ4 block compressor (kernel/lib/codec/lz4.c) and
  * the TSC delta transform (kernel/trace/trace_delta.c).
  *
  * Every block compressed here is decoded by liblz4's LZ4_decompress_safe
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <lz4.h>
 
-#include "kernel/lib/lz4.h"
+#include "kernel/lib/codec/lz4.h"
 #include "kernel/trace/trace_delta.h"
 #include "tests/unit/golden_records.h"
 

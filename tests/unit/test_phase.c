@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/trace/trace.h"
 #include "kernel/workloads/measure.h"
 #include "kernel/workloads/phase.h"

@@ -1,5 +1,5 @@
 /*
- * test_pmu.c - the PMU drivers (arch/x86_64/pmu.c, pmu_intel.c, pmu_amd.c)
+ * test_pmu.c - the PMU drivers (arch/x86_64/pmu/pmu.c, pmu_intel.c, pmu_amd.c)
  * against the counter model in pmu_model.c: probing each modelled CPU
  * (none, Intel perfmon v1 / v2 / v2 with events missing / v5 fixed bitmap,
  * AMD legacy / family 15h / ExtCore / PerfMonV2), which KPROFILE_SOURCE
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include <arch/interrupt.h>
-#include <arch/pmu.h>
+#include <arch/dev/pmu.h>
 
 #include "include/kprof/wmi.h"
 #include "pmu_model.h"

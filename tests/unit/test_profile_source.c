@@ -1,7 +1,7 @@
 /*
  * test_profile_source.c - kernel/profile/source.c, the layer that starts
  * and stops profile interrupt sources on each CPU, against the real PMU
- * drivers (arch/x86_64/pmu.c, pmu_intel.c, pmu_amd.c) running on the
+ * drivers (arch/x86_64/pmu/pmu.c, pmu_intel.c, pmu_amd.c) running on the
  * counter model (pmu_model.c) and test doubles for the rest of the kernel:
  *
  *   ki_profile_timer_*          record, per simulated CPU, whether the
@@ -56,7 +56,7 @@ static void test_capture_connect(enum arch_interrupt which, arch_isr_t isr)
 #include "kernel/ke/prcb.h"
 #include "kernel/profile/profile_timer.h"
 #include "kernel/sched/sched.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "include/kprof/wmi.h"
 #include "pmu_model.h"
 #include "shadow.h"

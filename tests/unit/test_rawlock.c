@@ -27,10 +27,10 @@
 #include <arch/cpu.h>
 
 #include "kernel/debug/bugcheck.h"
-#include "kernel/ke/clock.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/dpc.h"
 #include "kernel/ke/lockorder.h"
-#include "kernel/ke/timerq.h"
+#include "kernel/ke/time/timerq.h"
 #include "kernel/sched/ki.h"
 #include "shadow.h"
 

@@ -32,7 +32,7 @@
 #include "kernel/lib/libk.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/ki.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/trace/trace.h"
 #include "shadow.h"
 #include "shadow_sync.h"

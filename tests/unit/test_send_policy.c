@@ -1,6 +1,6 @@
 /*
  * test_send_policy.c - when the stream-mode trace logger sends and at which
- * priority (kernel/trace/send_policy.c): a ring's backlog, the hysteresis
+ * priority (kernel/trace/out/send_policy.c): a ring's backlog, the hysteresis
  * between idle and urgent priority, and the bound of half a CPU on urgent
  * turns, with the rest that a DPC may end.
  */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/trace/send_policy.h"
+#include "kernel/trace/out/send_policy.h"
 
 #define TURN 1000u /* a clock tick, in made-up cycles */
 

@@ -37,7 +37,7 @@ static void check(const struct size_case *c, size_t n)
 }
 
 /* trace: output ... serial 2.6 MB in 120 ms (21.6 MB/s): decimal, tenths
- * rounded down, "0.x MB" below a megabyte (kernel/trace/out.c; also
+ * rounded down, "0.x MB" below a megabyte (kernel/trace/out/out.c; also
  * usb.probe=on's read rate). */
 static void test_throughput_line(void **state)
 {
@@ -67,7 +67,7 @@ static void test_throughput_line(void **state)
 }
 
 /* trace: ... 261 KB saved to \kprof\trace.bin ...: decimal, whole KB
- * (rounded) below a megabyte (kernel/trace/out_stick.c). */
+ * (rounded) below a megabyte (kernel/trace/out/out_stick.c). */
 static void test_stick_saved_line(void **state)
 {
 	static const struct size_case c[] = {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/timekeep/skew.h"
 #include "kernel/timekeep/tsc_check.h"
 #include "kernel/trace/tracebuf.h"

@@ -1,6 +1,6 @@
 /*
- * test_timerq.c - the per-CPU timer queue (kernel/ke/timerq.c) and clock
- * conversions (kernel/ke/time.c, kernel/lib/muldiv.c) with fake clocks.
+ * test_timerq.c - the per-CPU timer queue (kernel/ke/time/timerq.c) and clock
+ * conversions (kernel/ke/time/time.c, kernel/lib/muldiv.c) with fake clocks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "kernel/lib/muldiv.h"
-#include "kernel/ke/time.h"
-#include "kernel/ke/timerq.h"
+#include "kernel/ke/time/time.h"
+#include "kernel/ke/time/timerq.h"
 
 static int fired[8];
 static int fire_order[8], fire_seq;

@@ -1,6 +1,6 @@
 /*
  * test_tracebuf.c - the per-CPU trace buffer (kernel/trace/tracebuf.c) and
- * the frame header (kernel/trace/frame.c, kernel/lib/crc32.c against zlib).
+ * the frame header (kernel/trace/out/frame.c, kernel/lib/codec/crc32.c against zlib).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "kernel/lib/crc32.h"
-#include "kernel/trace/frame.h"
+#include "kernel/lib/codec/crc32.h"
+#include "kernel/trace/out/frame.h"
 #include "kernel/trace/tracebuf.h"
 #include "tracebuf_fixture.h"
 

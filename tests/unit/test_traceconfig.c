@@ -1,5 +1,5 @@
 /*
- * test_traceconfig.c - trace_configure() (kernel/trace/trace_configure.c):
+ * test_traceconfig.c - trace_configure() (kernel/trace/config/trace_configure.c):
  * the trace's settings from its parsed keys and what probing found.
  * The buffers that fit are kept as given; too big ones are shrunk to the
  * largest that fits with trace.buffer_fit=shrink (and the console says
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "kernel/trace/trace.h"
-#include "kernel/trace/trace_configure.h"
-#include "kernel/trace/tracefit.h"
+#include "kernel/trace/config/trace_configure.h"
+#include "kernel/trace/config/tracefit.h"
 #include "shadow.h"
 #include "traceout_gen.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_tracefit.c - the sizing of every CPU's trace buffer against free
- * memory (kernel/trace/tracefit.c): the size it accepts always fits with
+ * memory (kernel/trace/config/tracefit.c): the size it accepts always fits with
  * the reserve left, one more sub-buffer would not, and a machine too small
  * for the smallest ring gets 0 (refused).
  */
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "kernel/trace/trace.h"
-#include "kernel/trace/tracefit.h"
+#include "kernel/trace/config/tracefit.h"
 
 /* The answer fits, and is the largest that does (or the cap). */
 static void check_most(uint64_t free_kb, uint32_t ncpu, uint32_t sub, uint32_t max)

@@ -1,5 +1,5 @@
 /*
- * test_traceout.c - the trace output layer (kernel/trace/out*.c) with the
+ * test_traceout.c - the trace output layer (kernel/trace/out/out*.c) with the
  * serial port as a buffer and the USB stick as an in-memory disk
  * (fake_stick.c): trace.out= at probe time, the same frames in the same
  * order to both sinks, staging into 1 MiB block-aligned writes through the
@@ -22,10 +22,10 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
-#include "kernel/trace/trace_keys.h"
+#include "kernel/trace/config/trace_keys.h"
 #include "kernel/ke/irql.h"
-#include "kernel/ke/time.h"
-#include "kernel/trace/out.h"
+#include "kernel/ke/time/time.h"
+#include "kernel/trace/out/out.h"
 #include "shadow.h"
 #include "traceout_gen.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_traceout_file.c - the file form (kernel/trace/out_file.c,
+ * test_traceout_file.c - the file form (kernel/trace/out/out_file.c,
  * include/kprof/wire_file.h): a file too small for the trace keeps whole
  * frames up to the first that does not fit and nothing after it, always
  * ends with every CPU end frame and the run end, and its end frames count
@@ -23,9 +23,9 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
-#include "kernel/trace/trace_keys.h"
-#include "kernel/trace/out.h"
-#include "kernel/trace/out_file.h"
+#include "kernel/trace/config/trace_keys.h"
+#include "kernel/trace/out/out.h"
+#include "kernel/trace/out/out_file.h"
 #include "shadow.h"
 #include "traceout_gen.h"
 

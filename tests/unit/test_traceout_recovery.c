@@ -1,6 +1,6 @@
 /*
  * test_traceout_recovery.c - the stick sink when the stick fails mid-run
- * (kernel/trace/out_stick.c, out.c) over the in-memory stick
+ * (kernel/trace/out/out_stick.c, out.c) over the in-memory stick
  * (fake_stick.c): the recovery ladder climbed rung by rung with the
  * failed stage written again at the same place, and, once every rung is
  * spent, serial taking over with every frame the stick does not hold
@@ -21,9 +21,9 @@
 
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
-#include "kernel/trace/trace_keys.h"
-#include "kernel/lib/crc32.h"
-#include "kernel/trace/out.h"
+#include "kernel/trace/config/trace_keys.h"
+#include "kernel/lib/codec/crc32.h"
+#include "kernel/trace/out/out.h"
 #include "shadow.h"
 #include "traceout_gen.h"
 

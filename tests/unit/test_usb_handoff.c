@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <arch/pci.h>
+#include <arch/dev/pci.h>
 
 #include "pci_model.h"
 #include "shadow.h"

@@ -21,9 +21,9 @@
 #include "fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
-#include "kernel/trace/trace_keys.h"
+#include "kernel/trace/config/trace_keys.h"
 #include "kernel/mm/pmm.h"
-#include "kernel/trace/out.h"
+#include "kernel/trace/out/out.h"
 #include "shadow.h"
 
 #define MiB (1ULL << 20)

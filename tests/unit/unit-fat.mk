@@ -11,9 +11,9 @@
 #         superfloppy (mkfs.vfat) and GPT (sgdisk) disks
 
 unit_fat_SRCS := boot/common/fat.c boot/common/fat_dir.c boot/common/stickext.c
-unit_gpt_SRCS := boot/common/gpt.c kernel/lib/crc32.c
+unit_gpt_SRCS := boot/common/gpt.c kernel/lib/codec/crc32.c
 unit_usbpath_SRCS := boot/common/usbpath.c
-unit_diskid_SRCS := boot/common/diskid.c boot/common/gpt.c kernel/lib/crc32.c
+unit_diskid_SRCS := boot/common/diskid.c boot/common/gpt.c kernel/lib/codec/crc32.c
 
 $(BUILD)/tests/unit/test_fat: boot/common/fat.h boot/common/stickext.h
 $(BUILD)/tests/unit/test_gpt: boot/common/gpt.h

@@ -1,5 +1,5 @@
 # unit-pci.mk - kernel/pci/ against a modelled configuration space
-# (included by unit.mk): tests/unit/pci_model.c defines the <arch/pci.h>
+# (included by unit.mk): tests/unit/pci_model.c defines the <arch/dev/pci.h>
 # hooks over it (test_usb_handoff uses the same model), the test
 # kva_map_phys over its ECAM window.
 

@@ -4,7 +4,7 @@
 
 unit_resource_SRCS := $(wildcard kernel/ex/resource*.c) kernel/sched/boost.c \
 	kernel/locks/queuedlock.c kernel/locks/lockstat.c kernel/ke/irql.c kernel/ke/dpc.c \
-	kernel/ke/time.c kernel/lib/muldiv.c kernel/trace/objname.c kernel/lib/printf.c tests/unit/shadow/shadow_sync.c
+	kernel/ke/time/time.c kernel/lib/muldiv.c kernel/trace/objname.c kernel/lib/printf.c tests/unit/shadow/shadow_sync.c
 
 UNIT_NAMES += resource
 UNIT_TSAN_NAMES += resource

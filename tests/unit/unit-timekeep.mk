@@ -5,7 +5,7 @@
 # drift and differ between CPUs.
 
 unit_timekeep_SRCS := kernel/trace/tracebuf.c kernel/timekeep/tsc_check.c kernel/timekeep/skew_interval.c \
-	kernel/ke/time.c kernel/lib/muldiv.c
+	kernel/ke/time/time.c kernel/lib/muldiv.c
 
 UNIT_NAMES += timekeep
 $(BUILD)/tests/unit/test_timekeep: kernel/timekeep/tsc_check.h kernel/timekeep/skew.h kernel/trace/tracebuf.h

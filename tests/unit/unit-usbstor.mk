@@ -9,7 +9,7 @@
 # identity (MBR as well as GPT) and the search of every port and hub.
 
 USBSTOR_KERNEL_SRCS := $(wildcard kernel/usb/core/*.c kernel/usb/storage/*.c) boot/common/diskid.c boot/common/gpt.c \
-	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/crc32.c
+	kernel/mm/pmm.c kernel/mm/heap.c kernel/lib/printf.c kernel/lib/codec/crc32.c
 USBSTOR_FAKE_SRCS := tests/unit/fake_hci.c tests/unit/fake_hub.c tests/unit/fake_bot.c
 USBSTOR_HDRS := $(wildcard kernel/usb/*.h kernel/usb/core/*.h kernel/usb/storage/*.h) boot/common/diskid.h tests/unit/fake_hci.h tests/unit/usbstor_fixture.h
 

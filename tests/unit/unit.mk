@@ -25,17 +25,17 @@ unit_ksyms_SRCS        := kernel/debug/ksyms.c
 unit_psf_SRCS          := kernel/console/psf.c
 unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
-unit_timerq_SRCS       := kernel/ke/timerq.c kernel/ke/time.c kernel/lib/muldiv.c
-unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/frame.c kernel/lib/crc32.c
-unit_chunk_SRCS        := kernel/trace/chunk.c kernel/trace/trace_delta.c kernel/lib/lz4.c tests/unit/golden_records.c
-unit_smp_SRCS          := kernel/ke/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c \
+unit_timerq_SRCS       := kernel/ke/time/timerq.c kernel/ke/time/time.c kernel/lib/muldiv.c
+unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/out/frame.c kernel/lib/codec/crc32.c
+unit_chunk_SRCS        := kernel/trace/out/chunk.c kernel/trace/trace_delta.c kernel/lib/codec/lz4.c tests/unit/golden_records.c
+unit_smp_SRCS          := kernel/ke/smp/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
 unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/idle.c kernel/sched/wait.c \
-	kernel/sched/wait_api.c kernel/sched/event.c kernel/sched/semaphore.c kernel/sched/mutant.c \
-	kernel/sched/timer_object.c kernel/ke/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time.c kernel/lib/muldiv.c
+	kernel/sched/wait_api.c kernel/sched/objects/event.c kernel/sched/objects/semaphore.c kernel/sched/objects/mutant.c \
+	kernel/sched/objects/timer_object.c kernel/ke/time/timerq.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time/time.c kernel/lib/muldiv.c
 unit_stats_SRCS        := kernel/lib/stats.c
-unit_tracefit_SRCS     := kernel/trace/tracefit.c
+unit_tracefit_SRCS     := kernel/trace/config/tracefit.c
 unit_bootcmdline_SRCS  := boot/common/bootcmdline.c
 
 UNIT_NAMES := printf cmdline cmdline_keys pmm bootmap heap ksyms psf uefi_mmap irql_dpc timerq smp tracebuf chunk sched stats tracefit bootcmdline
@@ -56,14 +56,14 @@ unit_deps = $(UNIT_CC) $(3) -MM -MP -MT $(1) $(2) > $(1).d.tmp && printf '%s:\n'
 
 .SECONDEXPANSION:
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
-		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
+		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h tests/unit/shadow/arch/dev/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
 	$(Q)$(call unit_deps,$@,$< $(unit_$*_SRCS) $(UNIT_SHADOW),$(UNIT_CFLAGS))
 
 $(BUILD)/tests/unit/tsan/test_%: tests/unit/test_%.c $$(unit_$$*_SRCS) $(UNIT_SHADOW) \
-		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h) $(VERSION_H)
+		$(wildcard tests/unit/shadow/*.h tests/unit/shadow/arch/*.h tests/unit/shadow/arch/dev/*.h) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@ "(ThreadSanitizer)"
 	$(Q)$(UNIT_CC) $(UNIT_TSAN_CFLAGS) -o $@ $< $(unit_$*_SRCS) $(UNIT_SHADOW) $(UNIT_LIBS)
@@ -77,4 +77,4 @@ unit-tests: $(UNIT_BINS) $(UNIT_TSAN_BINS)
 
 # test_chunk also round-trips trace_chunk_encode() through liblz4.
 $(BUILD)/tests/unit/test_chunk: UNIT_LIBS += -llz4
-$(BUILD)/tests/unit/test_chunk: kernel/lib/lz4.h kernel/trace/trace_delta.h tests/unit/golden_records.h
+$(BUILD)/tests/unit/test_chunk: kernel/lib/codec/lz4.h kernel/trace/trace_delta.h tests/unit/golden_records.h

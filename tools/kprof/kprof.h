@@ -71,8 +71,8 @@ int kp_cmd_etl(struct kp_log *log, const struct kp_options *o);        /* export
 int kp_cmd_ctf(struct kp_log *log, const struct kp_options *o);        /* export/ctf/ctf.c   */
 int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o);   /* export/perfetto/perfetto.c */
 int kp_cmd_report(struct kp_log *log, const struct kp_options *o);     /* report/report.c    */
-int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o); /* pictures/flame.c   */
-int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o);   /* pictures/timeline.c */
+int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o); /* pictures/flame/flame.c   */
+int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o);   /* pictures/timeline/timeline.c */
 
 /* The run of a command that writes the run's model into -o's file
  * (main.c): build the model; refuse, with exit status 3, a log without

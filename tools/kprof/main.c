@@ -33,8 +33,8 @@
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/progress/progress.h"
-#include "tools/kprof/read/build_id.h"
-#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/elf/build_id.h"
+#include "tools/kprof/elf/symbols.h"
 #include "tools/kprof/util/outfile.h"
 
 enum { OUT = KP_OPT_OUTPUT, KERNEL = KP_OPT_KERNEL };

@@ -31,7 +31,7 @@
 #include "kernel/usb/core/hub.h"
 
 #include "kernel/console/console.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/usb/core/usb.h"

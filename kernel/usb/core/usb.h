@@ -9,7 +9,7 @@
  *    layouts and request codes) and the words for enum usb_status
  *    (usb_status_name(), declared in hci.h: usb_status.c).
  *  - Below it, it calls the host controller through kernel/usb/hci.h
- *    only (never xhci/'s own headers), kernel/mm, kernel/ke/time.h, the
+ *    only (never xhci/'s own headers), kernel/mm, kernel/ke/time/time.h, the
  *    console and <arch/mmu.h>; it includes nothing from storage/ or
  *    probe/ (tools/check-layering.sh checks it).
  *

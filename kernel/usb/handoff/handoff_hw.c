@@ -7,7 +7,7 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 uint32_t handoff_read32(const volatile void *reg)
 {

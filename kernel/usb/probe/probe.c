@@ -18,7 +18,7 @@
 #include <arch/mmu.h>
 
 #include "kernel/console/console.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/mm/heap.h"

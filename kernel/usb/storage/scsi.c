@@ -25,7 +25,7 @@
 #include "kernel/usb/storage/scsi.h"
 
 #include "kernel/console/console.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"

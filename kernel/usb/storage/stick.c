@@ -37,7 +37,7 @@
 
 #include "boot/common/gpt.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 #include "kernel/lib/libk.h"
 #include "kernel/mm/heap.h"
 #include "kernel/usb/core/usb.h"

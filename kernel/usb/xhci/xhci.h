@@ -13,7 +13,7 @@
  *  - It offers kernel/usb/hci.h and nothing else: this header and
  *    xhci_regs.h are private to the folder (and the driver's unit tests).
  *  - Below it, it calls kernel/pci (finding and enabling the function),
- *    kernel/mm (pages, heap, kernel virtual addresses), kernel/ke/time.h,
+ *    kernel/mm (pages, heap, kernel virtual addresses), kernel/ke/time/time.h,
  *    the console and <arch/...>.  It includes nothing from the layers
  *    above (core/, storage/) or from probe/; the one name it takes from
  *    above is usb_status_name(), which hci.h declares with enum

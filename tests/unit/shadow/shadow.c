@@ -11,7 +11,7 @@
 #include <arch/context.h>
 #include <arch/interrupt.h>
 #include <arch/irql.h>
-#include <arch/timer.h>
+#include <arch/dev/timer.h>
 
 #include <sched.h>
 #include <stdarg.h>

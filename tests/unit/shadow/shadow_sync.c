@@ -24,7 +24,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/debug/panic.h"
 #include "kernel/sched/ki.h"
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 struct shadow_thread {
 	KTHREAD thread;              /* what ke_get_current_thread() returns */

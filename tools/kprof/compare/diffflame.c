@@ -1,6 +1,6 @@
 /*
  * diffflame.c - `kprof compare --flame FILE.svg`: the differential flame
- * graph, drawn by the flame graph's own code (pictures/flame.h): the
+ * graph, drawn by the flame graph's own code (pictures/flame/flame.h): the
  * stacks of all B's runs make the tree and its widths; each frame is
  * coloured by how its share of the samples changed from A (all A's runs)
  * to B - red where it grew, blue where it shrank, the deeper the larger
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/pictures/flame.h"
+#include "tools/kprof/pictures/flame/flame.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 

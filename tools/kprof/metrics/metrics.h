@@ -23,7 +23,7 @@
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
-#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/elf/symbols.h"
 #include "tools/kprof/report/report.h"
 
 /* One run. */
@@ -35,7 +35,7 @@ struct kp_runlog {
 	struct kp_report rp;          /* the report's view: log, model, symbols    */
 	struct kp_totals totals;
 	struct kp_lock_rec *locks;    /* the report's SpinLock records, by lock    */
-	size_t nlocks;                /* (report/lock_stats.c)                     */
+	size_t nlocks;                /* (report/locks/lock_stats.c)                     */
 	struct kp_hot_row *hot;       /* the report's ProfileTime rows             */
 	size_t nhot;
 	struct kp_hot_row hot_all;    /* their totals (with outside any function)  */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/read/build_id.h"
+#include "tools/kprof/elf/build_id.h"
 
 int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool force)
 {

@@ -3,7 +3,7 @@
  * hook 0xFE08) and the samples inside them.
  *
  * scenario=profile measures what a profile interrupt costs by sending
- * itself 2000 of them (kernel/workloads/profile.c); each is a real one and
+ * itself 2000 of them (kernel/workloads/scenarios/profile.c); each is a real one and
  * writes a real SampledProfile record, at the instruction the self-IPI
  * interrupted (arch_send_ipi), enough to make that the top hot spot of a
  * short run.  The kernel tags the span with a KprofMeasure record, written

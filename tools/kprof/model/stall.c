@@ -1,6 +1,6 @@
 /*
  * stall.c - the model's stall intervals: per CPU, the time it could not
- * run, from its KprofClockLate records (kernel/ke/clock.c, hook 0xFE02).
+ * run, from its KprofClockLate records (kernel/ke/time/clock.c, hook 0xFE02).
  *
  * A KprofClockLate record says the CPU's earliest timer entry was due at
  * DueTime and the clock interrupt that handled it was done LateCycles,

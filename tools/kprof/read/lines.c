@@ -15,7 +15,7 @@
  * hold the address (dwarf_getscopes would go on from the innermost one's
  * abstract origin instead, and miss the outer calls).  File names are printed as the
  * compiler recorded them, less a leading "./": kprof's Makefile compiles
- * from the repository root, so they read kernel/workloads/locks.c.
+ * from the repository root, so they read kernel/workloads/scenarios/locks.c.
  */
 #include "tools/kprof/read/lines.h"
 

@@ -40,7 +40,7 @@
 #include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 
-#include "kernel/lib/crc32.h"
+#include "kernel/lib/codec/crc32.h"
 
 static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_CORRUPT] = "corrupt",       [KP_ISSUE_BAD_HEADER] = "bad-header",

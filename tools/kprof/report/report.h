@@ -20,7 +20,7 @@
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
-#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/elf/symbols.h"
 #include "tools/kprof/util/format.h"
 
 #define TOP_FUNCTIONS    20 /* hot spots, all CPUs                       */

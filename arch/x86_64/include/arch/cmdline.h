@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-/* tsc_source=: where the TSC rate comes from (arch/x86_64/time_x86.c). */
+/* tsc_source=: where the TSC rate comes from (arch/x86_64/time/time_x86.c). */
 enum x86_tsc_source {
 	TSC_SOURCE_AUTO,    /* CPUID when it states the rate, else HPET, else PM */
 	TSC_SOURCE_CPUID,   /* CPUID leaf 0x15 or 0x16                           */

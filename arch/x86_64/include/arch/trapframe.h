@@ -1,6 +1,6 @@
 /*
  * arch/trapframe.h - the register state saved on every interrupt and
- * exception (built by arch/x86_64/isr.asm), known to Windows readers as the
+ * exception (built by arch/x86_64/entry/isr.asm), known to Windows readers as the
  * KTRAP_FRAME that profile callbacks receive.
  *
  * Layout is fixed by isr.asm: general registers pushed by the common stub,

@@ -11,7 +11,7 @@
 
 #include <arch/cpu.h>
 
-#include "kernel/ke/time.h"
+#include "kernel/ke/time/time.h"
 
 uint32_t xhci_read32(const volatile void *reg)
 {

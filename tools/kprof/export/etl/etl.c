@@ -102,10 +102,10 @@
 #include "tools/kprof/export/etl/etl_image.h"
 #include "tools/kprof/export/etl/etl_tracelogging.h"
 #include "tools/kprof/kprof.h"
-#include "tools/kprof/read/elf_image.h"
+#include "tools/kprof/elf/elf_image.h"
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/read/records.h"
-#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/elf/symbols.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 

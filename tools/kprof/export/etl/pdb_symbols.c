@@ -7,7 +7,7 @@
  * identity-mapped at KPROF_KERNEL_LINK_PA, below every address a sample
  * or stack can hold once the kernel runs.  The image is therefore
  * [KPROF_KERNEL_LINK_VA, end of the last PT_LOAD segment above it), its
- * size rounded up to a 4 KiB page (kp_elf_image_of, read/elf_image.c): the
+ * size rounded up to a 4 KiB page (kp_elf_image_of, elf/elf_image.c): the
  * range the ETL's image events give.
  *
  * The publics.  Every STT_FUNC symbol, and every label (STT_NOTYPE) that
@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "boot/bootinfo.h"
-#include "tools/kprof/read/elf_image.h"
+#include "tools/kprof/elf/elf_image.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 

@@ -23,7 +23,7 @@
 
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/read/log.h"
-#include "tools/kprof/read/symbols.h"
+#include "tools/kprof/elf/symbols.h"
 
 #define PF_CPUS_PID 1
 #define CPU_TID    100000u  /* CPU n's track: CPU_TID + n (never 0)       */

@@ -1,0 +1,159 @@
+/*
+ * timeline.h - what the files of `kprof timeline` share: the picture's
+ * geometry and the state of one drawing.  timeline.c draws the frame
+ * (title, axis) and runs the command, writing one picture of the whole
+ * trace and one per workload phase; timeline_rows.c draws a CPU's row
+ * (runs with names, lock waits, sample ticks, holes); timeline_bands.c
+ * the wait bands (spin locks, and the ERESOURCE row of
+ * timeline_resources.c); timeline_phases.c the KprofPhase records and
+ * their markers; timeline_colours.c the threads' colours;
+ * timeline_legend.c the legend; timeline_steps.c the steps back of a
+ * CPU's clock.
+ */
+#ifndef KPROF_TOOL_TIMELINE_H
+#define KPROF_TOOL_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/kprof/model/model.h"
+#include "tools/kprof/pictures/picture.h"
+#include "tools/kprof/elf/symbols.h"
+
+#define TL_WIDTH      1400.0
+#define TL_LEFT       110.0   /* CPU labels                                  */
+#define TL_RIGHT      20.0
+#define TL_PLOT_W     (TL_WIDTH - TL_LEFT - TL_RIGHT)
+#define TL_ROWS_TOP   84.0    /* phase labels above it                       */
+#define TL_ROW_PITCH  38.0
+#define TL_TICK_H     5.0     /* sample ticks, above the run band            */
+#define TL_RUN_Y      6.0     /* run band: offset in the row and height      */
+#define TL_RUN_H      20.0
+#define TL_WAIT_Y     27.0    /* lock-wait band under it                     */
+#define TL_WAIT_H     5.0
+#define TL_RES_Y      8.0     /* the ERESOURCE row's band                    */
+#define TL_RES_H      14.0
+#define TL_MIN_PX     1.0     /* narrower runs and waits are merged          */
+#define TL_NAME_PX    6.2     /* width of a character of a name in a run     */
+
+#define TL_SPIN_COLOUR "#d01010"  /* spin-lock waits                         */
+#define TL_RES_COLOUR  "#7a2bd0"  /* ERESOURCE waits                         */
+
+/* A phase of the run (KprofPhase records, include/kprof/wmi.h). */
+struct tl_phase {
+	uint32_t index;        /* 0 the scenario, i the mix's i-th workload  */
+	char name[25];         /* as recorded, NUL-ended                     */
+	char file[300];        /* its own picture (a file name), or ""      */
+	uint64_t start, end;   /* TSC; end: the trace's when it never ended  */
+};
+
+struct tl_phases {
+	struct tl_phase *v;    /* by start                                   */
+	size_t n;
+};
+
+/* The threads' colours (timeline_colours.c). */
+struct tl_palette {
+	uint32_t *tid;         /* by first appearance                        */
+	struct kp_rgb *rgb;
+	size_t n;
+};
+
+struct tl {
+	FILE *f;
+	const struct kp_log *log;
+	const struct kp_model *m;
+	const struct kp_symbols *syms; /* NULL without --kernel              */
+	const struct tl_palette *pal;
+	const struct tl_phases *phases;
+	const struct tl_phase *view;   /* the phase this picture shows, or   */
+	                               /* NULL: the whole trace              */
+	const char *whole;             /* a view: the whole trace's picture  */
+	                               /* (a file name), to link back to     */
+	uint64_t t0, t1;               /* TSC across the plot                */
+	double span;                   /* t1 - t0 (> 0)                      */
+};
+
+/* The top of a row (the CPUs, then the ERESOURCE row). */
+static inline double tl_row_y(uint32_t row)
+{
+	return TL_ROWS_TOP + row * TL_ROW_PITCH;
+}
+
+/* x of time ts, inside the plot (times outside it at its edges). */
+double tl_px(const struct tl *t, uint64_t ts);
+/* Cycles one pixel of the plot stands for. */
+double tl_px_cycles(const struct tl *t);
+/* "12.345 us" or "1.234 ms" into buf; returns buf. */
+const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t size);
+
+/* A CPU's row: label, busy share, runs, lock waits, sample ticks. */
+void tl_draw_row(const struct tl *t, uint32_t cpu);
+/* timeline_steps.c: the steps back of CPU cpu's clock on its row. */
+void tl_draw_steps(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu);
+/* timeline_noise.c: scenario=noise's gaps on CPU cpu's row (its
+ * KprofNoiseGap records, read from t->log). */
+void tl_draw_noise(const struct tl *t, uint32_t cpu);
+/* Cycles of CPU c's run `run` inside the view, its holes left out (its
+ * thread's CPU time there). */
+uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run);
+
+/* timeline_bands.c: intervals drawn as wait bands, merged below a pixel. */
+struct tl_interval {
+	uint64_t start, end;
+	size_t i;              /* the caller's index                         */
+};
+struct tl_band {
+	const struct tl_interval *first;
+	size_t n;
+	uint64_t start, end;   /* first start, latest end                    */
+	uint64_t waited;       /* the union of the intervals                 */
+	uint64_t longest;
+	const struct tl_interval *longest_i;
+	double x0, w;          /* drawn: at least TL_MIN_PX wide             */
+	double share;          /* waited / the cycles of w: fill-opacity     */
+};
+/* What the bands of one kind of wait are. */
+struct tl_wait_kind {
+	const char *kind, *object;     /* "spin-lock", "lock"                */
+	const char *colour, *cls;      /* fill, and the rectangles' class    */
+	/* A single wait's tooltip; the object (and the time to name it at)
+	 * of wait i, for a merged band's tooltip. */
+	void (*title)(const struct tl *t, size_t i, const void *ctx);
+	uint64_t (*object_of)(size_t i, const void *ctx, uint64_t *ts);
+};
+/* Draw v[0..n) (by start) at y, h high; ctx goes to k's functions. */
+void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, double y, double h,
+		   const struct tl_wait_kind *k, const void *ctx);
+
+/* timeline_resources.c: the ERESOURCE waits' row under the CPUs, if the
+ * log has Resource records; returns the rows it took (0 or 1). */
+unsigned tl_draw_resources(const struct tl *t, uint32_t row);
+/* Whether the model has a row for them. */
+bool tl_has_resources(const struct kp_model *m);
+/* A lock's or resource's name (KprofObjectName) and address. */
+void tl_object_label(const struct tl *t, uint64_t object, uint64_t ts);
+
+/* timeline_phases.c */
+/* The phases of the log; one that never ended ends at `end`. */
+void tl_phases_read(struct tl_phases *p, struct kp_log *log, uint64_t end);
+void tl_phases_free(struct tl_phases *p);
+/* Whether phase i gets a band (the workloads; the scenario when alone). */
+bool tl_phase_drawn(const struct tl_phases *p, size_t i);
+/* Bands behind the rows (down to y1) with labels above them; then, over
+ * the rows, dashed lines at the starts and ends. */
+void tl_draw_phases(const struct tl *t, double y1);
+void tl_draw_phase_lines(const struct tl *t, double y1);
+
+/* timeline_colours.c */
+void tl_palette_build(struct tl_palette *p, const struct kp_model *m);
+void tl_palette_free(struct tl_palette *p);
+struct kp_rgb tl_colour(const struct tl *t, uint32_t tid);
+const char *tl_colour_hex(const struct tl *t, uint32_t tid, char *buf);
+
+/* timeline_legend.c: the legend from y0; returns its height. */
+double tl_legend_height(const struct tl *t);
+void tl_draw_legend(const struct tl *t, double y0);
+
+#endif

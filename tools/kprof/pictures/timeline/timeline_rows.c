@@ -1,0 +1,418 @@
+/*
+ * timeline_rows.c - a CPU's row of `kprof timeline` (timeline.h): which
+ * thread ran when (the model's runs, from the CSwitch records, in the
+ * thread's colour, timeline_colours.c, and named in the run when it is
+ * wide enough), spin-lock waits (first try to acquisition, a thin red band
+ * under the row, timeline_bands.c) and samples (tick marks above the row),
+ * and holes (no trace: records its kernel dropped or frames lost on the
+ * link, shaded dark over the runs and labelled "lost N").  Every rectangle
+ * has a <title> tooltip.  Only what is inside the view (timeline.h) is
+ * drawn, cut at its edges.
+ *
+ * Size: a long run has far more switches than the picture has pixels, and
+ * an SVG with millions of elements takes a browser minutes to open.  So a
+ * run narrower than TL_MIN_PX is merged with its neighbours into one
+ * rectangle (coloured after the thread that had most of its time, its
+ * tooltip listing the threads' shares) until the merged rectangle is
+ * TL_MIN_PX wide; every rectangle drawn is then at least TL_MIN_PX wide or
+ * followed by one that is, so a row holds at most 2 * TL_PLOT_W / TL_MIN_PX
+ * + 1 of them (about 2500), however long the run.  Lock waits closer than
+ * TL_MIN_PX are merged too (timeline_bands.c), and samples become at most
+ * one tick per pixel column, all of a row's ticks in one <path>.
+ */
+#include "tools/kprof/pictures/timeline/timeline.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/pictures/picture.h"
+#include "tools/kprof/read/fields.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/format.h"
+
+#define TOP_SHARES 6       /* threads named in a merged rectangle's title */
+
+double tl_px(const struct tl *t, uint64_t ts)
+{
+	if (ts <= t->t0)
+		return TL_LEFT;
+	if (ts >= t->t1)
+		return TL_LEFT + TL_PLOT_W;
+	return TL_LEFT + (double)(ts - t->t0) / t->span * TL_PLOT_W;
+}
+
+double tl_px_cycles(const struct tl *t)
+{
+	return t->span / TL_PLOT_W;
+}
+
+const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t size)
+{
+	uint64_t hz = (uint64_t)t->m->hz;
+	char v[32];
+
+	if ((unsigned __int128)cycles * 1000u < hz)
+		snprintf(buf, size, "%s us", kp_us_text(v, sizeof(v), cycles, hz));
+	else
+		snprintf(buf, size, "%s ms", kp_ms_text(v, sizeof(v), cycles, hz));
+	return buf;
+}
+
+uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run)
+{
+	const struct kp_run *r = &c->runs[run];
+	uint64_t s = r->start > t->t0 ? r->start : t->t0, e = r->end < t->t1 ? r->end : t->t1;
+
+	if (e <= s)
+		return 0;
+	if (s == r->start && e == r->end)
+		return r->end - r->start - r->no_trace;
+	return e - s - kp_hole_overlap(c, s, e);
+}
+
+/* ---------------------------------------------------------------- runs */
+
+/* Consecutive runs drawn as one rectangle, with the threads' shares. */
+struct seg {
+	size_t first, n;                 /* runs[first .. first + n)           */
+	double x0, x1;
+	struct {
+		uint32_t tid;
+		uint64_t cycles;
+	} top[TOP_SHARES];
+	unsigned ntop;
+	uint64_t other;                  /* cycles of threads not in top[]     */
+};
+
+static void seg_add(struct seg *g, const struct kp_run *r)
+{
+	uint64_t c = r->end - r->start;
+	unsigned i;
+
+	for (i = 0; i < g->ntop && g->top[i].tid != r->tid; i++)
+		;
+	if (i < g->ntop)
+		g->top[i].cycles += c;
+	else if (g->ntop < TOP_SHARES)
+		g->top[g->ntop++] = (typeof(g->top[0])){ r->tid, c };
+	else
+		g->other += c;
+	g->n++;
+}
+
+static uint32_t seg_main_thread(const struct seg *g)
+{
+	unsigned best = 0;
+	for (unsigned i = 1; i < g->ntop; i++)
+		if (g->top[i].cycles > g->top[best].cycles)
+			best = i;
+	return g->top[best].tid;
+}
+
+static void run_title(const struct tl *t, const struct kp_run *r, uint32_t cpu)
+{
+	char label[64], d[32];
+
+	kp_xml_text(t->f, kp_model_thread_label(t->m, r->tid, label, sizeof(label)));
+	const struct kp_model_thread *th = kp_model_thread(t->m, r->tid);
+	if (th && th->named && th->process[0]) {
+		fputs(", process ", t->f);
+		kp_xml_text(t->f, th->process);
+		fprintf(t->f, " (%" PRIu32 ")", th->pid);
+	}
+	fprintf(t->f, "\nCPU %u from +%.6f ms for %s, priority %d", cpu, kp_model_ms(t->m, r->start),
+		tl_duration(t, r->end - r->start, d, sizeof(d)), r->priority);
+	if (r->from_start)
+		fputs("\nrunning when the trace started", t->f);
+	if (r->to_end)
+		fputs("\nstill running at the end of the trace", t->f);
+	else
+		fprintf(t->f, "\nthen %s (%s)", kp_state_name(r->end_state), kp_wait_reason_name(r->end_reason));
+	if (r->gap)
+		fputs("\nswitches were lost before the next one: it may have stopped earlier", t->f);
+}
+
+static void merged_title(const struct tl *t, const struct seg *g, uint64_t start, uint64_t end, uint32_t cpu)
+{
+	char label[64], d[32], pct[16];
+	uint64_t total = end - start;
+
+	fprintf(t->f, "%zu runs, each narrower than a pixel\nCPU %u from +%.6f ms for %s\n", g->n, cpu,
+		kp_model_ms(t->m, start), tl_duration(t, end - start, d, sizeof(d)));
+	for (unsigned i = 0; i < g->ntop; i++) {
+		fputs(i ? ", " : "", t->f);
+		kp_xml_text(t->f, kp_model_thread_label(t->m, g->top[i].tid, label, sizeof(label)));
+		fprintf(t->f, " %s", kp_pct(pct, sizeof(pct), g->top[i].cycles, total, 0));
+	}
+	if (g->other)
+		fprintf(t->f, ", others %s", kp_pct(pct, sizeof(pct), g->other, total, 0));
+}
+
+/* The thread's name in its run, cut to what fits the run's width (".."
+ * marks a cut, and keeps two characters at least); nothing when neither fits.  Dark text on
+ * light colours, white on dark. */
+static void run_name(const struct tl *t, uint32_t tid, double x, double w, double y)
+{
+	const struct kp_model_thread *th = kp_model_thread(t->m, tid);
+	char name[40];
+	size_t fit = w > 6 ? (size_t)((w - 6) / TL_NAME_PX) : 0, len;
+
+	if (th && th->named && th->name[0])
+		snprintf(name, sizeof(name), "%s", th->name);
+	else
+		snprintf(name, sizeof(name), "%" PRIu32, tid);
+	len = strlen(name);
+	if (!fit || (fit < len && fit < 4))
+		return;
+	if (fit < len) {
+		name[fit - 2] = name[fit - 1] = '.';
+		name[fit] = 0;
+	}
+	struct kp_rgb c = tl_colour(t, tid);
+	bool dark = c.r * 299 + c.g * 587 + c.b * 114 < 140000;
+	fprintf(t->f, "<text class=\"runname\" x=\"%.2f\" y=\"%.1f\" fill=\"%s\" data-w=\"%.3f\">", x + 3, y + 14,
+		dark ? "#ffffff" : "#000000", w);
+	kp_xml_text(t->f, name);
+	fputs("</text>\n", t->f);
+}
+
+static void emit_seg(const struct tl *t, const struct seg *g, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	const struct kp_run *r = &c->runs[g->first], *last = &c->runs[g->first + g->n - 1];
+	uint32_t tid = g->n == 1 ? r->tid : seg_main_thread(g);
+	char hex[8];
+
+	fprintf(t->f, "<rect class=\"run%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" fill=\"%s\" "
+		      "data-tid=\"%" PRIu32 "\"><title>",
+		g->n > 1 ? " merged" : "", g->x0, tl_row_y(cpu) + TL_RUN_Y, g->x1 - g->x0, TL_RUN_H,
+		tl_colour_hex(t, tid, hex), tid);
+	if (g->n == 1)
+		run_title(t, r, cpu);
+	else
+		merged_title(t, g, r->start, last->end, cpu);
+	fputs("</title></rect>\n", t->f);
+	if (g->n == 1 && tid)
+		run_name(t, tid, g->x0, g->x1 - g->x0, tl_row_y(cpu) + TL_RUN_Y);
+}
+
+static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	struct seg g = { 0 };
+
+	for (size_t i = 0; i < c->nruns; i++) {
+		const struct kp_run *r = &c->runs[i];
+		if (r->end <= t->t0 || r->start >= t->t1)
+			continue;
+		double x0 = tl_px(t, r->start), x1 = tl_px(t, r->end);
+		if (!(g.n && g.x1 - g.x0 < TL_MIN_PX && x1 - x0 < TL_MIN_PX)) {
+			if (g.n)
+				emit_seg(t, &g, c, cpu);
+			g = (struct seg){ .first = i, .x0 = x0 };
+		}
+		g.x1 = x1;
+		seg_add(&g, r);
+	}
+	if (g.n)
+		emit_seg(t, &g, c, cpu);
+}
+
+/* ---------------------------------------------------------------- lock waits */
+
+/* The lock's name (KprofObjectName) and address, or the address alone. */
+void tl_object_label(const struct tl *t, uint64_t lock, uint64_t ts)
+{
+	char name[40];
+
+	if (kp_model_object_name(t->m, lock, ts)) {
+		kp_xml_text(t->f, kp_model_object_label(t->m, lock, ts, name, sizeof(name)));
+		fputc(' ', t->f);
+	}
+	fprintf(t->f, "0x%016" PRIx64, lock);
+}
+
+static void wait_title(const struct tl *t, const struct kp_wait *w)
+{
+	char d[32], label[64], caller[160];
+
+	if (t->syms)
+		kp_symbols_format(t->syms, w->caller, caller, sizeof(caller));
+	else
+		snprintf(caller, sizeof(caller), "0x%016" PRIx64, w->caller);
+	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock ", tl_duration(t, w->end - w->start, d, sizeof(d)),
+		kp_model_ms(t->m, w->start));
+	tl_object_label(t, w->lock, w->start);
+	fprintf(t->f, " (%s), %" PRIu32 " spins\n", kp_acquire_mode_name(w->mode), w->spins);
+	fputs("thread ", t->f);
+	kp_xml_text(t->f, kp_model_thread_label(t->m, w->tid, label, sizeof(label)));
+	fputs(", released by ", t->f);
+	kp_xml_text(t->f, caller);
+}
+
+static void spin_title(const struct tl *t, size_t i, const void *ctx)
+{
+	wait_title(t, &((const struct kp_model_cpu *)ctx)->waits[i]);
+}
+
+static uint64_t spin_lock(size_t i, const void *ctx, uint64_t *ts)
+{
+	const struct kp_wait *w = &((const struct kp_model_cpu *)ctx)->waits[i];
+	*ts = w->start;
+	return w->lock;
+}
+
+static const struct tl_wait_kind spin = { "spin-lock", "lock", TL_SPIN_COLOUR, "wait", spin_title, spin_lock };
+
+static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	struct tl_interval *v = kp_xcalloc(c->nwaits + 1, sizeof(*v));
+
+	for (size_t i = 0; i < c->nwaits; i++)
+		v[i] = (struct tl_interval){ c->waits[i].start, c->waits[i].end, i };
+	tl_draw_bands(t, v, c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, c);
+	free(v);
+}
+
+/* ---------------------------------------------------------------- samples */
+
+/* One tick per pixel column that holds samples of the kind, in one path. */
+static void draw_ticks(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu, bool pmc)
+{
+	uint64_t n = 0, periods = 0;
+	long last = -1;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct kp_sample *s = &c->samples[i];
+		if (s->pmc != pmc || s->ts < t->t0 || s->ts > t->t1)
+			continue;
+		long col = (long)(tl_px(t, s->ts) - TL_LEFT);
+		if (!n)
+			fprintf(t->f, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\" d=\"",
+				pmc ? "pmc-samples" : "samples", pmc ? "#1050c0" : "#505050");
+		if (col != last)
+			fprintf(t->f, "M%ld.5 %.1fv%.0f", (long)TL_LEFT + col, tl_row_y(cpu), TL_TICK_H);
+		last = col;
+		n++;
+		periods += s->count;
+	}
+	if (!n)
+		return;
+	if (pmc)
+		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " PMC samples</title></path>\n", cpu, n);
+	else
+		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " samples standing for %" PRIu64
+			      " profile periods</title></path>\n",
+			cpu, n, periods);
+}
+
+/* ---------------------------------------------------------------- holes */
+
+/* The CPU's holes (no trace: records its kernel dropped, frames lost on
+ * the link; model.h) shaded over the run band, at least TL_MIN_PX wide,
+ * labelled with what was lost when there is room, with a tooltip. */
+static void draw_holes(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	double y = tl_row_y(cpu) + TL_RUN_Y;
+	char d[32], n[32];
+
+	for (size_t i = 0; i < c->nholes; i++) {
+		const struct kp_hole *h = &c->holes[i];
+		if (h->end < t->t0 || h->start > t->t1)
+			continue;
+		double x0 = tl_px(t, h->start), x1 = tl_px(t, h->end);
+		if (x1 - x0 < TL_MIN_PX)
+			x1 = x0 + TL_MIN_PX;
+		if (h->kernel || h->lost)
+			snprintf(n, sizeof(n), "%" PRIu64, h->lost);
+		else
+			snprintf(n, sizeof(n), "?");
+		fprintf(t->f, "<g class=\"hole\"><rect x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
+			      "fill=\"#202020\" fill-opacity=\"0.55\" stroke=\"#c00000\" stroke-width=\"1\"><title>"
+			      "CPU %u: no trace from +%.6f ms for %s\n",
+			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, h->start),
+			tl_duration(t, h->end - h->start, d, sizeof(d)));
+		if (h->kernel) {
+			fprintf(t->f, "%s records dropped by the kernel (", n);
+			for (int k = 0, first = 1; k < KPROF_LOSS_CAUSES; k++)
+				if (h->cause[k]) {
+					fprintf(t->f, "%s%s %" PRIu64, first ? "" : ", ", kp_loss_cause_text(k), h->cause[k]);
+					first = 0;
+				}
+			fputs(h->tail ? "), after the CPU's last record" : ")", t->f);
+		} else {
+			fprintf(t->f, "%s records lost on the link (frames %u..%u missing)", n, h->seq_first, h->seq_last);
+		}
+		fputs("</title></rect>", t->f);
+		if (x1 - x0 >= 48)
+			fprintf(t->f, "<text class=\"holelabel\" x=\"%.2f\" y=\"%.1f\" fill=\"#ffffff\" "
+				      "font-size=\"10\">lost %s</text>",
+				x0 + 3, y + 13, n);
+		fputs("</g>\n", t->f);
+	}
+}
+
+/* ---------------------------------------------------------------- stalls */
+
+/* The CPU's stalls (model/stall.c: it could not run, KprofClockLate; steal
+ * time on a VM) hatched over the run band, with a tooltip: what ran there
+ * did not run. */
+static void draw_stalls(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+{
+	double y = tl_row_y(cpu) + TL_RUN_Y;
+	char d[32];
+
+	for (size_t i = 0; i < c->nstalls; i++) {
+		const struct kp_stall *st = &c->stalls[i];
+		if (st->end <= t->t0 || st->start >= t->t1)
+			continue; /* outside this view (a phase's picture) */
+		double x0 = tl_px(t, st->start < t->t0 ? t->t0 : st->start);
+		double x1 = tl_px(t, st->end > t->t1 ? t->t1 : st->end);
+		if (x1 - x0 < TL_MIN_PX)
+			x1 = x0 + TL_MIN_PX;
+		fprintf(t->f, "<rect class=\"stall\" x=\"%.2f\" y=\"%.1f\" width=\"%.3f\" height=\"%.0f\" "
+			      "fill=\"#ffffff\" fill-opacity=\"0.6\"><title>CPU %u stalled from +%.6f ms for %s: it could "
+			      "not run (KprofClockLate: the virtual CPU was not running, or interrupts were masked)"
+			      "</title></rect>\n",
+			x0, y, x1 - x0, TL_RUN_H, cpu, kp_model_ms(t->m, st->start),
+			tl_duration(t, st->end - st->start, d, sizeof(d)));
+	}
+}
+
+/* ---------------------------------------------------------------- rows */
+
+/* The CPU's busy cycles in the view: the model's for the whole trace. */
+static uint64_t view_busy(const struct tl *t, const struct kp_model_cpu *c)
+{
+	uint64_t busy = 0;
+
+	if (!t->view)
+		return c->busy;
+	for (size_t i = 0; i < c->nruns; i++)
+		if (c->runs[i].tid)
+			busy += tl_run_cycles(t, c, i);
+	return busy;
+}
+
+void tl_draw_row(const struct tl *t, uint32_t cpu)
+{
+	const struct kp_model_cpu *c = &t->m->cpu[cpu];
+	double y = tl_row_y(cpu);
+	char busy[16];
+
+	fprintf(t->f, "<g class=\"cpu\" id=\"cpu%u\">\n", cpu);
+	fprintf(t->f, "<text class=\"cpulabel\" x=\"%.0f\" y=\"%.1f\">CPU %u</text>\n", TL_LEFT - 10, y + TL_RUN_Y + 14, cpu);
+	fprintf(t->f, "<text class=\"cpubusy\" x=\"%.0f\" y=\"%.1f\">busy %s</text>\n", TL_LEFT - 10,
+		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), view_busy(t, c), t->t1 - t->t0, 1));
+	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
+		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
+	draw_runs(t, c, cpu);
+	draw_stalls(t, c, cpu);
+	tl_draw_noise(t, cpu);
+	draw_holes(t, c, cpu);
+	draw_waits(t, c, cpu);
+	draw_ticks(t, c, cpu, false);
+	draw_ticks(t, c, cpu, true);
+	tl_draw_steps(t, c, cpu);
+	fputs("</g>\n", t->f);
+}
