@@ -31,10 +31,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 sys.path.insert(0, HERE)
 
 import qemu  # noqa: E402
+import boot_common  # noqa: E402
 import boot_tests  # noqa: E402
 
 
-Failure = boot_tests.Failure
+Failure = boot_common.Failure
 
 # A test's cap in all, in multiples of its time-out without output: a run
 # that keeps sending is slow, not hung (KVM here runs workloads 6 to 25
