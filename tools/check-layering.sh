@@ -53,6 +53,11 @@
 #      folder is one concept (the trace's ring, its way out, its
 #      settings; an architecture's APIC, PMU, entry code ...), and a folder
 #      past 16 files has become a heap of several.
+#  11. the USB stack (kernel/usb/), the one driver that hands memory to a
+#      device, orders that memory with <arch/barrier.h>'s arch_dma_wmb()
+#      and arch_dma_rmb(), never with the arch_smp_ barriers, which promise
+#      ordering between CPUs only (a weakly ordered CPU would need more for
+#      a device).
 #
 # Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
 # 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
@@ -161,11 +166,13 @@ report "a USB layer includes probe/ (usb.probe=on is not part of the stack)" \
 report "a folder of kernel/, arch/ or tools/ holds more than 16 files (a folder is one concept: split it by concept, as kernel/usb/ is split by layer)" \
 	"$(find kernel arch tools -type d | sort | while IFS= read -r d; do n=$(find "$d" -maxdepth 1 -type f | wc -l);
 		[ "$n" -gt 16 ] && echo "$d: $n files"; done)"
+report "the USB stack orders device memory with an arch_smp_ barrier (use arch_dma_wmb/arch_dma_rmb: <arch/barrier.h>)" \
+	"$(grep -rn --include='*.[ch]' -E '\barch_smp_(wmb|rmb|mb)\b' kernel/usb || true)"
 report "boot/ includes a kernel header other than kernel/lib/codec/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(codec/crc32|bytes)\.h"' || true)"
 report "kernel/lib/codec/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
 	"$(grep -n '#include *"' kernel/lib/codec/crc32.h kernel/lib/bytes.h || true)"
 
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; examples/ uses the workload API only"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; the USB stack uses the DMA barriers; examples/ uses the workload API only"
 exit "$bad"

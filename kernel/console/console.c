@@ -29,6 +29,8 @@
 
 #include <stdbool.h>
 
+#include <arch/barrier.h>
+
 #define KPRINTF_BUF (KPRINTF_MAX + 1) /* longer messages are cut, marked with "..." */
 #define CONSOLE_BACKLOG 16384    /* the most recent text, for late sinks */
 
@@ -272,5 +274,9 @@ void kprintf(const char *fmt, ...)
 void console_enter_panic(void)
 {
 	console_panicking = true;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* The flag visible to every CPU before this one reads anything more
+	 * (the console's lock and claim, on its way to printing without them):
+	 * a store, then loads, which only a full barrier orders.  The other
+	 * CPUs read the flag before they take the lock. */
+	arch_smp_mb();
 }

@@ -183,6 +183,8 @@ static void copy_line(struct trace_cpu *tc, struct wd_cpu *d, uint32_t cpu)
 		}
 		l = (struct trace_clock_line){ READ_ONCE(wdline.line.base), READ_ONCE(wdline.line.from),
 					       READ_ONCE(wdline.line.span), READ_ONCE(wdline.line.slope) };
+		/* The line's fields read before the sequence is read again (a
+		 * seqlock's read side, against slew_line's release below). */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t again = __atomic_load_n(&wdline.seq, __ATOMIC_RELAXED);
 		if (again == seq)
@@ -214,6 +216,8 @@ static void slew_line(int64_t target, uint64_t now)
 						     ke_us_to_tsc(WATCHDOG_SLEW_US));
 	uint32_t seq = wdline.seq;
 	__atomic_store_n(&wdline.seq, seq + 1, __ATOMIC_RELAXED);
+	/* The odd sequence stored before the line's new fields (a seqlock's
+	 * write side): a reader that sees a field changed sees it odd. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	WRITE_ONCE(wdline.line.base, l.base);
 	WRITE_ONCE(wdline.line.from, l.from);

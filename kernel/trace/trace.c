@@ -36,6 +36,7 @@
  */
 #include "kernel/trace/trace.h"
 
+#include <arch/barrier.h>
 #include <arch/cpu.h>
 #include <arch/mmu.h>
 #include <arch/dev/rtc.h>
@@ -430,8 +431,10 @@ void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_na
 		trace_settings->buffer_kb, nsub, trace_settings->subbuf_kb,
 		trace_settings->mode == KPROF_TRACE_STREAM ? "stream" : "dump", trace.groups.Masks[1],
 		trace.groups.Masks[7]);
-	/* Last: from here on writers find their buffers. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Last: from here on writers find their buffers.  The buffers and the
+	 * state above are stored before the group masks that let writers in:
+	 * a writer reads the masks (trace_enabled), then its buffer. */
+	arch_smp_wmb();
 	memcpy(&trace_groups, &trace.groups, sizeof(trace_groups));
 }
 
@@ -491,7 +494,10 @@ void trace_finish(enum kprof_exit_status status)
 	trace_out_workload_ended(); /* the end line's times count from here */
 	tsc_watchdog_report();
 	memset(&trace_groups, 0, sizeof(trace_groups));
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* The masks cleared (no record starts after this) before the reads of
+	 * the CPUs' rings and the logger's state below: a store, then loads,
+	 * which only a full barrier orders. */
+	arch_smp_mb();
 	if (trace.logger) { /* one reader at a time: the logger ends first */
 		trace.stopping = true;
 		ke_set_event(&trace.flush_event, IO_NO_INCREMENT, false);

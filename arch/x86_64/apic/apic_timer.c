@@ -123,6 +123,7 @@ void arch_timer_arm_for(uint64_t deadline_tsc, enum arch_interrupt which)
 			/* Changing only the vector keeps the mode, so an armed
 			 * deadline stays armed until the write below. */
 			lapic_write(LAPIC_LVT_TIMER, LVT_TIMER_DEADLINE | v);
+			/* SDM: the LVT write before the deadline MSR write below. */
 			__asm__ volatile("mfence" ::: "memory");
 		} else {
 			lapic_write(LAPIC_LVT_TIMER, v);

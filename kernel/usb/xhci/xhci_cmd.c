@@ -33,7 +33,7 @@ const char *xhci_command_name(unsigned type)
 
 void xhci_ring_doorbell(struct usb_hci *hc, unsigned slot, unsigned target)
 {
-	arch_smp_wmb(); /* the TRBs before the doorbell */
+	arch_dma_wmb(); /* the TRBs (in memory the controller reads) before the doorbell that sends it to them */
 	xhci_write32(&hc->db[slot], target);
 }
 

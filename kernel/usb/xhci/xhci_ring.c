@@ -51,7 +51,7 @@ void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *trbs, uint64_t phys, u
 
 static void write_control(volatile struct xhci_trb *t, uint32_t control)
 {
-	arch_smp_wmb(); /* param and status before the cycle bit */
+	arch_dma_wmb(); /* param and status before the cycle bit that gives the TRB to the controller */
 	t->control = control;
 }
 
@@ -125,7 +125,7 @@ bool xhci_event_peek(const struct xhci_ring *r, struct xhci_trb *ev)
 
 	if ((control & TRB_CYCLE) != r->cycle)
 		return false;
-	arch_smp_rmb(); /* the cycle bit before the rest of the TRB */
+	arch_dma_rmb(); /* the cycle bit the controller wrote before the rest of its event TRB */
 	ev->param = t->param;
 	ev->status = t->status;
 	ev->control = control;
