@@ -11,6 +11,8 @@
  */
 #include "boot/common/fat.h"
 
+#include "kernel/lib/bytes.h"
+
 #define DIR_ENTRY 32
 #define ATTR_LONG_NAME 0x0F
 #define ATTR_VOLUME_ID 0x08
@@ -179,9 +181,9 @@ static enum fat_status dir_find(struct fat_volume *v, uint32_t cluster, const ch
 			if (!name_eq(name, len, sname) && !(lfn_ok && name_eq(name, len, l.name)))
 				continue;
 			out->attr = attr;
-			out->size = e[28] | (uint32_t)e[29] << 8 | (uint32_t)e[30] << 16 | (uint32_t)e[31] << 24;
-			out->first_cluster = (e[26] | (uint32_t)e[27] << 8) |
-					     (v->type == 32 ? (e[20] | (uint32_t)e[21] << 8) << 16 : 0);
+			out->size = get_le32(e + 28);                    /* DIR_FileSize */
+			out->first_cluster = get_le16(e + 26) |          /* DIR_FstClusLO */
+					     (v->type == 32 ? (uint32_t)get_le16(e + 20) << 16 : 0); /* DIR_FstClusHI */
 			return FAT_OK;
 		}
 	}

@@ -40,7 +40,7 @@ static void psf1_table(struct psf_font *f, const uint8_t *p, const uint8_t *end)
 	for (uint32_t g = 0; g < f->count && p + 2 <= end; g++) {
 		int in_seq = 0;
 		for (; p + 2 <= end; p += 2) {
-			uint16_t u = (uint16_t)(p[0] | p[1] << 8);
+			uint16_t u = get_le16(p);
 			if (u == 0xFFFF) {
 				p += 2;
 				break;

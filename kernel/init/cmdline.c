@@ -46,17 +46,7 @@ static bool word_is(struct word w, const char *s)
 static const struct cmdline_key *find_key(const struct parser *ps, struct word k, const struct cmdline_table **table,
 					  size_t *index)
 {
-	size_t base = 0;
-	for (size_t t = 0; t < ps->ntables; t++) {
-		for (size_t i = 0; i < ps->tables[t].count; i++)
-			if (word_is(k, ps->tables[t].keys[i].name)) {
-				*table = &ps->tables[t];
-				*index = base + i;
-				return &ps->tables[t].keys[i];
-			}
-		base += ps->tables[t].count;
-	}
-	return NULL;
+	return cmdline_key_find(ps->tables, ps->ntables, k.p, k.n, table, index);
 }
 
 /* cmdline_item_fn over a key's NULL-terminated names. */

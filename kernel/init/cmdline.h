@@ -73,6 +73,14 @@ void cmdline_report_list(cmdline_error_fn err, void *ctx, cmdline_item_fn item, 
  * that is more than max, out is left untouched. */
 size_t cmdline_tables(struct cmdline_table *out, size_t max);
 
+/* The key called name[0..len) (not NUL-terminated: a word of a command
+ * line, or a whole C string with its strlen), walking the tables as one;
+ * *table is its table and *index its index over all tables (either may be
+ * NULL).  NULL when no table has it.  The one search of the key tables:
+ * the parser and the rules use it. */
+const struct cmdline_key *cmdline_key_find(const struct cmdline_table *tables, size_t ntables, const char *name,
+					   size_t len, const struct cmdline_table **table, size_t *index);
+
 /* Copy each table's defaults into its struct (all of them before any key
  * is parsed: several tables may fill one struct). */
 void cmdline_tables_defaults(const struct cmdline_table *tables, size_t ntables);

@@ -48,18 +48,7 @@ struct config_view {
 static const struct cmdline_key *find(const struct config_view *v, const char *name, size_t *index,
 				      const struct cmdline_table **table)
 {
-	size_t base = 0;
-	for (size_t t = 0; t < v->ntables; t++) {
-		for (size_t i = 0; i < v->tables[t].count; i++)
-			if (!strcmp(v->tables[t].keys[i].name, name)) {
-				*index = base + i;
-				if (table)
-					*table = &v->tables[t];
-				return &v->tables[t].keys[i];
-			}
-		base += v->tables[t].count;
-	}
-	return NULL;
+	return cmdline_key_find(v->tables, v->ntables, name, strlen(name), table, index);
 }
 
 /* Where the value of the key `name` is held (every name a rule reads is
@@ -349,6 +338,23 @@ static int check_tables(const struct config_view *v)
 	return errors;
 }
 
+/* Each table's finish(), with which of its keys were given: the last
+ * writes of the pass. */
+static void finish_tables(const struct config_view *v)
+{
+	bool given[CMDLINE_MAX_KEYS];
+	size_t base = 0;
+
+	for (size_t t = 0; t < v->ntables; base += v->tables[t].count, t++) {
+		const struct cmdline_table *tb = &v->tables[t];
+		if (!tb->finish || base + tb->count > CMDLINE_MAX_KEYS)
+			continue;
+		for (size_t i = 0; i < tb->count; i++)
+			given[i] = v->state[base + i] == CMDLINE_GIVEN;
+		tb->finish(tb->config, given);
+	}
+}
+
 int config_parse(const char *line, cmdline_error_fn err, void *ctx)
 {
 	struct cmdline_table tables[CMDLINE_MAX_TABLES];
@@ -372,17 +378,6 @@ int config_parse(const char *line, cmdline_error_fn err, void *ctx)
 			errors += cmdline_rules[r].check(&v);
 	}
 	errors += check_tables(&v);
-	/* trace.buffer_fit=auto: a size the user chose is refused if it does
-	 * not fit, a default one is made smaller (trace_configure, at probe
-	 * time).  The last write to a parsed value: the pass is not over. */
-	uint32_t *fit = field(&v, "trace.buffer_fit");
-	if (*fit == TRACE_FIT_AUTO)
-		*fit = state_of(&v, "trace.buffer_kb") == CMDLINE_GIVEN ? TRACE_FIT_REFUSE : TRACE_FIT_SHRINK;
-	/* profile.interval: a default one may be lengthened on a machine whose
-	 * interrupts are slow (kernel/profile/pace.h), a given one is kept. */
-	const struct cmdline_table *pt;
-	size_t pi;
-	if (find(&v, "profile.interval", &pi, &pt) && pt->size == sizeof(struct profile_config))
-		((struct profile_config *)pt->config)->interval_given = state_of(&v, "profile.interval") == CMDLINE_GIVEN;
+	finish_tables(&v);
 	return errors;
 }

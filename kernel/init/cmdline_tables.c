@@ -24,6 +24,25 @@
 extern const struct cmdline_table *const __start_kprof_cmdline_tables[] __attribute__((weak));
 extern const struct cmdline_table *const __stop_kprof_cmdline_tables[] __attribute__((weak));
 
+const struct cmdline_key *cmdline_key_find(const struct cmdline_table *tables, size_t ntables, const char *name,
+					   size_t len, const struct cmdline_table **table, size_t *index)
+{
+	size_t base = 0;
+
+	for (size_t t = 0; t < ntables; base += tables[t].count, t++)
+		for (size_t i = 0; i < tables[t].count; i++) {
+			const char *k = tables[t].keys[i].name;
+			if (strlen(k) != len || strncmp(k, name, len) != 0)
+				continue;
+			if (table)
+				*table = &tables[t];
+			if (index)
+				*index = base + i;
+			return &tables[t].keys[i];
+		}
+	return NULL;
+}
+
 static bool goes_before(const struct cmdline_table *a, const struct cmdline_table *b)
 {
 	if (a->order != b->order)

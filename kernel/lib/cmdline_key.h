@@ -68,6 +68,12 @@ struct cmdline_table {
 	 * otherwise one line saying what was wrong and what is accepted, in
 	 * buf (size bytes) or a constant. */
 	const char *(*check)(const void *config, char *buf, size_t size);
+	/* The values the table derives from whether a key was given, set at
+	 * the end of the same pass (the last writes to its struct): given[i]
+	 * is true when the table's key i was on the command line and
+	 * accepted, false when it was left at its default.  NULL when the
+	 * table derives none.  So the parser knows no subsystem's key. */
+	void (*finish)(void *config, const bool *given);
 };
 
 /* A key's names (ENUM, SET): its list, or the one made for it. */

@@ -27,8 +27,10 @@ static const char *const pmc_source_names[] = { KPROFILE_SOURCE_SHORT_NAMES, NUL
 
 #define FIELD(f) .offset = offsetof(struct profile_config, f)
 
+enum { KEY_INTERVAL }; /* the position in keys[] that finish() reads */
+
 static const struct cmdline_key keys[] = {
-	{ .name = "profile.interval", .type = CMDLINE_UINT, FIELD(interval), .min = PROFILE_TIME_MIN_INTERVAL,
+	[KEY_INTERVAL] = { .name = "profile.interval", .type = CMDLINE_UINT, FIELD(interval), .min = PROFILE_TIME_MIN_INTERVAL,
 	  .max = PROFILE_TIME_MAX_INTERVAL, .used_by = "trace=profile, scenario=profile, mix",
 	  .help = "ProfileTime interval in 100 ns units (NtSetIntervalProfile); when not given, 1 ms or longer where "
 		  "interrupts are slow (at most 1/10 of a CPU: kernel/profile/pace.h)" },
@@ -42,5 +44,12 @@ static const struct cmdline_key keys[] = {
 		   "(arch_pmu_max_interval: below half its range)" },
 };
 
+/* profile.interval: a default one may be lengthened on a machine whose
+ * interrupts are slow (kernel/profile/pace.h), a given one is kept. */
+static void finish(void *config, const bool *given)
+{
+	((struct profile_config *)config)->interval_given = given[KEY_INTERVAL];
+}
+
 CMDLINE_TABLE(profile_table, .keys = keys, .count = ARRAY_SIZE(keys), .config = &parsed_config,
-	      .defaults = &defaults, .size = sizeof(parsed_config), .owner = "profile", .order = 140);
+	      .defaults = &defaults, .size = sizeof(parsed_config), .owner = "profile", .order = 140, .finish = finish);

@@ -17,7 +17,7 @@ UNIT_LIBS   := -lcmocka -lpthread -lz -lm
 UNIT_SHADOW := tests/unit/shadow/shadow.c kernel/ke/rawlock.c
 
 unit_printf_SRCS       := kernel/lib/printf.c
-unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/lib/printf.c
+unit_cmdline_SRCS      := kernel/init/cmdline.c kernel/init/cmdline_tables.c kernel/init/cmdline_report.c kernel/lib/printf.c
 unit_pmm_SRCS          := kernel/mm/pmm.c
 unit_bootmap_SRCS      := boot/common/bootmap.c
 unit_heap_SRCS         := kernel/mm/heap.c kernel/mm/pmm.c

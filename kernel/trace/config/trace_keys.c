@@ -69,12 +69,14 @@ const char *const trace_out_names[TRACE_OUT_COUNT + 1] = {
 #define FIELD(f) .offset = offsetof(struct trace_config, f)
 #define EVERY_RUN "every run"
 
+enum { KEY_ITEMS, KEY_MODE, KEY_BUFFER_KB }; /* positions in keys[] that finish() reads */
+
 static const struct cmdline_key keys[] = {
-	{ .name = "trace", .type = CMDLINE_SET, FIELD(items), .names = trace_names, .used_by = EVERY_RUN,
+	[KEY_ITEMS] = { .name = "trace", .type = CMDLINE_SET, FIELD(items), .names = trace_names, .used_by = EVERY_RUN,
 	  .help = "event groups to record (none: nothing; all: every group)" },
-	{ .name = "trace.mode", .type = CMDLINE_ENUM, FIELD(mode), .names = trace_mode_names, .used_by = EVERY_RUN,
+	[KEY_MODE] = { .name = "trace.mode", .type = CMDLINE_ENUM, FIELD(mode), .names = trace_mode_names, .used_by = EVERY_RUN,
 	  .help = "send full buffers while running, or everything at the end" },
-	{ .name = "trace.buffer_kb", .type = CMDLINE_UINT, FIELD(buffer_kb), .min = TRACE_MIN_SUBBUFS * SUBBUF_MIN_KB,
+	[KEY_BUFFER_KB] = { .name = "trace.buffer_kb", .type = CMDLINE_UINT, FIELD(buffer_kb), .min = TRACE_MIN_SUBBUFS * SUBBUF_MIN_KB,
 	  .max = 262144, .used_by = EVERY_RUN, .help = "trace buffer per CPU, KiB (whole sub-buffers of it are used)",
 	  .probe = "refused (exit CONFIG) when the buffers of every CPU started do not fit in free memory less a "
 		   "reserve for the kernel (16 MiB + 256 KiB per CPU), unless trace.buffer_fit makes them smaller" },
@@ -97,5 +99,15 @@ static const struct cmdline_key keys[] = {
 		  "more time than the link saves (kernel/trace/out/chunk.h)" },
 };
 
+/* trace.buffer_fit=auto: a size the user chose is refused if it does not
+ * fit, a default one is made smaller (trace_configure, at probe time). */
+static void finish(void *config, const bool *given)
+{
+	struct trace_config *c = config;
+
+	if (c->buffer_fit == TRACE_FIT_AUTO)
+		c->buffer_fit = given[KEY_BUFFER_KB] ? TRACE_FIT_REFUSE : TRACE_FIT_SHRINK;
+}
+
 CMDLINE_TABLE(trace_table, .keys = keys, .count = ARRAY_SIZE(keys), .config = &parsed_config, .defaults = &defaults,
-	      .size = sizeof(parsed_config), .owner = "trace", .order = 50);
+	      .size = sizeof(parsed_config), .owner = "trace", .order = 50, .finish = finish);

@@ -19,6 +19,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/ke/time/time.h"
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 #include "kernel/mm/heap.h"
@@ -82,7 +83,7 @@ static bool find_bot(const uint8_t *c, uint32_t len, struct usb_endpoint *in, st
 		else if (d[1] == 5 && d[0] >= 7 && in_bot && (d[3] & 3) == 2) {
 			last = (d[2] & 0x80) ? in : out;
 			*last = (struct usb_endpoint){ .address = d[2], .type = 2,
-						       .max_packet = (uint16_t)(d[4] | d[5] << 8), .interval = d[6] };
+						       .max_packet = get_le16(d + 4), .interval = d[6] };
 		} else if (d[1] == 0x30 && d[0] >= 6 && last) /* SuperSpeed endpoint companion */
 			last->max_burst = d[2];
 	}
@@ -101,7 +102,7 @@ static void probe_storage(struct probe *p, struct usb_device *d, const char *pat
 
 	if ((rc = control(d, 0x80, 6, 0x0200, 0, cfg, 9, &got)) || got < 9)
 		goto fail;
-	len = MIN((uint32_t)(cfg[2] | cfg[3] << 8), 1024u);
+	len = MIN((uint32_t)get_le16(cfg + 2), 1024u); /* wTotalLength */
 	if ((rc = control(d, 0x80, 6, 0x0200, 0, cfg, (uint16_t)len, &got)))
 		goto fail;
 	if (!find_bot(cfg, got, &eps[0], &eps[1]))

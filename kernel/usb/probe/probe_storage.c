@@ -17,8 +17,10 @@
 #include <arch/cpu.h>
 #include <arch/mmu.h>
 
+#include "boot/common/gpt.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/time/time.h"
+#include "kernel/lib/bytes.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/size.h"
 #include "kernel/mm/pmm.h"
@@ -113,7 +115,8 @@ static void read_check(struct bot *b, uint32_t block_size, uint64_t blocks, uint
 	if ((rc = read10(b, 1, 1, block_size, small, &got)) || got != block_size)
 		return report(b, "READ (10) of LBA 1", rc);
 	bool same = memcmp(big + block_size, small, block_size) == 0;
-	bool gpt = memcmp(small, "EFI PART", 8) == 0;
+	struct gpt_header_info gpt_info;
+	enum gpt_status gpt = gpt_header_check(small, block_size, &gpt_info); /* the loader's own check */
 
 	uint64_t start = arch_rdtsc();
 	for (unsigned i = 0; i < READ_COUNT; i++) {
@@ -125,9 +128,10 @@ static void read_check(struct bot *b, uint32_t block_size, uint64_t blocks, uint
 	char rate[32];
 	size_format(rate, sizeof(rate), kib * 1024 * 1000000 / us, SIZE_MB); /* bytes a second */
 	kprintf("usb.probe: %s: READ (10) %u x %u KiB, buffer 64 KiB boundary + %u: %llu KiB in %llu ms "
-		"(%s/s); LBA 1 read alone %s; %s at LBA 1\n", b->label, READ_COUNT, READ_BYTES / 1024, READ_OFFSET,
-		(unsigned long long)kib, (unsigned long long)(us / 1000), rate, same ? "matches" : "DIFFERS",
-		gpt ? "GPT header \"EFI PART\"" : "no GPT header");
+		"(%s/s); LBA 1 read alone %s; %s at LBA 1%s%s%s\n", b->label, READ_COUNT, READ_BYTES / 1024,
+		READ_OFFSET, (unsigned long long)kib, (unsigned long long)(us / 1000), rate, same ? "matches" : "DIFFERS",
+		gpt == GPT_OK ? "GPT header \"EFI PART\"" : "no valid GPT header", gpt == GPT_OK ? "" : " (",
+		gpt == GPT_OK ? "" : gpt_status_name(gpt), gpt == GPT_OK ? "" : ")");
 }
 
 void usb_probe_storage(struct usb_device *d, uint8_t in_ep, uint8_t out_ep, uint16_t mps, uint8_t *scratch,
@@ -155,8 +159,8 @@ void usb_probe_storage(struct usb_device *d, uint8_t in_ep, uint8_t out_ep, uint
 
 	if ((rc = bot_command(&b, capacity, sizeof(capacity), data, 8, &got)) || got != 8)
 		return report(&b, "READ CAPACITY (10)", rc);
-	uint32_t last = (uint32_t)data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3];
-	uint32_t bs = (uint32_t)data[4] << 24 | data[5] << 16 | data[6] << 8 | data[7];
+	uint32_t last = get_be32(data);     /* RETURNED LOGICAL BLOCK ADDRESS */
+	uint32_t bs = get_be32(data + 4);   /* BLOCK LENGTH IN BYTES */
 	uint64_t blocks = (uint64_t)last + 1;
 	kprintf("usb.probe: %s: READ CAPACITY (10): %llu blocks of %u bytes (%llu MiB)\n", label,
 		(unsigned long long)blocks, bs, (unsigned long long)(blocks * bs >> 20));
