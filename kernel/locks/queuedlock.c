@@ -19,9 +19,23 @@
  * releaser with no successor either swings the tail back to 0 or, if a
  * successor has swapped in but not linked yet, waits for the link.
  * Holders are at DISPATCH_LEVEL or above.
+ *
+ * Asserted (kernel/debug/kassert.h) on the paths out of line, so the
+ * uncontended inline ones cost nothing more; test_locks_assert trips
+ * each:
+ *   - a waiter is at DISPATCH_LEVEL or above (one that could be switched
+ *     out would hold up every waiter behind it), and so is a releaser that
+ *     hands over;
+ *   - its predecessor is another entry, with no successor yet (an entry
+ *     queued twice without a release would wait for itself, or cut the
+ *     queue);
+ *   - a releaser holds the lock (its own wait bit clear), and the entry
+ *     it hands over to waits (wait bit set: only its predecessor clears
+ *     it, once) for the same lock.
  */
 #include "kernel/locks/spinlock.h"
 
+#include "kernel/debug/kassert.h"
 #include "kernel/locks/lockstat_stack.h"
 
 /* Behind pred: wait for the hand-over; returns the looks at the wait bit,
@@ -37,6 +51,9 @@ static uint32_t wait_behind(KSPIN_LOCK_QUEUE *me, KSPIN_LOCK_QUEUE *pred)
 {
 	uint32_t spins = 0;
 
+	KASSERT_OP(ke_get_current_irql(), >=, DISPATCH_LEVEL);
+	KASSERT_OP((uintptr_t)pred, !=, (uintptr_t)me);
+	KASSERT_OP((uintptr_t)__atomic_load_n(&pred->Next, __ATOMIC_RELAXED), ==, (uintptr_t)0);
 	/* Waiting from before the predecessor can see us. */
 	__atomic_store_n(&me->Lock, me->Lock | LOCK_QUEUE_WAIT, __ATOMIC_RELAXED);
 	__atomic_store_n(&pred->Next, me, __ATOMIC_RELEASE);
@@ -57,10 +74,14 @@ void ki_queued_handoff(KSPIN_LOCK_QUEUE *me)
 {
 	KSPIN_LOCK_QUEUE *next;
 
+	KASSERT_OP(ke_get_current_irql(), >=, DISPATCH_LEVEL);
+	KASSERT_OP(me->Lock & LOCK_QUEUE_WAIT, ==, (uintptr_t)0);
 	while (!(next = __atomic_load_n(&me->Next, __ATOMIC_ACQUIRE)))
 		arch_cpu_relax(); /* a successor swapped in and is linking */
 	/* Hand over: clear its wait bit (it does not touch its word while it waits). */
 	uintptr_t word = __atomic_load_n(&next->Lock, __ATOMIC_RELAXED);
+	KASSERT_OP(word & LOCK_QUEUE_WAIT, !=, (uintptr_t)0);
+	KASSERT_OP(word & ~(uintptr_t)LOCK_QUEUE_BITS, ==, me->Lock & ~(uintptr_t)LOCK_QUEUE_BITS);
 	__atomic_store_n(&next->Lock, word & ~(uintptr_t)LOCK_QUEUE_WAIT, __ATOMIC_RELEASE);
 }
 

@@ -9,9 +9,14 @@
  *
  * Lock order: none inside; callers nest locks as they like, up to the
  * instrumentation's depth of eight (deeper ones are taken untimed).
+ *
+ * Asserted on the paths out of line (test_locks_assert trips each): a
+ * waiter is at DISPATCH_LEVEL or above; a traced release finds the lock
+ * held.
  */
 #include "kernel/locks/spinlock.h"
 
+#include "kernel/debug/kassert.h"
 #include "kernel/locks/lockstat_stack.h"
 
 /* Spin until taken, the first test already failed; returns the extra
@@ -20,6 +25,7 @@ static uint32_t wait_and_take(KSPIN_LOCK *lock)
 {
 	uint32_t spins = 0;
 
+	KASSERT_OP(ke_get_current_irql(), >=, DISPATCH_LEVEL);
 	do {
 		do {
 			arch_cpu_relax();
@@ -61,6 +67,7 @@ void ki_release_spin_lock_traced(KSPIN_LOCK *lock, const void *caller)
 {
 	struct lock_hold *h = lockstat_find(lock);
 
+	KASSERT_OP(__atomic_load_n(lock, __ATOMIC_RELAXED), !=, (KSPIN_LOCK)0); /* releasing a lock not held */
 	if (!h) { /* taken before tracing started, or untracked */
 		__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 		return;

@@ -7,7 +7,9 @@
  *     order and never reused, so an id names one type for the whole run.
  *     A slot is written once, under the table lock, before the id is
  *     published in the type (t->id), so a writer that sees t->id reads a
- *     whole description.
+ *     whole description.  Asserted where a type record is written (the
+ *     slot of id holds the type) and by the rundown (slot i holds id
+ *     i + 1); test_user_event breaks it.
  *   - The table lock (a raw lock, interrupts off) is held only to check
  *     names and take a slot, never while a record is written (the writer
  *     may queue the flush DPC, which takes the DPC queue's raw lock).
@@ -20,6 +22,7 @@
 #include "kernel/trace/user_event.h"
 
 #include "kernel/console/console.h"
+#include "kernel/debug/kassert.h"
 #include "kernel/ke/rawlock.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
@@ -184,6 +187,8 @@ static void write_type(const struct user_event_type *t, uint8_t flags)
 	struct trace_record rec;
 	uint32_t size = type_record_size(t);
 
+	KASSERT_OP(t->id, >=, 1u);
+	KASSERT_OP((uintptr_t)table.types[t->id - 1], ==, (uintptr_t)t); /* written before the id was published */
 	if (!trace_enabled(PERF_KPROF_USER))
 		return;
 	KPROF_EVENT_TYPE *r = trace_record_begin(&rec, KPROF_LOG_TYPE_EVENT_TYPE, EVENT_TYPE_VERSION, (uint16_t)size);
@@ -283,6 +288,7 @@ void user_event_rundown(void)
 		raw_unlock_irqrestore(&table.lock, flags);
 		if (!t)
 			return;
+		KASSERT_OP((uint32_t)t->id, ==, i + 1);
 		write_type(t, KPROF_EVENT_TYPE_RUNDOWN);
 	}
 }

@@ -8,7 +8,8 @@
  * past the last field leave zeros; the fast forms never write past the
  * record, not even mixed with the others, and drop every value after the
  * first that does not fit; user_event_begin_values checks the writer's
- * size once and writes an event of zeros when it is not the type's.
+ * size once and writes an event of zeros when it is not the type's; the
+ * slot rule (slot i holds id i + 1) is asserted, and a broken one trips.
  * trace_record_begin/commit are caught here, into a byte buffer.
  */
 #include <setjmp.h>
@@ -563,6 +564,32 @@ static void test_table_full(void **state)
 					      "(KPROF_EVENT_MAX_TYPES) in a run\n"));
 }
 
+/* The slot rule (user_event.c): slot i holds the type whose id is i + 1.
+ * A type whose id was overwritten after it was declared (a workload that
+ * wrote into its descriptor: another type's id, or one past every slot)
+ * trips it at the rundown, before its record is written. */
+static void test_slot_rule_asserted(void **state)
+{
+	(void)state;
+	static struct user_event_type a = { "slot_a", KprofEventKindInstant, NULL, 0, 0, 0 };
+	static struct user_event_type b = { "slot_b", KprofEventKindInstant, NULL, 0, 0, 0 };
+	assert_int_equal(user_event_declare(&a), 0);
+	assert_int_equal(user_event_declare(&b), 0);
+	assert_int_equal(b.id, a.id + 1);
+	assert_false(SHADOW_EXPECT_BUGCHECK(user_event_rundown())); /* the rule holds: quiet */
+	uint16_t id = b.id;
+	size_t before = nrecs;
+	b.id = a.id; /* b now claims a's slot */
+	assert_true(SHADOW_EXPECT_BUGCHECK(user_event_rundown()));
+	assert_true(shadow_assertion_failed("(uint32_t)t->id == i + 1", "kernel/trace/user_event.c:"));
+	b.id = (uint16_t)(id + 7); /* past every slot taken */
+	assert_true(SHADOW_EXPECT_BUGCHECK(user_event_rundown()));
+	assert_true(shadow_assertion_failed("(uint32_t)t->id == i + 1", "kernel/trace/user_event.c:"));
+	for (size_t i = before; i < nrecs; i++) /* no record claimed the wrong id */
+		assert_true(((const KPROF_EVENT_TYPE *)recs[i].payload)->TypeId != id + 7);
+	b.id = id;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +601,7 @@ int main(void)
 		cmocka_unit_test_setup(test_begin_values, reset),
 		cmocka_unit_test_setup(test_not_traced_or_undeclared, reset),
 		cmocka_unit_test_setup(test_bounds_refused, reset),
+		cmocka_unit_test_setup(test_slot_rule_asserted, reset),
 		cmocka_unit_test_setup(test_table_full, reset), /* last: it fills the table */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
