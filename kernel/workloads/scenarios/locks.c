@@ -335,14 +335,9 @@ static void list_lock(const volatile void *addr, enum kprof_object_kind kind, co
 	kprintf("locks: lock 0x%llx kind %s name %s%u\n", (unsigned long long)(uintptr_t)addr, words[kind], name, i);
 }
 
-static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
+/* Set-up: the times, every lock listed by name. */
+static void locks_setup(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
 {
-	uint32_t ncpu = ke_number_processors;
-	KTHREAD *threads[KPROF_MAX_CPUS];
-
-	memset(&s, 0, sizeof(s));
-	bool ok = check_parameter_calls();
-
 	s.hold_cycles = ke_ns_to_tsc(hold_ns);
 	s.think_cycles = ke_ns_to_tsc(think_ns);
 	uint32_t hold_threshold = lockstat_params.HoldThreshold;
@@ -356,8 +351,16 @@ static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint
 	list_lock(&s.isr.lock, KprofObjectSpinLock, "interrupt", 0);
 	list_lock(&s.dpc.lock, KprofObjectSpinLock, "dpc", 0);
 	list_lock(&s.ex, KprofObjectExecutiveSpinLock, "ex", 0);
-	kprintf("locks: %u workers for %u ms, hold %u ns, think %u ns, long holds %llu cycles\n", ncpu, ms, hold_ns,
-		think_ns, (unsigned long long)s.long_cycles);
+	kprintf("locks: %u workers for %u ms, hold %u ns, think %u ns, long holds %llu cycles\n", ke_number_processors,
+		ms, hold_ns, think_ns, (unsigned long long)s.long_cycles);
+}
+
+/* The run: a worker on every CPU until the deadline, the IPI handler
+ * connected; then the interrupts and DPCs in flight let finish. */
+static void locks_workers(uint32_t ms)
+{
+	uint32_t ncpu = ke_number_processors;
+	KTHREAD *threads[KPROF_MAX_CPUS];
 
 	arch_interrupt_connect(ARCH_INT_IPI, ipi_handler);
 	ke_initialize_event(&s.go, NotificationEvent, false);
@@ -372,8 +375,11 @@ static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint
 	for (uint32_t i = 0; i < ncpu; i++)
 		ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);
 	ke_delay_execution_thread(5000); /* let interrupts and DPCs in flight finish */
+}
 
-	/* What the locks guarded must add up. */
+/* The check: what the locks guarded adds up (mutual exclusion held). */
+static bool locks_check_counts(void)
+{
 	uint64_t hot = 0, queued = 0;
 	for (uint32_t i = 0; i < HOT; i++)
 		hot += s.hot[i].count;
@@ -391,12 +397,18 @@ static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint
 		(unsigned long long)s.queued_done, chain_ok ? "ok" : "BROKEN", (unsigned long long)s.isr.count,
 		(unsigned long long)s.isr_done, (unsigned long long)s.dpc.count, (unsigned long long)s.dpc_done,
 		s.ex_a == s.ex_b && !s.ex_torn ? "ok" : "BROKEN", excl ? "mutual exclusion held" : "MUTUAL EXCLUSION BROKEN");
+	return excl;
+}
+
+/* What was done, and the instrumentation's counts. */
+static void locks_report(void)
+{
+	struct lockstat_counts c;
+
 	for (int op = 0; op < OP_COUNT; op++)
 		kprintf("locks: %-20s %llu\n", op_names[op], (unsigned long long)s.done[op]);
 	kprintf("locks: conversions that succeeded %llu; acquisitions nine deep %llu\n",
 		(unsigned long long)s.converted, (unsigned long long)s.deep);
-
-	struct lockstat_counts c;
 	lockstat_totals(&c);
 	show_params("at the end");
 	kprintf("lockstat: instrumented %llu contended %llu uncontended %llu uncontended-short %llu long-holds %llu "
@@ -404,6 +416,18 @@ static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint
 		(unsigned long long)c.Instrumented, (unsigned long long)c.Contended, (unsigned long long)c.Uncontended,
 		(unsigned long long)c.UncontendedShort, (unsigned long long)c.LongHolds, (unsigned long long)c.Traced,
 		(unsigned long long)c.Untracked);
+}
+
+/* Set-up, run, checks. */
+static enum kprof_exit_status scenario_locks(uint32_t ms, uint32_t hold_ns, uint32_t think_ns)
+{
+	memset(&s, 0, sizeof(s));
+	bool ok = check_parameter_calls();
+
+	locks_setup(ms, hold_ns, think_ns);
+	locks_workers(ms);
+	bool excl = locks_check_counts();
+	locks_report();
 	ok &= excl;
 	kprintf("scenario locks: %s\n", ok ? "done" : "FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;

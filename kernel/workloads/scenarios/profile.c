@@ -366,26 +366,26 @@ static void delete_objects(struct object *const *all, unsigned count, KPROFILE *
 	ke_delete_profile(probe_obj);
 }
 
-/* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
- * samples (1: exactly ms). */
-static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
-{
-	uint32_t n = ke_number_processors;
-	struct object work[WORKS] = { 0 }, proc_a = { 0 }, one_cpu = { 0 }, edge = { 0 };
-	struct object *all[] = { &work[0], &work[1], &work[2], &work[3], &proc_a, &one_cpu, &edge };
+/* The objects of one run: four basic ones over the work functions, one
+ * per process (profA), one on the last CPU only, one whose buffer ends at
+ * a guard page; and the probe's callback object, which counts what the
+ * checks compare with. */
+struct run_objects {
+	struct object work[WORKS], proc_a, one_cpu, edge;
+	struct object *all[WORKS + 3];
+	KPROFILE *probe;
 	KAFFINITY_EX last;
-	KPROFILE *probe_obj = NULL;
-	KTHREAD *threads[KPROF_MAX_CPUS];
+};
+
+/* Set-up: the functions' ranges, the processes, the probe and every
+ * object created and started.  False with nothing left running (the
+ * objects it did create would interrupt every later workload). */
+static bool profile_setup(struct run_objects *o, uint32_t stretch)
+{
 	bool ok = true;
 
-	kprintf("scenario profile: %u CPUs for %u ms (up to %u ms until %u samples), ProfileTime every %u.%u us\n", n,
-		ms, ms * stretch, TARGET_SAMPLES,
-		ki_profile_source_interval(ProfileTime) / 10, ki_profile_source_interval(ProfileTime) % 10);
-	if (!ki_profile_source_supported(ProfileTime)) {
-		kprintf("scenario profile: the profile timer is not available: %s\n",
-			ki_profile_source_why_unsupported(ProfileTime));
-		return KPROF_EXIT_FAILURE;
-	}
+	*o = (struct run_objects){ .all = { &o->work[0], &o->work[1], &o->work[2], &o->work[3], &o->proc_a,
+					    &o->one_cpu, &o->edge } };
 	for (int i = 0; i < WORKS; i++) {
 		s.work[i].base = (uintptr_t)work_fn[i];
 		s.work[i].limit = function_end(s.work[i].base);
@@ -394,8 +394,8 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	s.edge.limit = (uintptr_t)arch_profile_edge_loop;
 	s.proc_a = ps_create_process("profA", 8);
 	s.proc_b = ps_create_process("profB", 8);
-	affinity_clear_all(&last);
-	affinity_add(&last, n - 1);
+	affinity_clear_all(&o->last);
+	affinity_add(&o->last, ke_number_processors - 1);
 
 	/* The cost first, with only the built-in objects on the lists.  Its
 	 * 2000 profile interrupts are real ones and write SampledProfile
@@ -405,24 +405,31 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	if (stretch > 1)
 		report_cost();
 
-	NTSTATUS st = ke_create_callback_profile(&probe_obj, NULL, probe, NULL, ProfileTime, NULL);
+	NTSTATUS st = ke_create_callback_profile(&o->probe, NULL, probe, NULL, ProfileTime, NULL);
 	if (st == STATUS_SUCCESS)
-		st = nt_start_profile(probe_obj);
+		st = nt_start_profile(o->probe);
 	if (st != STATUS_SUCCESS) {
 		kprintf("profile: the probe callback object: %s\n", nt_status_name(st));
-		ke_delete_profile(probe_obj);
-		return KPROF_EXIT_FAILURE;
+		ke_delete_profile(o->probe);
+		return false;
 	}
 	for (int i = 0; i < WORKS; i++)
-		ok &= create_basic(&work[i], work_name[i], NULL, s.work[i], NULL, false);
-	ok &= create_basic(&proc_a, "profA", s.proc_a, s.work[0], NULL, false);
-	ok &= create_basic(&one_cpu, "last-CPU", NULL, s.work[1], &last, false);
-	ok &= create_basic(&edge, "guard-page", NULL, s.edge, NULL, true);
-	if (!ok) { /* none left running: the objects it did create interrupt every later workload */
-		delete_objects(all, ARRAY_SIZE(all), probe_obj);
-		return KPROF_EXIT_FAILURE;
-	}
-	ok &= check_api(&work[0]);
+		ok &= create_basic(&o->work[i], work_name[i], NULL, s.work[i], NULL, false);
+	ok &= create_basic(&o->proc_a, "profA", s.proc_a, s.work[0], NULL, false);
+	ok &= create_basic(&o->one_cpu, "last-CPU", NULL, s.work[1], &o->last, false);
+	ok &= create_basic(&o->edge, "guard-page", NULL, s.edge, NULL, true);
+	if (!ok)
+		delete_objects(o->all, ARRAY_SIZE(o->all), o->probe);
+	return ok;
+}
+
+/* The run: a worker on every CPU (profA's threads on even CPUs, profB's
+ * on odd ones) until ms have passed and enough samples came, or up to
+ * stretch x ms. */
+static void profile_workers(uint32_t ms, uint32_t stretch)
+{
+	uint32_t n = ke_number_processors;
+	KTHREAD *threads[KPROF_MAX_CPUS];
 
 	ke_initialize_event(&s.go, NotificationEvent, false);
 	s.unit_cycles = ke_us_to_tsc(UNIT_US);
@@ -438,41 +445,79 @@ static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
 	for (uint32_t i = 0; i < n; i++)
 		ke_wait_for_single_object(threads[i], Executive, KernelMode, KE_WAIT_FOREVER);
+}
 
-	for (unsigned i = 0; i < ARRAY_SIZE(all); i++) {
-		nt_stop_profile(all[i]->p);
-		if (!ke_profile_trace_object(all[i]->p))
-			kprintf("profile: the %s object's record was not written\n", all[i]->what);
-		uint64_t sum = bucket_sum(all[i]);
-		if (sum != all[i]->p->Hits) {
-			kprintf("profile: the %s object's buckets add up to %llu, but it counted %llu\n", all[i]->what,
-				(unsigned long long)sum, (unsigned long long)all[i]->p->Hits);
+/* Every object stopped, its record written and its buckets adding up to
+ * its hit count. */
+static bool profile_stop(struct run_objects *o)
+{
+	bool ok = true;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(o->all); i++) {
+		struct object *x = o->all[i];
+		nt_stop_profile(x->p);
+		if (!ke_profile_trace_object(x->p))
+			kprintf("profile: the %s object's record was not written\n", x->what);
+		uint64_t sum = bucket_sum(x);
+		if (sum != x->p->Hits) {
+			kprintf("profile: the %s object's buckets add up to %llu, but it counted %llu\n", x->what,
+				(unsigned long long)sum, (unsigned long long)x->p->Hits);
 			ok = false;
 		}
 	}
-	nt_stop_profile(probe_obj);
+	nt_stop_profile(o->probe);
+	return ok;
+}
 
-	ok &= report_shares(work);
-	bool proc_ok = proc_a.p->Hits == s.probe_proc_a && proc_a.p->Hits <= work[0].p->Hits;
+/* The checks against the probe: the per-process object counted profA's
+ * samples only, the one-CPU object fewer than the global one, the guard
+ * page object nothing at its limit; then each CPU's timer figures. */
+static bool profile_check(const struct run_objects *o)
+{
+	uint32_t n = ke_number_processors;
+	bool proc_ok = o->proc_a.p->Hits == s.probe_proc_a && o->proc_a.p->Hits <= o->work[0].p->Hits;
 	kprintf("check: per-process object (profA) counted %llu samples of prof_work_a; profA's threads took %llu there, "
-		"all threads %llu\n", (unsigned long long)proc_a.p->Hits, (unsigned long long)s.probe_proc_a,
-		(unsigned long long)work[0].p->Hits);
-	bool cpu_ok = one_cpu.p->Hits <= work[1].p->Hits && (n == 1 || one_cpu.p->Hits < work[1].p->Hits);
+		"all threads %llu\n", (unsigned long long)o->proc_a.p->Hits, (unsigned long long)s.probe_proc_a,
+		(unsigned long long)o->work[0].p->Hits);
+	bool cpu_ok = o->one_cpu.p->Hits <= o->work[1].p->Hits && (n == 1 || o->one_cpu.p->Hits < o->work[1].p->Hits);
 	kprintf("check: CPU %u's object counted %llu of prof_work_b's %llu samples\n", n - 1,
-		(unsigned long long)one_cpu.p->Hits, (unsigned long long)work[1].p->Hits);
+		(unsigned long long)o->one_cpu.p->Hits, (unsigned long long)o->work[1].p->Hits);
 	kprintf("check: guard-page object: %llu samples exactly at RangeLimit %p were not counted (buffer of %u bytes "
 		"ends at %p, guard page after it); %llu counted inside the range\n",
-		(unsigned long long)s.probe_edge_hits, (void *)s.edge.limit, edge.p->BufferSize,
-		(void *)((uintptr_t)edge.buffer + edge.p->BufferSize), (unsigned long long)edge.p->Hits);
-	ok &= proc_ok && cpu_ok;
+		(unsigned long long)s.probe_edge_hits, (void *)s.edge.limit, o->edge.p->BufferSize,
+		(void *)((uintptr_t)o->edge.buffer + o->edge.p->BufferSize), (unsigned long long)o->edge.p->Hits);
 	for (uint32_t c = 0; c < n; c++) {
 		uint64_t fired, missed;
 		ki_profile_timer_stats(c, &fired, &missed);
 		kprintf("profile: cpu %u: %llu profile timer interrupts, %llu periods missed (interrupts masked or the "
 			"virtual CPU not running)\n", c, (unsigned long long)fired, (unsigned long long)missed);
 	}
+	return proc_ok && cpu_ok;
+}
 
-	delete_objects(all, ARRAY_SIZE(all), probe_obj);
+/* stretch: the run may last up to stretch x ms to reach TARGET_SAMPLES
+ * samples (1: exactly ms).  Set-up, run, stop, checks; every object is
+ * deleted on every way out. */
+static enum kprof_exit_status profile_run(uint32_t ms, uint32_t stretch)
+{
+	struct run_objects o;
+
+	kprintf("scenario profile: %u CPUs for %u ms (up to %u ms until %u samples), ProfileTime every %u.%u us\n",
+		ke_number_processors, ms, ms * stretch, TARGET_SAMPLES, ki_profile_source_interval(ProfileTime) / 10,
+		ki_profile_source_interval(ProfileTime) % 10);
+	if (!ki_profile_source_supported(ProfileTime)) {
+		kprintf("scenario profile: the profile timer is not available: %s\n",
+			ki_profile_source_why_unsupported(ProfileTime));
+		return KPROF_EXIT_FAILURE;
+	}
+	if (!profile_setup(&o, stretch))
+		return KPROF_EXIT_FAILURE; /* nothing left running */
+	bool ok = check_api(&o.work[0]);
+	profile_workers(ms, stretch);
+	ok &= profile_stop(&o);
+	ok &= report_shares(o.work);
+	ok &= profile_check(&o);
+	delete_objects(o.all, ARRAY_SIZE(o.all), o.probe);
 	kprintf("scenario profile: %s\n", ok ? "done" : "SOME CHECKS FAILED");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }

@@ -386,15 +386,11 @@ static bool idle(ERESOURCE *r)
 	return free;
 }
 
-static enum kprof_exit_status scenario_resources(uint32_t ms)
+/* Set-up: the times, the resources, the go event. */
+static void resources_setup(uint32_t ms)
 {
-	uint32_t ncpu = ke_number_processors;
 	uint64_t slice_us = (uint64_t)ex_resource_timeout() * 1000;
-	struct ex_resource_counts c0, c;
 
-	memset(&s, 0, sizeof(s));
-	ke_set_priority_thread(ke_get_current_thread(), 24); /* main keeps control */
-	ex_resource_get_counts(&c0);
 	s.long_hold_us = MIN(LONG_HOLD_SLICES * slice_us, (uint64_t)ms * 500);
 	s.slow_timeout_us = slice_us * 5 / 2;
 	kprintf("resources: excessive-wait interval %llu us; long holds %llu us; %u data resources\n",
@@ -403,8 +399,13 @@ static enum kprof_exit_status scenario_resources(uint32_t ms)
 		init(&s.data[i], "data", i);
 	init(&s.slow, "slow", 0);
 	ke_initialize_event(&s.go, NotificationEvent, false);
+}
 
-	uint32_t nwriters = MIN(ncpu, 16u); /* more threads than CPUs, within MAX_THREADS */
+/* Every thread of the run, waiting for s.go. */
+static void resources_spawn_all(void)
+{
+	uint32_t nwriters = MIN(ke_number_processors, 16u); /* more threads than CPUs, within MAX_THREADS */
+
 	for (uint32_t i = 0; i < nwriters; i++)
 		spawn(writer, i, (int8_t)(6 + i % 4), "writer", 0);
 	for (uint32_t i = 0; i < 2 * nwriters; i++)
@@ -424,13 +425,14 @@ static enum kprof_exit_status scenario_resources(uint32_t ms)
 	spawn(slow_waiter, 2, 11, "slow-timed-writer", s.slow_timeout_us);
 	spawn(slow_waiter, 3, 11, "slow-timed-reader", s.slow_timeout_us);
 	spawn(lifecycle, 0, 8, "lifecycle", 0);
+}
 
-	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
-	ke_set_event(&s.go, IO_NO_INCREMENT, false);
-	join_all(0);
-	int8_t boost_priority = boost_phase();
-
+/* At the end: every resource free and its counters equal, then deleted;
+ * false when one is still owned or waited on. */
+static bool resources_free_all(void)
+{
 	bool free = true;
+
 	for (uint32_t i = 0; i < NDATA; i++) {
 		free &= idle(&s.data[i]);
 		if (s.d[i].a != s.d[i].b)
@@ -440,22 +442,34 @@ static enum kprof_exit_status scenario_resources(uint32_t ms)
 	for (uint32_t i = 0; i < NDATA; i++)
 		ex_delete_resource_lite(&s.data[i]);
 	ex_delete_resource_lite(&s.slow);
+	return free;
+}
 
-	ex_resource_get_counts(&c);
-	uint64_t ev[ExResourceEventCount], traced[ExResourceEventCount];
+/* The events of the run (ev) and those traced (traced), from the counts
+ * before (c0) and after; true when the trace dropped some. */
+static bool resources_events(const struct ex_resource_counts *c0, const struct ex_resource_counts *c, uint64_t *ev,
+			     uint64_t *traced)
+{
 	bool dropped = false;
+
 	for (int i = 0; i < ExResourceEventCount; i++) {
-		ev[i] = c.Events[i] - c0.Events[i];
-		traced[i] = c.Traced[i] - c0.Traced[i];
+		ev[i] = c->Events[i] - c0->Events[i];
+		traced[i] = c->Traced[i] - c0->Traced[i];
 		dropped |= trace_enabled(PERF_SYNC_OBJECTS) && traced[i] != ev[i];
 	}
+	return dropped;
+}
+
+static void resources_report(const struct ex_resource_counts *c0, const struct ex_resource_counts *c,
+			     const uint64_t *ev, const uint64_t *traced, int8_t boost_priority)
+{
 	kprintf("resources: %u threads on %u CPUs: %llu exclusive and %llu shared holds; time-outs: %llu exclusive, "
 		"%llu shared; %llu excessive waits; %llu owner boosts; the long holder (priority 4) ran at up to "
 		"priority %d\n",
-		s.nthreads, ncpu, (unsigned long long)s.holds[1], (unsigned long long)s.holds[0],
+		s.nthreads, ke_number_processors, (unsigned long long)s.holds[1], (unsigned long long)s.holds[0],
 		(unsigned long long)s.timeouts[1], (unsigned long long)s.timeouts[0],
 		(unsigned long long)(ev[ExResourceWaitExcessiveExclusive] + ev[ExResourceWaitExcessiveShared]),
-		(unsigned long long)(c.OwnerBoosts - c0.OwnerBoosts), s.long_holder_max_priority);
+		(unsigned long long)(c->OwnerBoosts - c0->OwnerBoosts), s.long_holder_max_priority);
 	kprintf("resources: boost: a holder of priority 4 was at priority %d after its waiters' slices ended\n",
 		boost_priority);
 	kprintf("resources: the trace must hold %llu initialize, %llu reinitialize, %llu release exclusive, "
@@ -464,22 +478,48 @@ static enum kprof_exit_status scenario_resources(uint32_t ms)
 		(unsigned long long)traced[ExResourceReleaseExclusive], (unsigned long long)traced[ExResourceReleaseShared],
 		(unsigned long long)traced[ExResourceWaitExcessiveExclusive],
 		(unsigned long long)traced[ExResourceWaitExcessiveShared]);
+}
 
-	const char *why = NULL;
+/* The checks, in order: NULL when all hold, else what failed. */
+static const char *resources_check(bool free, const uint64_t *ev, int8_t boost_priority, bool dropped)
+{
 	if (s.violations)
-		why = "the resources did not exclude (VIOLATION lines above)";
-	else if (!free)
-		why = "a resource is still owned or waited on at the end";
-	else if (ev[ExResourceReleaseExclusive] != s.holds[1] || ev[ExResourceReleaseShared] != s.holds[0])
-		why = "the release records do not match the holds the threads counted";
-	else if (ev[ExResourceInitialize] != s.inits || ev[ExResourceReinitialize] != s.reinits)
-		why = "the (re)initialise records do not match the calls";
-	else if (ev[ExResourceWaitExcessiveExclusive] < s.timeouts[1] || ev[ExResourceWaitExcessiveShared] < s.timeouts[0])
-		why = "a time-out wrote no excessive-wait record";
-	else if (boost_priority != KE_RESOURCE_BOOST_PRIORITY)
-		why = "the waiters did not boost the holder to priority 14";
-	else if (dropped)
-		why = "the trace dropped resource records";
+		return "the resources did not exclude (VIOLATION lines above)";
+	if (!free)
+		return "a resource is still owned or waited on at the end";
+	if (ev[ExResourceReleaseExclusive] != s.holds[1] || ev[ExResourceReleaseShared] != s.holds[0])
+		return "the release records do not match the holds the threads counted";
+	if (ev[ExResourceInitialize] != s.inits || ev[ExResourceReinitialize] != s.reinits)
+		return "the (re)initialise records do not match the calls";
+	if (ev[ExResourceWaitExcessiveExclusive] < s.timeouts[1] || ev[ExResourceWaitExcessiveShared] < s.timeouts[0])
+		return "a time-out wrote no excessive-wait record";
+	if (boost_priority != KE_RESOURCE_BOOST_PRIORITY)
+		return "the waiters did not boost the holder to priority 14";
+	if (dropped)
+		return "the trace dropped resource records";
+	return NULL;
+}
+
+/* Set-up, run (then the boost phase), checks. */
+static enum kprof_exit_status scenario_resources(uint32_t ms)
+{
+	struct ex_resource_counts c0, c;
+	uint64_t ev[ExResourceEventCount], traced[ExResourceEventCount];
+
+	memset(&s, 0, sizeof(s));
+	ke_set_priority_thread(ke_get_current_thread(), 24); /* main keeps control */
+	ex_resource_get_counts(&c0);
+	resources_setup(ms);
+	resources_spawn_all();
+	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
+	ke_set_event(&s.go, IO_NO_INCREMENT, false);
+	join_all(0);
+	int8_t boost_priority = boost_phase();
+	bool free = resources_free_all();
+	ex_resource_get_counts(&c);
+	bool dropped = resources_events(&c0, &c, ev, traced);
+	resources_report(&c0, &c, ev, traced, boost_priority);
+	const char *why = resources_check(free, ev, boost_priority, dropped);
 	if (why)
 		kprintf("scenario resources: FAILED: %s\n", why);
 	else

@@ -328,14 +328,10 @@ static void tick_dpc(KDPC *dpc, void *context, void *a1, void *a2)
 	ke_set_event(&s.tick_event, IO_NO_INCREMENT, false);
 }
 
-static enum kprof_exit_status scenario_sched(uint32_t ms)
+/* Set-up: the dispatcher objects the threads share, the tick DPC. */
+static void sched_setup(KDPC *tick)
 {
 	uint32_t ncpu = ke_number_processors;
-	static KDPC tick;
-
-	memset(&s, 0, sizeof(s));
-	ke_set_priority_thread(ke_get_current_thread(), 24); /* main keeps control */
-	measure_switch_cost(ms);
 
 	ke_initialize_semaphore(&s.empty, RING, RING);
 	ke_initialize_semaphore(&s.full, 0, RING);
@@ -346,10 +342,16 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
 	ke_initialize_event(&s.low_has_lock, NotificationEvent, false);
 	ke_initialize_event(&s.high_waiting, NotificationEvent, false);
 	ke_initialize_timer(&s.tick_timer, NotificationTimer);
-	ke_initialize_dpc(&tick, tick_dpc, NULL);
+	ke_initialize_dpc(tick, tick_dpc, NULL);
 	ke_initialize_event(&s.go, NotificationEvent, false);
 	s.produce_target = 400ULL * ncpu;
 	s.nproducers = MIN(2 * ncpu, MAX_PRODUCERS);
+}
+
+/* Every thread of the run, waiting for s.go; returns the coordinator. */
+static KTHREAD *sched_spawn_all(void)
+{
+	uint32_t ncpu = ke_number_processors;
 
 	for (uint32_t i = 0; i < s.nproducers; i++) {
 		ke_initialize_event(&s.producer_done[i], NotificationEvent, false);
@@ -370,12 +372,16 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
 	spawn(inversion_high, NULL, 14, NULL, "inversion-high", 0);
 	for (uint32_t i = 0; i < ncpu; i++)
 		spawn(inversion_medium, NULL, 8, NULL, "inversion-medium", 0);
+	return coord;
+}
 
+/* The run: go, then wait for the producers' side to finish and for the
+ * clock, stop everyone and wait for every thread. */
+static void sched_run(uint32_t ms, KTHREAD *coord, KDPC *tick)
+{
 	s.deadline_tsc = arch_rdtsc() + ke_us_to_tsc((uint64_t)ms * 1000);
 	ke_set_event(&s.go, IO_NO_INCREMENT, false);
-	ke_set_timer(&s.tick_timer, 7000, 7000, &tick);
-
-	/* Wait for the producers' side to finish, then for the clock. */
+	ke_set_timer(&s.tick_timer, 7000, 7000, tick);
 	ke_wait_for_single_object(coord, Executive, KernelMode, KE_WAIT_FOREVER);
 	while (arch_rdtsc() < s.deadline_tsc)
 		ke_delay_execution_thread(5000);
@@ -383,8 +389,15 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
 	ke_cancel_timer_object(&s.tick_timer);
 	for (uint32_t i = 0; i < s.nthreads; i++)
 		ke_wait_for_single_object(s.threads[i], Executive, KernelMode, KE_WAIT_FOREVER);
+}
 
+/* What happened, and the check: every item produced was consumed, no more
+ * than asked, and every ping answered. */
+static bool sched_check(void)
+{
+	uint32_t ncpu = ke_number_processors;
 	uint64_t switches = 0;
+
 	for (uint32_t i = 0; i < ncpu; i++)
 		switches += KiProcessorBlock[i]->ContextSwitches;
 	kprintf("sched: %u threads on %u CPUs: %llu items produced, %llu consumed; timed waits %u timed out, %u "
@@ -403,7 +416,21 @@ static enum kprof_exit_status scenario_sched(uint32_t ms)
 	kprintf("sched: priority inversion: the high thread waited %llu us for the mutex the low thread held for "
 		"30000 us while %u medium threads ran 20000 us each\n",
 		(unsigned long long)s.high_wait_us, ncpu);
-	bool ok = s.produced == s.consumed && s.produced <= s.produce_target && s.pongs == s.rounds;
+	return s.produced == s.consumed && s.produced <= s.produce_target && s.pongs == s.rounds;
+}
+
+/* Set-up, run, checks. */
+static enum kprof_exit_status scenario_sched(uint32_t ms)
+{
+	static KDPC tick;
+
+	memset(&s, 0, sizeof(s));
+	ke_set_priority_thread(ke_get_current_thread(), 24); /* main keeps control */
+	measure_switch_cost(ms);
+	sched_setup(&tick);
+	KTHREAD *coord = sched_spawn_all();
+	sched_run(ms, coord, &tick);
+	bool ok = sched_check();
 	kprintf("scenario sched: %s\n", ok ? "done" : "FAILED: counts do not match");
 	return ok ? KPROF_EXIT_SUCCESS : KPROF_EXIT_FAILURE;
 }
