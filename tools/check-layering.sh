@@ -20,8 +20,11 @@
 #      kernel: the host tool compiles it too, so it stands on the C
 #      standard headers alone and says the wire format once for both;
 #   5. kernel/ke/, the ground floor, includes nothing from kernel/init/ (the
-#      configuration, the top) or kernel/locks/ (the instrumented locks
-#      built on it);
+#      configuration, the top), kernel/locks/ (the instrumented locks
+#      built on it), kernel/trace/ or kernel/timekeep/ (the clock tick
+#      reaches them, and the scheduler and the profile timer, through what
+#      they register: KE_TICK_CLIENT, ke_clock_share_timer,
+#      ke_clock_set_late_recorder);
 #   6. nothing writes the parsed configuration once config_parse() has run:
 #      each subsystem's keys fill a struct that only the parser writes
 #      (through its table, kernel/init/cmdline*.c) and everyone else reads
@@ -121,8 +124,8 @@ report "a workload includes a subsystem-private header" \
 		kernel/workloads || true)"
 report "include/kprof/ includes kernel headers (it is shared with the host tool)" \
 	"$(grep -rn '#include *"kernel/' include || true)"
-report "kernel/ke/ includes kernel/init/ or kernel/locks/ (ke is the ground floor: move the type down)" \
-	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/(init|locks)/' kernel/ke || true)"
+report "kernel/ke/ includes kernel/init/, kernel/locks/, kernel/trace/ or kernel/timekeep/ (ke is the ground floor: move the type down, or let the layer above register a callback)" \
+	"$(grep -rn --include='*.[ch]' -E '#include *"kernel/(init|locks|trace|timekeep)/' kernel/ke || true)"
 
 # A *_config name: a view (trace_config->x) or the storage behind it
 # (parsed_config.x in a *_keys.c).

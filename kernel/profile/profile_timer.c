@@ -109,7 +109,12 @@ uint32_t ki_profile_timer_weight(void)
 	return ptimer[ke_get_current_processor_number()].Weight ?: 1;
 }
 
+/* The profile timer shares each CPU's timer with the clock: armed for its
+ * next deadline when that comes first, to raise the profile interrupt. */
+static const struct ke_timer_sharer profile_sharer = { .due = ki_profile_timer_due, .irq = ARCH_INT_PROFILE };
+
 void ki_profile_timer_init(void)
 {
 	arch_interrupt_connect(ARCH_INT_PROFILE, profile_timer_interrupt);
+	ke_clock_share_timer(&profile_sharer); /* before any CPU's clock starts */
 }

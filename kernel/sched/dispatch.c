@@ -321,6 +321,15 @@ void ki_sched_clock_tick(KTRAP_FRAME *tf)
 	}
 }
 
+/* The scheduler's tick: first of the clock's tick clients (the quantum
+ * before the watchdog and the trace's sender). */
+static void sched_tick(struct kprcb *prcb, KTRAP_FRAME *tf)
+{
+	(void)prcb;
+	ki_sched_clock_tick(tf);
+}
+KE_TICK_CLIENT(sched_tick_client, sched_tick, 10);
+
 void ke_yield_execution(void)
 {
 	unsigned long flags;

@@ -44,6 +44,7 @@
 #include "kernel/console/console.h"
 #include "kernel/ke/ke_keys.h"
 #include "kernel/ke/prcb.h"
+#include "kernel/ke/time/clock.h"
 #include "kernel/ke/time/time.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/muldiv.h"
@@ -278,6 +279,15 @@ void tsc_watchdog_tick(KPRCB *prcb)
 	if (flags)
 		write_record(&c, c.adjust, flags); /* what the reference asks; the line slews to it */
 }
+
+/* The TSC against the reference, when due: a tick client of every CPU,
+ * after the scheduler's. */
+static void watchdog_tick(struct kprcb *prcb, KTRAP_FRAME *tf)
+{
+	(void)tf;
+	tsc_watchdog_tick(prcb);
+}
+KE_TICK_CLIENT(watchdog_tick_client, watchdog_tick, 20);
 
 void tsc_watchdog_report(void)
 {

@@ -316,6 +316,21 @@ void trace_poll(void)
 	}
 }
 
+/* CPU 0 sends the trace: the last of the clock's tick clients. */
+static void trace_tick(struct kprcb *prcb, KTRAP_FRAME *tf)
+{
+	(void)tf;
+	if (prcb->Number == 0)
+		trace_poll();
+}
+KE_TICK_CLIENT(trace_tick_client, trace_tick, 30);
+
+/* The clock's stretches a CPU could not run, as KprofClockLate records. */
+static void trace_clock_late(const KPROF_CLOCK_LATE *r)
+{
+	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, r, sizeof(*r));
+}
+
 /* ---------------------------------------------------------------- session */
 
 /* The build id the run header carries, in a section of its own in the ELF
@@ -379,6 +394,7 @@ void trace_start(const char *cmdline, uint32_t scenario, const char *scenario_na
 {
 	uint32_t items = trace_settings->items, shift = 10, nsub = trace_settings->nsub;
 
+	ke_clock_set_late_recorder(trace_clock_late); /* before the groups turn on */
 	while ((1u << shift) < trace_settings->subbuf_kb * 1024)
 		shift++;
 	if (items & (1u << TRACE_ITEM_ALL))

@@ -27,6 +27,13 @@
  * (ClockArrivalMax): the distribution the run's fidelity statement gives
  * (KprofFidelity, kernel/timekeep/fidelity.c).  Only this CPU writes its
  * counts, with interrupts off (the handler; ke_clock_arrivals_reset).
+ *
+ * Who the clock calls: the tick clients each subsystem declares
+ * (KE_TICK_CLIENT: the linker gathers them, ke_clock_init sorts them once,
+ * before any CPU's clock starts, and they are only read after), the one
+ * sharer of the timer (the profile timer: ke_clock_share_timer) and the
+ * late recorder (the trace: ke_clock_set_late_recorder), each set once at
+ * boot.  So ke names no folder above it on the tick's path.
  */
 #include "kernel/ke/time/clock.h"
 
@@ -37,12 +44,10 @@
 
 #include "kernel/ke/ke_keys.h"
 #include "kernel/console/console.h"
+#include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/profile/profile_timer.h"
-#include "kernel/sched/sched.h"
 #include "kernel/ke/time/time.h"
-#include "kernel/timekeep/watchdog.h"
-#include "kernel/trace/trace.h"
+#include "kernel/lib/libk.h"
 
 #define CLOCK_LATE_US 200
 
@@ -50,21 +55,75 @@ static KTIMER_ENTRY clock_tick_entry[KPROF_MAX_CPUS];
 static uint64_t clock_late_cycles;
 static uint64_t clock_tick_cycles;
 
+/* Made by the linker (linker.ld names them; the host's linker makes them
+ * for a section whose name is an identifier).  Weak: a program with no
+ * client links. */
+extern const struct ke_tick_client *const __start_kprof_tick_clients[] __attribute__((weak));
+extern const struct ke_tick_client *const __stop_kprof_tick_clients[] __attribute__((weak));
+
+static const struct ke_tick_client *tick_clients[KE_TICK_CLIENTS_MAX];
+static uint32_t ntick_clients;
+static const struct ke_timer_sharer *timer_sharer;
+static ke_clock_late_fn late_recorder;
+
+static bool tick_before(const struct ke_tick_client *a, const struct ke_tick_client *b)
+{
+	return a->order != b->order ? a->order < b->order : strcmp(a->name, b->name) < 0;
+}
+
+/* The declared clients, sorted by order (then name), into tick_clients. */
+static void gather_tick_clients(void)
+{
+	const struct ke_tick_client *const *p = __start_kprof_tick_clients;
+	size_t n = p ? (size_t)(__stop_kprof_tick_clients - p) : 0;
+
+	if (n > KE_TICK_CLIENTS_MAX)
+		ke_bug_check_ex(KPROF_ASSERTION_FAILED, n, KE_TICK_CLIENTS_MAX, 0, 0,
+				"clock: %zu tick clients declared, room for %u (KE_TICK_CLIENTS_MAX)", n,
+				KE_TICK_CLIENTS_MAX);
+	for (size_t i = 0; i < n; i++) { /* insertion sort: a handful */
+		size_t j = i;
+		for (; j > 0 && tick_before(p[i], tick_clients[j - 1]); j--)
+			tick_clients[j] = tick_clients[j - 1];
+		tick_clients[j] = p[i];
+	}
+	ntick_clients = (uint32_t)n;
+}
+
+void ke_clock_share_timer(const struct ke_timer_sharer *s)
+{
+	timer_sharer = s;
+}
+
+void ke_clock_set_late_recorder(ke_clock_late_fn fn)
+{
+	__atomic_store_n(&late_recorder, fn, __ATOMIC_RELEASE);
+}
+
+static void record_late(const KPROF_CLOCK_LATE *r)
+{
+	ke_clock_late_fn fn = __atomic_load_n(&late_recorder, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn(r);
+}
+
 uint64_t ke_clock_tick_cycles(void)
 {
 	return clock_tick_cycles;
 }
 
 /* Arm the timer for this CPU's earliest deadline: the timer queue's, or
- * the profile timer's when it runs here and comes first (then the timer
- * raises the profile interrupt; kernel/profile/profile_timer.c). */
+ * the sharer's when it has one here and it comes first (then the timer
+ * raises the sharer's interrupt: the profile timer's,
+ * kernel/profile/profile_timer.c). */
 static void clock_arm(KPRCB *prcb, uint64_t next)
 {
 	if (arch_timer_get_mode() == ARCH_TIMER_PERIODIC)
 		return;
-	uint64_t profile = ki_profile_timer_due(prcb->Number);
-	if (profile && profile < next)
-		arch_timer_arm_for(profile, ARCH_INT_PROFILE);
+	uint64_t shared = timer_sharer ? timer_sharer->due(prcb->Number) : 0;
+	if (shared && shared < next)
+		arch_timer_arm_for(shared, timer_sharer->irq);
 	else if (next != UINT64_MAX)
 		arch_timer_arm_for(next, ARCH_INT_CLOCK);
 }
@@ -114,7 +173,7 @@ static void clock_lateness(KPRCB *prcb, uint64_t due, uint64_t done, const KTRAP
 	prcb->ClockLateCycles += r.LateCycles;
 	if (r.LateCycles > prcb->ClockLateMax)
 		prcb->ClockLateMax = r.LateCycles;
-	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
+	record_late(&r);
 }
 
 /* How late the interrupt came: its entry (`now`) against the due time. */
@@ -151,7 +210,7 @@ void ke_clock_note_stall(uint64_t from, uint64_t to)
 	if (!from || !clock_late_cycles || to <= from || to - from <= clock_late_cycles)
 		return;
 	KPROF_CLOCK_LATE r = { .DueTime = from, .LateCycles = to - from, .InstructionPointer = 0 };
-	trace_log(PERF_KPROF_CLOCK, KPROF_LOG_TYPE_CLOCK_LATE, CLOCK_LATE_VERSION, &r, sizeof(r));
+	record_late(&r);
 }
 
 static void clock_interrupt(KTRAP_FRAME *tf)
@@ -173,10 +232,8 @@ static void clock_tick(KTIMER_ENTRY *e, KTRAP_FRAME *tf, void *context)
 	KPRCB *prcb = ke_get_current_prcb();
 
 	prcb->ClockTicks++;
-	ki_sched_clock_tick(tf);
-	tsc_watchdog_tick(prcb); /* the TSC against the reference, when due */
-	if (prcb->Number == 0)
-		trace_poll(); /* CPU 0 sends the trace */
+	for (uint32_t i = 0; i < ntick_clients; i++)
+		tick_clients[i]->tick(prcb, tf);
 }
 
 void ke_clock_init(void)
@@ -197,6 +254,7 @@ void ke_clock_init(void)
 		mode = ARCH_TIMER_ONESHOT;
 	}
 	arch_timer_set_mode(mode);
+	gather_tick_clients();
 	clock_tick_cycles = ke_tsc_hz / ke_config->tick_hz;
 	clock_late_cycles = ke_us_to_tsc(CLOCK_LATE_US);
 	arch_interrupt_connect(ARCH_INT_CLOCK, clock_interrupt);

@@ -8,9 +8,52 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch/interrupt.h>
+#include <arch/trapframe.h>
+
+#include "include/kprof/wmi.h"
 #include "kernel/ke/time/timerq.h"
 
-/* Connect the clock interrupt and pick the timer mode (boot CPU, once). */
+struct kprcb;
+
+/* A subsystem's work on every clock tick of every CPU (the scheduler's
+ * quantum, the TSC watchdog, the trace's sender), declared with
+ * KE_TICK_CLIENT in the subsystem's own file: the clock names none of
+ * them, as Linux's tick and NT's KiTimerExpiration call out to theirs.
+ * Each runs at CLOCK_LEVEL with interrupts off, on the CPU that ticks, in
+ * `order` (lowest first; ties by name); a client decides for itself which
+ * CPUs it works on.  The clock gathers them once (ke_clock_init). */
+struct ke_tick_client {
+	void (*tick)(struct kprcb *prcb, KTRAP_FRAME *tf);
+	unsigned order;
+	const char *name;
+};
+
+#define KE_TICK_CLIENTS_MAX 8
+
+#define KE_TICK_CLIENT(ident, fn, ord)                                                                        \
+	static const struct ke_tick_client ident = { .tick = (fn), .order = (ord), .name = #ident };             \
+	static const struct ke_tick_client *const ident##_entry                                               \
+		__attribute__((used, section("kprof_tick_clients"), aligned(sizeof(void *)))) = &ident
+
+/* A second user of each CPU's timer (the profile timer): when its next
+ * deadline on a CPU (0: none) comes before the timer queue's, the clock
+ * arms the timer for it, to raise `irq` instead of the clock interrupt.
+ * One at most; set once at boot, before any CPU's clock starts. */
+struct ke_timer_sharer {
+	uint64_t (*due)(uint32_t cpu);
+	enum arch_interrupt irq;
+};
+void ke_clock_share_timer(const struct ke_timer_sharer *s);
+
+/* Who records a stretch the CPU could not run (a late clock interrupt, a
+ * late kick, a stall: KprofClockLate), the trace; set once when it starts.
+ * Without one nothing is recorded, the counts in the KPRCB still are. */
+typedef void (*ke_clock_late_fn)(const KPROF_CLOCK_LATE *r);
+void ke_clock_set_late_recorder(ke_clock_late_fn fn);
+
+/* Connect the clock interrupt, pick the timer mode and gather the tick
+ * clients (boot CPU, once). */
 void ke_clock_init(void);
 /* Start this CPU's timer and its clock tick (every CPU, interrupts off). */
 void ke_clock_start_cpu(void);
