@@ -2,7 +2,7 @@
  * platform_init.c - from "the kernel runs" to "the machine is known":
  * ACPI tables, the firmware's serial console, the local APIC on the boot
  * CPU, interrupt vectors, and the clocks.  Other CPUs start later, from
- * generic code (kernel/ke/smp/smp.c), once the clock exists.
+ * generic code (kernel/init/smp.c), once the clock exists.
  */
 #include <arch/platform.h>
 

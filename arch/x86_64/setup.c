@@ -29,7 +29,7 @@
 #include "kernel/mm/pmm.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/ke/rawlock.h"
-#include "kernel/ke/smp/smp.h"
+#include "kernel/init/smp.h"
 
 #define KERNEL_STACK_SIZE (32 * 1024)
 

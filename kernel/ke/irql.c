@@ -16,7 +16,21 @@
 #include "kernel/ke/dpc.h"
 #include "kernel/debug/panic.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/sched/sched.h"
+
+/* Made by the linker (linker.ld; the host's linker for a section named by
+ * an identifier); weak: a program without a scheduler links. */
+extern const struct ke_dispatcher *const __start_kprof_dispatcher[] __attribute__((weak));
+extern const struct ke_dispatcher *const __stop_kprof_dispatcher[] __attribute__((weak));
+
+/* The scheduler's entry points (KE_DISPATCHER), read only when a dispatch
+ * is pending, which only the scheduler asks for. */
+static const struct ke_dispatcher *dispatcher(void)
+{
+	const struct ke_dispatcher *const *p = __start_kprof_dispatcher;
+
+	KASSERT(p && p != __stop_kprof_dispatcher); /* a dispatch pending, and no scheduler */
+	return p[0];
+}
 
 KIRQL ke_raise_irql(KIRQL new_irql)
 {
@@ -62,9 +76,9 @@ static void lower_through_dispatch(KIRQL new_irql, bool from_interrupt)
 		}
 		if (ke_get_current_prcb()->DispatchPending) {
 			if (from_interrupt)
-				ki_dispatch_after_interrupt(own_work);
+				dispatcher()->after_interrupt(own_work);
 			else
-				ki_dispatch_interrupt();
+				dispatcher()->dispatch();
 		}
 		from_interrupt = false;
 		arch_irq_restore(flags);

@@ -19,6 +19,22 @@
 
 #include <arch/irql.h>
 
+/* The dispatcher's entry points, which the scheduler declares with
+ * KE_DISPATCHER (kernel/sched/dispatch.c): a CPU falling below
+ * DISPATCH_LEVEL with KPRCB.DispatchPending set calls them, so ke names
+ * no layer above it (as NT's KiDispatchInterrupt is the one way into the
+ * dispatcher from the IRQL code).  One in the kernel; a program without a
+ * scheduler has none and never a dispatch pending. */
+struct ke_dispatcher {
+	void (*dispatch)(void);                         /* from a thread         */
+	void (*after_interrupt)(uint64_t own_work_tsc); /* on an interrupt's way out */
+};
+
+#define KE_DISPATCHER(ident, ...)                                                                             \
+	static const struct ke_dispatcher ident = { __VA_ARGS__ };                                            \
+	static const struct ke_dispatcher *const ident##_entry                                                \
+		__attribute__((used, section("kprof_dispatcher"), aligned(sizeof(void *)))) = &ident
+
 typedef uint8_t KIRQL;
 
 #define PASSIVE_LEVEL  0

@@ -15,7 +15,7 @@
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/ke/time/clock.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/ke/prcb.h"

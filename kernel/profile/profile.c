@@ -33,7 +33,7 @@
  */
 #include "kernel/profile/profile.h"
 
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/mm/heap.h"
 #include "kernel/ke/irql.h"
 #include "kernel/debug/panic.h"

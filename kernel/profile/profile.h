@@ -29,7 +29,7 @@
 
 #include <arch/trapframe.h>
 
-#include "kernel/ke/smp/affinity.h"
+#include "kernel/ke/affinity.h"
 #include "kernel/lib/list.h"
 #include "kernel/ke/ntstatus.h"
 #include "kernel/sched/ketypes.h"

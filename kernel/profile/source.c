@@ -24,7 +24,7 @@
 #include <arch/dev/pmu.h>
 #include <arch/dev/timer.h>
 
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/ke/time/clock.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/console/console.h"

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/smp/affinity.h"
+#include "kernel/ke/affinity.h"
 #include "kernel/ke/ntstatus.h"
 
 /* ProfileTime interval in 100 ns units (as NtSetIntervalProfile). */

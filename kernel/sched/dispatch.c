@@ -282,6 +282,9 @@ void ki_dispatch_after_interrupt(uint64_t own_work_tsc)
 	dispatch(true, own_work_tsc);
 }
 
+/* The IRQL code's way into the dispatcher (kernel/ke/irql.c). */
+KE_DISPATCHER(sched_dispatcher, .dispatch = ki_dispatch_interrupt, .after_interrupt = ki_dispatch_after_interrupt);
+
 void ki_sched_clock_tick(KTRAP_FRAME *tf)
 {
 	KPRCB *prcb = ke_get_current_prcb();

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/smp/affinity.h"
+#include "kernel/ke/affinity.h"
 #include "kernel/mm/kva.h"
 #include "kernel/lib/list.h"
 #include "kernel/ke/ntstatus.h"

@@ -20,7 +20,7 @@
 
 #include "include/kprof/wmi.h"
 #include "kernel/console/console.h"
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/ke/cpus.h"
 #include "kernel/lib/printf.h"
 #include "kernel/trace/trace.h"

@@ -43,7 +43,7 @@
 
 #include "generated/version.h"
 #include "include/kprof/user_event.h"
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/ke/time/clock.h"
 #include "kernel/console/console.h"
 #include "kernel/ke/dpc.h"

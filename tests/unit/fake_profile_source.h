@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/smp/affinity.h"
+#include "kernel/ke/affinity.h"
 #include "kernel/ke/ntstatus.h"
 #include "kernel/profile/source.h"
 

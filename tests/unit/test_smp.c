@@ -1,5 +1,5 @@
 /*
- * test_smp.c - CPU bring-up bookkeeping (kernel/ke/smp/smp.c): which CPUs are
+ * test_smp.c - CPU bring-up bookkeeping (kernel/init/smp.c): which CPUs are
  * started, numbering, what is reported for CPUs that are disabled, left
  * off by cpus=, beyond the supported number, or that never answer.
  * Started "CPUs" are host threads that run ki_processor_start().
@@ -18,7 +18,7 @@
 #include <arch/smp.h>
 
 #include "kernel/mm/pmm.h"
-#include "kernel/ke/smp/smp.h"
+#include "kernel/init/smp.h"
 #include "kernel/ke/time/time.h"
 #include "shadow.h"
 

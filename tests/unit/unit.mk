@@ -28,7 +28,7 @@ unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
 unit_timerq_SRCS       := kernel/ke/time/timerq.c kernel/ke/time/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/out/frame.c kernel/lib/codec/crc32.c
 unit_chunk_SRCS        := kernel/trace/out/chunk.c kernel/trace/trace_delta.c kernel/lib/codec/lz4.c tests/unit/golden_records.c
-unit_smp_SRCS          := kernel/ke/smp/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time/time.c kernel/lib/muldiv.c \
+unit_smp_SRCS          := kernel/init/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
 unit_sched_SRCS        := kernel/sched/readyq.c kernel/sched/priority.c kernel/sched/dispatch.c kernel/sched/idle.c kernel/sched/wait.c \

@@ -31,7 +31,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/mm/pmm.h"
 #include "kernel/ke/prcb.h"
-#include "kernel/ke/smp/smp.h"
+#include "kernel/init/smp.h"
 #include "kernel/ke/time/time.h"
 
 #define AP_STACK_SIZE (32 * 1024)

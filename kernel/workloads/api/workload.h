@@ -34,7 +34,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/ex/resource.h"
-#include "kernel/ke/smp/affinity.h"
+#include "kernel/ke/affinity.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/lib/printf.h"

@@ -25,7 +25,7 @@
 #include "kernel/workloads/api/descriptor.h"
 
 #include "kernel/console/console.h"
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/lib/printf.h"
 #include "kernel/trace/user_event.h"

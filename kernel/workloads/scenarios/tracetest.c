@@ -20,7 +20,7 @@
 #include <arch/cpu.h>
 #include <arch/interrupt.h>
 
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/libk.h"
 #include "kernel/ke/prcb.h"

@@ -6,6 +6,7 @@
 #include "shadow.h"
 
 #include "kernel/debug/bugcheck.h"
+#include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"
 
 #include <arch/context.h>
@@ -109,6 +110,12 @@ __attribute__((weak)) void ki_dispatch_after_interrupt(uint64_t own_work_tsc)
 	(void)own_work_tsc;
 	ki_dispatch_interrupt();
 }
+
+/* The IRQL code finds the dispatcher through KE_DISPATCHER: these, or in a
+ * test linked with kernel/sched/dispatch.c the real ones (which then
+ * replace the weak functions above, and dispatch.c's entry names them
+ * too). */
+KE_DISPATCHER(shadow_dispatcher, .dispatch = ki_dispatch_interrupt, .after_interrupt = ki_dispatch_after_interrupt);
 
 /* Weak: the dispatcher lock, for tests that compile kernel/sched files
  * without dispatch.c, which defines it (their ki_ functions assert it). */

@@ -12,7 +12,7 @@
  * KiProcessorBlock[n] is written before ke_number_processors becomes n + 1
  * (release order), so any CPU that sees the count sees the block.
  */
-#include "kernel/ke/smp/smp.h"
+#include "kernel/init/smp.h"
 
 #include <arch/cpu.h>
 #include <arch/mmu.h>

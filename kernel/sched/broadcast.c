@@ -15,7 +15,7 @@
  * relies on).
  * Lock order: bc_mutex, then whatever fn takes.
  */
-#include "kernel/ke/smp/broadcast.h"
+#include "kernel/sched/broadcast.h"
 
 #include <arch/cpu.h>
 
