@@ -179,9 +179,10 @@ def check_etl_ctf(ctx, records):
         etl_own = len(tl.stdout.splitlines())
         dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True)
-        hooks = [json.loads(line)["hook"] for line in dec.stdout.splitlines() if "hook" in json.loads(line)]
-        windows = sum(1 for h in hooks if h >> 8 != 0xFE)
-        own = sum(1 for h in hooks if h >> 8 == 0xFE and h not in (0xFE04, 0xFE06, 0xFE09))
+        recs = [json.loads(line) for line in dec.stdout.splitlines()]
+        hooks = [(d["hook"], d["event"]) for d in recs if "hook" in d]
+        windows = sum(1 for h, _ in hooks if h >> 8 != 0xFE)
+        own = sum(1 for h, ev in hooks if h >> 8 == 0xFE and h not in (0xFE04, 0xFE06, 0xFE09) and ev != "Unknown")
         if out.returncode != 0 or tl.returncode != 0 or etl_records != windows or etl_own != own:
             raise_failure("ETL read back by etl_reader.py: exit %d, %d records copied, decoder %d Windows records "
                           "(of %d), %d TraceLogging events, decoder %d own records: %s"

@@ -200,7 +200,8 @@ bool etl_tl_carries(const struct etl_tl *tl, const struct kp_record *r)
 	if ((hook & 0xFF00) != EVENT_TRACE_GROUP_KPROF || hook == KPROF_LOG_TYPE_THREAD ||
 	    hook == KPROF_LOG_TYPE_RECORDS_LOST || hook == KPROF_LOG_TYPE_EVENT_TYPE)
 		return false;
-	return kp_record_event(tl->log, r) != NULL;
+	const struct kp_event *e = kp_record_event(tl->log, r);
+	return e && r->payload_size >= e->fixed_size; /* shorter: decoded raw, not described */
 }
 
 /* The description of r, its name and its schema (made on first use). */

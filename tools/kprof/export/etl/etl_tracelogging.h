@@ -97,7 +97,8 @@ void etl_tl_free(struct etl_tl *tl);
  * TraceLogging event: every one kprof can describe (kp_record_event),
  * except KprofThread (a Windows Thread/Process event instead),
  * KprofRecordsLost (the buffers' EVENTS_LOST flag instead) and
- * KprofEventType (its type is each event's schema). */
+ * KprofEventType (its type is each event's schema); and not one shorter
+ * than its description (the decoders show it raw). */
 bool etl_tl_carries(const struct etl_tl *tl, const struct kp_record *r);
 
 /* The event's size, not padded (0 when r is not carried). */
