@@ -27,8 +27,9 @@
 #include "kernel/lib/muldiv.h"
 #include "kernel/mm/heap.h"
 #include "kernel/noise/gap.h"
-#include "kernel/noise/noise.h"
 #include "kernel/noise/noise_keys.h"
+#include "kernel/noise/record.h"
+#include "kernel/noise/timer.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 #include "kernel/workloads/api/descriptor.h"
@@ -99,14 +100,6 @@ static void scan(uint32_t cpu, void *ctx)
 	unsigned long flags = arch_irq_save();
 	noise_scan_run(s);
 	arch_irq_restore(flags);
-}
-
-void noise_log(uint16_t hook, uint8_t version, const void *k, uint16_t size)
-{
-	if (trace_enabled(PERF_KPROF_CLOCK))
-		trace_log(PERF_KPROF_CLOCK, hook, version, k, size);
-	else
-		trace_log(PERF_KPROF_THREAD, hook, version, k, size);
 }
 
 static void write_scan(uint32_t cpu, void *ctx)

@@ -23,7 +23,8 @@
 #include "kernel/lib/muldiv.h"
 #include "kernel/mm/heap.h"
 #include "kernel/noise/latency.h"
-#include "kernel/noise/noise.h"
+#include "kernel/noise/record.h"
+#include "kernel/noise/timer.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
 
