@@ -103,7 +103,6 @@
 #include "tools/kprof/export/etl/etl_tracelogging.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/elf/elf_image.h"
-#include "tools/kprof/read/fields.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/elf/symbols.h"
 #include "tools/kprof/util/alloc.h"
@@ -135,27 +134,15 @@ struct etl_pass {
 
 /* ---------------------------------------------------------------- records */
 
-/* Whether the record's events fit an empty buffer: a Windows record as
- * it is, one of kprof's own as its TraceLogging event. */
-static bool record_fits(const struct kp_record *r, struct etl_tl *tl, uint32_t *size)
-{
-	uint32_t tl_size = etl_tl_size(tl, r);
-
-	*size = tl_size ? tl_size : r->h.Size;
-	return ETL_ALIGN_UP(*size) <= ETL_MAX_RECORD;
-}
-
 /* Follow the CPU's thread (a CSwitch of a version kprof reads) and each
  * thread's process (KprofThread), for the TraceLogging events' ThreadId
  * and ProcessId. */
 static void follow_threads(struct etl_cpu *c, struct etl_tl *tl, const struct kp_record *r)
 {
 	uint32_t ids[2];
-	const struct kp_event *e;
 
 	if (r->h.HookId == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
-		e = kp_event_find(r->h.HookId, r->version);
-		if (e && r->payload_size >= e->fixed_size)
+		if (r->version == CONTEXTSWAP_VERSION && r->payload_size >= sizeof(WMI_CONTEXTSWAP))
 			memcpy(&c->tid, r->payload, 4); /* NewThreadId */
 	} else if (r->h.HookId == KPROF_LOG_TYPE_THREAD && r->payload_size >= 8) {
 		memcpy(ids, r->payload, 8);     /* ThreadId, ProcessId */
@@ -186,7 +173,7 @@ static bool lost_before(struct etl_cpu *c, const struct kp_cpu *kc, const struct
 static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 {
 	struct kp_record r;
-	uint32_t size;
+	uint32_t tl_size, size;
 
 	while (c->q.head == c->q.len && !c->records_done) {
 		c->q.head = c->q.len = 0;
@@ -196,7 +183,11 @@ static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 				etl_rundown_end(p->rd, &c->q, p->last_ts);
 			break;
 		}
-		if (!record_fits(&r, p->tl, &size)) {
+		/* Its events must fit an empty buffer: a Windows record as it
+		 * is, one of kprof's own as its TraceLogging event. */
+		tl_size = etl_tl_size(p->tl, &r);
+		size = tl_size ? tl_size : r.h.Size;
+		if (ETL_ALIGN_UP(size) > ETL_MAX_RECORD) {
 			if (c->warn)
 				fprintf(stderr, "kprof: cpu %u: the %u-byte event of the record at log offset %" PRIu64
 						" does not fit a %u-byte ETL buffer; left out (counted as lost)\n",
@@ -208,8 +199,8 @@ static bool cpu_has_event(struct etl_cpu *c, const struct etl_pass *p)
 			c->lost_pending = true;
 		etl_record_events(p->rd, &r, &c->q);
 		follow_threads(c, p->tl, &r);
-		if (etl_tl_carries(p->tl, &r))
-			etl_tl_event(p->tl, &r, c->tid, &c->q);
+		if (tl_size)
+			etl_tl_event(p->tl, &r, tl_size, c->tid, &c->q);
 	}
 	return c->q.head < c->q.len;
 }

@@ -204,8 +204,10 @@ bool etl_tl_carries(const struct etl_tl *tl, const struct kp_record *r)
 	return e && r->payload_size >= e->fixed_size; /* shorter: decoded raw, not described */
 }
 
-/* The description of r, its name and its schema (made on first use). */
-static const struct kp_event *describe(struct etl_tl *tl, const struct kp_record *r, const struct etl_tl_schema **sc)
+/* The description of r, its schema (made on first use) and its user
+ * type (NULL for kprof's own kinds). */
+static const struct kp_event *describe(struct etl_tl *tl, const struct kp_record *r, const struct etl_tl_schema **sc,
+				       const struct kp_user_type **type)
 {
 	const struct kp_user_type *t = kp_user_type_of(tl->log, r);
 	const struct kp_event *e = t ? &t->ev : kp_record_event(tl->log, r);
@@ -218,6 +220,7 @@ static const struct kp_event *describe(struct etl_tl *tl, const struct kp_record
 	if (!s->made)
 		make_schema(s, t ? t->name : e->name, e);
 	*sc = s;
+	*type = t;
 	return e;
 }
 
@@ -258,11 +261,12 @@ static uint32_t data_size(const struct kp_event *e, const struct kp_record *r)
 uint32_t etl_tl_size(struct etl_tl *tl, const struct kp_record *r)
 {
 	const struct etl_tl_schema *sc;
+	const struct kp_user_type *t;
 	const struct kp_event *e;
 
 	if (!etl_tl_carries(tl, r))
 		return 0;
-	e = describe(tl, r, &sc);
+	e = describe(tl, r, &sc, &t);
 	return (uint32_t)sizeof(struct event_header) + sc->n + data_size(e, r);
 }
 
@@ -298,9 +302,8 @@ void etl_tl_thread(struct etl_tl *tl, uint32_t tid, uint32_t pid)
 }
 
 /* A span's Begin is a Start, its End a Stop: WPA pairs them into regions. */
-static uint8_t opcode_of(const struct etl_tl *tl, const struct kp_record *r)
+static uint8_t opcode_of(const struct kp_user_type *t, const struct kp_record *r)
 {
-	const struct kp_user_type *t = kp_user_type_of(tl->log, r);
 	KPROF_USER_EVENT h;
 
 	if (!t || t->kind != KprofEventKindSpan || r->payload_size < sizeof(h))
@@ -311,11 +314,11 @@ static uint8_t opcode_of(const struct etl_tl *tl, const struct kp_record *r)
 	                                  : ETL_TL_OPCODE_INFO;
 }
 
-void etl_tl_event(struct etl_tl *tl, const struct kp_record *r, uint32_t tid, struct etl_queue *q)
+void etl_tl_event(struct etl_tl *tl, const struct kp_record *r, uint32_t size, uint32_t tid, struct etl_queue *q)
 {
 	const struct etl_tl_schema *sc;
-	const struct kp_event *e = describe(tl, r, &sc);
-	uint32_t size = (uint32_t)sizeof(struct event_header) + sc->n + data_size(e, r);
+	const struct kp_user_type *t;
+	const struct kp_event *e = describe(tl, r, &sc, &t);
 	struct event_header h = {
 		.Size = (uint16_t)size,
 		.HeaderType = EVENT_HEADER_EVENT64,
@@ -326,7 +329,7 @@ void etl_tl_event(struct etl_tl *tl, const struct kp_record *r, uint32_t tid, st
 		.TimeStamp = r->h.TimeStamp,
 		.Channel = ETL_TL_CHANNEL,
 		.Level = ETL_TL_LEVEL,
-		.Opcode = opcode_of(tl, r),
+		.Opcode = opcode_of(t, r),
 	};
 
 	memcpy(h.ProviderId, etl_tl_provider_guid, sizeof(h.ProviderId));

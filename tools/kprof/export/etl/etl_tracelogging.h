@@ -105,9 +105,9 @@ bool etl_tl_carries(const struct etl_tl *tl, const struct kp_record *r);
 uint32_t etl_tl_size(struct etl_tl *tl, const struct kp_record *r);
 
 /* Queue r's event, padded to 8 bytes, for thread tid (the CPU's current
- * thread: its process is the one its KprofThread record named).  Call
- * only when etl_tl_size(r) is not 0 and fits a buffer. */
-void etl_tl_event(struct etl_tl *tl, const struct kp_record *r, uint32_t tid, struct etl_queue *q);
+ * thread: its process is the one its KprofThread record named).  size is
+ * etl_tl_size(r): call only when it is not 0 and fits a buffer. */
+void etl_tl_event(struct etl_tl *tl, const struct kp_record *r, uint32_t size, uint32_t tid, struct etl_queue *q);
 
 /* A KprofThread record seen: remember the thread's process. */
 void etl_tl_thread(struct etl_tl *tl, uint32_t tid, uint32_t pid);
