@@ -29,17 +29,24 @@ import time
 MIB = 1024 * 1024
 RSS_GOAL = 256 * MIB
 
-# name, arguments after the log (OUT: the output path), records/s goal
+# row name, command, arguments after the log (OUT: the output path),
+# records/s goal
 COMMANDS = [
-    ("check", [], 1_000_000),
-    ("decode", ["-o", "OUT/decode.txt"], 500_000),
-    ("ctf", ["-o", "OUT/ctf"], 1_000_000),
-    ("etl", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.etl"], 1_000_000),
-    ("report", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/report.txt"], 1_000_000),
-    ("flamegraph", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/flame.svg"], 1_000_000),
-    ("timeline", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/timeline.svg"], 1_000_000),
-    ("perfetto", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.json"], 1_000_000),
+    ("check", "check", [], 1_000_000),
+    ("decode", "decode", ["-o", "OUT/decode.txt"], 500_000),
+    ("ctf", "ctf", ["-o", "OUT/ctf"], 1_000_000),
+    ("etl", "etl", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.etl"], 1_000_000),
+    ("report", "report", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/report.txt"], 1_000_000),
+    ("flamegraph", "flamegraph", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/flame.svg"], 1_000_000),
+    ("timeline", "timeline", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/timeline.svg"], 1_000_000),
+    ("perfetto", "perfetto", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.perfetto-trace"], 1_000_000),
+    ("perfetto-json", "perfetto", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.json"], 1_000_000),
 ]
+OUTPUT_GOAL = {"perfetto": 40}  # bytes a record (issue 29: the protobuf trace)
+
+
+def output_bytes(folder):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
 
 
 def run(argv):
@@ -62,7 +69,7 @@ def main():
     ap.add_argument("kprof")
     ap.add_argument("log")
     ap.add_argument("--kernel", required=True, help="a kernel ELF for the commands that take one")
-    ap.add_argument("--only", nargs="*", help="these commands only")
+    ap.add_argument("--only", nargs="*", help="these rows only (perfetto: the protobuf trace, perfetto-json)")
     ap.add_argument("--scratch", default=None, help="folder for the outputs (default: beside the log)")
     a = ap.parse_args()
     scratch = a.scratch or os.path.join(os.path.dirname(os.path.abspath(a.log)), "tool-bench-out")
@@ -77,26 +84,31 @@ def main():
     print("host tool on %s: %d records, %.0f MB (%.1f bytes a record)" % (a.log, records, size / 1e6,
                                                                           size / records))
     print("goals (issue 29): >= 1 M records/s (decode text >= 500 k/s) on one core; peak RSS <= 256 MiB")
-    print("%-11s %9s %9s %12s %12s %10s  %s" % ("command", "cpu s", "wall s", "records/s", "(wall)",
-                                                "peak RSS", "goals: rate, memory"))
+    print("%-13s %9s %9s %12s %12s %10s %9s  %s" % ("command", "cpu s", "wall s", "records/s", "(wall)",
+                                                     "peak RSS", "out B/rec", "goals: rate, memory"))
     failed = 0
-    for name, args, goal in COMMANDS:
+    for name, command, args, goal in COMMANDS:
         if a.only and name not in a.only:
             continue
         shutil.rmtree(scratch, ignore_errors=True)
         os.makedirs(scratch)
-        argv = [a.kprof, name, a.log] + [x.replace("OUT", scratch).replace("ELF", a.kernel) for x in args]
+        argv = [a.kprof, command, a.log] + [x.replace("OUT", scratch).replace("ELF", a.kernel) for x in args]
         rc, wall, cpu, rss, err = run(argv)
         if rc:
             failed = 1
             last = err.strip().splitlines()
-            print("%-11s failed (exit %d): %s" % (name, rc, last[-1] if last else "no message"))
+            print("%-13s failed (exit %d): %s" % (name, rc, last[-1] if last else "no message"))
             continue
         rate = records / cpu if cpu > 0 else float("inf")
-        print("%-11s %9.2f %9.2f %12s %12s %7.0f MiB  %s (%s/s), %s" % (
-            name, cpu, wall, human(rate), human(records / wall), rss / MIB,
+        per = output_bytes(scratch) / records
+        size_goal = ""
+        if name in OUTPUT_GOAL:
+            size_goal = ", output %s (%d B/record)" % ("met" if per <= OUTPUT_GOAL[name] else "MISSED",
+                                                        OUTPUT_GOAL[name])
+        print("%-13s %9.2f %9.2f %12s %12s %7.0f MiB %9.1f  %s (%s/s), %s%s" % (
+            name, cpu, wall, human(rate), human(records / wall), rss / MIB, per,
             "met" if rate >= goal else "MISSED", human(goal),
-            "met" if rss <= RSS_GOAL else "MISSED"))
+            "met" if rss <= RSS_GOAL else "MISSED", size_goal))
         sys.stdout.flush()
     shutil.rmtree(scratch, ignore_errors=True)
     return failed
