@@ -42,7 +42,7 @@ COMMANDS = [
     ("perfetto", "perfetto", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.perfetto-trace"], 1_000_000),
     ("perfetto-json", "perfetto", ["--kernel", "ELF", "--force-kernel", "-o", "OUT/trace.json"], 1_000_000),
 ]
-OUTPUT_GOAL = {"perfetto": 40}  # bytes a record (issue 29: the protobuf trace)
+OUTPUT_GOAL = {"perfetto": 40}  # bytes a record: the protobuf trace, the format for big runs
 
 
 def output_bytes(folder):

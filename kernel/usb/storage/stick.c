@@ -3,9 +3,10 @@
  * Bulk-Only SCSI interface, proving it is the boot disk, and the reads
  * and writes everything else goes through.
  *
- * usb_stick_open() runs, in this order, and refuses the stick at the
+ * usb_stick_open() (stick_open.c) takes the device its path leads to,
+ * and stick_on_device() below runs, in this order, and refuses it at the
  * first step that fails, with one console line saying why:
- *   the path (stick_path.c) -> device and configuration descriptors ->
+ *   device and configuration descriptors ->
  *   the class 8/6/0x50 interface -> SET_CONFIGURATION -> hci_configure()
  *   of its two bulk endpoints -> GET MAX LUN -> for the loader's LUN
  *   (then, on a multi-LUN card reader, each other LUN until one passes):
@@ -17,7 +18,8 @@
  *   partition's primary entry, and the partition's FAT volume serial),
  *   which must equal the loader's.
  * When the path leads to no such disk, stick_scan.c looks for it on every
- * controller, port and hub through stick_on_device() below.
+ * controller, port and hub through stick_on_device() too; this file
+ * calls neither the path nor the scan (stick_open.c does).
  * Invariant: st->verified is set only after that last check, and
  * usb_stick_write() sends nothing unless it is set, the medium is not
  * known to be write protected, and every block lies inside the boot
@@ -238,27 +240,6 @@ int stick_on_device(struct usb_device *dev, const struct usb_stick_target *t, st
 	st->target.lun = st->bot.lun; /* recovery tries the LUN found first */
 	*out = st;
 	return USB_OK;
-}
-
-int usb_stick_open(const struct usb_stick_target *t, struct usb_stick **out)
-{
-	if (t->block_size < 512 || t->block_size > 65536 || (t->block_size & (t->block_size - 1))) {
-		kprintf("stick: block size %u from the loader is not usable\n", t->block_size);
-		return USB_BADARG;
-	}
-	/* The path is a hint: when it leads nowhere, or to a device that is
-	 * not the boot disk, the stick is looked for by identity.  A device
-	 * there that fails (errors, time-outs) is the stick, sick: no search. */
-	struct usb_device *dev = NULL;
-	int rc = stick_path_open(t, &dev);
-	if (rc == USB_NOMEM)
-		return rc;
-	if (rc != USB_OK)
-		return stick_scan(t, NULL, out);
-	rc = stick_on_device(dev, t, out);
-	if (rc != USB_NODEV)
-		return rc;
-	return stick_scan(t, dev, out);
 }
 
 bool usb_stick_write_protected(const struct usb_stick *st)

@@ -37,7 +37,7 @@
  *    Neither layer below includes anything from here
  *    (tools/check-layering.sh).
  *
- * Implementation (kernel/usb/storage/stick.c, stick_file.c, stick_scan.c,
+ * Implementation (kernel/usb/storage/stick_open.c, stick.c, stick_file.c, stick_scan.c,
  * stick_recover.c):
  * usb_stick_open() returns USB_NODEV when no device is the boot disk
  * (capacity or identity differ everywhere) and USB_BADARG for an unusable
@@ -125,14 +125,14 @@ struct stick_sense usb_stick_last_sense(const struct usb_stick *st);
  * configured.  Messages name the hop that failed. */
 int stick_path_open(const struct usb_stick_target *t, struct usb_device **out);
 
-/* Inside the layer (stick.c, for stick_scan.c): dev (addressed, not
+/* Inside the layer (stick.c, for stick_open.c and stick_scan.c): dev (addressed, not
  * configured) as the boot stick: bind its Bulk-Only interface and find the
  * LUN whose disk has t's capacity and identity.  USB_OK with *out set;
  * USB_NODEV (one line saying why) when it is not the boot disk; on
  * failure dev is left as it is. */
 int stick_on_device(struct usb_device *dev, const struct usb_stick_target *t, struct usb_stick **out);
 
-/* Inside the layer (stick_scan.c, for stick.c): the boot stick by
+/* Inside the layer (stick_scan.c, for stick_open.c and stick_recover.c): the boot stick by
  * identity: every xHCI controller (hci_find), every root port with a
  * device, every hub port (up to 5 hubs deep), each device tried with
  * stick_on_device() until one is the boot disk; one line says where it
