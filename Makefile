@@ -270,6 +270,7 @@ check:
 	@sh tools/check-layering.sh
 	@$(PYTHON) tools/check-paths.py
 	@$(MAKE) --no-print-directory all image
+	@sh tools/check-arch-services.sh $(BUILD)/kernel-obj
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory bench-build
 	@$(MAKE) --no-print-directory tool-tests

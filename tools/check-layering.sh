@@ -64,6 +64,10 @@
 #      and arch_dma_rmb(), never with the arch_smp_ barriers, which promise
 #      ordering between CPUs only (a weakly ordered CPU would need more for
 #      a device).
+#  12. arch/ includes from kernel/ only kernel/arch_services.h (the
+#      services an architecture may use, each with why) and kernel/lib/ (a
+#      library below both); tools/check-arch-services.sh holds the linked
+#      names to that header's list once the kernel is built.
 #
 # Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
 # 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
@@ -177,9 +181,11 @@ report "the USB stack orders device memory with an arch_smp_ barrier (use arch_d
 	"$(grep -rn --include='*.[ch]' -E '\barch_smp_(wmb|rmb|mb)\b' kernel/usb || true)"
 report "boot/ includes a kernel header other than kernel/lib/codec/crc32.h and kernel/lib/bytes.h (the loader compiles boot/common)" \
 	"$(grep -rn --include='*.[ch]' '#include *"kernel/' boot | grep -v -E '#include *"kernel/lib/(codec/crc32|bytes)\.h"' || true)"
+report "arch/ includes a kernel header other than kernel/arch_services.h and kernel/lib/ (the services an architecture may use are named there)" \
+	"$(grep -rn --include='*.[ch]' -E '#[[:space:]]*include *"kernel/' arch | grep -v -E '#[[:space:]]*include *"kernel/(arch_services\.h"|lib/)' || true)"
 report "kernel/lib/codec/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
 	"$(grep -n '#include *"' kernel/lib/codec/crc32.h kernel/lib/bytes.h || true)"
 
 
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; the USB stack uses the DMA barriers; examples/ uses the workload API only"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; the USB stack uses the DMA barriers; arch/ includes the kernel through kernel/arch_services.h; examples/ uses the workload API only"
 exit "$bad"

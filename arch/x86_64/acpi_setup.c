@@ -8,8 +8,7 @@
 #include <arch/mmu.h>
 
 #include "arch/x86_64/platform_x86.h"
-#include "kernel/console/console.h"
-#include "kernel/mm/kva.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 

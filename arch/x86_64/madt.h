@@ -7,8 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/ke/cpus.h"
+#include "kernel/arch_services.h"
 
 #define MADT_MAX_CPUS      KPROF_MAX_CPUS /* entries kept; more are counted */
 #define MADT_MAX_IOAPICS   16

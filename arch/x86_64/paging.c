@@ -23,8 +23,7 @@
 #include "arch/x86_64/x86.h"
 #include "boot/bootinfo.h"
 #include "kernel/lib/libk.h"
-#include "kernel/debug/panic.h"
-#include "kernel/mm/pmm.h"
+#include "kernel/arch_services.h"
 
 #define PTE_P    (1ULL << 0)
 #define PTE_W    (1ULL << 1)

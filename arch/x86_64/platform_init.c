@@ -11,7 +11,7 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/serial/serial_setup.h"
 #include "arch/x86_64/entry/trap.h"
-#include "kernel/console/console.h"
+#include "kernel/arch_services.h"
 
 void arch_platform_init(const struct bootinfo *bi)
 {

@@ -8,8 +8,7 @@
 #include <stdbool.h>
 
 #include "arch/x86_64/madt.h"
-#include "kernel/acpi/acpi.h"
-#include "kernel/ke/time/time.h"
+#include "kernel/arch_services.h"
 
 struct x86_platform {
 	struct acpi_tables acpi;          /* every valid ACPI table        */

@@ -21,15 +21,8 @@
 #include "arch/x86_64/serial/serial_setup.h"
 #include "arch/x86_64/x86.h"
 #include "boot/bootinfo.h"
-#include "kernel/console/console.h"
-#include "kernel/mm/kva.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/libk.h"
-#include "kernel/init/main.h"
-#include "kernel/debug/panic.h"
-#include "kernel/mm/pmm.h"
-#include "kernel/ke/prcb.h"
-#include "kernel/ke/rawlock.h"
-#include "kernel/init/smp.h"
 
 #define KERNEL_STACK_SIZE (32 * 1024)
 

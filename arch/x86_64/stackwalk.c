@@ -19,7 +19,7 @@
 #include <arch/mmu.h>
 #include <arch/stackwalk.h>
 
-#include "kernel/debug/ksyms.h"
+#include "kernel/arch_services.h"
 
 #define OP_PUSH_RBP 0x55
 #define PROLOGUE_SCAN 16 /* bytes searched for mov %rsp,%rbp */

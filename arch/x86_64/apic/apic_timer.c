@@ -13,8 +13,7 @@
 #include "arch/x86_64/apic/lapic.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/lib/muldiv.h"
-#include "kernel/ke/prcb.h"
-#include "kernel/ke/time/time.h"
+#include "kernel/arch_services.h"
 
 #define MSR_TSC_DEADLINE 0x6E0u
 #define TIMER_DIVIDE_1   0xB

@@ -15,7 +15,7 @@
 #include <arch/mmu.h>
 
 #include "arch/x86_64/x86.h"
-#include "kernel/mm/kva.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/printf.h"
 
 #define MSR_APIC_BASE     0x1Bu

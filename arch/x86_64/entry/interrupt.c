@@ -17,11 +17,7 @@
 
 #include "arch/x86_64/apic/lapic.h"
 #include "arch/x86_64/entry/trap.h"
-#include "kernel/console/console.h"
-#include "kernel/ke/time/clock.h"
-#include "kernel/ke/irql.h"
-#include "kernel/debug/panic.h"
-#include "kernel/ke/prcb.h"
+#include "kernel/arch_services.h"
 
 static const uint8_t purpose_vector[ARCH_INT_COUNT] = {
 	[ARCH_INT_DPC] = VECTOR_DPC,

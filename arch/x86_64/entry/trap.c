@@ -15,9 +15,7 @@
 #include <arch/trapframe.h>
 
 #include "arch/x86_64/x86.h"
-#include "kernel/console/console.h"
-#include "kernel/debug/panic.h"
-#include "kernel/ke/prcb.h"
+#include "kernel/arch_services.h"
 
 static trap_handler_t trap_handlers[256];
 

@@ -33,7 +33,7 @@
 
 #include "arch/x86_64/pmu/pmu_hw.h"
 #include "include/kprof/wmi.h"
-#include "kernel/ke/cpus.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/libk.h"
 #include "kernel/lib/printf.h"
 

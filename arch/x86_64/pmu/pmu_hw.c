@@ -7,7 +7,7 @@
 
 #include "arch/x86_64/apic/lapic.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/ke/prcb.h"
+#include "kernel/arch_services.h"
 
 _Static_assert(PMU_LVT_MASKED == LVT_MASKED, "one LVT mask bit");
 

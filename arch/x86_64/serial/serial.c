@@ -15,8 +15,7 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/serial/serial_setup.h"
 #include "arch/x86_64/serial/uart16550.h"
-#include "kernel/mm/kva.h"
-#include "kernel/console/console.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/printf.h"
 
 static struct uart16550 serial_uart;

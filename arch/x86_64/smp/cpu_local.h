@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/gdt.h"
-#include "kernel/mm/kva.h"
+#include "kernel/arch_services.h"
 
 struct x86_cpu {
 	struct cpu_descriptors desc;   /* this CPU's GDT and TSS           */

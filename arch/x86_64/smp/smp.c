@@ -25,14 +25,8 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/smp/trampoline.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/console/console.h"
-#include "kernel/mm/heap.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/libk.h"
-#include "kernel/debug/panic.h"
-#include "kernel/mm/pmm.h"
-#include "kernel/ke/prcb.h"
-#include "kernel/init/smp.h"
-#include "kernel/ke/time/time.h"
 
 #define AP_STACK_SIZE (32 * 1024)
 #define SIPI_RETRY_US 200

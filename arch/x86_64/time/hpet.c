@@ -10,7 +10,7 @@
 
 #include <arch/mmu.h>
 
-#include "kernel/mm/kva.h"
+#include "kernel/arch_services.h"
 
 #define HPET_CAP        0x000
 #define HPET_CONFIG     0x010

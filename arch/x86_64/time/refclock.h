@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/ke/time/time.h"
+#include "kernel/arch_services.h"
 
 /* HPET main counter at MMIO `base` (from the ACPI HPET table): map it,
  * start it, and describe it as a refclock.  NULL if it does not count. */

@@ -16,10 +16,7 @@
 #include "arch/x86_64/platform_x86.h"
 #include "arch/x86_64/time/refclock.h"
 #include "arch/x86_64/x86.h"
-#include "kernel/console/console.h"
-#include "kernel/debug/panic.h"
-#include "kernel/ke/prcb.h"
-#include "kernel/ke/time/time.h"
+#include "kernel/arch_services.h"
 #include "kernel/lib/cmdline_key.h" /* cmdline_refuse_at_probe */
 #include "kernel/lib/printf.h"
 #include "include/kprof/wmi.h" /* KPROF_REFCLOCK_* */
