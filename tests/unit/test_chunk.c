@@ -246,6 +246,7 @@ static void test_encode_raw_cases(void **state)
 	srand(7);
 	for (uint32_t i = 16; i < used; i++)
 		buf[i] = (uint8_t)rand();
+	h.records = 1;
 	assert_ptr_equal(trace_chunk_encode(&h, buf, used, &scratch, &len), buf);
 	assert_int_equal(h.encoding, KPROF_CHUNK_RAW);
 	assert_int_equal(len, used);

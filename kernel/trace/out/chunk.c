@@ -13,12 +13,26 @@
  * (trace_delta.c, its second rules: TD_RULES_2) and LZ4 compressed
  * (kernel/lib/codec/lz4.c) when that is smaller: encoding 2 on the wire
  * (KPROF_CHUNK_DELTA2_LZ4, docs/wire-format.md section 3).
+ *
+ * Asserted (KASSERT_OP, kernel/debug/kassert.h; test_chunk_assert.c
+ * breaks each):
+ *   - a chunk starts where the one before ended: inside the sub-buffer,
+ *     on a record's 8-byte boundary (or at its end);
+ *   - the delta transform walks exactly the records the chunker counted
+ *     (the header's records): a chunk cut inside a record, or a count that
+ *     is not the chunk's, would leave bytes the transform did not touch
+ *     that the decoder then "undoes", and the records would come out
+ *     wrong with their CRC right.  trace_delta.c itself stops quietly at
+ *     a record that is not valid: the host tool runs it on what the link
+ *     delivered, so the rule is asserted here, where the records are the
+ *     kernel's own.
  */
 #include "kernel/trace/out/chunk.h"
 
 #include <stddef.h>
 
 #include "include/kprof/wmi.h"
+#include "kernel/debug/kassert.h"
 #include "kernel/lib/libk.h"
 #include "kernel/trace/trace_delta.h"
 
@@ -35,7 +49,10 @@ static uint32_t record_span(const uint8_t *data, uint32_t used, uint32_t off)
 uint32_t trace_chunk_next(const uint8_t *data, uint32_t used, uint32_t off, uint32_t limit, uint32_t *records)
 {
 	uint32_t end = off, n = 0;
+	uint32_t misaligned = off < used ? off % PERFINFO_RECORD_ALIGN : 0;
 
+	KASSERT_OP(off, <=, used);
+	KASSERT_OP(misaligned, ==, 0u);
 	while (end < used && n < UINT16_MAX) {
 		uint32_t span = record_span(data, used, end);
 		if (!span || (n && end - off + span > limit))
@@ -55,7 +72,8 @@ const uint8_t *trace_chunk_encode(struct kprof_chunk_header *c, const uint8_t *r
 	*len = n;
 	if (!s || n > KPROF_CHUNK_BYTES || n < 16)
 		return rec;
-	trace_delta_encode_copy(s->raw, rec, n); /* one pass: no copy first */
+	size_t walked = trace_delta_encode_copy(s->raw, rec, n); /* one pass: no copy first */
+	KASSERT_OP(walked, ==, (size_t)c->records);
 	size_t packed = lz4_compress_block(s->raw, n, s->packed, n - 1, &s->lz4);
 	if (!packed || packed >= n)
 		return rec;
