@@ -261,7 +261,7 @@ const struct kp_object_name *kp_model_object_name(const struct kp_model *m, uint
  * "0x<address>"; returns buf. */
 const char *kp_model_object_label(const struct kp_model *m, uint64_t object, uint64_t ts, char *buf, size_t size);
 
-/* Cycles of [s, e) on CPU c in its stalls (outside its holes). */
+/* overlap.c: cycles of [s, e) on CPU c in its stalls (outside its holes). */
 uint64_t kp_stall_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 
 /* Microseconds and milliseconds since the origin; cycles as microseconds
@@ -282,7 +282,7 @@ struct kp_switch {
 /* schedule.c: sort a CPU's switches (stably, by time) and make its runs,
  * gaps, busy and idle cycles (its holes sorted by start before). */
 void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_switch *sw, size_t n);
-/* Cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
+/* overlap.c: cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
 uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 /* threads.c: the thread table from the KprofThread records (in time
  * order) and every CPU's switches and runs. */

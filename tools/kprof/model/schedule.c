@@ -93,18 +93,3 @@ void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_swi
 			c->idle += r->end - r->start - r->no_trace - r->stalled;
 	}
 }
-
-uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e)
-{
-	uint64_t lost = 0, from = s; /* holes are by start: from is where the union so far ends */
-
-	for (size_t k = 0; k < c->nholes && c->holes[k].start < e; k++) {
-		uint64_t hs = c->holes[k].start > from ? c->holes[k].start : from;
-		uint64_t he = c->holes[k].end < e ? c->holes[k].end : e;
-		if (he > hs) {
-			lost += he - hs;
-			from = he;
-		}
-	}
-	return lost;
-}

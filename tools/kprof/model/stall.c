@@ -15,7 +15,7 @@
  * overlap, so a CPU's stalls are disjoint and sorted: their cycles
  * (outside the CPU's holes, which are no trace and counted there) are the
  * CPU's stalled time, and for any stretch of the CPU's time
- * kp_stall_overlap() says how much of it was stalled.  The schedule
+ * kp_stall_overlap() (overlap.c) says how much of it was stalled.  The schedule
  * (schedule.c) takes them out of busy and idle time and out of the
  * running thread's CPU time; the report takes them out of spin-lock waits;
  * the timeline shades them and trace.json draws them on "CPU n stalled".
@@ -73,24 +73,4 @@ void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c)
 	}
 	c->nstalls = n;
 	c->stalled = kp_stall_overlap(c, m->begin, m->end);
-}
-
-/* The first stall that ends after s (stalls are disjoint and sorted, so
- * their ends are sorted too). */
-static size_t first_after(const struct kp_model_cpu *c, uint64_t s)
-{
-	return kp_bound_u64(c->stalls, c->nstalls, sizeof(*c->stalls), offsetof(struct kp_stall, end), s, true);
-}
-
-uint64_t kp_stall_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e)
-{
-	uint64_t stalled = 0;
-
-	for (size_t k = first_after(c, s); k < c->nstalls && c->stalls[k].start < e; k++) {
-		uint64_t os = c->stalls[k].start > s ? c->stalls[k].start : s;
-		uint64_t oe = c->stalls[k].end < e ? c->stalls[k].end : e;
-		if (oe > os)
-			stalled += oe - os - kp_hole_overlap(c, os, oe);
-	}
-	return stalled;
 }

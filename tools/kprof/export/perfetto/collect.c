@@ -1,22 +1,16 @@
 /*
  * collect.c - every event of the trace's tracks gathered into one queue
- * (struct pf's items, perfetto.h) by the part files (the CPUs', the
+ * (struct pf's items, pf.h) by the part files (the CPUs', the
  * threads', the flows, the workload's own events, scenario=noise's), for
  * either writer to sort and write: the JSON (perfetto.c) and the protobuf
  * trace (proto/write.c).  The part files add to the queue through pf_add
- * here, not through either writer.
+ * (queue.c), so that they call nothing here: the calls run one way.
  */
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 
 #include <stdlib.h>
 
 #include "tools/kprof/util/alloc.h"
-
-void pf_add(struct pf *p, struct pf_item it)
-{
-	it.seq = p->nitems;
-	KP_PUSH(p->items, p->nitems, p->capitems, it);
-}
 
 void pf_collect(struct pf *p, struct kp_log *log)
 {

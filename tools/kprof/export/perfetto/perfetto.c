@@ -10,7 +10,7 @@
  *   {"traceEvents":[...],"systemTraceEvents":"...","displayTimeUnit":"ns",
  *    "otherData":{...}}
  *
- * The tracks (perfetto.h): per CPU its runs, samples, ReadyThread marks
+ * The tracks (pf.h): per CPU its runs, samples, ReadyThread marks
  * and losses, its lock waits, its stalls and its holes (perfetto_cpu.c);
  * per thread its runs, ready time and waits (perfetto_threads.c); wake-up
  * flows between them (perfetto_flows.c); names and order
@@ -28,7 +28,7 @@
 
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/user_types.h"

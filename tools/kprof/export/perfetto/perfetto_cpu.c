@@ -11,13 +11,13 @@
  *   "CPU n stalled": an "X" per stretch the CPU could not run
  *     (KprofClockLate: the model's stalls, model/stall.c);
  *   "CPU n no trace": an "X" over each hole (model.h).
- * Each kind also has its describe (perfetto.h: the event without args).
+ * Each kind also has its describe (pf.h: the event without args).
  */
 #include <string.h>
 
 #include <inttypes.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/util/sort.h"
 

@@ -19,7 +19,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/fields.h"
 
 /* it->a: the flow's id; it->b: 0 for its start, 1 for its end. */

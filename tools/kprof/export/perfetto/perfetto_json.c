@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/util/json.h"
 
 void pf_begin(struct pf *p, const char *ph, uint32_t pid, uint32_t tid)

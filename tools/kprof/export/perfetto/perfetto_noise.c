@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "include/kprof/wmi.h"
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"

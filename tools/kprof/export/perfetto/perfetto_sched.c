@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 

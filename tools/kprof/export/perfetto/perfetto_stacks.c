@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/json.h"

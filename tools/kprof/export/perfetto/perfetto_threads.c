@@ -10,13 +10,13 @@
  * Slices of one track never overlap: where the records make two overlap
  * (a spin wait inside an interrupt's spin wait, switches lost), the later
  * one goes to a second lane ("running 2", ...), never dropped or cut.
- * Each has its describe too (perfetto.h).  It also finds each ReadyThread record's wake-up (pf_wake) for the flows.
+ * Each has its describe too (pf.h).  It also finds each ReadyThread record's wake-up (pf_wake) for the flows.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"

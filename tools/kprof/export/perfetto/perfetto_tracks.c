@@ -10,7 +10,7 @@
  */
 #include <inttypes.h>
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/util/json.h"
 
 static void meta_name(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name)

@@ -1,6 +1,6 @@
 /*
  * events.c - the protobuf trace's TrackEvents, from the items the JSON
- * writer queues (perfetto.h), each described without its args:
+ * writer queues (pf.h), each described without its args:
  *
  *   "X" a SLICE_BEGIN at its start and a SLICE_END at its end;
  *   "i" an INSTANT;  "C" a COUNTER per series, on the counter track

@@ -1,7 +1,7 @@
 /*
  * proto.h - `kprof perfetto`'s protobuf trace (trace.perfetto-trace): the
  * same tracks, slices, instants, counters and flows as the JSON
- * (perfetto.h), in Perfetto's own format, a Trace of TracePackets:
+ * (pf.h), in Perfetto's own format, a Trace of TracePackets:
  *
  *   per track, a packet sequence of its own (trusted_packet_sequence_id =
  *     the track's uuid), opened by a packet with a ClockSnapshot and the
@@ -27,7 +27,7 @@
 #ifndef KPROF_TOOL_PERFETTO_PROTO_H
 #define KPROF_TOOL_PERFETTO_PROTO_H
 
-#include "tools/kprof/export/perfetto/perfetto.h"
+#include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/export/perfetto/proto/pb.h"
 #include "tools/kprof/util/hash.h"
 
@@ -93,7 +93,7 @@ void pb_tracks_free(struct pb_writer *w);
 void pb_events(struct pb_writer *w);
 void pb_events_free(struct pb_writer *w);
 
-/* write.c: a packet's start and end on track's sequence, at ts (the
+/* packet.c: a packet's start and end on track's sequence, at ts (the
  * packet's fields go between, into w->out). */
 size_t pb_packet_open(struct pb_writer *w, uint32_t track, uint64_t ts);
 void pb_packet_close(struct pb_writer *w, size_t start);

@@ -4,35 +4,13 @@
  * its descriptor, then the events in time order.  A packet's timestamp
  * is the nanoseconds since the one before on its sequence (clock 64,
  * incremental); an event whose name its sequence has not seen yet carries
- * it (InternedData).  Packets are gathered in w->out and written out a
- * megabyte at a time.
+ * it (InternedData).  A packet's start and end are packet.c's.
  */
 #include <stdlib.h>
 
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/export/perfetto/proto/schema.h"
 #include "tools/kprof/util/alloc.h"
-
-#define FLUSH_AT (1u << 20)
-
-size_t pb_packet_open(struct pb_writer *w, uint32_t track, uint64_t ts)
-{
-	size_t start = pb_open(&w->out);
-
-	pb_uint(&w->out, PACKET_TIMESTAMP, ts - w->last[track]);
-	pb_uint(&w->out, PACKET_SEQUENCE_ID, track);
-	w->last[track] = ts;
-	return start;
-}
-
-void pb_packet_close(struct pb_writer *w, size_t start)
-{
-	pb_close(&w->out, TRACE_PACKET, start);
-	if (w->out.n >= FLUSH_AT) {
-		fwrite(w->out.d, 1, w->out.n, w->pf.f);
-		w->out.n = 0;
-	}
-}
 
 /* The track's sequence starts: its incremental state is new, clock 64
  * counts nanoseconds from 0 (BOOTTIME 0: the trace's origin) and is the

@@ -1,5 +1,6 @@
 /*
- * perfetto.h - what the parts of `kprof perfetto` share: the writer's
+ * pf.h - what the parts of `kprof perfetto` share (a header with no .c
+ * of its own, so that the parts depend on it and not on one another): the writer's
  * state, the tracks' ids, and the JSON helpers (perfetto_json.c) that put
  * every time on one integer-nanosecond grid.
  *
@@ -14,8 +15,8 @@
  *     n * 256 "CPU n events", + id "CPU n TYPE" a span type's slices;
  *     scenario=noise's (perfetto_noise.c): NOISE_TID + n "CPU n noise".
  */
-#ifndef KPROF_TOOL_PERFETTO_H
-#define KPROF_TOOL_PERFETTO_H
+#ifndef KPROF_TOOL_PF_H
+#define KPROF_TOOL_PF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,7 +108,7 @@ struct pf {
 	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
 };
 
-/* collect.c: queue an event (its seq is set here). */
+/* queue.c: queue an event (its seq is set here). */
 void pf_add(struct pf *p, struct pf_item it);
 
 /* perfetto_cpu.c: the CPUs' tracks' events; perfetto_threads.c: the
