@@ -2,7 +2,7 @@
  * acpi.c - the ACPI RSDP from the UEFI configuration table: the ACPI 2.0
  * entry when present, else the ACPI 1.0 one.  Its absence is not an error.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 static const EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
 static const EFI_GUID acpi10_guid = ACPI_TABLE_GUID;

@@ -3,7 +3,7 @@
  * when they hold text, else \kprof\cmdline.txt on the boot volume, else
  * nothing.  Fills bootinfo cmdline and cmdline_source; too long is fatal.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/uefi/cmdline_parse.h"
 
 #define LDR_CMDLINE_FILE_MAX (64 * 1024) /* sanity limit on cmdline.txt */

@@ -4,7 +4,7 @@
  * prefixed "kprof-uefi: "; errors add the EFI status by name and number.
  * Only valid while boot services are up.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 void ldr_info(const CHAR16 *fmt, ...)
 {

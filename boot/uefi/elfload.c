@@ -9,7 +9,7 @@
  * KPROF_KERNEL_LINK_VA to that base.  e_entry must lie in the higher-half
  * image.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 #define LDR_KERNEL_FILE_MAX (256ULL << 20) /* sanity limit on kernel.elf */
 /* The image must fit between KPROF_KERNEL_LINK_VA and the top of memory. */

@@ -9,7 +9,7 @@
  * number of times.  After success the map is converted into bootinfo with
  * interrupts off; nothing prints from then on.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/uefi/cpu.h"
 
 #define LDR_EBS_TRIES 8

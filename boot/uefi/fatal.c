@@ -8,7 +8,7 @@
  * the firmware, whose boot manager then tries the next option.
  * After a failed ExitBootServices() only the port write and a halt remain.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/uefi/cpu.h"
 #include "include/kprof/exit_status.h"
 

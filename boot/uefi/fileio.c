@@ -3,7 +3,7 @@
  * was started from (EFI_SIMPLE_FILE_SYSTEM_PROTOCOL on
  * LoadedImage->DeviceHandle).
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 EFI_STATUS ldr_open_volume(struct ldr_ctx *ctx)
 {

@@ -3,7 +3,7 @@
  * one and its pixels are 32-bit RGBX or BGRX.  No GOP is not an error:
  * bootinfo fb.format stays BOOTINFO_FB_NONE.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 static uint32_t ldr_fb_format(const EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *info)
 {

@@ -10,7 +10,7 @@
  * A failure in steps 1-4 prints "kprof-uefi: error: ..." and ends the run
  * through ldr_abort() (fatal.c).
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/uefi/cpu.h"
 
 static EFI_STATUS ldr_setup_bootinfo(struct ldr_ctx *ctx, uint64_t tsc)

@@ -6,7 +6,7 @@
  * here with the bootinfo type it gets in the final memory map.  On a fatal
  * error before the hand-off the recorded pages are given back.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 EFI_STATUS ldr_record_alloc(struct ldr_ctx *ctx, uint64_t base, uint64_t pages,
 			    uint32_t type)

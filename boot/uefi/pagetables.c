@@ -7,7 +7,7 @@
  *     pages (both ends are 2 MiB aligned).
  * All tables come from one LOADER allocation sized exactly in advance.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 
 #define PTE_P    (1ULL << 0)
 #define PTE_W    (1ULL << 1)

@@ -7,7 +7,7 @@
 #ifndef KPROF_BOOT_UEFI_STICK_H
 #define KPROF_BOOT_UEFI_STICK_H
 
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/common/diskid.h"
 #include "boot/common/usbpath.h"
 

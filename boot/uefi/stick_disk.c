@@ -11,7 +11,7 @@
  * Nothing here writes to any device.  Every function returns a
  * bootinfo_stick_status and prints nothing: stick.c says what is wrong.
  */
-#include "boot/uefi/loader.h"
+#include "boot/uefi/ldr.h"
 #include "boot/uefi/stick.h"
 #include "boot/common/fat.h"
 #include "boot/common/diskid.h"

@@ -74,7 +74,7 @@
  * (ctf_lttng.c: sched_switch, sched_wakeup, the state dump, forks): the
  * environment, clock name ("monotonic"), packet header and context
  * (stream_instance_id, packet_seq_num) and event header
- * (event_header_large, ctf.h) of lttng-modules' metadata; the table's
+ * (event_header_large, ctf_shared.h) of lttng-modules' metadata; the table's
  * classes for the records it does not translate.
  *
  * DIR is created as by mkdir -p.  It may hold an earlier kprof trace (its
@@ -83,7 +83,7 @@
  * hidden files, which CTF readers skip; anything else is refused, since a
  * CTF reader would take it for a stream.
  */
-#include "tools/kprof/export/ctf/ctf.h"
+#include "tools/kprof/export/ctf/ctf_shared.h"
 
 #include <dirent.h>
 #include <errno.h>

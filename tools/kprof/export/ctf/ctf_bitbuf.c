@@ -1,10 +1,10 @@
 /*
- * ctf_bitbuf.c - the bit buffer `kprof ctf` encodes events into (ctf.h):
+ * ctf_bitbuf.c - the bit buffer `kprof ctf` encodes events into (ctf_shared.h):
  * values appended LSB-first, as a little-endian CTF reader takes them,
  * aligned as the metadata says.  Shared by the table's events
  * (ctf_stream.c) and the LTTng-style ones (ctf_lttng.c).
  */
-#include "tools/kprof/export/ctf/ctf.h"
+#include "tools/kprof/export/ctf/ctf_shared.h"
 
 #include <string.h>
 

@@ -38,7 +38,7 @@
  * at or after the record (NT does not record the CPU it will run on), or
  * the CPU that wrote the record if it never runs again.
  */
-#include "tools/kprof/export/ctf/ctf.h"
+#include "tools/kprof/export/ctf/ctf_shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * one event class per entry of the event table (read/fields.c), field by
  * field.
  */
-#include "tools/kprof/export/ctf/ctf.h"
+#include "tools/kprof/export/ctf/ctf_shared.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -205,7 +205,7 @@ static void put_prelude(FILE *f, const struct kp_log *log, const uint8_t uuid[16
 		      "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_tsc_t timestamp;\n\t};\n};\n", f);
 		return;
 	}
-	/* lttng-modules' packet context and large event header (ctf.h) */
+	/* lttng-modules' packet context and large event header (ctf_shared.h) */
 	fputs("struct packet_context {\n"
 	      "\tuint64_clock_monotonic_t timestamp_begin;\n\tuint64_clock_monotonic_t timestamp_end;\n"
 	      "\tuint64_t content_size;\n\tuint64_t packet_size;\n\tuint64_t packet_seq_num;\n"

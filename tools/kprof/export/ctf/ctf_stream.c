@@ -4,7 +4,7 @@
  * packed into packets with their header and context, one stream per CPU
  * in time order, losses in a packet of their own.
  */
-#include "tools/kprof/export/ctf/ctf.h"
+#include "tools/kprof/export/ctf/ctf_shared.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /*
- * ctf.h - what the files of `kprof ctf` share (ctf.c describes the trace
+ * ctf_shared.h - what the files of `kprof ctf` share (ctf.c describes the trace
  * they write): the packet layout, how a field of the event table is
  * stored (the metadata and the stream writer both ask here, so they
  * cannot disagree), and the two writers.
  */
-#ifndef KPROF_TOOL_CTF_H
-#define KPROF_TOOL_CTF_H
+#ifndef KPROF_TOOL_CTF_SHARED_H
+#define KPROF_TOOL_CTF_SHARED_H
 
 #include <stdbool.h>
 #include <stddef.h>

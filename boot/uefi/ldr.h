@@ -1,12 +1,13 @@
 /*
- * loader.h - shared state and entry points of the kprof UEFI loader.
+ * ldr.h - shared state and entry points of the kprof UEFI loader (a
+ * header with no .c of its own: the steps depend on it, not on loader.c).
  *
  * efi_main() (loader.c) runs the steps in order; each step lives in its own
  * file, returns an EFI_STATUS and prints its own "error:" line on failure.
  * Nothing may print once ldr_exit_boot_services() has succeeded.
  */
-#ifndef KPROF_BOOT_UEFI_LOADER_H
-#define KPROF_BOOT_UEFI_LOADER_H
+#ifndef KPROF_BOOT_UEFI_LDR_H
+#define KPROF_BOOT_UEFI_LDR_H
 
 #include <efi.h>
 #include <efilib.h>
@@ -97,4 +98,4 @@ EFI_STATUS ldr_exit_boot_services(struct ldr_ctx *ctx);
 void ldr_handoff(uint64_t pml4, uint64_t stack_top, uint64_t bootinfo,
 		 uint64_t entry) __attribute__((noreturn));
 
-#endif /* KPROF_BOOT_UEFI_LOADER_H */
+#endif /* KPROF_BOOT_UEFI_LDR_H */
