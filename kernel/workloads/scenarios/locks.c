@@ -152,36 +152,37 @@ static void chain_take(uint32_t n, uint64_t hold)
 	add(&s.done[OP_CHAIN], 1);
 }
 
-static void locks_do_op(enum op op, uint64_t *rng)
+/* One acquisition of a hot ordinary spin lock, held `cycles`. */
+static void ordinary_op(uint64_t *rng, uint64_t cycles)
 {
 	KIRQL old;
+	struct guarded *g = &s.hot[rng_next(rng) % HOT];
+
+	ke_acquire_spin_lock(&g->lock, &old);
+	bump(&g->count, cycles);
+	ke_release_spin_lock(&g->lock, old);
+	add(&s.hot_done, 1);
+}
+
+static void queued_op(uint64_t *rng)
+{
 	KLOCK_QUEUE_HANDLE qh;
+	struct guarded *g = &s.queued[rng_next(rng) % QUEUED];
+
+	ke_acquire_in_stack_queued_spin_lock(&g->lock, &qh);
+	bump(&g->count, s.hold_cycles);
+	ke_release_in_stack_queued_spin_lock(&qh);
+	add(&s.queued_done, 1);
+}
+
+/* The executive spin lock: shared readers check that no writer is
+ * half-way (ex_a == ex_b), exclusive writers move both, and a shared
+ * holder tries to convert to exclusive. */
+static void ex_op(enum op op)
+{
+	KIRQL old;
 
 	switch (op) {
-	case OP_ORDINARY: {
-		struct guarded *g = &s.hot[rng_next(rng) % HOT];
-		ke_acquire_spin_lock(&g->lock, &old);
-		bump(&g->count, s.hold_cycles);
-		ke_release_spin_lock(&g->lock, old);
-		add(&s.hot_done, 1);
-		break;
-	}
-	case OP_LONG: {
-		struct guarded *g = &s.hot[rng_next(rng) % HOT];
-		ke_acquire_spin_lock(&g->lock, &old);
-		bump(&g->count, s.long_cycles);
-		ke_release_spin_lock(&g->lock, old);
-		add(&s.hot_done, 1);
-		break;
-	}
-	case OP_QUEUED: {
-		struct guarded *g = &s.queued[rng_next(rng) % QUEUED];
-		ke_acquire_in_stack_queued_spin_lock(&g->lock, &qh);
-		bump(&g->count, s.hold_cycles);
-		ke_release_in_stack_queued_spin_lock(&qh);
-		add(&s.queued_done, 1);
-		break;
-	}
 	case OP_EX_SHARED:
 		old = ex_acquire_spin_lock_shared(&s.ex);
 		if (*(volatile uint64_t *)&s.ex_a != *(volatile uint64_t *)&s.ex_b)
@@ -196,7 +197,7 @@ static void locks_do_op(enum op op, uint64_t *rng)
 		s.ex_b++;
 		ex_release_spin_lock_exclusive(&s.ex, old);
 		break;
-	case OP_EX_CONVERT:
+	default: /* OP_EX_CONVERT */
 		old = ex_acquire_spin_lock_shared(&s.ex);
 		if (ex_try_convert_shared_spin_lock_exclusive(&s.ex)) {
 			s.ex_a++;
@@ -207,6 +208,28 @@ static void locks_do_op(enum op op, uint64_t *rng)
 		} else {
 			ex_release_spin_lock_shared(&s.ex, old);
 		}
+		break;
+	}
+}
+
+static void locks_do_op(enum op op, uint64_t *rng)
+{
+	KIRQL old;
+
+	switch (op) {
+	case OP_ORDINARY:
+		ordinary_op(rng, s.hold_cycles);
+		break;
+	case OP_LONG:
+		ordinary_op(rng, s.long_cycles);
+		break;
+	case OP_QUEUED:
+		queued_op(rng);
+		break;
+	case OP_EX_SHARED:
+	case OP_EX_EXCLUSIVE:
+	case OP_EX_CONVERT:
+		ex_op(op);
 		break;
 	case OP_CHAIN: /* every ~8th goes one deeper than tracked */
 		chain_take(rng_next(rng) % 8 == 0 ? CHAIN : CHAIN - 1, s.hold_cycles);
