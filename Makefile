@@ -269,6 +269,7 @@ check:
 	@sh tools/deps.sh check
 	@sh tools/check-layering.sh
 	@$(PYTHON) tools/check-paths.py
+	@$(PYTHON) tools/test-table.py --check
 	@$(MAKE) --no-print-directory all image
 	@sh tools/check-arch-services.sh $(BUILD)/kernel-obj
 	@$(MAKE) --no-print-directory unit-tests

@@ -68,6 +68,11 @@
 #      services an architecture may use, each with why) and kernel/lib/ (a
 #      library below both); tools/check-arch-services.sh holds the linked
 #      names to that header's list once the kernel is built.
+#  13. every module (a folder of kernel/, arch/, boot/ or tools/kprof/ with
+#      .c files) has a test that says so, by its place under tests/unit/,
+#      its name, or its header (tools/test-table.py --missing, which says
+#      what counts; docs/testing.md's table of module and test is its
+#      output): code nobody tests is code nobody can change safely.
 #
 # Usage: check-layering.sh [--workloads-only DIR...]: with DIRs, only rule
 # 9 on those folders (what make WORKLOADS=DIR runs before compiling them).
@@ -185,7 +190,8 @@ report "arch/ includes a kernel header other than kernel/arch_services.h and ker
 	"$(grep -rn --include='*.[ch]' -E '#[[:space:]]*include *"kernel/' arch | grep -v -E '#[[:space:]]*include *"kernel/(arch_services\.h"|lib/)' || true)"
 report "kernel/lib/codec/crc32.h or bytes.h includes a project header (boot/ and the loader use them)" \
 	"$(grep -n '#include *"' kernel/lib/codec/crc32.h kernel/lib/bytes.h || true)"
+report "a module has no test (a unit test in tests/unit/<module>/, a test named for the folder or one of its .c files, or one whose header names it: tools/test-table.py)" \
+	"$(python3 tools/test-table.py --missing || true)"
 
-
-[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; the USB stack uses the DMA barriers; arch/ includes the kernel through kernel/arch_services.h; examples/ uses the workload API only"
+[ "$bad" -eq 0 ] && echo "layering: kernel/, arch/, kernel/ke/, kernel/workloads/, include/kprof/, the parsed configuration, the USB layers and boot/ keep their rules; no folder of kernel/, arch/ or tools/ over 16 files; the USB stack uses the DMA barriers; arch/ includes the kernel through kernel/arch_services.h; every module has a test; examples/ uses the workload API only"
 exit "$bad"

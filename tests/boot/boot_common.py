@@ -14,6 +14,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import damagelib  # noqa: E402
+import tlown  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,8 +29,11 @@ class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
                  usb_readonly=False, qemu_args=(), usb_write_error=None, usb_write_throttle=None, on_output=None,
-                 kernel="default"):
+                 kernel="default", modules=()):
         self.name, self.doc, self.check = name, doc, check
+        # The modules (source folders) it tests that its name does not say:
+        # the table of module and test (tools/test-table.py) reads them.
+        self.modules = tuple(modules)
         self.qemu_args = list(qemu_args)  # extra QEMU arguments (devices)
         self.boot, self.cpus, self.smp, self.cmdline, self.accel = boot, cpus, smp, cmdline, accel
         self.machine, self.cpu, self.mem = machine, cpu, mem
@@ -182,7 +186,7 @@ def check_etl_ctf(ctx, records):
         recs = [json.loads(line) for line in dec.stdout.splitlines()]
         hooks = [(d["hook"], d["event"]) for d in recs if "hook" in d]
         windows = sum(1 for h, _ in hooks if h >> 8 != 0xFE)
-        own = sum(1 for h, ev in hooks if h >> 8 == 0xFE and h not in (0xFE04, 0xFE06, 0xFE09) and ev != "Unknown")
+        own = sum(1 for d in recs if "hook" in d and tlown.carried(d))
         if out.returncode != 0 or tl.returncode != 0 or etl_records != windows or etl_own != own:
             raise_failure("ETL read back by etl_reader.py: exit %d, %d records copied, decoder %d Windows records "
                           "(of %d), %d TraceLogging events, decoder %d own records: %s"

@@ -11,6 +11,8 @@
  * Every ki_ call is made with the dispatcher lock held, as the kernel
  * makes it: the ki_ functions assert that (KPROF_LOCK_CHECKS), so the
  * helpers below take the lock around them.
+ *
+ * Modules: kernel/sched/objects (the dispatcher objects waited on here)
  */
 #include <setjmp.h>
 #include <stdarg.h>
