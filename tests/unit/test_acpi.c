@@ -52,7 +52,7 @@ static const void *fake_map(uint64_t phys, size_t len)
 
 /* ---------------------------------------------------------------- warnings */
 
-#include "warnings.h"
+#include "support/warnings.h"
 
 static int reset(void **state)
 {

@@ -12,7 +12,7 @@
  * than asked, at each stage, broken by the fake controller; and each
  * stage's time-out (usb.data_timeout_ms=, usb.csw_timeout_ms=).
  */
-#include "usbstor_fixture.h"
+#include "support/usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 #include "kernel/usb/storage/bot.h"

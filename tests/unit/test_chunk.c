@@ -19,7 +19,7 @@
 #include "include/kprof/wmi.h"
 #include "kernel/trace/out/chunk.h"
 #include "kernel/trace/trace_delta.h"
-#include "tests/unit/golden_records.h"
+#include "support/golden_records.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
 

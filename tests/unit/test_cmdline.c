@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "kernel/init/cmdline.h"
-#include "cmdline_lines.h"
+#include "support/cmdline_lines.h"
 
 static const char *const colours[] = { "red", "green", "blue", NULL };
 

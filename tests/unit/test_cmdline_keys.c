@@ -26,7 +26,7 @@
 #include "kernel/ex/resource_keys.h"
 #include "kernel/workloads/selftest.h"
 #include "kernel/workloads/workload_keys.h"
-#include "cmdline_lines.h"
+#include "support/cmdline_lines.h"
 
 /* The last problem's first line, and how many problems there were. */
 static char last[CMDLINE_LINE_MAX + 1];

@@ -21,7 +21,7 @@
 
 #include "kernel/lib/codec/lz4.h"
 #include "kernel/trace/trace_delta.h"
-#include "tests/unit/golden_records.h"
+#include "support/golden_records.h"
 
 static struct lz4_state st;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

@@ -4,7 +4,7 @@
  * devices, a bridge loop), finding functions by class and location, and
  * BAR decoding and sizing (32- and 64-bit memory, I/O, unimplemented,
  * the upper half of a 64-bit BAR) through the legacy mechanism, whose
- * model (tests/unit/pci_model.c) gives BARs their real write-all-ones
+ * model (tests/unit/support/pci_model.c) gives BARs their real write-all-ones
  * semantics; and the same
  * walk through an ECAM window (plain memory, mapped by a fake
  * kva_map_phys); and the Intel port routing of the xHCI driver
@@ -21,7 +21,7 @@
 
 #include <arch/dev/pci.h>
 
-#include "pci_model.h"
+#include "support/pci_model.h"
 #include "shadow.h"
 
 #include "kernel/mm/kva.h"

@@ -23,7 +23,7 @@
 #include <arch/dev/pmu.h>
 
 #include "include/kprof/wmi.h"
-#include "pmu_model.h"
+#include "support/pmu_model.h"
 
 /* Registers, as the SDM and the APM number them. */
 #define IA32_PMC0        0xC1u

@@ -33,7 +33,7 @@
 #include <arch/irql.h>
 #include <arch/percpu.h>
 
-#include "fake_profile_source.h"
+#include "support/fake_profile_source.h"
 #include "kernel/mm/heap.h"
 #include "kernel/ke/irql.h"
 #include "kernel/ke/prcb.h"

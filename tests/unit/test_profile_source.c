@@ -58,7 +58,7 @@ static void test_capture_connect(enum arch_interrupt which, arch_isr_t isr)
 #include "kernel/sched/sched.h"
 #include "kernel/ke/time/time.h"
 #include "include/kprof/wmi.h"
-#include "pmu_model.h"
+#include "support/pmu_model.h"
 #include "shadow.h"
 
 /* The model's register bits are in pmu_model.h. */

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched_fixture.h"
+#include "support/sched_fixture.h"
 
 static NTSTATUS wait_setup(KTHREAD *t, uint32_t count, void *const objects[], WAIT_TYPE type, uint64_t timeout_us)
 {

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sched_fixture.h"
+#include "support/sched_fixture.h"
 
 static KTHREAD busy[NCPU];
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #define FX_WHOLE_DISK
-#include "usbstor_fixture.h"
+#include "support/usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "usbstor_fixture.h"
+#include "support/usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 

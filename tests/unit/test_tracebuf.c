@@ -15,7 +15,7 @@
 #include "kernel/lib/codec/crc32.h"
 #include "kernel/trace/out/frame.h"
 #include "kernel/trace/tracebuf.h"
-#include "tracebuf_fixture.h"
+#include "support/tracebuf_fixture.h"
 
 static void test_fill_switch_and_read(void **state)
 {

@@ -15,7 +15,7 @@
 #include "shadow.h"
 #include "kernel/debug/kassert.h"
 #include "kernel/trace/tracebuf.h"
-#include "tracebuf_fixture.h"
+#include "support/tracebuf_fixture.h"
 
 #if !KPROF_ASSERTS
 #error "test_tracebuf_assert needs KPROF_ASSERTS"

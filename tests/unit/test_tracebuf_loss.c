@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "kernel/trace/tracebuf.h"
-#include "tracebuf_fixture.h"
+#include "support/tracebuf_fixture.h"
 
 #define LOST_SIZE 48
 

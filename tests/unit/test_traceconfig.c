@@ -20,7 +20,7 @@
 #include "kernel/trace/config/trace_configure.h"
 #include "kernel/trace/config/tracefit.h"
 #include "shadow.h"
-#include "traceout_gen.h"
+#include "support/traceout_gen.h"
 
 static const struct trace_config keys = {
 	.items = 1u << TRACE_ITEM_CSWITCH,

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fake_stick.h"
+#include "support/fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
 #include "kernel/trace/config/trace_keys.h"
@@ -27,7 +27,7 @@
 #include "kernel/ke/time/time.h"
 #include "kernel/trace/out/out.h"
 #include "shadow.h"
-#include "traceout_gen.h"
+#include "support/traceout_gen.h"
 
 #define MiB (1u << 20)
 

@@ -20,14 +20,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fake_stick.h"
+#include "support/fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
 #include "kernel/trace/config/trace_keys.h"
 #include "kernel/trace/out/out.h"
 #include "kernel/trace/out/out_file.h"
 #include "shadow.h"
-#include "traceout_gen.h"
+#include "support/traceout_gen.h"
 
 #define KiB 1024u
 #define MiB (1u << 20)

@@ -19,13 +19,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fake_stick.h"
+#include "support/fake_stick.h"
 #include "include/kprof/wire.h"
 #include "kernel/trace/config/trace_keys.h"
 #include "kernel/lib/codec/crc32.h"
 #include "kernel/trace/out/out.h"
 #include "shadow.h"
-#include "traceout_gen.h"
+#include "support/traceout_gen.h"
 
 #define MiB (1u << 20)
 #define KEY(type, cpu, seq) ((uint64_t)(type) << 48 | (uint64_t)(cpu) << 32 | (seq))

@@ -9,7 +9,7 @@
  * a SuperSpeed hub's port warm reset (BH_PORT_RESET) when its link needs
  * it or a PORT_RESET fails, on the path and in the search of the bus.
  */
-#include "usbstor_fixture.h"
+#include "support/usbstor_fixture.h"
 
 #include "kernel/usb/core/usb.h"
 #include "kernel/usb/core/usb_enum.h"

@@ -1,7 +1,7 @@
 /*
  * test_usb_handoff.c - usb_handoff_all() (kernel/usb/handoff/) against a
  * modelled machine: PCI configuration space through the legacy mechanism
- * (tests/unit/pci_model.c: BARs with real sizing semantics), EHCI controllers whose legacy
+ * (tests/unit/support/pci_model.c: BARs with real sizing semantics), EHCI controllers whose legacy
  * support capability sits in configuration space (EECP) and whose
  * firmware lets go after a few reads, or never, and whose Run/Stop does
  * or does not halt them; an xHCI controller whose USBLEGSUP is in MMIO
@@ -20,7 +20,7 @@
 
 #include <arch/dev/pci.h>
 
-#include "pci_model.h"
+#include "support/pci_model.h"
 #include "shadow.h"
 
 #include "kernel/mm/kva.h"
@@ -29,7 +29,7 @@
 
 /* ---------------------------------------------------- configuration space */
 
-/* A controller: its PCI function (tests/unit/pci_model.c) and what the
+/* A controller: its PCI function (tests/unit/support/pci_model.c) and what the
  * firmware and the registers do. */
 struct model_fn {
 	struct pci_model_fn pci; /* first: the model's hooks get it        */

@@ -9,7 +9,7 @@
  * the warm resets USB 3 ports need (CAS, Compliance, SS.Inactive, a link
  * stuck in Polling, a failed hot reset) and the 3 s connect window.
  *
- * The model (tests/unit/xhci_model.c) replaces kernel/usb/xhci/pci/xhci_hw.c and
+ * The model (tests/unit/support/xhci_model.c) replaces kernel/usb/xhci/pci/xhci_hw.c and
  * plays the controller and the firmware's SMI handler with a virtual
  * clock, so timeouts of seconds take no real time.
  */
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "shadow.h"
-#include "xhci_model.h"
+#include "support/xhci_model.h"
 
 static struct usb_hci hc;
 

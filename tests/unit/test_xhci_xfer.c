@@ -1,6 +1,6 @@
 /*
  * test_xhci_xfer.c - devices and transfers through hci.h against the
- * controller model (tests/unit/xhci_model.c) and a scripted device:
+ * controller model (tests/unit/support/xhci_model.c) and a scripted device:
  * Enable Slot and Address Device (and Evaluate Context for a full-speed
  * ep0 of 64 bytes; a failed Address Device and hci_device_remove giving
  * the slot back), the hub fields, Configure Endpoint (and again),
@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "shadow.h"
-#include "xhci_model.h"
+#include "support/xhci_model.h"
 
 static struct usb_hci hc;
 

@@ -2,9 +2,9 @@
 # delta transform (kernel/trace/trace_delta.c), checked against liblz4's
 # decoder on synthetic data and on the records of the logs in tests/golden.
 
-unit_lz4_SRCS := kernel/lib/codec/lz4.c kernel/trace/trace_delta.c tests/unit/golden_records.c
+unit_lz4_SRCS := kernel/lib/codec/lz4.c kernel/trace/trace_delta.c tests/unit/support/golden_records.c
 
 $(BUILD)/tests/unit/test_lz4: UNIT_LIBS += -llz4
-$(BUILD)/tests/unit/test_lz4: kernel/lib/codec/lz4.h kernel/trace/trace_delta.h tests/unit/golden_records.h
+$(BUILD)/tests/unit/test_lz4: kernel/lib/codec/lz4.h kernel/trace/trace_delta.h tests/unit/support/golden_records.h
 
 UNIT_NAMES += lz4

@@ -5,7 +5,7 @@
 
 unit_sched_idle_SRCS := $(unit_sched_SRCS)
 
-$(BUILD)/tests/unit/test_sched_idle: tests/unit/sched_fixture.h
-$(BUILD)/tests/unit/test_sched: tests/unit/sched_fixture.h
+$(BUILD)/tests/unit/test_sched_idle: tests/unit/support/sched_fixture.h
+$(BUILD)/tests/unit/test_sched: tests/unit/support/sched_fixture.h
 
 UNIT_NAMES += sched_idle

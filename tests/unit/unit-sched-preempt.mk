@@ -7,6 +7,6 @@
 
 unit_sched_preempt_SRCS := $(unit_sched_SRCS)
 
-$(BUILD)/tests/unit/test_sched_preempt: tests/unit/sched_fixture.h
+$(BUILD)/tests/unit/test_sched_preempt: tests/unit/support/sched_fixture.h
 
 UNIT_NAMES += sched_preempt

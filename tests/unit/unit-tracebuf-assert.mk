@@ -4,4 +4,4 @@
 unit_tracebuf_assert_SRCS := kernel/trace/tracebuf.c
 
 UNIT_NAMES += tracebuf_assert
-$(BUILD)/tests/unit/test_tracebuf_assert: tests/unit/tracebuf_fixture.h kernel/debug/kassert.h
+$(BUILD)/tests/unit/test_tracebuf_assert: tests/unit/support/tracebuf_fixture.h kernel/debug/kassert.h

@@ -4,4 +4,4 @@
 unit_tracebuf_loss_SRCS := kernel/trace/tracebuf.c
 
 UNIT_NAMES += tracebuf_loss
-$(BUILD)/tests/unit/test_tracebuf_loss: tests/unit/tracebuf_fixture.h
+$(BUILD)/tests/unit/test_tracebuf_loss: tests/unit/support/tracebuf_fixture.h

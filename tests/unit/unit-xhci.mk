@@ -4,13 +4,13 @@
 # test_xhci_hc: a model of the controller's registers and command ring
 # for the hand-off, halt, reset, start and command sequences and their
 # timeouts; test_xhci_xfer: devices and transfers against the same model
-# (tests/unit/xhci_model.c, xhci_model_slots.c), which replaces
+# (tests/unit/support/xhci_model.c, xhci_model_slots.c), which replaces
 # kernel/usb/xhci/pci/xhci_hw.c (register access, time), the page allocator and
 # the heap.  usb_status_name() is the core's (kernel/usb/core/usb_status.c).
 
 XHCI_DIR := kernel/usb/xhci
 xhci_srcs = $(addprefix $(XHCI_DIR)/xhci_,$(addsuffix .c,$(1)))
-XHCI_MODEL_SRCS := kernel/usb/core/usb_status.c kernel/lib/printf.c tests/unit/xhci_model.c tests/unit/xhci_model_slots.c
+XHCI_MODEL_SRCS := kernel/usb/core/usb_status.c kernel/lib/printf.c tests/unit/support/xhci_model.c tests/unit/support/xhci_model_slots.c
 
 unit_xhci_ring_SRCS := $(call xhci_srcs,ring event ctx quirks)
 
@@ -27,4 +27,4 @@ UNIT_NAMES += xhci_hc
 unit_xhci_xfer_SRCS := $(wildcard $(XHCI_DIR)/*.c) $(XHCI_MODEL_SRCS)
 
 UNIT_NAMES += xhci_xfer
-$(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/xhci_model.h
+$(BUILD)/tests/unit/test_xhci_hc $(BUILD)/tests/unit/test_xhci_xfer: tests/unit/support/xhci_model.h

@@ -27,7 +27,7 @@ unit_uefi_mmap_SRCS    := boot/uefi/mmap_convert.c boot/common/bootmap.c
 unit_irql_dpc_SRCS     := kernel/ke/irql.c kernel/ke/dpc.c
 unit_timerq_SRCS       := kernel/ke/time/timerq.c kernel/ke/time/time.c kernel/lib/muldiv.c
 unit_tracebuf_SRCS     := kernel/trace/tracebuf.c kernel/trace/out/frame.c kernel/lib/codec/crc32.c
-unit_chunk_SRCS        := kernel/trace/out/chunk.c kernel/trace/trace_delta.c kernel/lib/codec/lz4.c tests/unit/golden_records.c
+unit_chunk_SRCS        := kernel/trace/out/chunk.c kernel/trace/trace_delta.c kernel/lib/codec/lz4.c tests/unit/support/golden_records.c
 unit_smp_SRCS          := kernel/init/smp.c kernel/sched/readyq.c kernel/mm/pmm.c kernel/ke/dpc.c kernel/ke/irql.c kernel/ke/time/time.c kernel/lib/muldiv.c \
 	kernel/lib/printf.c
 
@@ -77,4 +77,4 @@ unit-tests: $(UNIT_BINS) $(UNIT_TSAN_BINS)
 
 # test_chunk also round-trips trace_chunk_encode() through liblz4.
 $(BUILD)/tests/unit/test_chunk: UNIT_LIBS += -llz4
-$(BUILD)/tests/unit/test_chunk: kernel/lib/codec/lz4.h kernel/trace/trace_delta.h tests/unit/golden_records.h
+$(BUILD)/tests/unit/test_chunk: kernel/lib/codec/lz4.h kernel/trace/trace_delta.h tests/unit/support/golden_records.h

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_hci.h"
+#include "support/fake_hci.h"
 #include "kernel/lib/bytes.h"
 #include "kernel/usb/core/usb_desc.h"
 

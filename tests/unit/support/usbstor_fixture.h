@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fake_hci.h"
+#include "support/fake_hci.h"
 #include "shadow.h"
 
 #define FX_BLOCKS 65536 /* a 32 MiB disk of 512-byte blocks */

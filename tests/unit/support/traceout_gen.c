@@ -3,7 +3,7 @@
  * (traceout_gen.h): a run of frames as trace.c makes them, the serial port
  * and console claim, fake RAM, a stick from bootinfo, and the host tool.
  */
-#include "traceout_gen.h"
+#include "support/traceout_gen.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 #include <arch/mmu.h>
 
-#include "fake_stick.h"
+#include "support/fake_stick.h"
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
 #include "kernel/trace/config/trace_keys.h"

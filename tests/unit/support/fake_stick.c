@@ -3,7 +3,7 @@
  * stick.h's functions for host unit tests (the words for their statuses
  * are the kernel's own: kernel/usb/core/usb_status.c).
  */
-#include "fake_stick.h"
+#include "support/fake_stick.h"
 
 #include <stdlib.h>
 #include <string.h>

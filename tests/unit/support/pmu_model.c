@@ -5,7 +5,7 @@
  * same public documents (Intel SDM vol. 3B, AMD APM vol. 2), so
  * a wrong constant in a driver shows up as a fault or a wrong count.
  */
-#include "pmu_model.h"
+#include "support/pmu_model.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * each bulk endpoint's data toggle (flipped per packet, restarted by
  * Configure Endpoint adding it or by Reset Endpoint).
  */
-#include "xhci_model.h"
+#include "support/xhci_model.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

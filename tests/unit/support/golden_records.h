@@ -1,7 +1,7 @@
 /*
  * golden_records.h - the trace records of a captured serial log
  * (the logs in tests/golden, wire format v1), per CPU, for the compression tests
- * and benchmark (tests/unit/golden_records.c).
+ * and benchmark (tests/unit/support/golden_records.c).
  */
 #ifndef KPROF_TESTS_GOLDEN_RECORDS_H
 #define KPROF_TESTS_GOLDEN_RECORDS_H

@@ -5,7 +5,7 @@
  * (it replaces kernel/usb/xhci/pci/xhci_hw.c), events.  Commands and transfer rings
  * are run in xhci_model_slots.c.
  */
-#include "xhci_model.h"
+#include "support/xhci_model.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_hci.h"
+#include "support/fake_hci.h"
 #include "kernel/usb/core/usb_desc.h"
 
 #define FAKE_RESET_US 20000

@@ -10,7 +10,7 @@
  * Acquire, release and set_interval yield the host CPU once, as the real
  * ones wait for every CPU: a caller that is not serialised shows up.
  */
-#include "fake_profile_source.h"
+#include "support/fake_profile_source.h"
 
 #include <sched.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * every fake device answers, the request log, virtual time, and the
  * fake RAM the kernel's page allocator hands out as "direct map".
  */
-#include "fake_hci.h"
+#include "support/fake_hci.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * (docs/wire-format.md sections 2 and 3) into per-CPU record streams.
  * Frames whose CRCs fail are skipped, as a decoder would.
  */
-#include "tests/unit/golden_records.h"
+#include "support/golden_records.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * pci_model.c - the modelled PCI configuration space of pci_model.h: the
  * <arch/dev/pci.h> hooks over the functions the tests put on the machine.
  */
-#include "pci_model.h"
+#include "support/pci_model.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
