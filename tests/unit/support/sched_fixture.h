@@ -1,6 +1,6 @@
 /*
  * sched_fixture.h - four CPUs for the dispatcher tests (test_sched.c,
- * test_sched_idle.c), which link the kernel's own scheduler files.
+ * test_idle.c), which link the kernel's own scheduler files.
  *
  * One host thread plays CPU 0 (running the thread `runner`); CPUs 1..3
  * exist as KPRCBs whose state the tests set (cpu_runs(), which keeps

@@ -1,5 +1,5 @@
 /*
- * usbstor_fixture.h - what the USB stick tests (test_usb_enum.c,
+ * usbstor_fixture.h - what the USB stick tests (test_hub.c,
  * test_bot.c, test_stick.c, test_stick_recover.c, test_stick_scan.c) share: the boot disk's GUID, targets built
  * like the output engineer builds them from bootinfo, a disk with a GPT
  * on the fake bus, and checks of the fake's log and the console.

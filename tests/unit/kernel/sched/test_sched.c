@@ -234,7 +234,7 @@ static void test_yield(void **state)
 {
 	(void)state;
 	KTHREAD peer, low, busy[NCPU];
-	for (uint32_t c = 1; c < NCPU; c++) { /* no idle CPU: test_sched_idle.c has that case */
+	for (uint32_t c = 1; c < NCPU; c++) { /* no idle CPU: test_idle.c has that case */
 		mk_thread(&busy[c], 200 + 4 * c, 12, c);
 		cpu_runs(c, &busy[c]);
 	}

@@ -1,5 +1,5 @@
 /*
- * test_sched_preempt.c - a thread made ready that outranks a running one
+ * test_dispatch.c - a thread made ready that outranks a running one
  * preempts at once, the paths of the sched-4 case (docs/scheduler.md,
  * "The sched-4 case"), with kernel/sched/dispatch.c and readyq.c linked as
  * the kernel builds them:

@@ -1,5 +1,5 @@
 /*
- * test_usb_enum.c - enumeration along the boot path (kernel/usb/core/usb.c,
+ * test_hub.c - enumeration along the boot path (kernel/usb/core/usb.c,
  * usb_config.c, hub.c; kernel/usb/storage/stick_path.c) on the fake
  * controller: a device on a root port and behind one and two hubs (USB 2
  * and USB 3), with the exact request sequences, route strings, TT fields

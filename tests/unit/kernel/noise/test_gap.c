@@ -1,5 +1,5 @@
 /*
- * test_noise_gap.c - kernel/noise/gap.c with a model clock: each read
+ * test_gap.c - kernel/noise/gap.c with a model clock: each read
  * returns the next value of a script (a CPU reading the TSC every cycle,
  * with the gaps the test puts in), the SMI counter a value the script
  * raises at a gap.  So every gap, total, maximum, kept set and overlap is

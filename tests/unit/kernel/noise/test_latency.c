@@ -1,5 +1,5 @@
 /*
- * test_noise_latency.c - kernel/noise/latency.c: the timer latency
+ * test_latency.c - kernel/noise/latency.c: the timer latency
  * histogram's buckets, overflow, maximum and sum, and its percentiles
  * (the floor of the bucket holding the sample of that rank), with
  * lateness values chosen by the test.

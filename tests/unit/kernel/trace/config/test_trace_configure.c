@@ -1,5 +1,5 @@
 /*
- * test_traceconfig.c - trace_configure() (kernel/trace/config/trace_configure.c):
+ * test_trace_configure.c - trace_configure() (kernel/trace/config/trace_configure.c):
  * the trace's settings from its parsed keys and what probing found.
  * The buffers that fit are kept as given; too big ones are shrunk to the
  * largest that fits with trace.buffer_fit=shrink (and the console says
@@ -127,5 +127,5 @@ int main(void)
 		cmocka_unit_test(test_nothing_fits),
 		cmocka_unit_test(test_whole_subbuffers),
 	};
-	return cmocka_run_group_tests_name("traceconfig", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("trace_configure", tests, NULL, NULL);
 }

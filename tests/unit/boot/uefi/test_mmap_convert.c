@@ -1,5 +1,5 @@
 /*
- * test_uefi_mmap.c - the UEFI loader's memory-map conversion
+ * test_mmap_convert.c - the UEFI loader's memory-map conversion
  * (boot/uefi/mmap_convert.c): type translation, descriptor stride, and the
  * loader's own ranges overlaid as KERNEL and LOADER.
  */
@@ -94,5 +94,5 @@ int main(void)
 		cmocka_unit_test(test_convert_with_overlays),
 		cmocka_unit_test(test_short_descriptors_rejected),
 	};
-	return cmocka_run_group_tests_name("uefi_mmap", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("mmap_convert", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_profile_source.c - kernel/profile/source.c, the layer that starts
+ * test_source.c - kernel/profile/source.c, the layer that starts
  * and stops profile interrupt sources on each CPU, against the real PMU
  * drivers (arch/x86_64/pmu/pmu.c, pmu_intel.c, pmu_amd.c) running on the
  * counter model (pmu_model.c) and test doubles for the rest of the kernel:
@@ -1156,5 +1156,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_pmc_set_interval_amd_perfmon_v2, teardown),
 		cmocka_unit_test_teardown(test_pmc_max_interval, teardown),
 	};
-	return cmocka_run_group_tests_name("profile_source", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }

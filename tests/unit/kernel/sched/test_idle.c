@@ -1,5 +1,5 @@
 /*
- * test_sched_idle.c - idle CPUs take ready work at once (kernel/sched/
+ * test_idle.c - idle CPUs take ready work at once (kernel/sched/
  * idle.c and dispatch.c, linked as the kernel builds them): a thread made
  * ready, yielding or raised while a CPU it may run on idles is given to
  * that CPU, which is claimed (out of KiIdleSummary) and kicked; a kick

@@ -1,5 +1,5 @@
 /*
- * test_profile_pace.c - ki_profile_paced_interval() (kernel/profile/pace.c)
+ * test_pace.c - ki_profile_paced_interval() (kernel/profile/pace.c)
  * with the round trips measured on the machines kprof ran on: TCG (about
  * 1.2 us), this host's KVM with software paging (0.7 ms, and 1.7 ms while
  * the 1 ms profile timer ran), and the bounds: the exact fit, rounding up

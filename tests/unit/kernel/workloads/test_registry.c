@@ -1,5 +1,5 @@
 /*
- * test_workload_registry.c - the registry of workloads built from their
+ * test_registry.c - the registry of workloads built from their
  * descriptors (WORKLOAD_DEFINE, kernel/workloads/registry.c) and a
  * workload's own keys (WORKLOAD_KEYS), with synthetic workloads
  * registered here as a folder outside the tree would: scenario= takes
