@@ -13,7 +13,7 @@
  * Pure C (no firmware types, no allocation, no libc): every read goes
  * through the caller's callback, so the loader runs it over Block I/O and
  * the kernel over SCSI READ, and the host unit tests over images made by
- * sfdisk, sgdisk and mkfs.vfat (tests/unit/test_diskid.c).
+ * sfdisk, sgdisk and mkfs.vfat (tests/unit/boot/common/test_diskid.c).
  *
  * Invariants: a value read from the disk is checked before it is used
  * (boot signature, BPB sector size, partition inside the disk); the

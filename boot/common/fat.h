@@ -5,7 +5,7 @@
  * Pure C (no firmware types, no allocation, no libc): every read goes
  * through the caller's callback, so the UEFI loader runs it over Block I/O
  * (boot/uefi/stick_disk.c) and the host unit tests over crafted images
- * (tests/unit/test_fat.c).  Names of on-disk fields follow Microsoft's FAT
+ * (tests/unit/boot/common/test_fat.c).  Names of on-disk fields follow Microsoft's FAT
  * specification (BPB_BytsPerSec, DIR_FstClusLO, LDIR_Ord, ...).
  *
  * Invariants:

@@ -19,7 +19,7 @@
  * virt_to_phys() and refuses a buffer past its controller's reach.
  *
  * Host unit tests link a fake controller implementing these functions
- * (tests/unit/fake_hci.c) in place of xhci/xhci_*.c.
+ * (tests/unit/support/fake_hci.c) in place of xhci/xhci_*.c.
  */
 #ifndef KPROF_USB_HCI_H
 #define KPROF_USB_HCI_H

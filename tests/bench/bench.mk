@@ -32,10 +32,10 @@ $(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) tests/bench/bench_stats.h $(wild
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) -lck -lpthread
 
 BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/codec/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
-	tests/unit/golden_records.c
+	tests/unit/support/golden_records.c
 
 $(BUILD)/bench/bench_lz4: $(BENCH_LZ4_SRCS) kernel/lib/codec/lz4.h kernel/lib/stats.h kernel/trace/trace_delta.h \
-		tests/unit/golden_records.h include/kprof/wmi.h
+		tests/unit/support/golden_records.h include/kprof/wmi.h
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LZ4_SRCS) -llz4 -lz

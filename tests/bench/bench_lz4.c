@@ -31,7 +31,7 @@
 #include "kernel/lib/codec/lz4.h"
 #include "kernel/lib/stats.h"
 #include "kernel/trace/trace_delta.h"
-#include "tests/unit/golden_records.h"
+#include "tests/unit/support/golden_records.h"
 
 #define ROUNDS 11
 #define CHUNK_OVERHEAD 40

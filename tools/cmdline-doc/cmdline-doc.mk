@@ -3,12 +3,12 @@
 #
 # $(BUILD)/cmdline-doc is tools/cmdline-doc/cmdline_doc.c compiled for the host with
 # the kernel's own key tables, rules and parser, so the page says what the
-# kernel does.  The unit test cmdline_doc (tests/unit/unit-cmdline.mk)
+# kernel does.  The unit test cmdline_doc (tests/unit/tools/cmdline-doc/unit.mk)
 # fails when docs/cmdline.md is not what this writes.
 
 # Every subsystem's table of keys: the *_keys.c files (each registers its
 # table with CMDLINE_TABLE, kernel/lib/cmdline_key.h); the unit tests of
-# the command line link the same list (tests/unit/unit-cmdline.mk).
+# the command line link the same list (CMDLINE_UNIT_SRCS, tests/unit/unit.mk).
 CMDLINE_KEY_SRCS := $(sort $(shell find kernel -name '*_keys.c')) arch/x86_64/cmdline_keys.c
 CMDLINE_PARSER_SRCS := kernel/workloads/registry.c kernel/init/cmdline.c kernel/init/cmdline_report.c kernel/init/cmdline_tables.c \
 	kernel/init/cmdline_rules.c kernel/lib/printf.c $(CMDLINE_KEY_SRCS)

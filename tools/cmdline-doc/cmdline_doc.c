@@ -12,7 +12,7 @@
  *   make docs                     regenerate docs/cmdline.md
  *   BUILD/cmdline-doc [FILE]      write the page to FILE (default stdout)
  *
- * tests/unit/test_cmdline_doc.c calls cmdline_doc_write() and fails when
+ * tests/unit/tools/cmdline-doc/test_cmdline_doc.c calls cmdline_doc_write() and fails when
  * docs/cmdline.md differs (make unit-tests, make check).
  */
 #include "tools/cmdline-doc/cmdline_doc.h"

@@ -1,7 +1,7 @@
 /*
  * pmu_hw.c - the PMU drivers' only contact with the hardware: MSRs, CPUID,
  * the LVT performance-counter entry and the CPU number (see pmu_hw.h).
- * The host unit tests replace this file with tests/unit/pmu_model.c.
+ * The host unit tests replace this file with tests/unit/support/pmu_model.c.
  */
 #include "arch/x86_64/pmu/pmu_hw.h"
 

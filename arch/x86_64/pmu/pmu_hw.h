@@ -5,7 +5,7 @@
  *
  * The hardware layer is a handful of functions and nothing else touches
  * the hardware: the kernel links arch/x86_64/pmu/pmu_hw.c (RDMSR, WRMSR, CPUID,
- * the local APIC), the host unit tests link tests/unit/pmu_model.c, a
+ * the local APIC), the host unit tests link tests/unit/support/pmu_model.c, a
  * software model of the counter MSRs, instead.  So every MSR access must
  * name a register the probed CPU has: on hardware anything else raises #GP
  * (the kernel has no fault-tolerant MSR access), and the model counts it

@@ -17,7 +17,7 @@
  * is given up: Linux's hub_port_connect tries PORT_INIT_TRIES (4) times;
  * 3 here, which bounds a device that never answers to 3 times the
  * slowest try (a port reset and a 2 s control time-out: 6 s on a root
- * port, 6.7 s behind a hub, in test_usb_enum's virtual time). */
+ * port, 6.7 s behind a hub, in test_hub's virtual time). */
 #define USB_ENUM_TRIES 3
 
 /* The device on root port `port` of hc (hub NULL) or on port `port` of

@@ -1,7 +1,7 @@
 /*
  * handoff_hw.c - the boot-time hand-off's contact with the hardware:
  * uncached MMIO reads and writes and time.  Host unit tests
- * (tests/unit/test_usb_handoff.c) link a model in place of this file.
+ * (tests/unit/kernel/usb/handoff/test_usb_handoff.c) link a model in place of this file.
  */
 #include "kernel/usb/handoff/handoff.h"
 

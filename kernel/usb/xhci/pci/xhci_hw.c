@@ -3,7 +3,7 @@
  * reads and writes (uncached MMIO through BAR0's mapping) and time.
  *
  * Host unit tests link a model of the controller in place of this file
- * (tests/unit/xhci_model.c), which sees every register access and runs a
+ * (tests/unit/support/xhci_model.c), which sees every register access and runs a
  * virtual clock, so the driver's sequences and timeouts are tested as
  * they run here.  Callable from anywhere; no state.
  */

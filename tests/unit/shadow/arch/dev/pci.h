@@ -2,7 +2,7 @@
  * shadow arch/dev/pci.h - the architecture's PCI hooks are plain function
  * declarations (no port I/O in the header), so host tests use the real
  * header and define the functions over a modelled configuration space
- * (tests/unit/test_pci.c).
+ * (tests/unit/kernel/pci/test_pci.c).
  */
 #ifndef KPROF_SHADOW_ARCH_PCI_H
 #define KPROF_SHADOW_ARCH_PCI_H
