@@ -6,24 +6,27 @@ files (kernel/locks, arch/x86_64/pmu, tools/kprof/export/etl, ...).  A test
 tests a module when the test says so by where it is or by its name:
 
   - a unit test (tests/unit/.../test_*.c) in the module's own folder under
-    tests/unit/ (tests/unit/kernel/locks/ for kernel/locks);
-  - a unit test or a host-tool test (tests/tools/test_*) whose name, after
-    "test_", is the module's folder name or the name of one of its .c
-    files, or starts with one of those and '_' (test_stick_scan.c tests
-    kernel/usb/storage, whose stick_scan.c it names; test_options tests
-    tools/kprof, whose options.c it names); or a host-tool test one of whose
-    words (split at '_') is the folder's name (test_perfetto_proto tests
-    tools/kprof/export/perfetto/proto);
-  - a boot test (a BootTest of tests/boot/boot_tests.py) one of whose
-    name's words (split at '-') is the folder's name (smp-64 tests
-    arch/x86_64/smp, usb-probe-qemu-xhci kernel/usb/probe and
-    kernel/usb/xhci), or that names the module in its modules= (the
-    architecture's entry code, APIC and serial port, which every boot
-    runs, named by the tests that fail first without them);
-  - a unit or host-tool test whose header (its first comment or
-    docstring) has a line "Modules: a, b" naming the module (a test of a
-    folder whose files it exercises under another name: test_options and
-    the progress line).
+    tests/unit/ (tests/unit/kernel/locks/ for kernel/locks), where each
+    is named for the .c file it mainly tests;
+  - for a module of tools/kprof/, a host-tool test (tests/tools/test_*)
+    whose name, after "test_", is the folder's name or the name of one of
+    its .c files, or starts with one of those and '_', or has the
+    folder's name as one of its words (split at '_'): test_options tests
+    tools/kprof, whose options.c it names; test_perfetto_proto tests
+    tools/kprof/export/perfetto/proto;
+  - for a module of kernel/, arch/ or boot/, a boot test (a BootTest of
+    tests/boot/boot_tests.py) one of whose name's words (split at '-') is
+    the folder's name, or whose first word is the name of one of its .c
+    files (smp-64 tests arch/x86_64/smp and kernel/init, whose smp.c it
+    names; locks-4 kernel/locks and kernel/workloads/scenarios, whose
+    locks.c it runs),
+    or that names the module in its modules= (the architecture's entry
+    code, APIC and serial port, which every boot runs, named by the tests
+    that fail first without them);
+  - any test whose header (its first comment or docstring; for a boot
+    test its modules=) has a line "Modules: a, b" naming the module (a
+    test of a folder whose files it exercises under another name:
+    test_options and the progress line).
 
 The table (module, its tests) is the section of docs/testing.md between the
 lines MARK_BEGIN and MARK_END below; `make check` runs --check, which fails
@@ -101,10 +104,10 @@ def named(name, names, sep):
 def tests_module(m, stems, kind, name, place, ws):
     leaf = os.path.basename(m)
     if kind == "unit":
-        return place[0] == m or m in place[1] or named(ws, {leaf} | set(stems), "_")
+        return place[0] == m or m in place[1]
     if kind == "tool":
-        return named(name, {leaf} | set(stems), "_") or leaf in ws or m in place
-    return leaf in ws or m in place
+        return m in place or (m.startswith("tools/") and (named(name, {leaf} | set(stems), "_") or leaf in ws))
+    return m in place or (not m.startswith("tools/") and (leaf in ws or name.split("-")[0] in stems))
 
 
 def table(top):

@@ -9,6 +9,8 @@
  * walk through an ECAM window (plain memory, mapped by a fake
  * kva_map_phys); and the Intel port routing of the xHCI driver
  * (kernel/usb/xhci/pci/xhci_intel.c), which is PCI configuration only.
+ *
+ * Modules: kernel/usb/xhci/pci (the Intel port routing, xhci_intel.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>

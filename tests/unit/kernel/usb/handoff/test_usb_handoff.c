@@ -8,6 +8,8 @@
  * (the xHCI driver's hand-off, through hci_take_from_firmware); UHCI and
  * OHCI (reported only).  A virtual clock runs with every delay, so the
  * bounded waits are measured as they run on the machine.
+ *
+ * Modules: kernel/usb/xhci/pci (its firmware hand-off, xhci_takeover.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>
