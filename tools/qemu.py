@@ -601,6 +601,9 @@ def parser():
     p.add_argument("--big-trace-mb", type=nonnegative_int, default=BIG_TRACE_MB,
                    help="the trace size (MiB of the log or the stick's trace file) from which --outputs=auto "
                         "leaves those out (default %(default)s)")
+    p.add_argument("--huge-trace-mb", type=nonnegative_int, default=HUGE_TRACE_MB,
+                   help="the trace size from which --outputs=auto also leaves out the pictures and the protobuf "
+                        "trace, whose memory grows with the trace (default %(default)s)")
     return p
 
 
@@ -668,8 +671,15 @@ def record_count(kprof, path):
 
 
 def has_frames(path):
+    """Whether the log holds a frame's magic, read a megabyte at a time (a
+    trace of gigabytes is not read whole to find its first frame)."""
+    magic, tail = b"\xfeKPF", b""
     with open(path, "rb") as f:
-        return b"\xfeKPF" in f.read()
+        for block in iter(lambda: f.read(1 << 20), b""):
+            if magic in tail + block:
+                return True
+            tail = block[-(len(magic) - 1):]
+    return False
 
 
 def choose_trace(kprof, log, res):
@@ -725,7 +735,7 @@ OUTPUTS = [
      ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
      "(any web browser)", ["timeline", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
-    ("trace.perfetto-trace", "interactive timeline in Perfetto's own format, a twelfth of trace.json (open it in "
+    ("trace.perfetto-trace", "interactive timeline in Perfetto's own format, about a twelfth of trace.json (open it in "
      "https://ui.perfetto.dev)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("trace.json", "interactive timeline with every record's fields (open it in https://ui.perfetto.dev or "
      "chrome://tracing)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
@@ -744,6 +754,15 @@ OUTPUTS = [
 # takes about 370 bytes a record, trace.txt 250), unless OUTPUTS=all.
 BIG_TRACE_MB = 256
 PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
+# A huge trace: above this many MiB (about 27 million records at the mix's
+# 40 bytes a record), also the files made from the whole run's model held
+# in memory, which grows with the trace (docs/testing.md, the host tool on
+# a big log: the pictures about 125 bytes a record, the protobuf trace
+# about 475, so 13 and 47 GB for a 4 GiB trace).  Left: the report (the
+# model too, but what a run is read by) and the files written as the
+# records are walked, ETL and CTF, whose memory does not grow.
+HUGE_TRACE_MB = 1024
+MODEL_OUTPUTS = ("flamegraph.svg", "timeline.svg", "trace.perfetto-trace")
 
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
@@ -777,12 +796,14 @@ def fresh_out(out):
         f.write("the files of one kprof run (tools/qemu.py); the next run into this folder empties it first\n")
 
 
-def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=BIG_TRACE_MB):
+def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=BIG_TRACE_MB,
+                  huge_mb=HUGE_TRACE_MB):
     """Turn the frames in the trace (source: the serial log unless a trace
     file from the stick is given) into the files people open, print the
     report's summary, and list every file with what opens it.  With
     outputs "auto", a trace of more than big_mb MiB gets every file but
-    PER_RECORD_OUTPUTS, and says so."""
+    PER_RECORD_OUTPUTS, one of more than huge_mb MiB not MODEL_OUTPUTS
+    either, and the run says so."""
     if not kprof or not os.path.exists(kprof):
         return
     serial = log
@@ -792,14 +813,21 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
         return
     size = os.path.getsize(log)
     big = outputs == "auto" and size > big_mb << 20
+    huge = outputs == "auto" and size > huge_mb << 20
     if big:
         print("kprof: a big trace (%.0f MiB, more than %d): %s left out, a line or an object per record (several "
               "times the trace's size, and no browser opens a JSON that big); OUTPUTS=all writes them, or "
               "build/kprof decode / perfetto --format json on %s" % (size / 1048576.0, big_mb,
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
+    if huge:
+        print("kprof: a huge trace (more than %d MiB): %s left out too, made from the whole run held in memory "
+              "(about 125 to 475 bytes a record); the report, trace.etl and the CTF traces are written; "
+              "OUTPUTS=all writes them, or build/kprof flamegraph / timeline / perfetto on %s"
+              % (huge_mb, ", ".join(MODEL_OUTPUTS), log))
+    left_out = (PER_RECORD_OUTPUTS if big else ()) + (MODEL_OUTPUTS if huge else ())
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
                 [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/"))) for a in args])
-               for name, what, args in OUTPUTS if not (big and name in PER_RECORD_OUTPUTS)]
+               for name, what, args in OUTPUTS if name not in left_out]
     summary = None
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:
@@ -936,7 +964,7 @@ def run_into(opts):
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
     convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res), opts.outputs,
-                  opts.big_trace_mb)
+                  opts.big_trace_mb, opts.huge_trace_mb)
     return res.status
 
 
