@@ -730,7 +730,7 @@ def choose_trace(kprof, log, res):
 # trace.etl.
 OUTPUTS = [
     ("report.txt", "the report: hot spots, locks, resources, threads, CPUs (less, any editor)",
-     ["report", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+     ["report", "{log}", "--kernel", "{kernel}", "-o", "{file}", "--with-summary"]),
     ("flamegraph.svg", "flame graph of the sampled stacks (any web browser)",
      ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
@@ -755,14 +755,14 @@ OUTPUTS = [
 BIG_TRACE_MB = 256
 PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # A huge trace: above this many MiB (about 27 million records at the mix's
-# 40 bytes a record), also the files made from the whole run's model held
-# in memory, which grows with the trace (docs/testing.md, the host tool on
-# a big log: the pictures about 125 bytes a record, the protobuf trace
-# about 475, so 13 and 47 GB for a 4 GiB trace).  Left: the report (the
-# model too, but what a run is read by) and the files written as the
-# records are walked, ETL and CTF, whose memory does not grow.
+# 40 bytes a record), also the files whose making holds memory that grows
+# with the trace (docs/testing.md, the host tool on a big log): the
+# pictures and the protobuf trace, made from the whole run's model (about
+# 125 and 475 bytes a record), and the LTTng-style CTF (about 95).  Left:
+# the report (the model too, but what a run is read by), and trace.etl and
+# the plain CTF, written as the records are walked.
 HUGE_TRACE_MB = 1024
-MODEL_OUTPUTS = ("flamegraph.svg", "timeline.svg", "trace.perfetto-trace")
+MEMORY_OUTPUTS = ("flamegraph.svg", "timeline.svg", "trace.perfetto-trace", "ctf-lttng/")
 
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
@@ -802,8 +802,9 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
     file from the stick is given) into the files people open, print the
     report's summary, and list every file with what opens it.  With
     outputs "auto", a trace of more than big_mb MiB gets every file but
-    PER_RECORD_OUTPUTS, one of more than huge_mb MiB not MODEL_OUTPUTS
-    either, and the run says so."""
+    PER_RECORD_OUTPUTS, one of more than huge_mb MiB not MEMORY_OUTPUTS
+    either, and the run says so.  The report's run prints the summary too
+    (--with-summary): the log's model is built once for both."""
     if not kprof or not os.path.exists(kprof):
         return
     serial = log
@@ -820,11 +821,11 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
               "build/kprof decode / perfetto --format json on %s" % (size / 1048576.0, big_mb,
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
-        print("kprof: a huge trace (more than %d MiB): %s left out too, made from the whole run held in memory "
-              "(about 125 to 475 bytes a record); the report, trace.etl and the CTF traces are written; "
-              "OUTPUTS=all writes them, or build/kprof flamegraph / timeline / perfetto on %s"
-              % (huge_mb, ", ".join(MODEL_OUTPUTS), log))
-    left_out = (PER_RECORD_OUTPUTS if big else ()) + (MODEL_OUTPUTS if huge else ())
+        print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
+              "the trace (about 95 to 475 bytes a record); the report, trace.etl and the CTF trace are written; "
+              "OUTPUTS=all writes them, or build/kprof flamegraph / timeline / perfetto / ctf --lttng on %s"
+              % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
+    left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
                 [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/"))) for a in args])
                for name, what, args in OUTPUTS if name not in left_out]
@@ -832,11 +833,14 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
     written = [(serial, "the serial output: console text and trace frames (kprof decode, kprof report)")]
     if log != serial:
         written.append((log, "the trace file from the USB stick, the files below are made from it"))
+    short = None
     for name, what, args in outputs:
         proc = subprocess.run([kprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0:
             print("kprof: %s: %s failed: %s" % (name, " ".join(args[:1]), proc.stderr.decode().strip()))
             continue
+        if "--with-summary" in args:
+            short = proc.stdout
         summary = proc.stderr.decode().strip()
         written.append((os.path.join(out, name), what))
         pdb = os.path.join(out, os.path.splitext(os.path.basename(kernel))[0] + ".pdb")
@@ -844,10 +848,12 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
             written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
             written.append((pdb[:-4] + ".dll", "the PE image the PDB describes (its headers are trace.etl's "
                                                 "kernel image)"))
-    report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if report.returncode == 0 and report.stdout:
-        print("\n" + report.stdout.decode(errors="replace").rstrip())
+    if short is None:  # the report failed: its summary alone, and why
+        report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        short = report.stdout if report.returncode == 0 else None
+    if short:
+        print("\n" + short.decode(errors="replace").rstrip())
     if summary:
         print("\n" + summary)
     print("\nkprof: files in %s:" % out)

@@ -34,6 +34,8 @@ struct kp_options {
 	bool strict;              /* any loss or damage is a failure             */
 	bool quiet;               /* no summary on stderr                        */
 	bool summary;             /* report --summary: the short form            */
+	bool with_summary;        /* report --with-summary: the whole report to  */
+	                          /* -o and the short form to stdout, one pass   */
 	bool force_kernel;        /* --force-kernel: another build's ELF, warned */
 	bool lttng;               /* ctf --lttng: LTTng's kernel conventions     */
 	const char *format;       /* perfetto --format: proto or json            */

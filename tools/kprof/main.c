@@ -11,6 +11,7 @@
  *                                          (--lttng: LTTng's kernel events)
  *   kprof check LOG                        only the summary
  *   kprof report LOG --kernel ELF [--summary]  the report people read
+ *     (-o FILE --with-summary: the report to FILE, its summary to stdout)
  *   kprof flamegraph LOG --kernel ELF -o F.svg   flame graph of the stacks
  *   kprof timeline LOG -o F.svg            per-CPU timeline
  *   kprof perfetto LOG -o F.perfetto-trace  Perfetto's protobuf trace (or
@@ -44,7 +45,8 @@ static const struct kp_command commands[] = {
 	{ "etl", kp_cmd_etl, KERNEL | OUT, true, "etl LOG [--kernel ELF] -o FILE.etl" },
 	{ "ctf", kp_cmd_ctf, KP_OPT_LTTNG | OUT, true, "ctf [--lttng] LOG -o DIR" },
 	{ "check", kp_cmd_check, 0, false, "check LOG" },
-	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false, "report LOG --kernel ELF [--summary] [-o FILE]" },
+	{ "report", kp_cmd_report, KERNEL | KP_OPT_SUMMARY | OUT, false,
+	  "report LOG --kernel ELF [--summary] [-o FILE [--with-summary]]" },
 	{ "flamegraph", kp_cmd_flamegraph, KERNEL | OUT, true, "flamegraph LOG --kernel ELF -o FILE.svg" },
 	{ "timeline", kp_cmd_timeline, KERNEL | OUT, true, "timeline LOG [--kernel ELF] -o FILE.svg" },
 	{ "perfetto", kp_cmd_perfetto, KERNEL | KP_OPT_FORMAT | OUT, true,

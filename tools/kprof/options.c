@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY, OPT_FORCE_KERNEL, OPT_LTTNG, OPT_FORMAT };
+enum { OPT_STRICT = 256, OPT_QUIET, OPT_SUMMARY_JSON, OPT_JSON, OPT_KERNEL, OPT_SUMMARY, OPT_FORCE_KERNEL, OPT_LTTNG, OPT_FORMAT, OPT_WITH_SUMMARY };
 
 /* Every option, with the command flag that admits it (0: every command);
  * -o has no long form. */
@@ -29,6 +29,7 @@ static const struct {
 	{ { "kernel", required_argument, NULL, OPT_KERNEL }, KP_OPT_KERNEL, "--kernel ELF" },
 	{ { "force-kernel", no_argument, NULL, OPT_FORCE_KERNEL }, KP_OPT_KERNEL, "--force-kernel" },
 	{ { "summary", no_argument, NULL, OPT_SUMMARY }, KP_OPT_SUMMARY, "--summary" },
+	{ { "with-summary", no_argument, NULL, OPT_WITH_SUMMARY }, KP_OPT_SUMMARY, "--with-summary" },
 	{ { "lttng", no_argument, NULL, OPT_LTTNG }, KP_OPT_LTTNG, "--lttng" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, KP_OPT_FORMAT, "--format proto|json" },
 	{ { "strict", no_argument, NULL, OPT_STRICT }, 0, "--strict" },
@@ -127,6 +128,7 @@ int kp_options_parse(const struct kp_command *cmd, int argc, char **argv, struct
 		case OPT_SUMMARY_JSON: o->summary_json = optarg; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_SUMMARY: o->summary = true; break;
+		case OPT_WITH_SUMMARY: o->with_summary = true; break;
 		case OPT_LTTNG: o->lttng = true; break;
 		case OPT_FORMAT: o->format = optarg; break;
 		case OPT_STRICT: o->strict = true; break;

@@ -13,7 +13,8 @@
  *      in a log that has them)
  *
  * This file builds the run's model once, hands it to every section, and
- * writes either the whole report or the --summary form `make run` prints.
+ * writes either the whole report or the --summary form `make run` prints,
+ * or (-o FILE --with-summary) both from the one model, as make run asks.
  */
 #include "tools/kprof/report/report.h"
 
@@ -124,6 +125,11 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 				"symbols (build/kernel.elf), to name the functions\n");
 		return 2;
 	}
+	if (o->with_summary && (!o->output || o->summary)) {
+		fprintf(stderr, "kprof: report --with-summary writes the whole report to -o FILE and its summary to "
+				"stdout: it needs -o, and not --summary\n");
+		return 2;
+	}
 	if (!kp_symbols_for(o->kernel, &syms))
 		return 3;
 	if (!(out = kp_out_open(o->output))) {
@@ -138,8 +144,12 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 		write_summary(out, &r);
 	else
 		write_report(out, &r, o);
+	if (o->with_summary) /* make run: both from one model of the log */
+		write_summary(stdout, &r);
 	kp_model_free(&m);
 	kp_symbols_close(syms);
 	int rc = kp_out_close(out, o->output);
+	if (o->with_summary && kp_out_close(stdout, NULL))
+		rc = 3;
 	return rc ? rc : kp_summary(log, o, o->output);
 }
