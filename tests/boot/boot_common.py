@@ -167,31 +167,28 @@ def kprof_json(ctx, *args):
 def check_etl_ctf(ctx, records):
     """The ETL file and the CTF trace of the log hold every record."""
     with tempfile.TemporaryDirectory() as tmp:
-        etl = os.path.join(tmp, "trace.etl")
-        subprocess.run([ctx.kprof, "etl", ctx.log_path, "-o", etl, "--quiet"], check=True)
-        reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "etl_reader.py")
-        out = subprocess.run(["/usr/bin/python3", reader, etl, "--json"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
+        etl, proc = tlown.write_etl(ctx.kprof, ctx.log_path, tmp)
+        if proc.returncode != 0:
+            raise_failure("kprof etl failed with status %d: %s" % (proc.returncode, proc.stderr.decode()[-300:]))
+        events, rc, err = tlown.read_etl(etl)
         # The ETL file holds the log's Windows records plus the events the
         # writer makes (rundown, Thread/Process Start, CollectionStart/End):
         # count the copies.  kprof's own records (group 0xFE) are TraceLogging
         # events, but for KprofThread, KprofRecordsLost and KprofEventType.
         made = {0x0005, 0x0008, 0x0020, 0x0301, 0x0303, 0x0501, 0x0503, 0x0B0A, 0x0F49, 0x0F4A, 0x1403, 0x1421}
-        etl_records = sum(1 for line in out.stdout.splitlines() if json.loads(line)["hook"] not in made)
-        tl = subprocess.run(["/usr/bin/python3", reader, etl, "--json", "--tl"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-        etl_own = len(tl.stdout.splitlines())
+        etl_records = sum(1 for e in events if e["hook"] not in made)
+        tl_events, tl_rc, tl_err = tlown.read_etl(etl, tl=True)
+        etl_own = len(tl_events)
         dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True)
         recs = [json.loads(line) for line in dec.stdout.splitlines()]
         hooks = [(d["hook"], d["event"]) for d in recs if "hook" in d]
         windows = sum(1 for h, _ in hooks if h >> 8 != 0xFE)
         own = sum(1 for d in recs if "hook" in d and tlown.carried(d))
-        if out.returncode != 0 or tl.returncode != 0 or etl_records != windows or etl_own != own:
+        if rc != 0 or tl_rc != 0 or etl_records != windows or etl_own != own:
             raise_failure("ETL read back by etl_reader.py: exit %d, %d records copied, decoder %d Windows records "
                           "(of %d), %d TraceLogging events, decoder %d own records: %s"
-                          % (out.returncode, etl_records, windows, records, etl_own, own,
-                             (out.stderr + tl.stderr).decode()[-300:]))
+                          % (rc or tl_rc, etl_records, windows, records, etl_own, own, (err + tl_err)[-300:]))
         ctf = os.path.join(tmp, "ctf")
         subprocess.run([ctx.kprof, "ctf", ctx.log_path, "-o", ctf, "--quiet"], check=True)
         out = subprocess.run(["babeltrace2", ctf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

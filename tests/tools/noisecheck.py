@@ -16,7 +16,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
+import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tlown  # noqa: E402  (beside this file)
 
 
 class Failure(Exception):
@@ -68,18 +73,14 @@ def etl_noise_records(kprof, log, event):
     """The records named event as the ETL file holds them (kprof's own
     records are TraceLogging events there), read by etl_reader.py, which
     shares no code with the writer; as noise_records gives them."""
-    import tempfile
-    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "etl_reader.py")
     with tempfile.TemporaryDirectory() as tmp:
-        etl = os.path.join(tmp, "trace.etl")
-        proc = subprocess.run([kprof, "etl", log, "-o", etl, "--quiet"], stderr=subprocess.PIPE)
+        etl, proc = tlown.write_etl(kprof, log, tmp)
         if proc.returncode != 0:
             raise Failure("kprof etl failed with status %d: %s" % (proc.returncode, proc.stderr.decode()[-300:]))
-        proc = subprocess.run(["/usr/bin/python3", reader, etl, "--json", "--tl"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
-        if proc.returncode != 0:
-            raise Failure("etl_reader.py rejects the ETL file: %s" % proc.stderr.decode()[-300:])
-    return [r for r in map(json.loads, proc.stdout.decode().splitlines()) if r["event"] == event]
+        events, rc, err = tlown.read_etl(etl, tl=True)
+        if rc != 0:
+            raise Failure("etl_reader.py rejects the ETL file: %s" % err[-300:])
+    return [r for r in events if r["event"] == event]
 
 
 def check_timer(ctx, cpus):

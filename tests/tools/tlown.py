@@ -1,7 +1,8 @@
 """tlown.py - which of kprof's own records an ETL file carries as TraceLogging
-events, and a decoded value as the ETL readers give it back: what test_etl,
-test_etl_parser and the boot tests' ETL check (tests/boot/boot_common.py)
-share, said once.
+events, a decoded value as the ETL readers give it back, and a log's ETL
+file written and read back by etl_reader.py: what test_etl,
+test_etl_parser, the boot tests' ETL check (tests/boot/boot_common.py) and
+scenario=noise's (noisecheck.py) share, said once.
 
 kprof etl writes every own record (hook 0xFEnn) as a TraceLogging event of
 the provider "kprof" but KprofThread (it becomes Thread and Process
@@ -25,3 +26,26 @@ def plain(v):
     if isinstance(v, list):
         return [plain(x) for x in v]
     return v
+
+
+def write_etl(kprof, log, folder):
+    """`kprof etl LOG` into folder/trace.etl; (its path, the finished process)."""
+    import os
+    import subprocess
+    etl = os.path.join(folder, "trace.etl")
+    return etl, subprocess.run([kprof, "etl", log, "-o", etl, "--quiet"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+
+
+def read_etl(etl, tl=False):
+    """The ETL file as etl_reader.py (beside this file, no code shared with the writer) reads it: its
+    events (tl: the TraceLogging ones, decoded by their schemas) as dicts, with the reader's exit status
+    and stderr."""
+    import json
+    import os
+    import subprocess
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "etl_reader.py")
+    proc = subprocess.run(["/usr/bin/python3", reader, etl, "--json"] + (["--tl"] if tl else []),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    events = [json.loads(line) for line in proc.stdout.splitlines()] if proc.returncode == 0 else []
+    return events, proc.returncode, proc.stderr.decode(errors="replace")
