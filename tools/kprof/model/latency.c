@@ -3,7 +3,8 @@
  * `perf sched latency` and WPA's Ready / Waits columns give them.
  *
  * Every CPU's runs (schedule.c) and ReadyThread records, merged in time
- * order, walk each thread through the states
+ * order (sched_walk.c, one event at a time), walk each thread through the
+ * states
  *
  *   running --switch out, OldThreadState Waiting (reason r)--> blocked
  *   running --switch out, OldThreadState Ready--------------> ready
@@ -36,19 +37,8 @@
 #include <stdlib.h>
 
 #include "tools/kprof/util/alloc.h"
-#include "tools/kprof/util/sort.h"
 
-enum ev_type { EV_OUT, EV_READY, EV_IN }; /* at one time stamp, in this order */
 enum th_state { TS_UNKNOWN, TS_RUNNING, TS_BLOCKED, TS_READY, TS_EARLY };
-
-struct ev {
-	uint64_t ts;
-	size_t order;          /* ties: as collected                         */
-	uint32_t tid, by;      /* READY: the thread running where it came    */
-	uint8_t type, cpu;
-	uint8_t state, reason; /* OUT: OldThreadState and -WaitReason; 0xFF  */
-	int8_t why;            /* state: the switch is lost                  */
-};
 
 struct th {
 	uint8_t state, reason, cpu;
@@ -57,62 +47,12 @@ struct th {
 	uint64_t since;
 };
 
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-	int c = kp_cmp_u64(x->ts, y->ts);
-	if (!c)
-		c = kp_cmp_u64(x->type, y->type);
-	return c ? c : kp_cmp_u64(x->order, y->order);
-}
-
-/* The thread running on c at ts (runs are end to end, in time order). */
-static uint32_t running_at(const struct kp_model_cpu *c, uint64_t ts)
-{
-	size_t lo = kp_bound_u64(c->runs, c->nruns, sizeof(*c->runs), offsetof(struct kp_run, end), ts, true);
-
-	return lo < c->nruns && c->runs[lo].start <= ts ? c->runs[lo].tid : 0;
-}
-
-static struct ev *collect(const struct kp_model *m, size_t *n)
-{
-	struct ev *v = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	for (uint32_t i = 0; i < m->ncpus; i++) {
-		const struct kp_model_cpu *c = &m->cpu[i];
-		for (size_t k = 0; k < c->nruns; k++) {
-			const struct kp_run *r = &c->runs[k];
-			if (!r->tid)
-				continue;
-			if (!r->from_start)
-				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->start, .order = *n, .tid = r->tid, .type = EV_IN,
-								  .cpu = (uint8_t)i }));
-			if (!r->to_end)
-				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->end, .order = *n, .tid = r->tid, .type = EV_OUT,
-								  .cpu = (uint8_t)i, .state = r->gap ? 0xFF : r->end_state,
-								  .reason = r->end_reason }));
-		}
-		for (size_t k = 0; k < c->nreadies; k++) {
-			const struct kp_ready *r = &c->readies[k];
-			if (r->tid)
-				KP_PUSH(v, *n, cap, ((struct ev){ .ts = r->ts, .order = *n, .tid = r->tid, .type = EV_READY,
-								  .cpu = (uint8_t)i, .by = running_at(c, r->ts),
-								  .why = r->reason >= 0 && r->reason < KP_READY_PREEMPTED
-										 ? r->reason : 0 }));
-		}
-	}
-	kp_sort(v, *n, sizeof(*v), cmp_ev);
-	return v;
-}
-
 static void make_ready(struct th *s, uint64_t since, uint32_t by, int8_t why, uint8_t cpu)
 {
 	*s = (struct th){ .state = TS_READY, .since = since, .by = by, .why = why, .cpu = cpu };
 }
 
-static void switch_out(struct kp_model_thread *t, struct th *s, const struct ev *e)
+static void switch_out(struct kp_model_thread *t, struct th *s, const struct kp_sched_event *e)
 {
 	if (e->state == Ready) {
 		make_ready(s, e->ts, t->tid, KP_READY_PREEMPTED, e->cpu);
@@ -126,7 +66,7 @@ static void switch_out(struct kp_model_thread *t, struct th *s, const struct ev 
 	}
 }
 
-static void readied(struct kp_model_thread *t, struct th *s, const struct ev *e)
+static void readied(struct kp_model_thread *t, struct th *s, const struct kp_sched_event *e)
 {
 	switch (s->state) {
 	case TS_BLOCKED:
@@ -144,7 +84,7 @@ static void readied(struct kp_model_thread *t, struct th *s, const struct ev *e)
 	}
 }
 
-static void switch_in(struct kp_model_thread *t, struct th *s, const struct ev *e)
+static void switch_in(struct kp_model_thread *t, struct th *s, const struct kp_sched_event *e)
 {
 	struct kp_latency *l = &t->lat;
 
@@ -169,21 +109,21 @@ static void switch_in(struct kp_model_thread *t, struct th *s, const struct ev *
 
 void kp_latency_build(struct kp_model *m)
 {
-	size_t n;
-	struct ev *v = collect(m, &n);
+	struct kp_sched_walk *w = kp_sched_walk_new(m);
 	struct th *st = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*st));
+	struct kp_sched_event e;
 
-	for (size_t i = 0; i < n; i++) {
-		struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, v[i].tid);
+	while (kp_sched_walk_next(w, &e)) {
+		struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, e.tid);
 		if (!t)
 			continue; /* a ReadyThread for a thread never switched nor named */
 		struct th *s = &st[t - m->threads];
-		switch (v[i].type) {
-		case EV_OUT: switch_out(t, s, &v[i]); break;
-		case EV_READY: readied(t, s, &v[i]); break;
-		default: switch_in(t, s, &v[i]); break;
+		switch (e.type) {
+		case KP_SCHED_OUT: switch_out(t, s, &e); break;
+		case KP_SCHED_READY: readied(t, s, &e); break;
+		default: switch_in(t, s, &e); break;
 		}
 	}
 	free(st);
-	free(v);
+	kp_sched_walk_free(w);
 }

@@ -307,6 +307,22 @@ void kp_measure_finish(struct kp_model_cpu *c);
 /* latency.c: every thread's latency and blocked time, from the runs and
  * ReadyThread records of all CPUs (after kp_threads_build). */
 void kp_latency_build(struct kp_model *m);
+/* sched_walk.c: every CPU's switches in and out (its runs' ends) and
+ * ReadyThread records in time order, one at a time, none gathered (its
+ * top comment gives the order at one time stamp).  Idle-thread runs give
+ * nothing. */
+enum { KP_SCHED_OUT, KP_SCHED_READY, KP_SCHED_IN }; /* at one time, this order */
+struct kp_sched_event {
+	uint64_t ts;
+	uint32_t tid, by;      /* READY: the thread running where it came    */
+	uint8_t type, cpu;
+	uint8_t state, reason; /* OUT: OldThreadState and -WaitReason; state */
+	int8_t why;            /* 0xFF: the switch is lost.  READY: its why  */
+};
+struct kp_sched_walk;
+struct kp_sched_walk *kp_sched_walk_new(const struct kp_model *m);
+bool kp_sched_walk_next(struct kp_sched_walk *w, struct kp_sched_event *e);
+void kp_sched_walk_free(struct kp_sched_walk *w);
 /* objnames.c: a KprofObjectName record into m->object_names. */
 void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
 /* invariants.c: what this header promises of a built model (the span
