@@ -602,8 +602,8 @@ def parser():
                    help="the trace size (MiB of the log or the stick's trace file) from which --outputs=auto "
                         "leaves those out (default %(default)s)")
     p.add_argument("--huge-trace-mb", type=nonnegative_int, default=HUGE_TRACE_MB,
-                   help="the trace size from which --outputs=auto also leaves out the pictures and the protobuf "
-                        "trace, whose memory grows with the trace (default %(default)s)")
+                   help="the trace size from which --outputs=auto also leaves out the protobuf trace and the "
+                        "LTTng-style CTF, whose making holds the most memory (default %(default)s)")
     return p
 
 
@@ -755,14 +755,15 @@ OUTPUTS = [
 BIG_TRACE_MB = 256
 PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # A huge trace: above this many MiB (about 27 million records at the mix's
-# 40 bytes a record), also the files whose making holds memory that grows
-# with the trace (docs/testing.md, the host tool on a big log): the
-# pictures and the protobuf trace, made from the whole run's model (about
-# 125 and 475 bytes a record), and the LTTng-style CTF (about 95).  Left:
-# the report (the model too, but what a run is read by), and trace.etl and
-# the plain CTF, written as the records are walked.
+# 40 bytes a record), also the files whose making holds much more memory
+# than the rest, growing with the trace (docs/testing.md, the host tool on
+# a big log): the protobuf trace (the model, its queue of events and their
+# TrackEvents: about 475 bytes a record) and the LTTng-style CTF (every
+# switch-in, about 95).  Left: the report and the pictures (the model,
+# about 50 bytes a record), and trace.etl and the plain CTF, written as
+# the records are walked.
 HUGE_TRACE_MB = 1024
-MEMORY_OUTPUTS = ("flamegraph.svg", "timeline.svg", "trace.perfetto-trace", "ctf-lttng/")
+MEMORY_OUTPUTS = ("trace.perfetto-trace", "ctf-lttng/")
 
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
@@ -822,8 +823,8 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
         print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 95 to 475 bytes a record); the report, trace.etl and the CTF trace are written; "
-              "OUTPUTS=all writes them, or build/kprof flamegraph / timeline / perfetto / ctf --lttng on %s"
+              "the trace (about 95 to 475 bytes a record, against 50 for the report and the pictures); OUTPUTS=all "
+              "writes them, or build/kprof perfetto / ctf --lttng on %s"
               % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
     left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
