@@ -6,7 +6,8 @@
 # kernel/lib/; this checks what the linker joins: every name an object of
 # arch/ leaves undefined that an object of kernel/ (outside kernel/lib/, a
 # library below both) defines must be one of the header's list (its lines
-# " *   - what: name, name, ..."), and every name on the list must be one
+# " *   - what: name, name, ...", a line ending in a comma going on on the
+# next), and every name on the list must be one
 # arch/ takes, so the list says exactly what arch/ uses.
 #
 # OBJDIR is the kernel's object folder (build/kernel-obj), laid out as the
@@ -42,7 +43,11 @@ done | sort > "$tmp/uses"
 live kernel | grep -v '^kernel/lib/' | while IFS= read -r o; do
 	nm --defined-only -g "$obj/$o" | awk -v f="$o" 'NF == 3 { print $3, f }'
 done | sort > "$tmp/defs"
-sed -n 's/^ \*   - [^:]*: //p' "$header" | tr ',' '\n' | sed 's/[[:space:]]//g' | grep -v '^$' | sort -u > "$tmp/listed"
+# The list: " *   - what: name, name," and, after a line ending in a
+# comma, the names on the next comment line.
+awk '/^ \*   - [^:]*: / { sub(/^ \*   - [^:]*: /, ""); more = /,[[:space:]]*$/; print; next }
+	more { sub(/^ \*[[:space:]]*/, ""); more = /,[[:space:]]*$/; print }' "$header" |
+	tr ',' '\n' | sed 's/[[:space:]]//g' | grep -v '^$' | sort -u > "$tmp/listed"
 
 join "$tmp/uses" "$tmp/defs" > "$tmp/taken"  # name, arch object, kernel object
 bad=0
