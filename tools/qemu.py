@@ -849,7 +849,7 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
             written.append((pdb, "the kernel's symbols for trace.etl (WPA: put %s on the symbol path)" % out))
             written.append((pdb[:-4] + ".dll", "the PE image the PDB describes (its headers are trace.etl's "
                                                 "kernel image)"))
-    if short is None:  # the report failed: its summary alone, and why
+    if short is None:  # the report failed (said above): its summary alone, if that can be made
         report = subprocess.run([kprof, "report", log, "--kernel", kernel, "--summary", "--quiet"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         short = report.stdout if report.returncode == 0 else None
