@@ -35,11 +35,9 @@ struct stream {
 	bool readies;          /* the CPU's ReadyThread records, else its runs */
 	size_t next;           /* the next run or record to read             */
 	bool at_out;           /* runs: the next run's switch in is given    */
-	uint64_t seq;          /* the events given so far: ties, in order    */
 	struct kp_sched_event *grp; /* runs: the events of one time stamp    */
 	size_t ngrp, capgrp, at;
 	struct kp_sched_event head;
-	uint64_t head_seq;
 };
 
 struct kp_sched_walk {
@@ -99,7 +97,6 @@ static bool advance(struct stream *s)
 							   .why = r->reason >= 0 && r->reason < KP_READY_PREEMPTED
 									  ? r->reason : 0 };
 			s->next++;
-			s->head_seq = s->seq++;
 			return true;
 		}
 		return false;
@@ -129,13 +126,13 @@ static bool advance(struct stream *s)
 			}
 	}
 	s->head = s->grp[s->at++];
-	s->head_seq = s->seq++;
 	return true;
 }
 
-/* Is stream a's head before stream b's?  Time, type, then CPU by CPU
- * (a CPU's runs, stream 2n, before its ReadyThread records, 2n + 1), then
- * as they came. */
+/* Is stream a's head before stream b's (a != b: a stream is in the heap
+ * once)?  Time, type, then CPU by CPU: a CPU's runs, stream 2n, before its
+ * ReadyThread records, 2n + 1.  Within a stream its order is kept by the
+ * stream itself, one head at a time. */
 static bool before(const struct kp_sched_walk *w, size_t a, size_t b)
 {
 	const struct stream *x = &w->s[a], *y = &w->s[b];
@@ -144,9 +141,7 @@ static bool before(const struct kp_sched_walk *w, size_t a, size_t b)
 		return x->head.ts < y->head.ts;
 	if (x->head.type != y->head.type)
 		return x->head.type < y->head.type;
-	if (a != b)
-		return a < b;
-	return x->head_seq < y->head_seq;
+	return a < b;
 }
 
 static void sift_down(struct kp_sched_walk *w, size_t i)
