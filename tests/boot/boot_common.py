@@ -182,8 +182,7 @@ def check_etl_ctf(ctx, records):
         dec = subprocess.run([ctx.kprof, "decode", "--json", ctx.log_path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True)
         recs = [json.loads(line) for line in dec.stdout.splitlines()]
-        hooks = [(d["hook"], d["event"]) for d in recs if "hook" in d]
-        windows = sum(1 for h, _ in hooks if h >> 8 != 0xFE)
+        windows = sum(1 for d in recs if "hook" in d and d["hook"] >> 8 != 0xFE)
         own = sum(1 for d in recs if "hook" in d and tlown.carried(d))
         if rc != 0 or tl_rc != 0 or etl_records != windows or etl_own != own:
             raise_failure("ETL read back by etl_reader.py: exit %d, %d records copied, decoder %d Windows records "
