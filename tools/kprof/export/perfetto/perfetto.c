@@ -33,15 +33,6 @@
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
-#include "tools/kprof/util/sort.h"
-
-static int cmp_item(const void *a, const void *b)
-{
-	const struct pf_item *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
 
 static void write_other_data(struct pf *p, const struct kp_log *log)
 {
@@ -64,11 +55,13 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
 
 	pf_collect(&p, (struct kp_log *)log); /* read only: cursors over its records */
-	kp_sort(p.items, p.nitems, sizeof(*p.items), cmp_item);
+	struct pf_walk walk;
 	fputs("{\"traceEvents\":[", f);
 	pf_write_metadata(&p);
-	for (size_t i = 0; i < p.nitems; i++)
-		p.items[i].write(&p, &p.items[i]);
+	pf_walk_start(&p, &walk);
+	for (const struct pf_item *it; (it = pf_walk_next(&walk));)
+		it->kind->write(&p, it);
+	pf_walk_free(&walk);
 	fputs("\n]", f);
 	pf_write_stack_frames(&p);
 	pf_write_sched(&p);

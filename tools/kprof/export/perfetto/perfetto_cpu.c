@@ -278,29 +278,37 @@ const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts)
 	return lo ? &c->runs[lo - 1] : NULL;
 }
 
+static const struct pf_kind run_kind = { write_run, describe_run };
+static const struct pf_kind wait_kind = { write_wait, describe_wait };
+static const struct pf_kind sample_kind = { write_sample, describe_sample };
+static const struct pf_kind ready_kind = { write_ready, describe_ready };
+static const struct pf_kind hole_kind = { write_hole, describe_hole };
+static const struct pf_kind stall_kind = { write_stall, describe_stall };
+static const struct pf_kind step_kind = { write_step, describe_step };
+
 void pf_cpu_events(struct pf *p)
 {
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
 		for (size_t i = 0; i < c->nruns; i++)
-			pf_add(p, (struct pf_item){ .ts = c->runs[i].start, .write = write_run, .describe = describe_run, .obj = &c->runs[i], .cpu = cpu });
+			pf_add(p, (struct pf_item){ .ts = c->runs[i].start, .kind = &run_kind, .obj = &c->runs[i], .cpu = cpu });
 		for (size_t i = 0; i < c->nwaits; i++)
-			pf_add(p, (struct pf_item){ .ts = c->waits[i].start, .write = write_wait, .describe = describe_wait, .obj = &c->waits[i], .cpu = cpu });
+			pf_add(p, (struct pf_item){ .ts = c->waits[i].start, .kind = &wait_kind, .obj = &c->waits[i], .cpu = cpu });
 		for (size_t i = 0; i < c->nsamples; i++)
-			pf_add(p, (struct pf_item){ .ts = c->samples[i].ts, .write = write_sample, .describe = describe_sample, .obj = &c->samples[i],
+			pf_add(p, (struct pf_item){ .ts = c->samples[i].ts, .kind = &sample_kind, .obj = &c->samples[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nreadies; i++)
-			pf_add(p, (struct pf_item){ .ts = c->readies[i].ts, .write = write_ready, .describe = describe_ready, .obj = &c->readies[i],
+			pf_add(p, (struct pf_item){ .ts = c->readies[i].ts, .kind = &ready_kind, .obj = &c->readies[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nholes; i++)
 			for (int span = 0; span < 2; span++)
-				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .write = write_hole, .describe = describe_hole, .obj = &c->holes[i],
+				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .kind = &hole_kind, .obj = &c->holes[i],
 							    .cpu = cpu, .a = span });
 		for (size_t i = 0; i < c->nstalls; i++)
-			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .write = write_stall, .describe = describe_stall, .obj = &c->stalls[i],
+			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .kind = &stall_kind, .obj = &c->stalls[i],
 						    .cpu = cpu });
 		for (size_t i = 0; i < c->nsteps; i++)
-			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .write = write_step, .describe = describe_step, .obj = &c->steps[i],
+			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .kind = &step_kind, .obj = &c->steps[i],
 						    .cpu = cpu });
 	}
 }

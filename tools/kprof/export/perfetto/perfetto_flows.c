@@ -54,6 +54,8 @@ static void describe_flow(struct pf *p, const struct pf_item *it, struct pf_even
 	strcpy(e->name, "wakeup");
 }
 
+static const struct pf_kind flow_kind = { write_flow, describe_flow };
+
 void pf_flow_events(struct pf *p)
 {
 	uint64_t id = p->flows;
@@ -69,9 +71,9 @@ void pf_flow_events(struct pf *p)
 				continue;
 			id++;
 			p->flows_one_instant += pf_ns(p->m, by->start) == pf_ns(p->m, w->run_start);
-			pf_add(p, (struct pf_item){ .ts = by->start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i], .cpu = cpu,
+			pf_add(p, (struct pf_item){ .ts = by->start, .kind = &flow_kind, .obj = &c->readies[i], .cpu = cpu,
 						    .tid = by->tid, .a = id, .b = 0 });
-			pf_add(p, (struct pf_item){ .ts = w->run_start, .write = write_flow, .describe = describe_flow, .obj = &c->readies[i],
+			pf_add(p, (struct pf_item){ .ts = w->run_start, .kind = &flow_kind, .obj = &c->readies[i],
 						    .cpu = cpu, .lane = w->lane, .a = id, .b = 1 });
 		}
 	}

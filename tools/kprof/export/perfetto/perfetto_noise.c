@@ -152,6 +152,10 @@ static int cmp_linked(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
+static const struct pf_kind link_kind = { write_link, describe_link };
+static const struct pf_kind gap_kind = { write_gap, describe_gap };
+static const struct pf_kind timer_kind = { write_timer, describe_timer };
+
 /* The correlated pass-1 gaps by start; each one linked to the next when
  * it starts before the cluster so far has ended. */
 static void links(struct pf *p, struct pf_noise *nz)
@@ -169,9 +173,9 @@ static void links(struct pf *p, struct pf_noise *nz)
 			const struct pf_noise_gap *prev = &nz->gaps[nz->linked[k - 1]];
 			uint64_t id = ++p->flows;
 			p->noise_links_one_instant += pf_ns(p->m, prev->start) == pf_ns(p->m, g->start);
-			pf_add(p, (struct pf_item){ .ts = prev->start, .write = write_link, .describe = describe_link,
+			pf_add(p, (struct pf_item){ .ts = prev->start, .kind = &link_kind,
 						    .obj = prev, .a = id, .b = 0 });
-			pf_add(p, (struct pf_item){ .ts = g->start, .write = write_link, .describe = describe_link,
+			pf_add(p, (struct pf_item){ .ts = g->start, .kind = &link_kind,
 						    .obj = g, .a = id, .b = 1 });
 		}
 		if (!k || g->start >= cluster_end)
@@ -191,13 +195,13 @@ void pf_noise_events(struct pf *p)
 	for (size_t i = 0; i < nz->ngaps; i++) {
 		if (nz->gaps[i].cpu < p->m->ncpus)
 			p->noise_cpus[nz->gaps[i].cpu]++;
-		pf_add(p, (struct pf_item){ .ts = nz->gaps[i].start, .write = write_gap, .describe = describe_gap,
+		pf_add(p, (struct pf_item){ .ts = nz->gaps[i].start, .kind = &gap_kind,
 					    .obj = &nz->gaps[i], .cpu = nz->gaps[i].cpu });
 	}
 	for (size_t i = 0; i < nz->ntimers; i++) {
 		if (nz->timers[i].cpu < p->m->ncpus)
 			p->noise_cpus[nz->timers[i].cpu]++;
-		pf_add(p, (struct pf_item){ .ts = nz->timers[i].ts, .write = write_timer, .describe = describe_timer,
+		pf_add(p, (struct pf_item){ .ts = nz->timers[i].ts, .kind = &timer_kind,
 					    .obj = &nz->timers[i], .cpu = nz->timers[i].cpu });
 	}
 	links(p, nz);

@@ -262,6 +262,9 @@ static int cmp_seg_ptr(const void *a, const void *b)
 	return cmp_seg(a, b);
 }
 
+static const struct pf_kind waiting_kind = { write_waiting, describe_waiting };
+static const struct pf_kind running_kind = { write_running, describe_running };
+
 void pf_thread_events(struct pf *p)
 {
 	struct segs *s = kp_xcalloc(1, sizeof(*s));
@@ -294,8 +297,7 @@ void pf_thread_events(struct pf *p)
 	for (size_t k = 0; k < s->n; k++) {
 		struct seg *v = &s->v[k];
 		bool w = v->kind == SEG_SPIN || v->kind == SEG_RESOURCE;
-		pf_add(p, (struct pf_item){ .ts = v->start, .write = w ? write_waiting : write_running,
-					    .describe = w ? describe_waiting : describe_running, .obj = v,
+		pf_add(p, (struct pf_item){ .ts = v->start, .kind = w ? &waiting_kind : &running_kind, .obj = v,
 					    .tid = v->tid, .lane = v->lane });
 	}
 	p->thread_segs = s;

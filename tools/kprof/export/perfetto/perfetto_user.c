@@ -184,6 +184,8 @@ static void pair_spans(struct pf_user *u, const struct kp_log *log)
 		free(stack[id]);
 }
 
+static const struct pf_kind user_kind = { write_user, describe_user };
+
 void pf_user_events(struct pf *p)
 {
 	struct pf_user *u = kp_xcalloc(1, sizeof(*u));
@@ -207,7 +209,7 @@ void pf_user_events(struct pf *p)
 		if (r->payload[2] == KprofEventEnd && u->taken[i] &&
 		    kp_user_type_of(log, r)->kind == KprofEventKindSpan)
 			continue; /* drawn with its Begin */
-		pf_add(p, (struct pf_item){ .ts = r->h.TimeStamp, .write = write_user, .describe = describe_user, .cpu = r->cpu, .a = i });
+		pf_add(p, (struct pf_item){ .ts = r->h.TimeStamp, .kind = &user_kind, .cpu = r->cpu, .a = i });
 	}
 }
 

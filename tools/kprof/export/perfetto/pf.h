@@ -60,6 +60,7 @@ struct pf_lanes {
 
 struct pf;
 struct pf_stacks;
+struct pf_item;
 
 /* An event as a writer other than the JSON one (the protobuf trace,
  * perfetto/) needs it: its kind, track, times and name, no args.  Filled
@@ -77,15 +78,24 @@ struct pf_event {
 	int64_t value[PF_SERIES_MAX];
 };
 
-/* One event to write, at ts; the events are written sorted by (ts, seq). */
-struct pf_item {
-	uint64_t ts;
-	size_t seq;
+/* What writes an event of a kind: the JSON (write), and what a writer
+ * other than the JSON one needs (describe). */
+struct pf_kind {
 	void (*write)(struct pf *p, const struct pf_item *it);
 	void (*describe)(struct pf *p, const struct pf_item *it, struct pf_event *e);
+};
+
+/* One event to write, at ts; the events are written in (ts, seq) order,
+ * seq its place in the queue (pf_seq).  48 bytes: a big log queues two
+ * or three a record. */
+struct pf_item {
+	uint64_t ts;
+	const struct pf_kind *kind;
 	const void *obj;       /* the run, wait, ... it writes               */
-	uint32_t cpu, tid, lane;
-	uint64_t a, b;         /* what else its writer needs                 */
+	uint64_t a;            /* what else its writer needs                 */
+	uint32_t cpu, tid;
+	uint8_t lane;          /* < PF_LANES                                 */
+	uint8_t b;             /* what else its writer needs: 0 or 1         */
 };
 
 struct pf {
@@ -98,6 +108,7 @@ struct pf {
 	void *thread_segs;      /* perfetto_threads.c's slices                */
 	struct pf_item *items;
 	size_t nitems, capitems;
+	size_t user_first, user_end; /* the workload's own events' items     */
 	bool first;             /* no event written yet                       */
 	const struct kp_log *log; /* its user event types                    */
 	struct pf_user *user;   /* perfetto_user.c's events                   */
@@ -108,8 +119,25 @@ struct pf {
 	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
 };
 
-/* queue.c: queue an event (its seq is set here). */
+/* queue.c: queue an event; walk the queue in time order, by (ts, seq):
+ * pf_walk_next gives each event once, then NULL. */
 void pf_add(struct pf *p, struct pf_item it);
+static inline size_t pf_seq(const struct pf *p, const struct pf_item *it)
+{
+	return (size_t)(it - p->items);
+}
+struct pf_run {
+	uint64_t ts;           /* its next event's                           */
+	size_t at, end;        /* its next event in the queue, its end       */
+};
+struct pf_walk {
+	const struct pf_item *items;
+	struct pf_run *heap;   /* the runs not yet walked, a heap            */
+	size_t n, runs;        /* in the heap; the queue's runs              */
+};
+void pf_walk_start(const struct pf *p, struct pf_walk *w);
+const struct pf_item *pf_walk_next(struct pf_walk *w);
+void pf_walk_free(struct pf_walk *w);
 
 /* perfetto_cpu.c: the CPUs' tracks' events; perfetto_threads.c: the
  * threads' (and p->wake, p->lanes); perfetto_flows.c: the wake-up flows

@@ -14,6 +14,14 @@
  * first), then the BEGINs, the longest first, with the instants and
  * counters, then the ENDs of the slices that last no time (in the reverse
  * order of their BEGINs).  Every time is pf_ns's, the JSON's nanoseconds.
+ *
+ * Streamed: the queue is walked in time order (pf_walk_*, queue.c) an
+ * instant (a nanosecond) at a time.  An instant's items are described in
+ * the order they were queued (so that a flow finds the slice begun before
+ * it, as the JSON's importer does), its events sorted and written; the
+ * ENDs of slices that last wait in a heap until their time comes.  What
+ * is held besides the queue is one instant's events and the slices open
+ * at once, not an event per record.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,7 @@
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/export/perfetto/proto/schema.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
 #include "tools/kprof/util/sort.h"
 
 enum { CLS_END, CLS_BEGIN, CLS_END_EMPTY };
@@ -38,16 +47,64 @@ static uint32_t intern(struct pb_writer *w, const char *name)
 	return (uint32_t)w->nnames;
 }
 
-static uint64_t begin_hash(uint32_t track, uint64_t ts)
+static int cmp_event(const struct pb_event *x, const struct pb_event *y)
 {
-	return kp_hash_u64(ts, track);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int cmp_event_q(const void *a, const void *b)
+{
+	return cmp_event(a, b);
+}
+
+/* The heap of ENDs to come (w->ends[0] the first in time order). */
+static void end_push(struct pb_writer *w, struct pb_event e)
+{
+	size_t i = w->nends;
+
+	KP_PUSH(w->ends, w->nends, w->capends, e);
+	while (i && cmp_event(&w->ends[i], &w->ends[(i - 1) / 2]) < 0) {
+		struct pb_event t = w->ends[i];
+		w->ends[i] = w->ends[(i - 1) / 2];
+		w->ends[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct pb_event end_pop(struct pb_writer *w)
+{
+	struct pb_event top = w->ends[0];
+	size_t i = 0;
+
+	w->ends[0] = w->ends[--w->nends];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < w->nends && cmp_event(&w->ends[l], &w->ends[m]) < 0)
+			m = l;
+		if (r < w->nends && cmp_event(&w->ends[r], &w->ends[m]) < 0)
+			m = r;
+		if (m == i)
+			return top;
+		struct pb_event t = w->ends[i];
+		w->ends[i] = w->ends[m];
+		w->ends[m] = t;
+		i = m;
+	}
 }
 
 static void push(struct pb_writer *w, struct pb_event e)
 {
-	if (e.type == TYPE_SLICE_BEGIN)
-		kp_index_add(&w->begin_ix, begin_hash(e.track, e.ts), w->nev);
-	KP_PUSH(w->ev, w->nev, w->capev, e);
+	if (e.type == TYPE_SLICE_BEGIN && w->begun[e.track].instant != w->instants) {
+		w->begun[e.track].instant = w->instants;
+		w->begun[e.track].at = w->nnow;
+	}
+	KP_PUSH(w->now, w->nnow, w->capnow, e);
 }
 
 static void slice(struct pb_writer *w, const struct pf_event *d, uint32_t track, size_t seq)
@@ -59,28 +116,31 @@ static void slice(struct pb_writer *w, const struct pf_event *d, uint32_t track,
 		b = a;
 	push(w, (struct pb_event){ .ts = a, .cls = CLS_BEGIN, .sub = UINT64_MAX - (b - a), .order = seq,
 				   .type = TYPE_SLICE_BEGIN, .track = track, .name = name });
-	push(w, (struct pb_event){ .ts = b, .cls = b > a ? CLS_END : CLS_END_EMPTY, .sub = b > a ? UINT64_MAX - a : 0,
-				   .order = SIZE_MAX - seq, .type = TYPE_SLICE_END, .track = track });
+	struct pb_event end = { .ts = b, .cls = b > a ? CLS_END : CLS_END_EMPTY, .sub = b > a ? UINT64_MAX - a : 0,
+				.order = SIZE_MAX - seq, .type = TYPE_SLICE_END, .track = track };
+	if (b > a)
+		end_push(w, end);
+	else
+		push(w, end);
 }
 
 /* A flow's end on the slice that begins on its track at its time; an
  * instant carries it where no slice does. */
 static void flow(struct pb_writer *w, const struct pf_event *d, uint32_t track, size_t seq)
 {
-	uint64_t ts = pf_ns(w->pf.m, d->start), h = begin_hash(track, ts);
-	size_t it, at;
+	size_t at;
 
-	for (at = kp_index_first(&w->begin_ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&w->begin_ix, h, &it))
-		if (w->ev[at].track == track && w->ev[at].ts == ts)
-			break;
-	if (at == KP_INDEX_NONE) {
-		at = w->nev;
-		push(w, (struct pb_event){ .ts = ts, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq, .type = TYPE_INSTANT,
-					   .track = track, .name = intern(w, d->name) });
+	if (w->begun[track].instant == w->instants) {
+		at = w->begun[track].at;
+	} else {
+		at = w->nnow;
+		KP_PUSH(w->now, w->nnow, w->capnow,
+			((struct pb_event){ .ts = pf_ns(w->pf.m, d->start), .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
+					    .type = TYPE_INSTANT, .track = track, .name = intern(w, d->name) }));
 	}
-	struct pb_flow f = { .id = d->flow, .terminating = d->ph == 'f', .next = w->ev[at].flows };
+	struct pb_flow f = { .id = d->flow, .terminating = d->ph == 'f', .next = w->now[at].flows };
 	KP_PUSH(w->flows, w->nflows, w->capflows, f);
-	w->ev[at].flows = w->nflows;
+	w->now[at].flows = w->nflows;
 }
 
 static void counters(struct pb_writer *w, const struct pf_event *d, size_t seq)
@@ -94,42 +154,99 @@ static void counters(struct pb_writer *w, const struct pf_event *d, size_t seq)
 	}
 }
 
-static int cmp_event(const void *a, const void *b)
-{
-	const struct pb_event *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	if (x->sub != y->sub)
-		return x->sub < y->sub ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
-}
-
-void pb_events(struct pb_writer *w)
+/* Counters come from the workload's own events alone (perfetto_user.c),
+ * their tracks made in the order the queue first names them. */
+void pb_counters_declare(struct pb_writer *w)
 {
 	struct pf_event d;
+	char name[320];
 
-	for (size_t i = 0; i < w->pf.nitems; i++) {
-		const struct pf_item *it = &w->pf.items[i];
-		it->describe(&w->pf, it, &d);
-		if (d.ph == 'C') {
-			counters(w, &d, i);
-			continue;
+	for (size_t i = w->pf.user_first; i < w->pf.user_end; i++) {
+		w->pf.items[i].kind->describe(&w->pf, &w->pf.items[i], &d);
+		for (unsigned k = 0; d.ph == 'C' && k < d.nseries; k++) {
+			snprintf(name, sizeof(name), "%s %s", d.name, d.series[k]);
+			pb_counter_uuid(w, name);
 		}
-		uint32_t track = pb_track_uuid(w, d.pid, d.tid);
-		if (d.ph == 'X')
-			slice(w, &d, track, i);
-		else if (d.ph == 'i')
-			push(w, (struct pb_event){ .ts = pf_ns(w->pf.m, d.start), .cls = CLS_BEGIN, .sub = UINT64_MAX,
-						   .order = i, .type = TYPE_INSTANT, .track = track,
-						   .name = intern(w, d.name) });
-		else
-			flow(w, &d, track, i);
 	}
-	kp_index_free(&w->begin_ix);
-	kp_sort(w->ev, w->nev, sizeof(*w->ev), cmp_event);
+}
+
+static void event(struct pb_writer *w, const struct pf_item *it, uint64_t instant_ns)
+{
+	struct pf_event d;
+	size_t seq = pf_seq(&w->pf, it);
+
+	it->kind->describe(&w->pf, it, &d);
+	KP_ASSERT(pf_ns(w->pf.m, d.start) == instant_ns, "item %zu described at %llu ns, queued at %llu", seq,
+		  (unsigned long long)pf_ns(w->pf.m, d.start), (unsigned long long)instant_ns);
+	if (d.ph == 'C') {
+		counters(w, &d, seq);
+		return;
+	}
+	uint32_t track = pb_track_uuid(w, d.pid, d.tid);
+	if (d.ph == 'X')
+		slice(w, &d, track, seq);
+	else if (d.ph == 'i')
+		push(w, (struct pb_event){ .ts = instant_ns, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
+					   .type = TYPE_INSTANT, .track = track, .name = intern(w, d.name) });
+	else
+		flow(w, &d, track, seq);
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct pf_item *x = *(const struct pf_item *const *)a, *y = *(const struct pf_item *const *)b;
+
+	return (x > y) - (x < y); /* their places in the queue */
+}
+
+/* The events of the instant at t ns (its items in group[], put in queue
+ * order unless they are), after the ENDs that come before them. */
+static void instant(struct pb_writer *w, const struct pf_item **group, size_t n, bool in_order, uint64_t t,
+		    void (*write)(struct pb_writer *w, const struct pb_event *e))
+{
+	if (!in_order) /* items at one ns but not one TSC */
+		kp_sort(group, n, sizeof(*group), cmp_seq);
+	w->instants++;
+	w->nnow = w->nflows = 0;
+	for (size_t k = 0; k < n; k++)
+		event(w, group[k], t);
+	kp_sort(w->now, w->nnow, sizeof(*w->now), cmp_event_q);
+	while (w->nends && w->ends[0].ts <= t) {
+		struct pb_event e = end_pop(w);
+		write(w, &e);
+	}
+	for (size_t k = 0; k < w->nnow; k++)
+		write(w, &w->now[k]);
+}
+
+void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const struct pb_event *e))
+{
+	struct pf_walk walk;
+	const struct pf_item **group = NULL, *it;
+	size_t n = 0, cap = 0;
+	uint64_t t = 0;
+	bool in_order = true; /* group[] in queue order */
+
+	w->begun = kp_xcalloc(w->ntracks + 1, sizeof(*w->begun));
+	pf_walk_start(&w->pf, &walk);
+	while ((it = pf_walk_next(&walk))) {
+		uint64_t ns = pf_ns(w->pf.m, it->ts);
+		if (n && ns != t) {
+			instant(w, group, n, in_order, t, write);
+			n = 0;
+		}
+		in_order = !n || (it > group[n - 1] && in_order);
+		t = ns;
+		KP_PUSH(group, n, cap, it);
+	}
+	if (n)
+		instant(w, group, n, in_order, t, write);
+	while (w->nends) {
+		struct pb_event e = end_pop(w);
+		write(w, &e);
+	}
+	free(group);
+	pf_walk_free(&walk);
 }
 
 void pb_events_free(struct pb_writer *w)
@@ -138,6 +255,8 @@ void pb_events_free(struct pb_writer *w)
 		free(w->names[k]);
 	free(w->names);
 	kp_index_free(&w->name_ix);
-	free(w->ev);
+	free(w->now);
 	free(w->flows);
+	free(w->ends);
+	free(w->begun);
 }

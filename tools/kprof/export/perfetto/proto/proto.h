@@ -31,7 +31,7 @@
 #include "tools/kprof/export/perfetto/proto/pb.h"
 #include "tools/kprof/util/hash.h"
 
-/* One TrackEvent, before it is sorted into time order. */
+/* One TrackEvent, waiting for its place in time order (events.c). */
 struct pb_event {
 	uint64_t ts;           /* nanoseconds since the origin               */
 	uint64_t sub, order;   /* the order at one ts (events.c)             */
@@ -40,9 +40,10 @@ struct pb_event {
 	uint32_t track;        /* its track's uuid                           */
 	uint32_t name;         /* its name's iid, 0: none                    */
 	int64_t value;         /* TYPE_COUNTER                               */
-	size_t flows;          /* its first flow (+ 1), 0: none              */
+	size_t flows;          /* its first flow (+ 1) in w->flows, 0: none  */
 };
 
+/* A flow's end on an event of the instant being written. */
 struct pb_flow {
 	uint64_t id;
 	bool terminating;
@@ -69,15 +70,21 @@ struct pb_writer {
 	char **names;          /* iid k + 1 is names[k]                      */
 	size_t nnames, capnames;
 	struct kp_index name_ix;
-	struct pb_event *ev;
-	size_t nev, capev;
-	struct kp_index begin_ix; /* SLICE_BEGINs by (track, ts), for flows  */
+	struct pb_event *now;  /* the events of the instant being written    */
+	size_t nnow, capnow;
+	struct pb_flow *flows; /* their flows                                */
+	size_t nflows, capflows;
+	struct pb_begun {      /* per track: its first SLICE_BEGIN in now[]  */
+		uint64_t instant;  /* (which instant: its count + 1, 0: none)  */
+		size_t at;
+	} *begun;
+	uint64_t instants;     /* instants written                           */
+	struct pb_event *ends; /* the SLICE_ENDs still to come: a heap       */
+	size_t nends, capends;
 	uint64_t *last;        /* per track: its last packet's time (ns)    */
 	uint64_t *sent;        /* (track, iid) interned on its sequence      */
 	size_t nsent, capsent;
 	struct kp_index sent_ix;
-	struct pb_flow *flows;
-	size_t nflows, capflows;
 };
 
 /* tracks.c: a JSON track's uuid (0: none such), a counter's (made if
@@ -88,9 +95,11 @@ void pb_tracks_declare(struct pb_writer *w);
 void pb_write_descriptors(struct pb_writer *w);
 void pb_tracks_free(struct pb_writer *w);
 
-/* events.c: every item as TrackEvents (w->ev, sorted), and the name
- * table. */
-void pb_events(struct pb_writer *w);
+/* events.c: the counter tracks of the queue's items (before the
+ * descriptors are written); then every item as TrackEvents, in time order,
+ * each handed to write (after the descriptors); the name table freed. */
+void pb_counters_declare(struct pb_writer *w);
+void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const struct pb_event *e));
 void pb_events_free(struct pb_writer *w);
 
 /* packet.c: a packet's start and end on track's sequence, at ts (the

@@ -1,7 +1,8 @@
 /*
  * write.c - the protobuf trace's packets, in the order proto.h gives:
  * per track its sequence's first packet (the clock and the defaults) and
- * its descriptor, then the events in time order.  A packet's timestamp
+ * its descriptor, then the events in time order, as events.c hands them
+ * over.  A packet's timestamp
  * is the nanoseconds since the one before on its sequence (clock 64,
  * incremental); an event whose name its sequence has not seen yet carries
  * it (InternedData).  A packet's start and end are packet.c's.
@@ -86,13 +87,12 @@ void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m,
 	w->pf = (struct pf){ .f = f, .m = m, .syms = syms, .first = true, .log = log };
 	pf_collect(&w->pf, (struct kp_log *)log); /* read only: cursors over its records */
 	pb_tracks_declare(w);
-	pb_events(w);
+	pb_counters_declare(w);
 	w->last = kp_xcalloc(w->ntracks + 1, sizeof(*w->last));
 	for (uint32_t k = 1; k <= w->ntracks; k++)
 		open_sequence(w, k);
 	pb_write_descriptors(w);
-	for (size_t i = 0; i < w->nev; i++)
-		write_event(w, &w->ev[i]);
+	pb_events(w, write_event);
 	fwrite(w->out.d, 1, w->out.n, f);
 	pb_free(&w->out);
 	free(w->last);
