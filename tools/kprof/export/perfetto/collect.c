@@ -27,6 +27,7 @@ void pf_collect(struct pf *p, struct kp_log *log)
 void pf_collect_free(struct pf *p)
 {
 	free(p->items);
+	free(p->arrays);
 	pf_thread_events_free(p);
 	pf_user_events_free(p);
 	pf_noise_events_free(p);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/fields.h"
@@ -290,25 +291,18 @@ void pf_cpu_events(struct pf *p)
 {
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++) {
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
-		for (size_t i = 0; i < c->nruns; i++)
-			pf_add(p, (struct pf_item){ .ts = c->runs[i].start, .kind = &run_kind, .obj = &c->runs[i], .cpu = cpu });
-		for (size_t i = 0; i < c->nwaits; i++)
-			pf_add(p, (struct pf_item){ .ts = c->waits[i].start, .kind = &wait_kind, .obj = &c->waits[i], .cpu = cpu });
-		for (size_t i = 0; i < c->nsamples; i++)
-			pf_add(p, (struct pf_item){ .ts = c->samples[i].ts, .kind = &sample_kind, .obj = &c->samples[i],
-						    .cpu = cpu });
-		for (size_t i = 0; i < c->nreadies; i++)
-			pf_add(p, (struct pf_item){ .ts = c->readies[i].ts, .kind = &ready_kind, .obj = &c->readies[i],
-						    .cpu = cpu });
+		pf_add_array(p, &run_kind, c->runs, sizeof(*c->runs), c->nruns, offsetof(struct kp_run, start), cpu);
+		pf_add_array(p, &wait_kind, c->waits, sizeof(*c->waits), c->nwaits, offsetof(struct kp_wait, start), cpu);
+		pf_add_array(p, &sample_kind, c->samples, sizeof(*c->samples), c->nsamples, offsetof(struct kp_sample, ts),
+			     cpu);
+		pf_add_array(p, &ready_kind, c->readies, sizeof(*c->readies), c->nreadies, offsetof(struct kp_ready, ts),
+			     cpu);
 		for (size_t i = 0; i < c->nholes; i++)
 			for (int span = 0; span < 2; span++)
 				pf_add(p, (struct pf_item){ .ts = c->holes[i].start, .kind = &hole_kind, .obj = &c->holes[i],
 							    .cpu = cpu, .a = span });
-		for (size_t i = 0; i < c->nstalls; i++)
-			pf_add(p, (struct pf_item){ .ts = c->stalls[i].start, .kind = &stall_kind, .obj = &c->stalls[i],
-						    .cpu = cpu });
-		for (size_t i = 0; i < c->nsteps; i++)
-			pf_add(p, (struct pf_item){ .ts = c->steps[i].ts, .kind = &step_kind, .obj = &c->steps[i],
-						    .cpu = cpu });
+		pf_add_array(p, &stall_kind, c->stalls, sizeof(*c->stalls), c->nstalls, offsetof(struct kp_stall, start),
+			     cpu);
+		pf_add_array(p, &step_kind, c->steps, sizeof(*c->steps), c->nsteps, offsetof(struct kp_clock_step, ts), cpu);
 	}
 }

@@ -13,6 +13,7 @@
  * Each has its describe too (pf.h).  It also finds each ReadyThread record's wake-up (pf_wake) for the flows.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,7 @@ static void write_running(struct pf *p, const struct pf_item *it)
 	const struct seg *s = it->obj;
 	char label[64];
 
-	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_RUN_TID(s->tid, it->lane));
+	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_RUN_TID(s->tid, s->lane));
 	pf_span(p, s->start, s->end);
 	if (s->kind == SEG_READY) {
 		fprintf(p->f, ",\"name\":\"ready\",\"cat\":\"ready\",\"args\":{\"ReadiedOnCpu\":%" PRIu32 "}}", s->cpu);
@@ -77,7 +78,7 @@ static void describe_running(struct pf *p, const struct pf_item *it, struct pf_e
 	const struct seg *s = it->obj;
 
 	(void)p;
-	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_RUN_TID(s->tid, it->lane),
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_RUN_TID(s->tid, s->lane),
 				.start = s->start, .end = s->end };
 	if (s->kind == SEG_READY)
 		strcpy(e->name, "ready");
@@ -98,10 +99,10 @@ static void describe_waiting(struct pf *p, const struct pf_item *it, struct pf_e
 	const struct seg *s = it->obj;
 
 	if (s->kind == SEG_SPIN) {
-		pf_wait_event(p, s->obj, PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, it->lane), e);
+		pf_wait_event(p, s->obj, PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, s->lane), e);
 		return;
 	}
-	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_WAIT_TID(s->tid, it->lane),
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_THREAD_PID(s->tid), .tid = PF_WAIT_TID(s->tid, s->lane),
 				.start = s->start, .end = s->end };
 	resource_name(p, s, e->name, sizeof(e->name));
 }
@@ -111,7 +112,7 @@ static void write_waiting(struct pf *p, const struct pf_item *it)
 	const struct seg *s = it->obj;
 	char name[64];
 
-	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, it->lane));
+	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_WAIT_TID(s->tid, s->lane));
 	if (s->kind == SEG_SPIN) {
 		pf_wait_body(p, s->obj);
 		return;
@@ -262,8 +263,32 @@ static int cmp_seg_ptr(const void *a, const void *b)
 	return cmp_seg(a, b);
 }
 
-static const struct pf_kind waiting_kind = { write_waiting, describe_waiting };
-static const struct pf_kind running_kind = { write_running, describe_running };
+/* A slice: on its thread's waits track (a spin or resource wait), or on
+ * its running track (a run, its ready time). */
+static bool on_waits(const struct pf_item *it)
+{
+	const struct seg *s = it->obj;
+
+	return s->kind == SEG_SPIN || s->kind == SEG_RESOURCE;
+}
+
+static void write_seg(struct pf *p, const struct pf_item *it)
+{
+	if (on_waits(it))
+		write_waiting(p, it);
+	else
+		write_running(p, it);
+}
+
+static void describe_seg(struct pf *p, const struct pf_item *it, struct pf_event *e)
+{
+	if (on_waits(it))
+		describe_waiting(p, it, e);
+	else
+		describe_running(p, it, e);
+}
+
+static const struct pf_kind seg_kind = { write_seg, describe_seg };
 
 void pf_thread_events(struct pf *p)
 {
@@ -294,12 +319,7 @@ void pf_thread_events(struct pf *p)
 	}
 	free(widx);
 	free(lane_of);
-	for (size_t k = 0; k < s->n; k++) {
-		struct seg *v = &s->v[k];
-		bool w = v->kind == SEG_SPIN || v->kind == SEG_RESOURCE;
-		pf_add(p, (struct pf_item){ .ts = v->start, .kind = w ? &waiting_kind : &running_kind, .obj = v,
-					    .tid = v->tid, .lane = v->lane });
-	}
+	pf_add_array(p, &seg_kind, s->v, sizeof(*s->v), s->n, offsetof(struct seg, start), 0);
 	p->thread_segs = s;
 }
 

@@ -86,16 +86,27 @@ struct pf_kind {
 };
 
 /* One event to write, at ts; the events are written in (ts, seq) order,
- * seq its place in the queue (pf_seq).  48 bytes: a big log queues two
- * or three a record. */
+ * seq its place in the queue. */
 struct pf_item {
 	uint64_t ts;
 	const struct pf_kind *kind;
 	const void *obj;       /* the run, wait, ... it writes               */
 	uint64_t a;            /* what else its writer needs                 */
+	size_t seq;
 	uint32_t cpu, tid;
 	uint8_t lane;          /* < PF_LANES                                 */
 	uint8_t b;             /* what else its writer needs: 0 or 1         */
+};
+
+/* Events of one kind, one for each element of an array (the model's runs
+ * of a CPU, ...): element i is an item at seq0 + i with obj the element,
+ * ts the uint64_t at ts_at in it, and cpu; nothing else set. */
+struct pf_array {
+	const struct pf_kind *kind;
+	const char *base;
+	size_t stride, n, ts_at;
+	uint32_t cpu;
+	size_t seq0;
 };
 
 struct pf {
@@ -106,8 +117,11 @@ struct pf {
 	struct pf_lanes *lanes; /* per thread                                 */
 	struct pf_stacks *stacks; /* perfetto_stacks.c                         */
 	void *thread_segs;      /* perfetto_threads.c's slices                */
-	struct pf_item *items;
+	struct pf_item *items;  /* the queue: events added one by one        */
 	size_t nitems, capitems;
+	struct pf_array *arrays; /* and by the array                          */
+	size_t narrays, caparrays;
+	size_t queued;          /* the queue's length (the next seq)          */
 	size_t user_first, user_end; /* the workload's own events' items     */
 	bool first;             /* no event written yet                       */
 	const struct kp_log *log; /* its user event types                    */
@@ -119,21 +133,25 @@ struct pf {
 	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
 };
 
-/* queue.c: queue an event; walk the queue in time order, by (ts, seq):
- * pf_walk_next gives each event once, then NULL. */
+/* queue.c: queue an event; queue an event per element of an array (of
+ * n elements of stride bytes, each's time the uint64_t at ts_at); walk
+ * the queue in time order, by (ts, seq): pf_walk_next gives each event
+ * once (valid until the next call), then NULL. */
 void pf_add(struct pf *p, struct pf_item it);
-static inline size_t pf_seq(const struct pf *p, const struct pf_item *it)
-{
-	return (size_t)(it - p->items);
-}
+void pf_add_array(struct pf *p, const struct pf_kind *kind, const void *base, size_t stride, size_t n, size_t ts_at,
+		  uint32_t cpu);
 struct pf_run {
 	uint64_t ts;           /* its next event's                           */
-	size_t at, end;        /* its next event in the queue, its end       */
+	size_t seq;            /* its next event's                           */
+	size_t at, end;        /* its next event in its source, its end      */
+	const struct pf_array *array; /* its source: the array, or NULL: the  */
+	                       /* items added one by one                     */
 };
 struct pf_walk {
-	const struct pf_item *items;
+	const struct pf *p;
 	struct pf_run *heap;   /* the runs not yet walked, a heap            */
 	size_t n, runs;        /* in the heap; the queue's runs              */
+	struct pf_item cur;    /* the event pf_walk_next gave last           */
 };
 void pf_walk_start(const struct pf *p, struct pf_walk *w);
 const struct pf_item *pf_walk_next(struct pf_walk *w);

@@ -173,7 +173,7 @@ void pb_counters_declare(struct pb_writer *w)
 static void event(struct pb_writer *w, const struct pf_item *it, uint64_t instant_ns)
 {
 	struct pf_event d;
-	size_t seq = pf_seq(&w->pf, it);
+	size_t seq = it->seq;
 
 	it->kind->describe(&w->pf, it, &d);
 	KP_ASSERT(pf_ns(w->pf.m, d.start) == instant_ns, "item %zu described at %llu ns, queued at %llu", seq,
@@ -194,14 +194,14 @@ static void event(struct pb_writer *w, const struct pf_item *it, uint64_t instan
 
 static int cmp_seq(const void *a, const void *b)
 {
-	const struct pf_item *x = *(const struct pf_item *const *)a, *y = *(const struct pf_item *const *)b;
+	const struct pf_item *x = a, *y = b;
 
-	return (x > y) - (x < y); /* their places in the queue */
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* The events of the instant at t ns (its items in group[], put in queue
  * order unless they are), after the ENDs that come before them. */
-static void instant(struct pb_writer *w, const struct pf_item **group, size_t n, bool in_order, uint64_t t,
+static void instant(struct pb_writer *w, struct pf_item *group, size_t n, bool in_order, uint64_t t,
 		    void (*write)(struct pb_writer *w, const struct pb_event *e))
 {
 	if (!in_order) /* items at one ns but not one TSC */
@@ -209,7 +209,7 @@ static void instant(struct pb_writer *w, const struct pf_item **group, size_t n,
 	w->instants++;
 	w->nnow = w->nflows = 0;
 	for (size_t k = 0; k < n; k++)
-		event(w, group[k], t);
+		event(w, &group[k], t);
 	kp_sort(w->now, w->nnow, sizeof(*w->now), cmp_event_q);
 	while (w->nends && w->ends[0].ts <= t) {
 		struct pb_event e = end_pop(w);
@@ -222,7 +222,8 @@ static void instant(struct pb_writer *w, const struct pf_item **group, size_t n,
 void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const struct pb_event *e))
 {
 	struct pf_walk walk;
-	const struct pf_item **group = NULL, *it;
+	struct pf_item *group = NULL; /* the instant's items, copied */
+	const struct pf_item *it;
 	size_t n = 0, cap = 0;
 	uint64_t t = 0;
 	bool in_order = true; /* group[] in queue order */
@@ -235,9 +236,9 @@ void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const str
 			instant(w, group, n, in_order, t, write);
 			n = 0;
 		}
-		in_order = !n || (it > group[n - 1] && in_order);
+		in_order = !n || (it->seq > group[n - 1].seq && in_order);
 		t = ns;
-		KP_PUSH(group, n, cap, it);
+		KP_PUSH(group, n, cap, *it);
 	}
 	if (n)
 		instant(w, group, n, in_order, t, write);
