@@ -258,9 +258,23 @@ static void assign_lanes(struct pf *p, struct segs *s)
 	}
 }
 
-static int cmp_seg_ptr(const void *a, const void *b)
+/* The ready slices add_ready appended after the first `sorted` slices
+ * merged in: both parts are in (tid, start, order) order already (a
+ * thread's ready slice ends at its run's start and begins after its run
+ * before ends), so a merge from the back gives what a sort would. */
+static void merge_ready(struct segs *s, size_t sorted)
 {
-	return cmp_seg(a, b);
+	size_t nr = s->n - sorted, i = sorted, j = nr, k = s->n;
+	struct seg *tail = kp_xcalloc(nr ? nr : 1, sizeof(*tail));
+
+	memcpy(tail, s->v + sorted, nr * sizeof(*tail));
+	while (j) {
+		if (i && cmp_seg(&s->v[i - 1], &tail[j - 1]) > 0)
+			s->v[--k] = s->v[--i];
+		else
+			s->v[--k] = tail[--j];
+	}
+	free(tail);
 }
 
 /* A slice: on its thread's waits track (a spin or resource wait), or on
@@ -298,6 +312,7 @@ void pf_thread_events(struct pf *p)
 	collect(p, s);
 	kp_sort(s->v, s->n, sizeof(*s->v), cmp_seg);
 	size_t **widx = find_wakes(p, s);
+	size_t sorted = s->n;
 	add_ready(s);
 	/* the ready slices sort in; remember where each wake's run went */
 	for (size_t k = 0; k < s->n; k++)
@@ -306,7 +321,7 @@ void pf_thread_events(struct pf *p)
 		for (size_t i = 0; i < p->m->cpu[cpu].nreadies; i++)
 			if (p->wake[cpu][i].found)
 				p->wake[cpu][i].lane = (uint32_t)widx[cpu][i]; /* its order, for now */
-	kp_sort(s->v, s->n, sizeof(*s->v), cmp_seg_ptr);
+	merge_ready(s, sorted);
 	assign_lanes(p, s);
 	size_t *lane_of = kp_xcalloc(s->n + 1, sizeof(*lane_of));
 	for (size_t k = 0; k < s->n; k++)
