@@ -38,26 +38,31 @@ UEFI_LDFLAGS  := -shared -Bsymbolic -nostdlib -znocombreloc \
 UEFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
 		 -j .rel -j .rela -j .rel.* -j .rela.* -j .reloc
 
+# The object's .d also names its source with an empty rule (as -MP does
+# for the headers), so that a source moved or renamed under an object that
+# keeps its name (crc32.o) does not stop a build folder made before.
+UEFI_DEP_SRC = printf '%s:\n' $< >> $(@:.o=.d)
+
 $(UEFI_C_OBJS): $(UEFI_OBJDIR)/%.o: boot/uefi/%.c
 	@mkdir -p $(@D)
 	$(quiet) EFICC $<
-	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
+	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@ && $(UEFI_DEP_SRC)
 
 $(UEFI_COMMON): $(UEFI_OBJDIR)/%.o: boot/common/%.c
 	@mkdir -p $(@D)
 	$(quiet) EFICC $<
-	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
+	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@ && $(UEFI_DEP_SRC)
 
 # The kernel's CRC-32 (the GPT header's), pure C with no kernel state.
 $(UEFI_KLIB): $(UEFI_OBJDIR)/%.o: kernel/lib/codec/%.c
 	@mkdir -p $(@D)
 	$(quiet) EFICC $<
-	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
+	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@ && $(UEFI_DEP_SRC)
 
 $(UEFI_S_OBJS): $(UEFI_OBJDIR)/%.o: boot/uefi/%.S
 	@mkdir -p $(@D)
 	$(quiet) EFIAS $<
-	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@
+	$(Q)$(UEFI_CC) $(UEFI_CPPFLAGS) $(UEFI_CFLAGS) -c $< -o $@ && $(UEFI_DEP_SRC)
 
 $(UEFI_SO): $(UEFI_OBJS)
 	$(quiet) EFILD $@
