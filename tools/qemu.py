@@ -757,8 +757,8 @@ PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # A huge trace: above this many MiB (about 27 million records at the mix's
 # 40 bytes a record), also the files whose making holds much more memory
 # than the rest, growing with the trace (docs/testing.md, the host tool on
-# a big log): the protobuf trace (the model, its queue of events and their
-# TrackEvents: about 475 bytes a record) and the LTTng-style CTF (every
+# a big log): the protobuf trace (the model, the threads' slices and the
+# wake-up flows: about 135 bytes a record) and the LTTng-style CTF (every
 # switch-in, about 95).  Left: the report and the pictures (the model,
 # about 50 bytes a record), and trace.etl and the plain CTF, written as
 # the records are walked.
@@ -823,7 +823,7 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
         print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 95 to 475 bytes a record, against 50 for the report and the pictures); OUTPUTS=all "
+              "the trace (about 95 to 135 bytes a record, against 50 for the report and the pictures); OUTPUTS=all "
               "writes them, or build/kprof perfetto / ctf --lttng on %s"
               % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
     left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
