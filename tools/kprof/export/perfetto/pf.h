@@ -150,7 +150,7 @@ struct pf_run {
 struct pf_walk {
 	const struct pf *p;
 	struct pf_run *heap;   /* the runs not yet walked, a heap            */
-	size_t n, runs;        /* in the heap; the queue's runs              */
+	size_t n;              /* in the heap                                */
 	struct pf_item cur;    /* the event pf_walk_next gave last           */
 };
 void pf_walk_start(const struct pf *p, struct pf_walk *w);

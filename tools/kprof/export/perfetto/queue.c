@@ -14,7 +14,7 @@
  * a wake-up flow's two ends, one behind the other, make the shortest).
  * A heap of the runs, keyed by their next event's (ts, seq), gives the
  * events in the order a sort of the whole queue would, holding a run's
- * place (48 bytes) where a sort held a copy of every event.
+ * place (40 bytes) where a sort held a copy of every event.
  */
 #include "tools/kprof/export/perfetto/pf.h"
 
@@ -115,7 +115,6 @@ void pf_walk_start(const struct pf *p, struct pf_walk *w)
 			add_run(w, &cap, a, i, j);
 		}
 	}
-	w->runs = w->n;
 	for (size_t i = w->n / 2; i-- > 0;)
 		sift_down(w, i);
 }
