@@ -755,15 +755,15 @@ OUTPUTS = [
 BIG_TRACE_MB = 256
 PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # A huge trace: above this many MiB (about 27 million records at the mix's
-# 40 bytes a record), also the files whose making holds much more memory
+# 40 bytes a record), also the file whose making holds much more memory
 # than the rest, growing with the trace (docs/testing.md, the host tool on
 # a big log): the protobuf trace (the model, the threads' slices and the
-# wake-up flows: about 135 bytes a record) and the LTTng-style CTF (every
-# switch-in, about 95).  Left: the report and the pictures (the model,
-# about 50 bytes a record), and trace.etl and the plain CTF, written as
-# the records are walked.
+# wake-up flows: about 135 bytes a record).  Left: the report and the
+# pictures (the model, about 50 bytes a record), the LTTng-style CTF
+# (every switch-in, 16 bytes each), and trace.etl and the plain CTF,
+# written as the records are walked.
 HUGE_TRACE_MB = 1024
-MEMORY_OUTPUTS = ("trace.perfetto-trace", "ctf-lttng/")
+MEMORY_OUTPUTS = ("trace.perfetto-trace",)
 
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
@@ -823,8 +823,8 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
         print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 95 to 135 bytes a record, against 50 for the report and the pictures); OUTPUTS=all "
-              "writes them, or build/kprof perfetto / ctf --lttng on %s"
+              "the trace (about 135 bytes a record, against 50 for the report and the pictures); OUTPUTS=all "
+              "writes it, or build/kprof perfetto on %s"
               % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
     left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),

@@ -371,18 +371,21 @@ bool ctf_lttng_replaces(const struct kp_event *e)
 	       e->hook == KPROF_LOG_TYPE_THREAD;
 }
 
-void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint32_t cpu,
-			const struct kp_record *v, size_t n)
+void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint32_t cpu, struct kp_log *log)
 {
+	struct kp_cpu_cursor cur;
+	struct kp_record r;
+
 	*c = (struct ctf_lttng_cpu){ .l = l, .cpu = cpu };
-	for (size_t i = 0; i < n; i++) {
-		if (is_switch(&v[i])) {
+	kp_cursor_init(&cur, log, cpu);
+	for (size_t i = 0; kp_cursor_next(&cur, &r); i++) {
+		if (is_switch(&r)) {
 			WMI_CONTEXTSWAP w;
-			memcpy(&w, v[i].payload, sizeof(w));
+			memcpy(&w, r.payload, sizeof(w));
 			c->running = c->current = w.OldThreadId;
 			break;
 		}
-		if (is_thread(&v[i])) {
+		if (is_thread(&r)) {
 			if (!c->have_rundown)
 				c->rundown_first = i;
 			c->have_rundown = true;
@@ -391,10 +394,8 @@ void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint
 	}
 }
 
-bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *v, size_t i, struct bitbuf *b,
-		      uint32_t *id)
+bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *r, size_t i, struct bitbuf *b, uint32_t *id)
 {
-	const struct kp_record *r = &v[i];
 	const struct ctf_lttng *l = c->l;
 	char b1[COMM_LEN], b2[COMM_LEN];
 

@@ -114,12 +114,13 @@ void ctf_lttng_free(struct ctf_lttng *l);
  * by one of them (and left out of the metadata). */
 void ctf_lttng_classes(FILE *f);
 bool ctf_lttng_replaces(const struct kp_event *e);
-void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint32_t cpu,
-			const struct kp_record *v, size_t n);
-/* Record v[i] as an LTTng event, its payload into b and its class id into
- * *id; false when it keeps its table class. */
-bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *v, size_t i, struct bitbuf *b,
-		      uint32_t *id);
+/* CPU cpu's rundown and the thread running at it: its records read up to
+ * its first CSwitch (a cursor of its own, nothing held). */
+void ctf_lttng_cpu_init(struct ctf_lttng_cpu *c, const struct ctf_lttng *l, uint32_t cpu, struct kp_log *log);
+/* Record r, the CPU's record number i (from 0, in the cursor's order), as
+ * an LTTng event, its payload into b and its class id into *id; false
+ * when it keeps its table class. */
+bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *r, size_t i, struct bitbuf *b, uint32_t *id);
 /* lttng_statedump_start (or _end): no payload. */
 uint32_t ctf_lttng_statedump_mark(struct bitbuf *b, bool end);
 

@@ -175,23 +175,6 @@ static void stream_event(struct stream *s, uint32_t id, const struct bitbuf *ev,
 
 /* ------------------------------------------------------------ records */
 
-/* A CPU's records, in time order as the cursor gives them (its stamps
- * never go back: read/records.h); *n of them (NULL if none). */
-static struct kp_record *cpu_records(struct kp_log *log, uint32_t cpu, size_t *n)
-{
-	struct kp_cpu_cursor c;
-	struct kp_record r, *v = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	kp_cursor_init(&c, log, cpu);
-	while (kp_cursor_next(&c, &r)) {
-		v = kp_grow(v, &cap, *n + 1, sizeof(*v));
-		v[(*n)++] = r;
-	}
-	return v;
-}
-
 static uint64_t cpu_discarded(const struct kp_log *log, uint32_t cpu)
 {
 	const struct kp_cpu *c = &log->cpus[cpu];
@@ -214,20 +197,20 @@ static void stream_drops(struct stream *s, uint64_t n, uint64_t ts)
 	s->ts_begin = s->ts_end;
 }
 
-/* Record v[i]'s event (with, --lttng, the state dump's start before the
- * rundown and its end after it). */
-static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *v, size_t i,
+/* Record r's event, the CPU's record number i (with, --lttng, the state
+ * dump's start before the rundown and its end after it). */
+static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *r, size_t i,
 			  struct bitbuf *ev)
 {
-	uint64_t ts = v[i].h.TimeStamp;
+	uint64_t ts = r->h.TimeStamp;
 	uint32_t id;
 
 	if (lc && lc->have_rundown && i == lc->rundown_first) {
 		id = ctf_lttng_statedump_mark(ev, false);
 		stream_event(s, id, ev, ts);
 	}
-	if (!lc || !ctf_lttng_encode(lc, v, i, ev, &id))
-		id = encode_payload(ev, &v[i], s->log);
+	if (!lc || !ctf_lttng_encode(lc, r, i, ev, &id))
+		id = encode_payload(ev, r, s->log);
 	stream_event(s, id, ev, ts);
 	if (lc && lc->have_rundown && i == lc->rundown_last) {
 		id = ctf_lttng_statedump_mark(ev, true);
@@ -235,57 +218,48 @@ static void stream_record(struct stream *s, struct ctf_lttng_cpu *lc, const stru
 	}
 }
 
-/* Whether a CPU's records are in time order (as the kernel writes them):
- * then its stream is written straight from a cursor, without holding them. */
-/* Record v[i] into the stream, after the drops placed just before it. */
-static void stream_one(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *v, size_t i,
+/* Record r into the stream, after the drops placed just before it. */
+static void stream_one(struct stream *s, struct ctf_lttng_cpu *lc, const struct kp_record *r, size_t i,
 		       struct bitbuf *ev, uint64_t *lost)
 {
-	const struct kp_drop *d = kp_drop_at(s->log, &v[i]);
+	const struct kp_drop *d = kp_drop_at(s->log, r);
 	uint64_t dropped = d ? d->total : 0;
 
 	if (dropped) {
-		stream_drops(s, dropped, v[i].h.TimeStamp);
+		stream_drops(s, dropped, r->h.TimeStamp);
 		*lost = *lost > dropped ? *lost - dropped : 0; /* the rest: the tail, below */
 	}
-	stream_record(s, lc, v, i, ev);
+	stream_record(s, lc, r, i, ev);
 }
 
-/* Write stream_N for one CPU; 0 or an errno.  --lttng holds the CPU's
- * records (its state dump looks ahead); otherwise they stream from a
- * cursor, whose stamps never go back. */
+/* Write stream_N for one CPU; 0 or an errno.  Its records stream from a
+ * cursor, whose stamps never go back (read/records.h): nothing is held or
+ * sorted; --lttng first reads the CPU up to its first CSwitch for its
+ * rundown (ctf_lttng_cpu_init). */
 int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const uint8_t uuid[16],
 		     struct bitbuf *ev, const struct ctf_lttng *lt)
 {
 	struct stream s = { .uuid = uuid, .cpu = cpu, .lttng = lt != NULL, .log = log };
 	struct ctf_lttng_cpu lc;
 	uint64_t lost = cpu_discarded(log, cpu);
-	size_t n = 0;
-	bool direct = !lt; /* the cursor's stamps never go back (read/records.h): no sort */
-	struct kp_record *v = direct ? NULL : cpu_records(log, cpu, &n), r;
 	uint64_t t0 = log->have_header ? log->header.start_tsc : 0;
 	struct kp_cpu_cursor c;
-	bool have = false;
+	struct kp_record r;
+	bool have;
 
 	s.preamble = lt ? LTTNG_PREAMBLE : PACKET_PREAMBLE;
 	s.header_max = lt ? LTTNG_HEADER_EXTENDED : EVENT_HEADER;
 	if (lt)
-		ctf_lttng_cpu_init(&lc, lt, cpu, v, n);
+		ctf_lttng_cpu_init(&lc, lt, cpu, log);
 	s.f = fopen(path, "wb");
-	if (!s.f) {
-		free(v);
+	if (!s.f)
 		return errno;
-	}
 	packet_open(&s, s.preamble);
-	if (direct) {
-		kp_cursor_init(&c, log, cpu);
-		have = kp_cursor_next(&c, &r);
-	}
-	s.ts_begin = s.ts_end = n ? v[0].h.TimeStamp : have ? r.h.TimeStamp : t0;
-	for (; have; have = kp_cursor_next(&c, &r))
-		stream_one(&s, NULL, &r, 0, ev, &lost);
-	for (size_t i = 0; i < n; i++)
-		stream_one(&s, lt ? &lc : NULL, v, i, ev, &lost);
+	kp_cursor_init(&c, log, cpu);
+	have = kp_cursor_next(&c, &r);
+	s.ts_begin = s.ts_end = have ? r.h.TimeStamp : t0;
+	for (size_t i = 0; have; have = kp_cursor_next(&c, &r), i++)
+		stream_one(&s, lt ? &lc : NULL, &r, i, ev, &lost);
 	if (lost) {
 		/* the losses go in a packet of their own (see top) */
 		packet_close(&s, false);
@@ -299,6 +273,5 @@ int ctf_write_stream(const char *path, struct kp_log *log, uint32_t cpu, const u
 	if (fclose(s.f) && !s.err)
 		s.err = errno ? errno : EIO;
 	free(s.buf);
-	free(v);
 	return s.err;
 }
