@@ -314,7 +314,7 @@ void pf_thread_events(struct pf *p)
 	size_t **widx = find_wakes(p, s);
 	size_t sorted = s->n;
 	add_ready(s);
-	/* the ready slices sort in; remember where each wake's run went */
+	/* the ready slices merge in; remember where each wake's run went */
 	for (size_t k = 0; k < s->n; k++)
 		s->v[k].order = k;
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++)

@@ -97,7 +97,8 @@ void pb_tracks_free(struct pb_writer *w);
 
 /* events.c: the counter tracks of the queue's items (before the
  * descriptors are written); then every item as TrackEvents, in time order,
- * each handed to write (after the descriptors); the name table freed. */
+ * each handed to write (after the descriptors); and what they held (the
+ * name table, the instant's events, the ends to come) freed. */
 void pb_counters_declare(struct pb_writer *w);
 void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const struct pb_event *e));
 void pb_events_free(struct pb_writer *w);

@@ -2,10 +2,10 @@
  * write.c - the protobuf trace's packets, in the order proto.h gives:
  * per track its sequence's first packet (the clock and the defaults) and
  * its descriptor, then the events in time order, as events.c hands them
- * over.  A packet's timestamp
- * is the nanoseconds since the one before on its sequence (clock 64,
- * incremental); an event whose name its sequence has not seen yet carries
- * it (InternedData).  A packet's start and end are packet.c's.
+ * over.  A packet's timestamp is the nanoseconds since the one before on
+ * its sequence (clock 64, incremental); an event whose name its sequence
+ * has not seen yet carries it (InternedData).  A packet's start and end
+ * are packet.c's.
  */
 #include <stdlib.h>
 
