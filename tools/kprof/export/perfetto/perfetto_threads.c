@@ -20,6 +20,7 @@
 #include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
 #include "tools/kprof/util/sort.h"
 
 enum seg_kind { SEG_READY, SEG_RUN, SEG_SPIN, SEG_RESOURCE };
@@ -258,6 +259,53 @@ static void assign_lanes(struct pf *p, struct segs *s)
 	}
 }
 
+/* A slice's sort key: its thread, its start, its place before the sort. */
+struct seg_key {
+	uint64_t start;
+	uint32_t tid, at;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct seg_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The slices in cmp_seg's order (their order is their place, from push):
+ * the 16-byte keys sorted, then the slices moved to their places cycle by
+ * cycle, each once (qsort moved the 64-byte slices about). */
+static void sort_segs(struct segs *s)
+{
+	KP_ASSERT(s->n < UINT32_MAX, "%zu thread slices", s->n);
+	struct seg_key *key = kp_xcalloc(s->n ? s->n : 1, sizeof(*key));
+
+	for (size_t k = 0; k < s->n; k++)
+		key[k] = (struct seg_key){ s->v[k].start, s->v[k].tid, (uint32_t)k };
+	kp_sort(key, s->n, sizeof(*key), cmp_key);
+	for (size_t i = 0; i < s->n; i++) { /* slice key[k].at goes to k */
+		if (key[i].at == i)
+			continue;
+		struct seg first = s->v[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = key[j].at;
+			key[j].at = (uint32_t)j; /* placed */
+			if (from == i) {
+				s->v[j] = first;
+				break;
+			}
+			s->v[j] = s->v[from];
+			j = from;
+		}
+	}
+	free(key);
+}
+
 /* The ready slices add_ready appended after the first `sorted` slices
  * merged in: both parts are in (tid, start, order) order already (a
  * thread's ready slice ends at its run's start and begins after its run
@@ -310,7 +358,7 @@ void pf_thread_events(struct pf *p)
 
 	p->lanes = kp_xcalloc(p->m->nthreads + 1, sizeof(*p->lanes));
 	collect(p, s);
-	kp_sort(s->v, s->n, sizeof(*s->v), cmp_seg);
+	sort_segs(s);
 	size_t **widx = find_wakes(p, s);
 	size_t sorted = s->n;
 	add_ready(s);

@@ -63,6 +63,24 @@ static int cmp_event_q(const void *a, const void *b)
 	return cmp_event(a, b);
 }
 
+/* An instant's events in order: an insertion sort for the few an instant
+ * usually holds (qsort's set-up cost more than the sort), qsort for many
+ * (a log whose records share a time). */
+static void sort_events(struct pb_event *v, size_t n)
+{
+	if (n > 32) {
+		kp_sort(v, n, sizeof(*v), cmp_event_q);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct pb_event e = v[i];
+		size_t j = i;
+		for (; j && cmp_event(&v[j - 1], &e) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
 /* The heap of ENDs to come (w->ends[0] the first in time order). */
 static void end_push(struct pb_writer *w, struct pb_event e)
 {
@@ -210,7 +228,7 @@ static void instant(struct pb_writer *w, struct pf_item *group, size_t n, bool i
 	w->nnow = w->nflows = 0;
 	for (size_t k = 0; k < n; k++)
 		event(w, &group[k], t);
-	kp_sort(w->now, w->nnow, sizeof(*w->now), cmp_event_q);
+	sort_events(w->now, w->nnow);
 	while (w->nends && w->ends[0].ts <= t) {
 		struct pb_event e = end_pop(w);
 		write(w, &e);
