@@ -125,9 +125,9 @@ static void push(struct pb_writer *w, struct pb_event e)
 	KP_PUSH(w->now, w->nnow, w->capnow, e);
 }
 
-static void slice(struct pb_writer *w, const struct pf_event *d, uint32_t track, size_t seq)
+static void slice(struct pb_writer *w, const struct pf_event *d, uint64_t a, uint32_t track, size_t seq)
 {
-	uint64_t a = pf_ns(w->pf.m, d->start), b = pf_ns(w->pf.m, d->end);
+	uint64_t b = pf_ns(w->pf.m, d->end);
 	uint32_t name = intern(w, d->name);
 
 	if (b < a)
@@ -144,7 +144,7 @@ static void slice(struct pb_writer *w, const struct pf_event *d, uint32_t track,
 
 /* A flow's end on the slice that begins on its track at its time; an
  * instant carries it where no slice does. */
-static void flow(struct pb_writer *w, const struct pf_event *d, uint32_t track, size_t seq)
+static void flow(struct pb_writer *w, const struct pf_event *d, uint64_t ts, uint32_t track, size_t seq)
 {
 	size_t at;
 
@@ -153,7 +153,7 @@ static void flow(struct pb_writer *w, const struct pf_event *d, uint32_t track, 
 	} else {
 		at = w->nnow;
 		KP_PUSH(w->now, w->nnow, w->capnow,
-			((struct pb_event){ .ts = pf_ns(w->pf.m, d->start), .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
+			((struct pb_event){ .ts = ts, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
 					    .type = TYPE_INSTANT, .track = track, .name = intern(w, d->name) }));
 	}
 	struct pb_flow f = { .id = d->flow, .terminating = d->ph == 'f', .next = w->now[at].flows };
@@ -161,13 +161,13 @@ static void flow(struct pb_writer *w, const struct pf_event *d, uint32_t track, 
 	w->now[at].flows = w->nflows;
 }
 
-static void counters(struct pb_writer *w, const struct pf_event *d, size_t seq)
+static void counters(struct pb_writer *w, const struct pf_event *d, uint64_t ts, size_t seq)
 {
 	char name[320];
 
 	for (unsigned i = 0; i < d->nseries; i++) {
 		snprintf(name, sizeof(name), "%s %s", d->name, d->series[i]);
-		push(w, (struct pb_event){ .ts = pf_ns(w->pf.m, d->start), .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
+		push(w, (struct pb_event){ .ts = ts, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
 					   .type = TYPE_COUNTER, .track = pb_counter_uuid(w, name), .value = d->value[i] });
 	}
 }
@@ -194,20 +194,21 @@ static void event(struct pb_writer *w, const struct pf_item *it, uint64_t instan
 	size_t seq = it->seq;
 
 	it->kind->describe(&w->pf, it, &d);
-	KP_ASSERT(pf_ns(w->pf.m, d.start) == instant_ns, "item %zu described at %llu ns, queued at %llu", seq,
-		  (unsigned long long)pf_ns(w->pf.m, d.start), (unsigned long long)instant_ns);
+	/* its events' time is the instant's, which its queued ts gave */
+	KP_ASSERT(d.start == it->ts, "item %zu described at %llu, queued at %llu", seq, (unsigned long long)d.start,
+		  (unsigned long long)it->ts);
 	if (d.ph == 'C') {
-		counters(w, &d, seq);
+		counters(w, &d, instant_ns, seq);
 		return;
 	}
 	uint32_t track = pb_track_uuid(w, d.pid, d.tid);
 	if (d.ph == 'X')
-		slice(w, &d, track, seq);
+		slice(w, &d, instant_ns, track, seq);
 	else if (d.ph == 'i')
 		push(w, (struct pb_event){ .ts = instant_ns, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
 					   .type = TYPE_INSTANT, .track = track, .name = intern(w, d.name) });
 	else
-		flow(w, &d, track, seq);
+		flow(w, &d, instant_ns, track, seq);
 }
 
 static int cmp_seq(const void *a, const void *b)
