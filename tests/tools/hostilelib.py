@@ -111,6 +111,17 @@ def duplicated_compressed(n):
     return b"".join(run.parts + chunks + chunks) + run.ends([n, 0], [n, 0], [n, 0])
 
 
+def reordered_then_repeated(n):
+    """n one-record raw chunks of CPU 0 in order, then n + 1 before n (the
+    first out of order: the store's hash set is made from there), n + 2 in
+    order, then every chunk again: whole, each seen twice, the first n
+    found again among those stored before the set existed."""
+    run = Run()
+    chunks = [run.chunk(0, i, record(10 ** 6 + 1000 * i, i), 1) for i in range(n + 3)]
+    order = chunks[:n] + [chunks[n + 1], chunks[n], chunks[n + 2]]
+    return b"".join(run.parts + order + chunks) + run.ends([n + 3, 0], [n + 3, 0], [n + 3, 0])
+
+
 def inflating_chunks(n, raw_bytes=CHUNK_BYTES):
     """n compressed chunks (encoding 1) of about 130 bytes, each decoding to
     raw_bytes of 32-byte records (delta encoded: after the first, each

@@ -132,7 +132,7 @@ static uint64_t buffer_records(const struct kp_log *log)
 
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
 		for (size_t i = 0; i < log->cpus[cpu].nbuffers; i++)
-			n += log->cpus[cpu].buffers[i].hdr.records;
+			n += log->cpus[cpu].buffers[i].records;
 	return n;
 }
 

@@ -168,7 +168,7 @@ void kp_drops_find(struct kp_log *log)
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		const struct kp_cpu *c = &log->cpus[i];
 		for (size_t k = 0; k < c->nbuffers; k++)
-			log->drops_flagged |= (c->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
+			log->drops_flagged |= (c->buffers[k].flags & KPROF_BUFFER_LOSSES) != 0;
 		any_pending |= c->have_end && c->end.pending;
 		cpu_records(log, i, placed[i], &last[i]);
 		end = last[i] > end ? last[i] : end;

@@ -10,8 +10,9 @@
  *   - the CPU end frame: no more records decoded than it says were
  *     written, no more chunks received than it says were sent;
  *   - the frames the end frames count that never arrived.
- * Each pass is linear in the buffers and records (one walk of each
- * buffer's records; gaps find their place by binary search).
+ * One walk of each CPU's records does all of it, linear in the buffers,
+ * records and gaps (the gaps, sorted, placed as the walk passes them);
+ * nothing is kept per buffer for it.
  */
 #include "tools/kprof/read/log.h"
 
@@ -26,12 +27,18 @@
 
 #include "include/kprof/wmi.h"
 
-/* One walk of a buffer's records: their number and first and last time
- * stamps (b->times), and where the time goes back (*back: how often,
- * *back_at: the first, log offset, *back_ts / *prev: its stamp and the one
- * before). *ts: the CPU's last stamp so far (0: none). */
+/* One walk of a CPU's records: their number, where the time goes back
+ * (back: how often, back_at: the first, log offset, back_ts / prev: its
+ * stamp and the one before), ts: the last stamp so far as the cursor
+ * clamps it (0: none), raw: the last as recorded; and the CPU's gaps
+ * (indices in log->gaps, by sequence) placed in time as the walk passes
+ * them: from gap `next` on, none placed yet; from `open`, the last record
+ * before them met but not yet the first after. */
 struct cpu_walk {
-	uint64_t ts, records, back, back_at, back_ts, prev;
+	uint64_t ts, raw, records, back, back_at, back_ts, prev;
+	const size_t *gaps;
+	size_t ngaps, next, open;
+	bool any;
 };
 
 /* A kernel's own clock-step record (KPROF_CLOCK_STEP): its count so far
@@ -55,18 +62,27 @@ static void clock_step(struct kp_cpu *c, const PERFINFO_TRACE_HEADER *r, const u
 	c->clock_step_max = k.BackCycles > c->clock_step_max ? k.BackCycles : c->clock_step_max;
 }
 
-static void walk_buffer(const struct kp_log *log, struct kp_cpu *c, struct kp_buffer *b, struct cpu_walk *w)
+/* The gaps before buffer k (those whose frames come before its
+ * sequence number) meet the last record before them. */
+static void gaps_before(struct kp_log *log, const struct kp_cpu *c, size_t k, struct cpu_walk *w)
+{
+	while (w->next < w->ngaps &&
+	       (k == c->nbuffers || log->gaps[w->gaps[w->next]].seq_first < c->buffers[k].frame_seq))
+		log->gaps[w->gaps[w->next++]].ts_before = w->any ? w->raw : 0;
+}
+
+static void walk_buffer(struct kp_log *log, struct kp_cpu *c, struct kp_buffer *b, struct cpu_walk *w)
 {
 	PERFINFO_TRACE_HEADER r;
 
-	for (uint32_t off = 0; off + sizeof(r) <= b->hdr.used; off += (r.Size + 7u) & ~7u) {
+	for (uint32_t off = 0; off + sizeof(r) <= b->used; off += (r.Size + 7u) & ~7u) {
 		memcpy(&r, b->data + off, sizeof(r));
-		if ((r.Marker & 0xFFFF0000u) != PERFINFO_MARKER_64 || r.Size < sizeof(r) || off + r.Size > b->hdr.used)
+		if ((r.Marker & 0xFFFF0000u) != PERFINFO_MARKER_64 || r.Size < sizeof(r) || off + r.Size > b->used)
 			break;
-		if (!b->timed)
-			b->ts_first = r.TimeStamp;
-		b->ts_last = r.TimeStamp;
-		b->timed = true;
+		for (; w->open < w->next; w->open++) /* the first record after them */
+			log->gaps[w->gaps[w->open]].ts_after = r.TimeStamp;
+		w->raw = r.TimeStamp;
+		w->any = true;
 		w->records++;
 		clock_step(c, &r, b->data + off + sizeof(r));
 		if (w->records > 1 && r.TimeStamp < w->ts) {
@@ -83,16 +99,22 @@ static void walk_buffer(const struct kp_log *log, struct kp_cpu *c, struct kp_bu
 }
 
 /* Every CPU's records walked once, against time and its end frame. */
-static void check_records(struct kp_log *log)
+static void check_records(struct kp_log *log, const size_t *gaps, size_t ngaps)
 {
 	for (uint32_t i = 0; i < log->ncpus; i++) {
 		struct kp_cpu *c = &log->cpus[i];
-		struct cpu_walk w = { 0 };
+		struct cpu_walk w = { .gaps = gaps };
+		while (w.ngaps < ngaps && log->gaps[gaps[w.ngaps]].cpu == i)
+			w.ngaps++;
+		gaps += w.ngaps;
+		ngaps -= w.ngaps;
 		for (size_t k = 0; k < c->nbuffers; k++) {
+			gaps_before(log, c, k, &w);
 			walk_buffer(log, c, &c->buffers[k], &w);
 			if (!((k + 1) % (KP_LOG_RELEASE_BYTES / KPROF_CHUNK_BYTES)))
 				kp_log_release(log); /* a bounded part of a mapped log */
 		}
+		gaps_before(log, c, c->nbuffers, &w);
 		c->steps_back = w.back;
 		if (w.back)
 			kp_issue_add(log, KP_ISSUE_TIME_BACK, w.back_at, i, 0, 0,
@@ -152,24 +174,6 @@ static void mark_not_in_file(struct kp_log *log)
 	}
 }
 
-/* The time of the last record before buffer k of c, and of the first
- * from buffer k on (0: none), for every k: two passes. */
-struct near_times {
-	uint64_t *before, *after;
-};
-
-static struct near_times near_times(const struct kp_cpu *c)
-{
-	struct near_times t = { kp_xcalloc(c->nbuffers + 1, sizeof(uint64_t)),
-				kp_xcalloc(c->nbuffers + 1, sizeof(uint64_t)) };
-
-	for (size_t k = 0; k < c->nbuffers; k++)
-		t.before[k + 1] = c->buffers[k].timed ? c->buffers[k].ts_last : t.before[k];
-	for (size_t k = c->nbuffers; k-- > 0;)
-		t.after[k] = c->buffers[k].timed ? c->buffers[k].ts_first : t.after[k + 1];
-	return t;
-}
-
 /* One gap as an issue (frames not in a trace file: none). */
 static void report_gap(struct kp_log *log, const struct kp_gap *g)
 {
@@ -199,52 +203,44 @@ static int by_cpu(const void *a, const void *b)
 	return x->cpu != y->cpu ? kp_cmp_u64(x->cpu, y->cpu) : kp_cmp_u64(x->seq_first, y->seq_first);
 }
 
-/* Gaps become "missing" issues (in log order), each placed between the
- * last record before it and the first record after it on its CPU; frames
- * a trace file had no room for are placed the same way but are no issue
- * (the summary counts their records, from the file's end frames).  The
- * gaps are visited CPU by CPU so that each CPU's near times are made once. */
-static void finish_gaps(struct kp_log *log)
+/* The CPUs' gaps (indices in log->gaps), by CPU and sequence, for the
+ * walk to place in time (check_records): each between the last record
+ * before it and the first record after it on its CPU. */
+static size_t *gaps_by_cpu(struct kp_log *log, size_t *n)
 {
-	struct near_times t = { NULL, NULL };
-	uint32_t t_cpu = KPROF_FRAME_CPU_NONE;
-	size_t *order = kp_xcalloc(log->ngaps, sizeof(*order));
+	size_t *order = kp_xcalloc(log->ngaps + 1, sizeof(*order));
 
-	mark_not_in_file(log);
+	*n = 0;
 	for (size_t i = 0; i < log->ngaps; i++)
-		order[i] = i;
+		if (log->gaps[i].cpu != KPROF_FRAME_CPU_NONE)
+			order[(*n)++] = i;
 	sort_gaps = log->gaps;
-	kp_sort(order, log->ngaps, sizeof(*order), by_cpu);
-	for (size_t i = 0; i < log->ngaps; i++) {
+	kp_sort(order, *n, sizeof(*order), by_cpu);
+	for (size_t i = 0; i < *n; i++) {
 		struct kp_gap *g = &log->gaps[order[i]];
-		if (g->cpu == KPROF_FRAME_CPU_NONE)
-			continue;
 		struct kp_cpu *c = &log->cpus[g->cpu];
-		if (g->cpu != t_cpu) {
-			free(t.before);
-			free(t.after);
-			t = near_times(c);
-			t_cpu = g->cpu;
-		}
-		size_t k = kp_store_first_at(c, g->seq_first);
-		g->ts_before = t.before[k];
-		g->ts_after = t.after[k];
+		g->ts_before = g->ts_after = 0;
 		c->gaps++;
 		c->link_gaps += !g->not_in_file;
 	}
-	free(t.before);
-	free(t.after);
-	free(order);
-	for (size_t i = 0; i < log->ngaps; i++)
-		report_gap(log, &log->gaps[i]);
+	return order;
 }
 
 /* Final checks once every frame is in. */
 void kp_log_finish(struct kp_log *log)
 {
+	size_t ngaps;
+
 	kp_store_finish(log);
-	check_records(log);
-	finish_gaps(log);
+	mark_not_in_file(log);
+	size_t *gaps = gaps_by_cpu(log, &ngaps);
+	check_records(log, gaps, ngaps);
+	free(gaps);
+	/* Gaps become "missing" issues, in log order, placed in time; frames
+	 * a trace file had no room for are placed the same way but are no
+	 * issue (the summary counts their records, from the file's end frames). */
+	for (size_t i = 0; i < log->ngaps; i++)
+		report_gap(log, &log->gaps[i]);
 	if (log->other_run_frames)
 		kp_issue_add(log, KP_ISSUE_OTHER_RUN, 0, KPROF_FRAME_CPU_NONE, 0, 0,
 			     "%zu frames of another run (run id %08x%s) left out: this decodes run %08x, the first in "

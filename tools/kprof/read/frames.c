@@ -267,8 +267,8 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 {
 	struct kprof_chunk_header ch;
 	struct kp_cpu *c = kp_cpu_slot(log, h->cpu);
-	struct kp_buffer b = { .cpu = h->cpu, .frame_seq = h->seq, .offset = offset, .data = payload + sizeof(ch),
-			       .chunk = true };
+	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset,
+			       .data = payload + sizeof(ch), .chunk = true };
 	uint32_t used = (uint32_t)(h->length - sizeof(ch));
 
 	memcpy(&ch, payload, sizeof(ch));
@@ -296,12 +296,11 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 		kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 			     "cpu %u: chunk %u at offset %llu says %u records but holds %u", h->cpu, h->seq,
 			     (unsigned long long)offset, ch.records, n);
-	b.chunk_flags = ch.flags;
-	b.hdr = (struct kprof_buffer_header){
-		.buffer_seq = ch.buffer_seq, .used = used, .records = ch.records,
-		.flags = ((ch.flags & KPROF_CHUNK_FINAL) ? KPROF_BUFFER_FINAL : 0) |
-			 ((ch.flags & KPROF_CHUNK_LOSSES) ? KPROF_BUFFER_LOSSES : 0),
-	};
+	b.buffer_seq = ch.buffer_seq;
+	b.used = used;
+	b.records = ch.records;
+	b.flags = ((ch.flags & KPROF_CHUNK_FINAL) ? KPROF_BUFFER_FINAL : 0) |
+		  ((ch.flags & KPROF_CHUNK_LOSSES) ? KPROF_BUFFER_LOSSES : 0);
 	kp_store_add(log, c, &b, late);
 }
 
@@ -309,14 +308,17 @@ static void take_buffer(struct kp_log *log, const struct kprof_frame_header *h, 
 			uint64_t offset, bool late)
 {
 	size_t hsize = sizeof(struct kprof_buffer_header);
-	struct kp_buffer b = { .cpu = h->cpu, .frame_seq = h->seq, .offset = offset, .data = payload + hsize };
+	struct kprof_buffer_header bh;
 
-	memcpy(&b.hdr, payload, sizeof(b.hdr));
-	if (b.hdr.used > h->length - hsize) {
+	memcpy(&bh, payload, sizeof(bh));
+	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset, .data = payload + hsize,
+			       .buffer_seq = bh.buffer_seq, .used = bh.used, .records = bh.records,
+			       .flags = (uint8_t)(bh.flags & (KPROF_BUFFER_FINAL | KPROF_BUFFER_LOSSES)) };
+	if (b.used > h->length - hsize) {
 		kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 			     "buffer frame at offset %llu says %u bytes of records but carries %u",
-			     (unsigned long long)offset, b.hdr.used, (unsigned)(h->length - hsize));
-		b.hdr.used = (uint32_t)(h->length - hsize);
+			     (unsigned long long)offset, b.used, (unsigned)(h->length - hsize));
+		b.used = (uint32_t)(h->length - hsize);
 	}
 	kp_store_add(log, kp_cpu_slot(log, h->cpu), &b, late);
 }

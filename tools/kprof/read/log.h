@@ -65,21 +65,22 @@ struct kp_issue {
 	char what[200];        /* one line for people                         */
 };
 
-struct kp_buffer {
-	uint32_t cpu;
-	uint32_t frame_seq;
+struct kp_buffer {              /* one per frame kept: 40 bytes (a 4 GiB log
+                                   has about four million of them)     */
 	uint64_t offset;       /* of the frame in the log                     */
-	struct kprof_buffer_header hdr; /* v2 chunks: buffer_seq, used, records,
-	                                   flags (KPROF_BUFFER_*); times 0   */
-	const uint8_t *data;   /* hdr.used bytes of records                   */
-	uint16_t chunk_flags;  /* v2: KPROF_CHUNK_*                           */
-	bool chunk;            /* a v2 chunk frame, not a v1 buffer frame     */
-	bool bad_reported;     /* a malformed record in it was reported       */
-	bool timed;            /* holds a record: ts_first, ts_last known  */
-	uint64_t ts_first, ts_last; /* its first and last records' stamps   */
-	bool decoded;          /* encoding 1, 2: data is the decoded copy (not in
-	                          the log), wire_bytes the LZ4 block's size  */
-	uint32_t wire_bytes;
+	const uint8_t *data;   /* used bytes of records                       */
+	uint32_t frame_seq;
+	uint32_t buffer_seq;   /* the sub-buffer's number (v2: the chunk's)   */
+	uint32_t used;         /* bytes of records                            */
+	uint32_t records;      /* records, as its header says                 */
+	uint32_t wire_bytes;   /* decoded: the LZ4 block's size               */
+	uint16_t cpu;          /* < KP_MAX_CPUS                               */
+	uint8_t flags;         /* KPROF_BUFFER_FINAL, _LOSSES (v2: from the
+	                          chunk's flags)                              */
+	bool chunk : 1;        /* a v2 chunk frame, not a v1 buffer frame     */
+	bool bad_reported : 1; /* a malformed record in it was reported       */
+	bool decoded : 1;      /* encoding 1, 2: data is the decoded copy (not
+	                          in the log)                                 */
 };
 
 /* The log offset given for byte off of b's records: where it is in the
@@ -90,7 +91,7 @@ static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, const uin
 	if (!b->decoded)
 		return (uint64_t)(b->data - log_bytes) + off;
 	return b->offset + KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_chunk_header) +
-	       (b->hdr.used ? (uint64_t)off * b->wire_bytes / b->hdr.used : 0);
+	       (b->used ? (uint64_t)off * b->wire_bytes / b->used : 0);
 }
 
 /* Records lost on the link: frames of one CPU missing from the log,
@@ -134,7 +135,8 @@ struct kp_cpu {
 	struct kprof_file_tail file_tail;
 	uint64_t next_seq;          /* frame sequence expected next (can be 2^32) */
 	bool seen;                  /* any frame from it                      */
-	uint64_t *seq_set;          /* buffers' frame_seq + 1, hashed (store.c) */
+	uint64_t *seq_set;          /* once unsorted: the buffers' frame_seq + 1,
+	                               hashed (store.c)                       */
 	size_t seq_n, seq_cap;
 	bool unsorted;              /* a buffer came late: sorted at the end  */
 	size_t gaps;                /* gaps in its frames (finish.c)          */
@@ -251,8 +253,8 @@ void kp_log_free(struct kp_log *log);
  * of the scan and every 1 Mi records a cursor walks.  Nothing for a log
  * read into memory (a pipe). */
 void kp_log_release(struct kp_log *log);
-#define KP_LOG_RELEASE_RECORDS (1u << 20)
-#define KP_LOG_RELEASE_BYTES ((size_t)64 << 20)
+#define KP_LOG_RELEASE_RECORDS (1u << 18)
+#define KP_LOG_RELEASE_BYTES ((size_t)16 << 20)
 /* finish.c: the checks once every frame is in (kp_log_scan's last step). */
 void kp_log_finish(struct kp_log *log);
 

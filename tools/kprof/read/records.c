@@ -34,7 +34,7 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 
 	while (c->buffer < cpu->nbuffers) {
 		struct kp_buffer *b = &cpu->buffers[c->buffer];
-		uint32_t used = b->hdr.used;
+		uint32_t used = b->used;
 		if (c->offset + sizeof(PERFINFO_TRACE_HEADER) > used) {
 			c->buffer++;
 			c->offset = 0;
@@ -47,7 +47,7 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 				kp_issue_add(c->log, KP_ISSUE_BAD_RECORD,
 				     kp_buffer_log_offset(b, c->log->bytes, c->offset), c->cpu, b->frame_seq, b->frame_seq,
 				     "cpu %u buffer %u: malformed record at byte %u (marker 0x%08x size %u); rest of the "
-				     "buffer skipped", c->cpu, b->hdr.buffer_seq, c->offset, h.Marker, h.Size);
+				     "buffer skipped", c->cpu, b->buffer_seq, c->offset, h.Marker, h.Size);
 			b->bad_reported = true;
 			c->buffer++;
 			c->offset = 0;

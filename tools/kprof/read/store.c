@@ -3,10 +3,13 @@
  *
  * Frames normally arrive in sequence order and are appended.  One that
  * arrives late (after a higher sequence number: reordered, or seen again)
- * is looked up in a hash set of the CPU's stored sequence numbers: seen
- * again, it is dropped and reported; new, it is appended too and the CPU
- * is sorted once when the scan ends (kp_store_finish).  So n frames cost
- * O(n) expected time and, reordered, O(n log n) once, never O(n^2).
+ * is looked up among the CPU's stored sequence numbers: by binary search
+ * while they are in order, then, from the first late frame that is new, in
+ * a hash set of them (made then, kept from then on).  Seen again, it is
+ * dropped and reported; new, it is appended too and the CPU is sorted once
+ * when the scan ends (kp_store_finish).  So n frames cost O(n) expected
+ * time and, reordered, O(n log n) once, never O(n^2); and a CPU whose
+ * frames came in order holds no set (a 4 GiB log has millions of frames).
  *
  * The scan records a gap when a sequence number jumps (log.c); a late
  * frame that fills part of it takes that part back here, so two chunks
@@ -31,10 +34,28 @@ static size_t slot_of(uint32_t seq, size_t cap)
 	return (size_t)(((uint64_t)seq * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
+/* The index of c's first buffer whose frame_seq is >= seq (nbuffers:
+ * none), while they are in sequence order. */
+static size_t first_at(const struct kp_cpu *c, uint32_t seq)
+{
+	size_t lo = 0, hi = c->nbuffers;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->buffers[mid].frame_seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 bool kp_store_has(const struct kp_cpu *c, uint32_t seq)
 {
-	if (!c->seq_cap)
-		return false;
+	if (!c->unsorted) { /* in order: a binary search */
+		size_t k = first_at(c, seq);
+		return k < c->nbuffers && c->buffers[k].frame_seq == seq;
+	}
 	for (size_t i = slot_of(seq, c->seq_cap);; i = (i + 1) & (c->seq_cap - 1)) {
 		if (!c->seq_set[i])
 			return false;
@@ -91,9 +112,13 @@ void kp_store_add(struct kp_log *log, struct kp_cpu *c, const struct kp_buffer *
 		report_again(log, nb);
 		return;
 	}
-	if (late)
+	if (late && !c->unsorted) { /* the first out of order: the set from now on */
 		c->unsorted = true;
-	set_put(c, nb->frame_seq);
+		for (size_t k = 0; k < c->nbuffers; k++)
+			set_put(c, c->buffers[k].frame_seq);
+	}
+	if (c->unsorted)
+		set_put(c, nb->frame_seq);
 	KP_PUSH(c->buffers, c->nbuffers, c->cap, *nb);
 }
 
@@ -102,26 +127,13 @@ static int by_seq(const void *a, const void *b)
 	return kp_cmp_u64(((const struct kp_buffer *)a)->frame_seq, ((const struct kp_buffer *)b)->frame_seq);
 }
 
-size_t kp_store_first_at(const struct kp_cpu *c, uint32_t seq)
-{
-	size_t lo = 0, hi = c->nbuffers;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->buffers[mid].frame_seq < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* Gap g less the stored buffers inside it, appended to out as the pieces
  * left (none when late frames filled it all). */
 static void split_gap(const struct kp_log *log, const struct kp_gap *g, struct kp_gap **out, size_t *n, size_t *cap)
 {
 	const struct kp_cpu *c = &log->cpus[g->cpu];
-	size_t k = kp_store_first_at(c, g->seq_first);
+	size_t k = first_at(c, g->seq_first);
 	uint64_t from = g->seq_first;
 
 	for (; k < c->nbuffers && c->buffers[k].frame_seq <= g->seq_last; k++) {

@@ -20,9 +20,6 @@ void kp_store_add(struct kp_log *log, struct kp_cpu *c, const struct kp_buffer *
 /* Once every frame is in: each CPU's buffers in sequence order, and the
  * gaps that late buffers filled taken back (log->gaps). */
 void kp_store_finish(struct kp_log *log);
-/* After kp_store_finish: the index of c's first buffer whose frame_seq
- * is >= seq (nbuffers: none). */
-size_t kp_store_first_at(const struct kp_cpu *c, uint32_t seq);
 /* Free what the store holds besides the buffers themselves. */
 void kp_store_free(struct kp_cpu *c);
 

@@ -162,7 +162,7 @@ static bool lost_before(struct etl_cpu *c, const struct kp_cpu *kc, const struct
 	for (size_t k = c->next_kp_buffer; k <= upto; k++) {
 		const struct kp_buffer *b = &kc->buffers[k];
 		uint32_t expected = k ? kc->buffers[k - 1].frame_seq + 1 : 0;
-		if ((b->hdr.flags & KPROF_BUFFER_LOSSES) || b->frame_seq > expected)
+		if ((b->flags & KPROF_BUFFER_LOSSES) || b->frame_seq > expected)
 			lost = true;
 	}
 	c->next_kp_buffer = upto + 1;
@@ -238,7 +238,7 @@ static void cpu_init(struct etl_cpu *c, const struct etl_pass *p, uint32_t cpu, 
 	if (cpu == 0)
 		etl_rundown_start(p->rd, &c->q);
 	for (size_t k = 0; k < kc->nbuffers; k++)
-		flagged |= (kc->buffers[k].hdr.flags & KPROF_BUFFER_LOSSES) != 0;
+		flagged |= (kc->buffers[k].flags & KPROF_BUFFER_LOSSES) != 0;
 	for (size_t k = 0; k < p->log->ndrops; k++)
 		flagged |= p->log->drops[k].cpu == cpu; /* placed: by a record, or after the last */
 	c->loss_unplaced = kp_cpu_lost(kc) && !flagged;
