@@ -1,7 +1,8 @@
 /*
  * model.c - building the model of a run (model.h): one pass over every
  * record in time order (the CPUs merged by TimeStamp, each CPU's records
- * in log order), then each part of the model made from what the pass
+ * in log order) that makes the schedule's runs and the thread table as it
+ * goes, then each part of the model finished from what the pass
  * collected; and the lookups and time conversions its readers use.
  */
 #include "tools/kprof/model/model.h"
@@ -16,10 +17,8 @@
 
 /* What the pass collects besides what goes straight into the model. */
 struct pass {
-	struct kp_switch **sw;       /* per CPU                               */
-	size_t *nsw, *capsw;
-	KPROF_THREAD *names;         /* in time order                         */
-	size_t nnames, capnames;
+	struct kp_sched_cpu *sched;  /* per CPU: its runs as they are made    */
+	struct kp_thread_rows threads;
 	size_t capspin, capconf, capres, capres_ts, capnamed;
 };
 
@@ -61,9 +60,10 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 			((struct kp_clock_step){ .ts = r->h.TimeStamp, .back = r->back }));
 	switch (kind_of(r)) {
 	case PERFINFO_LOG_TYPE_CONTEXTSWAP: {
-		struct kp_switch s = { .ts = r->h.TimeStamp, .order = p->nsw[r->cpu] };
-		memcpy(&s.c, r->payload, sizeof(s.c));
-		KP_PUSH(p->sw[r->cpu], p->nsw[r->cpu], p->capsw[r->cpu], s);
+		WMI_CONTEXTSWAP w;
+		memcpy(&w, r->payload, sizeof(w));
+		kp_schedule_switch(c, &p->sched[r->cpu], r->h.TimeStamp, &w);
+		kp_threads_switch(&p->threads, &w);
 		c->switches++;
 		break;
 	}
@@ -91,7 +91,7 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		KPROF_THREAD n;
 		if (!kp_thread_record(r, &n))
 			break;
-		KP_PUSH(p->names, p->nnames, p->capnames, n);
+		kp_threads_name(&p->threads, &n);
 		m->thread_records++;
 		break;
 	}
@@ -217,9 +217,7 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
 	m->have_header = log->have_header;
 	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
-	p.sw = kp_xcalloc(m->ncpus, sizeof(*p.sw));
-	p.nsw = kp_xcalloc(m->ncpus, sizeof(*p.nsw));
-	p.capsw = kp_xcalloc(m->ncpus, sizeof(*p.capsw));
+	p.sched = kp_xcalloc(m->ncpus, sizeof(*p.sched));
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r))
 		take(m, &p, &r);
@@ -228,20 +226,15 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	make_holes(m, log);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		kp_stall_finish(m, &m->cpu[i]);
-		kp_schedule_build(m, &m->cpu[i], p.sw[i], p.nsw[i]);
+		kp_schedule_finish(m, &m->cpu[i], &p.sched[i]);
 		kp_events_finish(m, &m->cpu[i]);
 		kp_measure_finish(&m->cpu[i]);
 		count_cpu(m, &m->cpu[i]);
 	}
-	kp_threads_build(m, p.names, p.nnames, p.sw, p.nsw);
+	free(p.sched);
+	kp_threads_finish(m, &p.threads);
 	kp_latency_build(m);
 	kp_model_check(m);
-	for (uint32_t i = 0; i < m->ncpus; i++)
-		free(p.sw[i]);
-	free(p.sw);
-	free(p.nsw);
-	free(p.capsw);
-	free(p.names);
 }
 
 void kp_model_free(struct kp_model *m)

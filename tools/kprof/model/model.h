@@ -40,22 +40,24 @@
 
 #define KP_WAIT_REASONS 256        /* OldThreadWaitReason is a byte        */
 
-/* A thread ran on a CPU from start to end (TSC). */
+/* A thread ran on a CPU from start to end (TSC).  40 bytes: a big run
+ * has one for every two or three records. */
 struct kp_run {
 	uint64_t start, end;
-	uint32_t tid;
-	int8_t priority;       /* NewThreadPriority of the switch to it      */
-	bool from_start;       /* ran before the CPU's first switch          */
-	bool to_end;           /* still running at the end of the trace      */
-	bool gap;              /* the next switch's OldThreadId is another   */
-	                       /* thread: switches were lost in between      */
 	uint64_t no_trace;     /* cycles of it inside the CPU's holes: not   */
 	                       /* the thread's CPU time, nor busy nor idle   */
 	uint64_t stalled;      /* cycles of it in the CPU's stalls (outside  */
 	                       /* holes): not its CPU time either            */
+	uint32_t tid;
+	int8_t priority;       /* NewThreadPriority of the switch to it      */
 	uint8_t end_state;     /* OldThreadState of the switch that ended it */
 	uint8_t end_reason;    /* OldThreadWaitReason of that switch         */
+	bool from_start : 1;   /* ran before the CPU's first switch          */
+	bool to_end : 1;       /* still running at the end of the trace      */
+	bool gap : 1;          /* the next switch's OldThreadId is another   */
+	                       /* thread: switches were lost in between      */
 };
+_Static_assert(sizeof(struct kp_run) == 40, "a run is 40 bytes");
 
 /* A spin-lock wait: from the first try (AcquireTime - WaitTimeInCycles)
  * to AcquireTime. */
@@ -272,22 +274,35 @@ double kp_model_cycles_us(const struct kp_model *m, uint64_t cycles);
 
 /* ---- what the parts of the model build (model.c calls them) ---- */
 
-/* One CSwitch record of a CPU, and its place among them. */
-struct kp_switch {
+/* schedule.c: a CPU's runs, made as the pass meets its CSwitch records
+ * (in time order): the switch before held, and the room for the runs. */
+struct kp_sched_cpu {
+	bool have;
 	uint64_t ts;
-	size_t order;
-	WMI_CONTEXTSWAP c;
+	WMI_CONTEXTSWAP last;
+	size_t cap;
 };
-
-/* schedule.c: sort a CPU's switches (stably, by time) and make its runs,
- * gaps, busy and idle cycles (its holes sorted by start before). */
-void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_switch *sw, size_t n);
+void kp_schedule_switch(struct kp_model_cpu *c, struct kp_sched_cpu *s, uint64_t ts, const WMI_CONTEXTSWAP *sw);
+/* After the pass (the trace's span, the CPU's holes sorted by start and
+ * its stalls known): its first and last runs finished, and its runs' no
+ * trace and stalled cycles, gaps, busy and idle. */
+void kp_schedule_finish(struct kp_model *m, struct kp_model_cpu *c, struct kp_sched_cpu *s);
 /* overlap.c: cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
 uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
-/* threads.c: the thread table from the KprofThread records (in time
- * order) and every CPU's switches and runs. */
-void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
-		      const size_t *nsw);
+/* threads.c: the thread table as the pass makes it: a row for every id
+ * met, found by a hash of the ids. */
+struct kp_thread_rows {
+	struct kp_model_thread *rows;
+	size_t n, cap;
+	size_t *slots, nslots;
+};
+/* A KprofThread record (in time order: the first names the thread) and a
+ * CSwitch record (its two threads' ins, outs, priorities, waits). */
+void kp_threads_name(struct kp_thread_rows *t, const KPROF_THREAD *k);
+void kp_threads_switch(struct kp_thread_rows *t, const WMI_CONTEXTSWAP *c);
+/* After the pass and the schedule: the rows sorted by id into m->threads
+ * (taken over), and each thread's CPU time from every CPU's runs. */
+void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *t);
 /* threads.c: a KprofThread record of either version as version 2 (a
  * version 1 name is its 16 bytes); false if its payload is too short. */
 bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out);

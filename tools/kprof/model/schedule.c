@@ -27,9 +27,15 @@
  *
  * When switch i+1's OldThreadId is not switch i's NewThreadId, switches
  * were lost in between: the run is still NewThreadId's (the last thing
- * known), marked as a gap and counted.  Records are sorted by time
- * (stably, so equal time stamps keep log order): a buffer out of order
- * does not make a run of negative length.
+ * known), marked as a gap and counted.
+ *
+ * The runs are made as the model's pass meets the switches, one switch
+ * held per CPU, none gathered (a 4 GiB log has about 40 million): a CPU's
+ * records come in log order with stamps that never go back (the cursor
+ * raises a stamp that did, read/records.h), so they are already in time
+ * order, equal stamps in log order.  The trace's begin and end are known
+ * only after the pass: the CPU's first run (from the start) and last (to
+ * the end) are finished then (kp_schedule_finish).
  *
  * Time inside a hole (frames of the CPU lost on the link, or records its
  * kernel dropped, model.h) is counted as neither busy nor idle, nor as the
@@ -41,48 +47,51 @@
  */
 #include "tools/kprof/model/model.h"
 
+#include <inttypes.h>
+#include <string.h>
+
 #include "tools/kprof/util/alloc.h"
-#include "tools/kprof/util/sort.h"
+#include "tools/kprof/util/kpassert.h"
 
-static int cmp_switch(const void *a, const void *b)
-{
-	const struct kp_switch *x = a, *y = b;
-	int c = kp_cmp_u64(x->ts, y->ts);
-	return c ? c : kp_cmp_u64(x->order, y->order);
-}
-
-static void push_run(struct kp_model_cpu *c, size_t *cap, struct kp_run r)
+static void push_run(struct kp_model_cpu *c, struct kp_sched_cpu *s, struct kp_run r)
 {
 	if (r.end < r.start)
 		r.end = r.start;
-	KP_PUSH(c->runs, c->nruns, *cap, r);
+	KP_PUSH(c->runs, c->nruns, s->cap, r);
 }
 
-void kp_schedule_build(struct kp_model *m, struct kp_model_cpu *c, struct kp_switch *sw, size_t n)
+void kp_schedule_switch(struct kp_model_cpu *c, struct kp_sched_cpu *s, uint64_t ts, const WMI_CONTEXTSWAP *sw)
 {
-	size_t cap = 0;
-
-	kp_sort(sw, n, sizeof(*sw), cmp_switch);
-	if (n && sw[0].ts > m->begin)
-		push_run(c, &cap, (struct kp_run){ .start = m->begin, .end = sw[0].ts, .tid = sw[0].c.OldThreadId,
-						   .priority = sw[0].c.OldThreadPriority, .from_start = true,
-						   .end_state = sw[0].c.OldThreadState,
-						   .end_reason = sw[0].c.OldThreadWaitReason });
-	for (size_t i = 0; i < n; i++) {
-		struct kp_run r = { .start = sw[i].ts, .tid = sw[i].c.NewThreadId,
-				    .priority = sw[i].c.NewThreadPriority };
-		if (i + 1 < n) {
-			r.end = sw[i + 1].ts;
-			r.gap = sw[i + 1].c.OldThreadId != r.tid;
-			r.end_state = sw[i + 1].c.OldThreadState;
-			r.end_reason = sw[i + 1].c.OldThreadWaitReason;
-			c->gaps += r.gap;
-		} else {
-			r.end = m->end;
-			r.to_end = true;
-		}
-		push_run(c, &cap, r);
+	KP_ASSERT(!s->have || ts >= s->ts, "a CPU's switches in time order (%" PRIu64 " after %" PRIu64 ")", ts,
+		  s->ts);
+	if (!s->have) /* its start: the trace's begin, once known */
+		push_run(c, s, (struct kp_run){ .start = ts, .end = ts, .tid = sw->OldThreadId,
+					      .priority = sw->OldThreadPriority, .from_start = true,
+					      .end_state = sw->OldThreadState,
+					      .end_reason = sw->OldThreadWaitReason });
+	else {
+		struct kp_run r = { .start = s->ts, .end = ts, .tid = s->last.NewThreadId,
+				    .priority = s->last.NewThreadPriority, .end_state = sw->OldThreadState,
+				    .end_reason = sw->OldThreadWaitReason };
+		r.gap = sw->OldThreadId != r.tid;
+		c->gaps += r.gap;
+		push_run(c, s, r);
 	}
+	s->have = true;
+	s->ts = ts;
+	s->last = *sw;
+}
+
+void kp_schedule_finish(struct kp_model *m, struct kp_model_cpu *c, struct kp_sched_cpu *s)
+{
+	if (!s->have)
+		return;
+	if (c->runs[0].end > m->begin) /* the thread before the first switch */
+		c->runs[0].start = m->begin;
+	else /* the first switch is at the begin: nothing ran before it */
+		memmove(c->runs, c->runs + 1, --c->nruns * sizeof(*c->runs));
+	push_run(c, s, (struct kp_run){ .start = s->ts, .end = m->end, .tid = s->last.NewThreadId,
+				      .priority = s->last.NewThreadPriority, .to_end = true });
 	for (size_t i = 0; i < c->nruns; i++) {
 		struct kp_run *r = &c->runs[i];
 		r->no_trace = kp_hole_overlap(c, r->start, r->end);

@@ -1,6 +1,9 @@
 /*
  * threads.c - the model's thread table: every thread a KprofThread record
- * names or a CSwitch record switches, sorted by id.
+ * names or a CSwitch record switches, sorted by id.  The model's pass
+ * makes a thread's row the first time it meets its id (a hash of the ids
+ * to their rows) and counts each switch into its two threads as it goes,
+ * so no switch is kept; the rows are sorted by id at the end.
  *
  *   - name, process, base priority: from the thread's first KprofThread
  *     record in time.  The kernel never reuses a thread id
@@ -24,60 +27,38 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
-static int cmp_tid(const void *a, const void *b)
+/* The row of tid, made (zeroed) the first time it is met: an open
+ * addressing table of row index + 1, at most half full. */
+static size_t slot_of(uint32_t tid, size_t cap)
 {
-	return kp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
+	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
-/* A thread known to be in the table (it was collected). */
-static struct kp_model_thread *thread_of(struct kp_model *m, uint32_t tid)
+static struct kp_model_thread *row(struct kp_thread_rows *t, uint32_t tid)
 {
-	return (struct kp_model_thread *)kp_model_thread(m, tid);
-}
-
-/* ids[0..n) sorted, each once; returns the new n. */
-static size_t sort_unique(uint32_t *ids, size_t n)
-{
-	size_t rows = 0;
-
-	kp_sort(ids, n, sizeof(*ids), cmp_tid);
-	for (size_t i = 0; i < n; i++)
-		if (!i || ids[i] != ids[i - 1])
-			ids[rows++] = ids[i];
-	return rows;
-}
-
-/* An id to the list; a full list is made unique before it grows, so it
- * holds at most twice the distinct ids, not two per CSwitch record. */
-static void push_id(uint32_t **ids, size_t *n, size_t *cap, uint32_t id)
-{
-	if (*n == *cap) {
-		*n = *n ? sort_unique(*ids, *n) : 0;
-		if (*n >= *cap / 2)
-			*ids = kp_grow(*ids, cap, *cap + 1, sizeof(**ids));
-	}
-	(*ids)[(*n)++] = id;
-}
-
-/* Every id that occurs, once, in order: the table's rows. */
-static void make_rows(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
-		      const size_t *nsw)
-{
-	uint32_t *ids = NULL;
-	size_t n = 0, cap = 0;
-
-	for (size_t i = 0; i < nnames; i++)
-		push_id(&ids, &n, &cap, names[i].ThreadId);
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
-		for (size_t i = 0; i < nsw[cpu]; i++) {
-			push_id(&ids, &n, &cap, sw[cpu][i].c.NewThreadId);
-			push_id(&ids, &n, &cap, sw[cpu][i].c.OldThreadId);
+	if (2 * (t->n + 1) > t->nslots) {
+		free(t->slots);
+		t->nslots = t->nslots ? 2 * t->nslots : 64;
+		t->slots = kp_xcalloc(t->nslots, sizeof(*t->slots));
+		for (size_t k = 0; k < t->n; k++) {
+			size_t i = slot_of(t->rows[k].tid, t->nslots);
+			while (t->slots[i])
+				i = (i + 1) & (t->nslots - 1);
+			t->slots[i] = k + 1;
 		}
-	n = sort_unique(ids, n);
-	m->threads = kp_xcalloc(n, sizeof(*m->threads));
-	for (size_t i = 0; i < n; i++)
-		m->threads[m->nthreads++].tid = ids[i];
-	free(ids);
+	}
+	size_t i = slot_of(tid, t->nslots);
+	for (; t->slots[i]; i = (i + 1) & (t->nslots - 1))
+		if (t->rows[t->slots[i] - 1].tid == tid)
+			return &t->rows[t->slots[i] - 1];
+	t->slots[i] = t->n + 1;
+	KP_PUSH(t->rows, t->n, t->cap, ((struct kp_model_thread){ .tid = tid }));
+	return &t->rows[t->n - 1];
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct kp_model_thread *)a)->tid, ((const struct kp_model_thread *)b)->tid);
 }
 
 bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out)
@@ -102,8 +83,10 @@ bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out)
 	return true;
 }
 
-static void name_thread(struct kp_model_thread *t, const KPROF_THREAD *k)
+void kp_threads_name(struct kp_thread_rows *rows, const KPROF_THREAD *k)
 {
+	struct kp_model_thread *t = row(rows, k->ThreadId);
+
 	if (t->named)
 		return; /* the first record names it */
 	t->named = true;
@@ -116,34 +99,33 @@ static void name_thread(struct kp_model_thread *t, const KPROF_THREAD *k)
 	t->name[sizeof(k->ThreadName)] = t->process[sizeof(k->ProcessName)] = 0;
 }
 
-static void count_switch(struct kp_model *m, const WMI_CONTEXTSWAP *c)
+void kp_threads_switch(struct kp_thread_rows *rows, const WMI_CONTEXTSWAP *c)
 {
-	struct kp_model_thread *in = thread_of(m, c->NewThreadId), *out = thread_of(m, c->OldThreadId);
+	struct kp_model_thread *in = row(rows, c->NewThreadId);
 
 	in->in++;
 	KP_RANGE_ADD(in->have_prio, in->pmin, in->pmax, (int)c->NewThreadPriority);
 	if (c->NewThreadWaitTime > in->max_wait)
 		in->max_wait = c->NewThreadWaitTime;
+	struct kp_model_thread *out = row(rows, c->OldThreadId); /* may move in */
 	out->out++;
 	out->out_ready += c->OldThreadState == Ready;
 	KP_RANGE_ADD(out->have_prio, out->pmin, out->pmax, (int)c->OldThreadPriority);
 	out->reasons[c->OldThreadWaitReason]++;
 }
 
-void kp_threads_build(struct kp_model *m, const KPROF_THREAD *names, size_t nnames, struct kp_switch **sw,
-		      const size_t *nsw)
+void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *rows)
 {
-	make_rows(m, names, nnames, sw, nsw);
-	for (size_t i = 0; i < nnames; i++) /* in time order */
-		name_thread(thread_of(m, names[i].ThreadId), &names[i]);
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
-		for (size_t i = 0; i < nsw[cpu]; i++)
-			count_switch(m, &sw[cpu][i].c);
+	free(rows->slots);
+	kp_sort(rows->rows, rows->n, sizeof(*rows->rows), cmp_row);
+	m->threads = rows->rows;
+	m->nthreads = rows->n;
+	*rows = (struct kp_thread_rows){ 0 };
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
 		for (size_t i = 0; i < m->cpu[cpu].nruns; i++) {
 			const struct kp_run *r = &m->cpu[cpu].runs[i];
-			struct kp_model_thread *t = thread_of(m, r->tid);
+			struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, r->tid);
 			t->cycles += r->end - r->start - r->no_trace - r->stalled;
 			t->stalled += r->stalled;
 		}
-	}
 }
