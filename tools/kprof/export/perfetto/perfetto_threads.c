@@ -315,7 +315,8 @@ static void merge_ready(struct segs *s, size_t sorted)
 	size_t nr = s->n - sorted, i = sorted, j = nr, k = s->n;
 	struct seg *tail = kp_xcalloc(nr ? nr : 1, sizeof(*tail));
 
-	memcpy(tail, s->v + sorted, nr * sizeof(*tail));
+	if (nr) /* s->v is NULL while there is no slice */
+		memcpy(tail, s->v + sorted, nr * sizeof(*tail));
 	while (j) {
 		if (i && cmp_seg(&s->v[i - 1], &tail[j - 1]) > 0)
 			s->v[--k] = s->v[--i];
