@@ -40,6 +40,16 @@ $(BUILD)/bench/bench_lz4: $(BENCH_LZ4_SRCS) kernel/lib/codec/lz4.h kernel/lib/st
 	$(quiet) HOSTCC $@
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LZ4_SRCS) -llz4 -lz
 
+# A raw log as the kernel would have sent it compressed (encoding 2: its own
+# delta transform and LZ4), for the host-tool bench's compressed log and
+# tests/tools/test_chunk_ring.
+RECOMPRESS_SRCS := tests/bench/recompress.c kernel/lib/codec/lz4.c kernel/lib/codec/crc32.c kernel/trace/trace_delta.c
+$(BUILD)/bench/recompress: $(RECOMPRESS_SRCS) kernel/lib/codec/lz4.h kernel/lib/codec/crc32.h kernel/trace/trace_delta.h \
+		include/kprof/wire.h
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(RECOMPRESS_SRCS)
+
 # A fresh tracetest run for the wire measurement (4 CPUs, stream mode,
 # buffers big enough that nothing is lost).
 $(BUILD)/bench/tracetest.log: $(KERNEL) tools/qemu.py
@@ -94,12 +104,20 @@ $(BUILD)/bench/big.log: tests/bench/biglog.py $(BENCH_TOOL_SOURCE)
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tests/bench/biglog.py $(BENCH_TOOL_SOURCE) $@ --records $(BENCH_TOOL_RECORDS)
 
-bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log
+# The same log compressed as the kernel compresses it (a stick's trace
+# file is): what reading compressed chunks costs, and that they are not
+# held decoded (tools/kprof/read/frames.c).
+$(BUILD)/bench/big-z.log: $(BUILD)/bench/big.log $(BUILD)/bench/recompress
+	$(Q)$(BUILD)/bench/recompress $< $@
+
+bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log $(BUILD)/bench/big-z.log
 	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big.log --kernel tests/golden/report-kernel.elf
+	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big-z.log --kernel tests/golden/report-kernel.elf \
+		--only check decode etl ctf report
 
 .PHONY: bench bench-deps bench-build bench-stick bench-tool
 # Built by `make check` too, so the benchmarks cannot rot between runs.
-bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4
+bench-build: $(BUILD)/bench/bench_trace $(BUILD)/bench/bench_locks $(BUILD)/bench/bench_lz4 $(BUILD)/bench/recompress
 
 bench-deps:
 	@sh tools/deps.sh check

@@ -977,8 +977,9 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 			const struct kp_buffer *kb = r.buffer;
 			if (kb < log->cpus[c].buffers || kb >= log->cpus[c].buffers + nb || r.cpu != c)
 				fail("record from a buffer not of cpu %u", c);
-			if (r.raw < kb->data || r.raw + r.h.Size > kb->data + kb->used ||
-			    r.log_offset != kp_buffer_log_offset(kb, b, (uint32_t)(r.raw - kb->data)) ||
+			if ((uint64_t)r.at + r.h.Size > kb->used || (!kb->decoded && r.raw != kb->data + r.at) ||
+			    !kp_buffer_held(log, kb, r.raw - r.at) ||
+			    r.log_offset != kp_buffer_log_offset(kb, b, r.at) ||
 			    r.payload != r.raw + 16 ||
 			    r.payload_size != r.h.Size - 16)
 				fail("record at %llu: not inside its buffer", (unsigned long long)r.log_offset);

@@ -80,7 +80,7 @@ static void cpu_records(struct kp_log *log, uint32_t cpu, uint64_t placed[KPROF_
 		KPROF_RECORDS_LOST l;
 		memcpy(&l, r.payload, sizeof(l));
 		struct kp_drop d = { .cpu = cpu, .ts_before = before, .first_ts = l.FirstLossTime, .ts = r.h.TimeStamp,
-				     .buffer = r.buffer, .log_offset = r.log_offset, .raw = r.raw };
+				     .buffer = r.buffer, .log_offset = r.log_offset, .at = r.at };
 		memcpy(d.lost, &l.BuffersFull, sizeof(d.lost));
 		for (int k = 0; k < KPROF_LOSS_CAUSES; k++)
 			d.total = kp_sat_add(d.total, d.lost[k]);
@@ -120,33 +120,43 @@ static void cpu_tail(struct kp_log *log, uint32_t cpu, const uint64_t placed[KPR
 		push(log, &d);
 }
 
+/* A drop's record against the record at `at` of buffer b. */
+static int place_cmp(const struct kp_drop *d, const struct kp_buffer *b, uint32_t at)
+{
+	if (d->buffer != b)
+		return (uintptr_t)d->buffer < (uintptr_t)b ? -1 : 1;
+	return kp_cmp_u64(d->at, at);
+}
+
 const struct kp_drop *kp_drop_at(const struct kp_log *log, const struct kp_record *r)
 {
 	size_t lo = 0, hi = log->ndrop_index;
 
 	if (r->h.HookId != KPROF_LOG_TYPE_RECORDS_LOST)
 		return NULL;
-	while (lo < hi) { /* drop_index: by the record's place in memory */
+	while (lo < hi) { /* drop_index: by the record's buffer, then place in it */
 		size_t mid = lo + (hi - lo) / 2;
-		if ((uintptr_t)log->drops[log->drop_index[mid]].raw < (uintptr_t)r->raw)
+		if (place_cmp(&log->drops[log->drop_index[mid]], r->buffer, r->at) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < log->ndrop_index && log->drops[log->drop_index[lo]].raw == r->raw ? &log->drops[log->drop_index[lo]]
-										    : NULL;
+	return lo < log->ndrop_index && !place_cmp(&log->drops[log->drop_index[lo]], r->buffer, r->at)
+		       ? &log->drops[log->drop_index[lo]]
+		       : NULL;
 }
 
-static const struct kp_drop *index_of; /* the drops by_raw orders */
+static const struct kp_drop *index_of; /* the drops by_place orders */
 
-static int by_raw(const void *a, const void *b)
+static int by_place(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)index_of[*(const size_t *)a].raw, y = (uintptr_t)index_of[*(const size_t *)b].raw;
-	return kp_cmp_u64(x, y);
+	const struct kp_drop *y = &index_of[*(const size_t *)b];
+	return place_cmp(&index_of[*(const size_t *)a], y->buffer, y->at);
 }
 
-/* The drops placed by a record, sorted by where the record is in memory
- * (unique, unlike a decoded chunk's log offsets), for kp_drop_at: one
+/* The drops placed by a record, sorted by the record's buffer and place
+ * in it (unique, unlike a decoded chunk's log offsets; and a compressed
+ * chunk's records have no lasting place in memory), for kp_drop_at: one
  * look-up is a binary search, not a walk of every drop. */
 static void index_drops(struct kp_log *log)
 {
@@ -156,7 +166,7 @@ static void index_drops(struct kp_log *log)
 		if (!log->drops[i].tail)
 			log->drop_index[log->ndrop_index++] = i;
 	index_of = log->drops;
-	kp_sort(log->drop_index, log->ndrop_index, sizeof(*log->drop_index), by_raw);
+	kp_sort(log->drop_index, log->ndrop_index, sizeof(*log->drop_index), by_place);
 }
 
 void kp_drops_find(struct kp_log *log)

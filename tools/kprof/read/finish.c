@@ -74,9 +74,10 @@ static void gaps_before(struct kp_log *log, const struct kp_cpu *c, size_t k, st
 static void walk_buffer(struct kp_log *log, struct kp_cpu *c, struct kp_buffer *b, struct cpu_walk *w)
 {
 	PERFINFO_TRACE_HEADER r;
+	const uint8_t *data = kp_buffer_records(log, b);
 
 	for (uint32_t off = 0; off + sizeof(r) <= b->used; off += (r.Size + 7u) & ~7u) {
-		memcpy(&r, b->data + off, sizeof(r));
+		memcpy(&r, data + off, sizeof(r));
 		if ((r.Marker & 0xFFFF0000u) != PERFINFO_MARKER_64 || r.Size < sizeof(r) || off + r.Size > b->used)
 			break;
 		for (; w->open < w->next; w->open++) /* the first record after them */
@@ -84,7 +85,7 @@ static void walk_buffer(struct kp_log *log, struct kp_cpu *c, struct kp_buffer *
 		w->raw = r.TimeStamp;
 		w->any = true;
 		w->records++;
-		clock_step(c, &r, b->data + off + sizeof(r));
+		clock_step(c, &r, data + off + sizeof(r));
 		if (w->records > 1 && r.TimeStamp < w->ts) {
 			c->back_max = w->ts - r.TimeStamp > c->back_max ? w->ts - r.TimeStamp : c->back_max;
 			if (!w->back++) {

@@ -13,9 +13,18 @@
  *   - a compressed chunk claiming more than KPROF_CHUNK_BYTES decoded (the
  *     kernel sends larger ones raw): dropped, like one that does not
  *     decode, so no chunk inflates past what the format allows.
- * A chunk of encoding 1 or 2 (delta + LZ4) is decoded as it is taken:
- * LZ4_decompress_safe into exactly its raw_bytes, then
- * trace_delta_decode_rules(), the kernel's own inverse.
+ * A chunk of encoding 1 or 2 (delta + LZ4) is decoded as it is taken, to
+ * check it and count its records: LZ4_decompress_safe into exactly its
+ * raw_bytes, then trace_delta_decode_rules(), the kernel's own inverse.
+ * The log's first KP_DECODED_KEEP_MB MiB of decoded records are kept, so
+ * a small log is decoded once; past them a chunk's are not kept: a walk
+ * that reaches the chunk decodes it again (kp_buffer_records) into the
+ * next slot of a ring of KP_CHUNK_RING, which holds it until that many
+ * other chunks are decoded after it.  So a big compressed log costs what a
+ * raw one does, not 2.2 times its wire bytes held decoded; a record a
+ * walk gave stays whole while fewer chunks than that were decoded since
+ * (a cursor and the CPU merge check their chunk is still held, and decode
+ * it again if not).
  */
 #include "tools/kprof/read/frames.h"
 
@@ -26,6 +35,7 @@
 
 #include "tools/kprof/read/store.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
 
 #include "include/kprof/wmi.h"
 #include "kernel/trace/trace_delta.h"
@@ -233,9 +243,101 @@ static void drop_chunk(struct kp_log *log, const struct kprof_frame_header *h, u
 }
 
 /* Decode a compressed chunk into memory the log owns; false if dropped. */
-static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h, const struct kprof_chunk_header *ch,
-			  struct kp_buffer *b, uint32_t wire, uint64_t offset, bool late)
+/* The records of compressed chunk b (wire_bytes of LZ4 at b->data)
+ * decoded into out, b->used bytes; false if they do not decode to that. */
+static bool inflate(const struct kp_buffer *b, uint8_t *out)
 {
+	int got = LZ4_decompress_safe((const char *)b->data, (char *)out, (int)b->wire_bytes, (int)b->used);
+	if (got != (int)b->used)
+		return false;
+	trace_delta_decode_rules(out, b->used, b->rules1 ? TD_RULES_1 : TD_RULES_2);
+	return true;
+}
+
+/* A whole number from the environment, else dflt (not set, not a number,
+ * or outside [min, max]). */
+static size_t env_number(const char *name, size_t dflt, size_t min, size_t max)
+{
+	const char *e = getenv(name);
+	char *end;
+	unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+
+	return !e || !*e || *end || v < min || v > max ? dflt : (size_t)v;
+}
+
+static uint64_t keep_budget(void)
+{
+	static uint64_t bytes = UINT64_MAX;
+
+	if (bytes == UINT64_MAX)
+		bytes = (uint64_t)env_number("KPROF_DECODED_KEEP_MB", KP_DECODED_KEEP_MB, 0, 1u << 20) << 20;
+	return bytes;
+}
+
+static size_t ring_slots(void)
+{
+	static size_t n;
+
+	if (!n)
+		n = env_number("KPROF_CHUNK_RING", KP_CHUNK_RING, 2, 1u << 20);
+	return n;
+}
+
+struct kp_chunk_ring {
+	uint8_t (*slot)[KPROF_CHUNK_BYTES];
+	const struct kp_buffer **owner; /* whose records each slot holds   */
+	size_t n;                       /* slots                           */
+	size_t next;                    /* the slot decoded into next      */
+};
+
+const uint8_t *kp_buffer_records(struct kp_log *log, const struct kp_buffer *b)
+{
+	if (!b->decoded || b->kept)
+		return b->data;
+	struct kp_chunk_ring *r = log->ring;
+	if (!r) {
+		r = log->ring = kp_xcalloc(1, sizeof(*r));
+		r->n = ring_slots();
+		r->slot = kp_xcalloc(r->n, sizeof(*r->slot));
+		r->owner = kp_xcalloc(r->n, sizeof(*r->owner));
+	}
+	size_t s = r->next;
+	r->next = (s + 1) % r->n;
+	bool ok = inflate(b, r->slot[s]);
+	KP_ASSERT(ok, "chunk %u of cpu %u decodes as it did when the log was read", b->frame_seq, b->cpu);
+	r->owner[s] = b;
+	return r->slot[s];
+}
+
+bool kp_buffer_held(const struct kp_log *log, const struct kp_buffer *b, const uint8_t *records)
+{
+	if (!b->decoded || b->kept)
+		return true;
+	const struct kp_chunk_ring *r = log->ring;
+	if (!r || records < r->slot[0] || records >= r->slot[r->n])
+		return false;
+	size_t s = (size_t)(records - r->slot[0]) / KPROF_CHUNK_BYTES;
+	return r->owner[s] == b && records == r->slot[s];
+}
+
+void kp_chunk_ring_free(struct kp_log *log)
+{
+	if (!log->ring)
+		return;
+	free(log->ring->slot);
+	free(log->ring->owner);
+	free(log->ring);
+	log->ring = NULL;
+}
+
+/* A compressed chunk taken: it must decode to its raw_bytes, no more than
+ * a chunk holds; its records counted (*n) from the decoded bytes, which
+ * are then kept (the log's first KP_DECODED_KEEP_MB MiB of them) or let
+ * go.  False: dropped and reported. */
+static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h, const struct kprof_chunk_header *ch,
+			  struct kp_buffer *b, uint32_t wire, uint64_t offset, bool late, uint32_t *n)
+{
+	static uint8_t raw[KPROF_CHUNK_BYTES];
 	char what[120];
 
 	if (ch->raw_bytes > KPROF_CHUNK_BYTES) {
@@ -245,20 +347,25 @@ static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h
 		drop_chunk(log, h, offset, late, KP_ISSUE_BAD_RECORD, what);
 		return false;
 	}
-	uint8_t *raw = ch->raw_bytes ? kp_xrealloc(NULL, ch->raw_bytes, 1) : NULL;
-	int got = raw ? LZ4_decompress_safe((const char *)b->data, (char *)raw, (int)wire, ch->raw_bytes) : -1;
-	if (got != (int)ch->raw_bytes) {
-		free(raw);
+	b->decoded = true;
+	b->rules1 = ch->encoding == KPROF_CHUNK_DELTA_LZ4;
+	b->wire_bytes = wire;
+	b->used = ch->raw_bytes;
+	if (!ch->raw_bytes || !inflate(b, raw)) {
 		log->damaged_chunks++;
 		snprintf(what, sizeof(what), "LZ4 chunk does not decode to its %u bytes", ch->raw_bytes);
 		drop_chunk(log, h, offset, late, KP_ISSUE_CORRUPT, what);
 		return false;
 	}
-	trace_delta_decode_rules(raw, ch->raw_bytes, ch->encoding == KPROF_CHUNK_DELTA_LZ4 ? TD_RULES_1 : TD_RULES_2);
-	KP_PUSH(log->decoded, log->ndecoded, log->decoded_cap, raw);
-	b->data = raw;
-	b->decoded = true;
-	b->wire_bytes = wire;
+	*n = count_records(raw, b->used);
+	if (log->kept_bytes + b->used <= keep_budget()) { /* a small log: decoded once */
+		uint8_t *copy = kp_xrealloc(NULL, b->used, 1);
+		memcpy(copy, raw, b->used);
+		KP_PUSH(log->kept, log->nkept, log->kept_cap, copy);
+		log->kept_bytes += b->used;
+		b->data = copy;
+		b->kept = true;
+	}
 	return true;
 }
 
@@ -269,7 +376,7 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 	struct kp_cpu *c = kp_cpu_slot(log, h->cpu);
 	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset,
 			       .data = payload + sizeof(ch), .chunk = true };
-	uint32_t used = (uint32_t)(h->length - sizeof(ch));
+	uint32_t used = (uint32_t)(h->length - sizeof(ch)), n = 0;
 
 	memcpy(&ch, payload, sizeof(ch));
 	if (KPROF_CHUNK_COMPRESSED(ch.encoding)) {
@@ -277,7 +384,7 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 			kp_store_add(log, c, &b, late); /* seen again: reported, not decoded twice */
 			return;
 		}
-		if (!inflate_chunk(log, h, &ch, &b, used, offset, late))
+		if (!inflate_chunk(log, h, &ch, &b, used, offset, late, &n))
 			return;
 		used = ch.raw_bytes;
 	} else if (ch.encoding != KPROF_CHUNK_RAW) {
@@ -291,7 +398,8 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 			     "cpu %u: chunk %u at offset %llu says %u bytes of records (raw_bytes) but carries %u",
 			     h->cpu, h->seq, (unsigned long long)offset, ch.raw_bytes, used);
 	}
-	uint32_t n = count_records(b.data, used);
+	if (!b.decoded)
+		n = count_records(b.data, used);
 	if (n != ch.records)
 		kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 			     "cpu %u: chunk %u at offset %llu says %u records but holds %u", h->cpu, h->seq,

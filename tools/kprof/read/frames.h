@@ -15,6 +15,8 @@
 void kp_take_frame(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload, uint64_t offset);
 /* CPU cpu's entry, cpus[] grown to hold it (cpu < KP_MAX_CPUS). */
 struct kp_cpu *kp_cpu_slot(struct kp_log *log, uint32_t cpu);
+/* The ring compressed chunks are decoded into, let go. */
+void kp_chunk_ring_free(struct kp_log *log);
 /* Frames first..last of a CPU (or KPROF_FRAME_CPU_NONE) missing. */
 void kp_gap_add(struct kp_log *log, uint32_t cpu, uint32_t first, uint32_t last, uint64_t offset);
 

@@ -377,9 +377,10 @@ void kp_log_free(struct kp_log *log)
 	for (uint32_t i = 0; i < log->ncpus; i++)
 		kp_store_free(&log->cpus[i]);
 	free(log->cpus);
-	for (size_t i = 0; i < log->ndecoded; i++)
-		free(log->decoded[i]);
-	free(log->decoded);
+	for (size_t i = 0; i < log->nkept; i++)
+		free(log->kept[i]);
+	free(log->kept);
+	kp_chunk_ring_free(log);
 	free(log->issues);
 	free(log->gaps);
 	free(log->drops);

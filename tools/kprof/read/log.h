@@ -68,7 +68,8 @@ struct kp_issue {
 struct kp_buffer {              /* one per frame kept: 40 bytes (a 4 GiB log
                                    has about four million of them)     */
 	uint64_t offset;       /* of the frame in the log                     */
-	const uint8_t *data;   /* used bytes of records                       */
+	const uint8_t *data;   /* used bytes of records; decoded: its LZ4 block
+	                          (wire_bytes), kp_buffer_records gives them */
 	uint32_t frame_seq;
 	uint32_t buffer_seq;   /* the sub-buffer's number (v2: the chunk's)   */
 	uint32_t used;         /* bytes of records                            */
@@ -79,7 +80,9 @@ struct kp_buffer {              /* one per frame kept: 40 bytes (a 4 GiB log
 	                          chunk's flags)                              */
 	bool chunk : 1;        /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported : 1; /* a malformed record in it was reported       */
-	bool decoded : 1;      /* encoding 1, 2: data is the decoded copy (not
+	bool decoded : 1;      /* encoding 1, 2: delta + LZ4, decoded when read */
+	bool rules1 : 1;       /* ... encoding 1 (TD_RULES_1), else 2         */
+	bool kept : 1;         /* ... kept decoded: data is the records (not
 	                          in the log)                                 */
 };
 
@@ -93,6 +96,21 @@ static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, const uin
 	return b->offset + KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_chunk_header) +
 	       (b->used ? (uint64_t)off * b->wire_bytes / b->used : 0);
 }
+
+/* A buffer's records (b->used bytes): in the log; for a compressed chunk
+ * kept decoded, that copy (the log's first KP_DECODED_KEEP_MB MiB of
+ * them, KPROF_DECODED_KEEP_MB in the environment sets another amount);
+ * for any other compressed chunk decoded now into the next of the log's
+ * KP_CHUNK_RING slots (KPROF_CHUNK_RING, at least 2, sets another number:
+ * for tests), which hold it until as many other chunks are decoded after
+ * it (frames.c).  So a small log is decoded once and a compressed log of
+ * any size holds a bounded amount decoded. */
+#define KP_DECODED_KEEP_MB 64
+#define KP_CHUNK_RING 1024
+struct kp_log;
+const uint8_t *kp_buffer_records(struct kp_log *log, const struct kp_buffer *b);
+/* Whether records, from kp_buffer_records(log, b), still hold b's. */
+bool kp_buffer_held(const struct kp_log *log, const struct kp_buffer *b, const uint8_t *records);
 
 /* Records lost on the link: frames of one CPU missing from the log,
  * placed in time between the records either side (0 when none). */
@@ -123,7 +141,8 @@ struct kp_drop {
 	uint64_t total;
 	const struct kp_buffer *buffer; /* holding the record (tail: NULL)    */
 	uint64_t log_offset;          /* of the record (tail: 0)              */
-	const uint8_t *raw;           /* the record's bytes (tail: NULL)      */
+	uint32_t at;                  /* the record's place in the buffer's   */
+	                              /* records (tail: 0)                    */
 };
 
 struct kp_cpu {
@@ -207,8 +226,11 @@ struct kp_log {
 	size_t frames;              /* valid frames                           */
 	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
-	uint8_t **decoded;          /* records of compressed chunks, decoded  */
-	size_t ndecoded, decoded_cap;
+	uint8_t **kept;             /* compressed chunks' records kept decoded */
+	size_t nkept, kept_cap;     /* (the first KPROF_DECODED_KEEP_MB)      */
+	uint64_t kept_bytes;
+	struct kp_chunk_ring *ring; /* the others', decoded as they are read  */
+	                            /* (frames.c)                             */
 	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
 	size_t damage_run;          /* scan: the damaged-header issue (index
 	                               + 1) a run of damage extends, 0: none  */
@@ -249,8 +271,8 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size);
 void kp_log_free(struct kp_log *log);
 /* A mapped log's pages leave the process's resident memory (the file
  * stays in the page cache; a page read again comes back from it), so that
- * walking a log of any size holds a bounded part of it: called every 64 MiB
- * of the scan and every 1 Mi records a cursor walks.  Nothing for a log
+ * walking a log of any size holds a bounded part of it: called every 16 MiB
+ * of the scan and every 256 Ki records a cursor walks.  Nothing for a log
  * read into memory (a pipe). */
 void kp_log_release(struct kp_log *log);
 #define KP_LOG_RELEASE_RECORDS (1u << 18)

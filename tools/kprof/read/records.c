@@ -40,8 +40,12 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 			c->offset = 0;
 			continue;
 		}
+		if (c->held != b || !kp_buffer_held(c->log, b, c->records)) {
+			c->records = kp_buffer_records(c->log, b);
+			c->held = b;
+		}
 		PERFINFO_TRACE_HEADER h;
-		memcpy(&h, b->data + c->offset, sizeof(h));
+		memcpy(&h, c->records + c->offset, sizeof(h));
 		if (!header_ok(&h) || c->offset + h.Size > used) {
 			if (!b->bad_reported) /* once, however often the records are walked */
 				kp_issue_add(c->log, KP_ISSUE_BAD_RECORD,
@@ -55,12 +59,13 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 		}
 		r->cpu = c->cpu;
 		r->h = h;
-		r->raw = b->data + c->offset;
-		r->payload = b->data + c->offset + sizeof(h);
+		r->raw = c->records + c->offset;
+		r->payload = c->records + c->offset + sizeof(h);
 		r->payload_size = (uint16_t)(h.Size - sizeof(h));
 		r->version = (uint8_t)PERFINFO_MARKER_VERSION(h.Marker);
 		r->log_offset = kp_buffer_log_offset(b, c->log->bytes, c->offset);
 		r->buffer = b;
+		r->at = c->offset;
 		r->back = c->timed && h.TimeStamp < c->last_ts ? c->last_ts - h.TimeStamp : 0;
 		if (r->back)
 			r->h.TimeStamp = c->last_ts;
@@ -123,8 +128,16 @@ bool kp_merge_next(struct kp_merge *m, struct kp_record *r)
 	if (!m->nheap)
 		return false;
 	uint32_t best = m->heap[0];
+	struct kp_log *log = m->cursors[best].log;
 	*r = m->heads[best];
 	m->have[best] = kp_cursor_next(&m->cursors[best], &m->heads[best]);
+	/* After the step (which may decode a chunk into the ring's oldest
+	 * slot): a record that waited while the ring let its chunk go is
+	 * decoded again. */
+	if (!kp_buffer_held(log, r->buffer, r->raw - r->at)) {
+		r->raw = kp_buffer_records(log, r->buffer) + r->at;
+		r->payload = r->raw + sizeof(r->h);
+	}
 	if (!m->have[best])
 		m->heap[0] = m->heap[--m->nheap];
 	merge_sift_down(m, 0);

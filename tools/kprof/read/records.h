@@ -14,12 +14,18 @@
 struct kp_record {
 	uint32_t cpu;
 	PERFINFO_TRACE_HEADER h;           /* copied: the log is unaligned  */
-	const uint8_t *raw;                /* the record in the log's bytes */
+	const uint8_t *raw;                /* the record: in the log's bytes, */
+	                                   /* or for a compressed chunk in  */
+	                                   /* the ring it is decoded into   */
+	                                   /* (log.h, kp_buffer_records):   */
+	                                   /* whole until KP_CHUNK_RING     */
+	                                   /* more chunks are decoded       */
 	const uint8_t *payload;            /* raw + 16 (read with memcpy)   */
 	uint16_t payload_size;             /* h.Size - 16                   */
 	uint8_t version;                   /* from the marker               */
 	uint64_t log_offset;               /* byte offset of hdr in the log */
 	const struct kp_buffer *buffer;    /* the buffer it came from       */
+	uint32_t at;                       /* its place in buffer's records */
 	uint64_t back;                     /* > 0: its stamp in the log was */
 	                                   /* this far below the CPU's last */
 	                                   /* one; h.TimeStamp is raised to */
@@ -38,6 +44,9 @@ struct kp_cpu_cursor {
 	uint32_t offset;                   /* in that buffer's records      */
 	uint64_t last_ts;                  /* the last stamp given          */
 	bool timed;                        /* last_ts is one                */
+	const struct kp_buffer *held;      /* the buffer whose records ...  */
+	const uint8_t *records;            /* ... these are (decoded: while */
+	                                   /* the ring still holds them)    */
 };
 
 void kp_cursor_init(struct kp_cpu_cursor *c, struct kp_log *log, uint32_t cpu);
@@ -59,6 +68,8 @@ struct kp_merge {
 };
 
 void kp_merge_init(struct kp_merge *m, struct kp_log *log);
+/* The next record of all CPUs; its bytes whole (decoded again if the ring
+ * let its chunk go while it waited as its CPU's next). */
 bool kp_merge_next(struct kp_merge *m, struct kp_record *r);
 void kp_merge_free(struct kp_merge *m);
 

@@ -107,7 +107,8 @@ static void build(struct kp_user_type *t, const struct kp_record *r)
 	t->known = true;
 	t->kind = h.Kind;
 	t->data_size = h.DataSize;
-	t->record = p;
+	t->record = kp_xrealloc(NULL, n ? n : 1, 1); /* a copy: a compressed chunk's */
+	memcpy(t->record, p, n);                  /* records are not kept decoded */
 	t->record_size = n;
 	t->record_cpu = r->cpu;
 	t->record_offset = r->log_offset;
@@ -281,8 +282,11 @@ void kp_user_types_free(struct kp_log *log)
 
 	if (!u)
 		return;
-	for (uint32_t i = 0; i <= KPROF_EVENT_MAX_TYPES; i++)
+	for (uint32_t i = 0; i <= KPROF_EVENT_MAX_TYPES; i++) {
+		if (u->by_id[i])
+			free(u->by_id[i]->record);
 		free(u->by_id[i]);
+	}
 	free(u->list);
 	free(u);
 	log->user_types = NULL;

@@ -39,7 +39,8 @@ struct kp_user_type {
 	char field_names[KPROF_EVENT_MAX_FIELDS][KPROF_EVENT_FIELD_NAME + 1];
 	char value_names[KPROF_EVENT_MAX_VALUES][KPROF_EVENT_VALUE_NAME + 1];
 	const char *values[KPROF_EVENT_MAX_VALUES];
-	const uint8_t *record;      /* the first good type record's payload     */
+	uint8_t *record;            /* the first good type record's payload,    */
+	                            /* copied                                   */
 	uint16_t record_size;
 	uint32_t record_cpu;        /* ... and where it is                      */
 	uint64_t record_offset;

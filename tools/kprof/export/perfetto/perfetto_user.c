@@ -25,7 +25,8 @@
 #include "tools/kprof/util/json.h"
 
 struct pf_user {
-	struct kp_record *recs;  /* the user events decoded, all CPUs       */
+	struct kp_record *recs;  /* the user events decoded, all CPUs, each */
+	                         /* with a copy of its bytes               */
 	size_t n, cap;
 	size_t *end;             /* a span's End record (index), or SIZE_MAX */
 	bool *taken;             /* an End that closes a Begin               */
@@ -199,8 +200,14 @@ void pf_user_events(struct pf *p)
 		kp_cursor_init(&c, log, cpu);
 		while (kp_cursor_next(&c, &r)) {
 			u->cpu_last[cpu] = r.h.TimeStamp > u->cpu_last[cpu] ? r.h.TimeStamp : u->cpu_last[cpu];
-			if (kp_user_type_of(log, &r))
-				KP_PUSH(u->recs, u->n, u->cap, r);
+			if (!kp_user_type_of(log, &r))
+				continue;
+			/* Its bytes copied: a compressed chunk's records are not kept decoded. */
+			uint8_t *copy = kp_xrealloc(NULL, r.h.Size, 1);
+			memcpy(copy, r.raw, r.h.Size);
+			r.raw = copy;
+			r.payload = copy + sizeof(r.h);
+			KP_PUSH(u->recs, u->n, u->cap, r);
 		}
 	}
 	pair_spans(u, log);
@@ -246,6 +253,8 @@ void pf_user_events_free(struct pf *p)
 
 	if (!u)
 		return;
+	for (size_t i = 0; i < u->n; i++)
+		free((void *)u->recs[i].raw);
 	free(u->recs);
 	free(u->end);
 	free(u->taken);
