@@ -19,11 +19,12 @@ RUN_PKGS="gcc make binutils nasm gnu-efi qemu-system-x86 ovmf gdisk mtools dosfs
 console-setup-linux python3 git"
 # fdisk: sfdisk writes the MBR of make image IMAGE_TABLE=mbr (an MBR stick, as shops sell them)
 RUN_PKGS="$RUN_PKGS fdisk"
-# the host tool's libraries: the kernel's symbols and lines (elfutils), LZ4 chunks
-RUN_PKGS="$RUN_PKGS libelf-dev libdw-dev liblz4-dev"
+# the host tool's libraries: the kernel's symbols and lines (elfutils), LZ4 chunks,
+# the frames' CRC-32 (zlib)
+RUN_PKGS="$RUN_PKGS libelf-dev libdw-dev liblz4-dev zlib1g-dev"
 # kprof etl --kernel: the kernel's PDB, made by llvm-mc and lld-link (llvm-pdbutil checks it)
 RUN_PKGS="$RUN_PKGS llvm lld"
-CHECK_PKGS="libcmocka-dev zlib1g-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev"
+CHECK_PKGS="libcmocka-dev babeltrace2 python3-bt2 python3-construct clang libclang-rt-14-dev libck-dev"
 # python3-bt2: babeltrace2's Python bindings read the CTF traces (test_ctf_lttng)
 # strace: tests/tools/test_run_profile holds every file make run uses against RUN_PKGS
 CHECK_PKGS="$CHECK_PKGS strace"

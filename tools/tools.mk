@@ -8,9 +8,9 @@
 # the kernel's symbols and libdw for their source lines.
 HOST_CC     ?= gcc
 HOST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I. -Iinclude -MMD -MP
-HOST_LIBS   ?= -ldw -lelf -llz4 -lm
+HOST_LIBS   ?= -ldw -lelf -llz4 -lz -lm
 
-KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c tools/kprof/*/*/*.c tools/kprof/*/*/*/*.c) kernel/lib/codec/crc32.c kernel/trace/trace_delta.c
+KPROF_TOOL_SRCS := $(wildcard tools/kprof/*.c tools/kprof/*/*.c tools/kprof/*/*/*.c tools/kprof/*/*/*/*.c) kernel/trace/trace_delta.c
 KPROF_TOOL_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(KPROF_TOOL_SRCS)) $(BUILD)/host/gen/flame_js.o
 KPROF_TOOL      := $(BUILD)/kprof
 HOST_TOOLS      := $(KPROF_TOOL)

@@ -29,15 +29,15 @@ FUZZ_LOGS    := tests/golden/tracetest-2cpu-v2.log tests/golden/tracetest-2cpu.l
 FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/read/store.c tools/kprof/read/frames.c tools/kprof/read/finish.c tools/kprof/util/alloc.c tools/kprof/read/records.c \
 		tools/kprof/read/drops.c tools/kprof/read/user_types.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
-		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/lib/codec/crc32.c kernel/trace/trace_delta.c \
+		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/trace/trace_delta.c \
 		$(wildcard tools/kprof/model/*.c tools/kprof/fidelity/*.c) tools/kprof/util/format.c tools/kprof/util/kpassert.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h tools/kprof/*/*.h tools/kprof/*/*/*.h include/kprof/*.h kernel/lib/codec/crc32.h kernel/trace/trace_delta.h) tests/fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard tools/kprof/*.h tools/kprof/*/*.h tools/kprof/*/*/*.h include/kprof/*.h kernel/trace/trace_delta.h) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	@printf '  %-7s %s\n' FUZZCC $@
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ -llz4
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ -llz4 -lz
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BIN)

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include "tools/kprof/read/frames.h"
@@ -40,7 +41,6 @@
 #include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 
-#include "kernel/lib/codec/crc32.h"
 
 static const char *const kind_names[KP_ISSUE_KINDS] = {
 	[KP_ISSUE_CORRUPT] = "corrupt",       [KP_ISSUE_BAD_HEADER] = "bad-header",
@@ -133,6 +133,16 @@ static void damaged_header(struct kp_log *log, size_t pos)
 	log->damage_count = 1;
 }
 
+/* A frame's CRC-32 (the kernel's kernel/lib/codec/crc32.c: IEEE 802.3,
+ * reflected, inverted in and out; tests/unit/kernel/trace/test_tracebuf.c
+ * holds the two equal): zlib's crc32() is the same function, and the
+ * kernel's table a byte at a time took about 60% of `kprof check`'s user
+ * time (2.6 s against 1.1 on 20 M records).  n is at most a frame's 1 MiB. */
+static uint32_t frame_crc(const void *p, size_t n)
+{
+	return (uint32_t)crc32(0, p, (uInt)n);
+}
+
 static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 {
 	memset(log, 0, sizeof(*log));
@@ -167,7 +177,7 @@ static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 			break;
 		}
 		memcpy(&h, m, sizeof(h));
-		if (crc32_update(0, &h, 20) != h.header_crc ||
+		if (frame_crc(&h, 20) != h.header_crc ||
 		    (h.version != KPROF_FRAME_VERSION && h.version != KPROF_FRAME_VERSION_1) ||
 		    h.length > KPROF_FRAME_MAX_PAYLOAD || (h.cpu >= KP_MAX_CPUS && h.cpu != KPROF_FRAME_CPU_NONE)) {
 			damaged_header(log, pos);
@@ -186,7 +196,7 @@ static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 			continue;
 		}
 		const uint8_t *payload = m + sizeof(h);
-		if (crc32_update(0, payload, h.length) != h.payload_crc) {
+		if (frame_crc(payload, h.length) != h.payload_crc) {
 			kp_issue_add(log, KP_ISSUE_CORRUPT, pos, h.cpu, h.seq, h.seq,
 				     "frame %u of %s %u at offset %zu: payload CRC mismatch, frame dropped", h.seq,
 				     h.cpu == KPROF_FRAME_CPU_NONE ? "run" : "cpu", h.cpu == KPROF_FRAME_CPU_NONE ? 0 : h.cpu,
