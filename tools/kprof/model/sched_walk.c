@@ -133,8 +133,10 @@ static bool advance(struct stream *s)
  * once)?  Time, type, then CPU by CPU: a CPU's runs, stream 2n, before its
  * ReadyThread records, 2n + 1.  Within a stream its order is kept by the
  * stream itself, one head at a time. */
-static bool before(const struct kp_sched_walk *w, size_t a, size_t b)
+static bool before(const void *pa, const void *pb, const void *ctx)
 {
+	const struct kp_sched_walk *w = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	const struct stream *x = &w->s[a], *y = &w->s[b];
 
 	if (x->head.ts != y->head.ts)
@@ -146,18 +148,7 @@ static bool before(const struct kp_sched_walk *w, size_t a, size_t b)
 
 static void sift_down(struct kp_sched_walk *w, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, least = i;
-		if (l < w->nheap && before(w, w->heap[l], w->heap[least]))
-			least = l;
-		if (l + 1 < w->nheap && before(w, w->heap[l + 1], w->heap[least]))
-			least = l + 1;
-		if (least == i)
-			return;
-		size_t t = w->heap[i];
-		w->heap[i] = w->heap[least], w->heap[least] = t;
-		i = least;
-	}
+	kp_heap_down(w->heap, w->nheap, i, sizeof(*w->heap), before, w);
 }
 
 struct kp_sched_walk *kp_sched_walk_new(const struct kp_model *m)

@@ -14,6 +14,7 @@
 
 #include "tools/kprof/progress/progress.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
 
 #define ALIGN8(x) (((x) + 7u) & ~7u)
 
@@ -80,9 +81,11 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 	return false;
 }
 
-/* Whether CPU a's head comes before CPU b's. */
-static bool merge_before(const struct kp_merge *m, uint32_t a, uint32_t b)
+/* Whether CPU a's head comes before CPU b's (heap entries: CPUs). */
+static bool merge_before(const void *pa, const void *pb, const void *ctx)
 {
+	const struct kp_merge *m = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 	uint64_t ta = m->heads[a].h.TimeStamp, tb = m->heads[b].h.TimeStamp;
 	return ta != tb ? ta < tb : a < b;
 }
@@ -90,19 +93,7 @@ static bool merge_before(const struct kp_merge *m, uint32_t a, uint32_t b)
 /* The heap's entry at i moved down to where it belongs. */
 static void merge_sift_down(struct kp_merge *m, uint32_t i)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, best = i;
-		if (l < m->nheap && merge_before(m, m->heap[l], m->heap[best]))
-			best = l;
-		if (r < m->nheap && merge_before(m, m->heap[r], m->heap[best]))
-			best = r;
-		if (best == i)
-			return;
-		uint32_t t = m->heap[i];
-		m->heap[i] = m->heap[best];
-		m->heap[best] = t;
-		i = best;
-	}
+	kp_heap_down(m->heap, m->nheap, i, sizeof(*m->heap), merge_before, m);
 }
 
 void kp_merge_init(struct kp_merge *m, struct kp_log *log)

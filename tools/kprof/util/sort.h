@@ -3,7 +3,9 @@
  * comparison of unsigned values, qsort() that accepts an empty array
  * (qsort itself may not be given NULL), the comparison of doubles for it,
  * the nearest-rank percentile's place in sorted values, a binary search
- * on a sorted array's uint64_t key, and widening a range to a value.
+ * on a sorted array's uint64_t key, widening a range to a value, and the
+ * binary heap the tool's merges share (the CPUs' records, the latency
+ * walk's streams, the Perfetto queue's runs and the slices' ends to come).
  */
 #ifndef KPROF_TOOL_SORT_H
 #define KPROF_TOOL_SORT_H
@@ -71,6 +73,53 @@ static inline size_t kp_bound_u64(const void *base, size_t n, size_t size, size_
 			hi = mid;
 	}
 	return lo;
+}
+
+/* A binary min-heap of n elements of `size` bytes at base, the least
+ * first: before(a, b, ctx) says element a comes before element b (a
+ * strict order; ties are the caller's to break).  kp_heap_down moves the
+ * element at i down to its place (after the top was replaced, or to make
+ * a heap: i from n / 2 - 1 down to 0), kp_heap_up the element at i up
+ * (after one was appended).  Always inlined, so that a call with a
+ * constant size and comparison costs what a heap written for its type
+ * does (the protobuf writer's queue steps its heap twice an event). */
+#define KP_HEAP_SWAP(h, a, b, size)                                            \
+	do {                                                                   \
+		unsigned char t_[size];                                        \
+		memcpy(t_, (h) + (a) * (size), (size));                       \
+		memcpy((h) + (a) * (size), (h) + (b) * (size), (size));        \
+		memcpy((h) + (b) * (size), t_, (size));                        \
+	} while (0)
+
+static inline __attribute__((always_inline)) void
+kp_heap_down(void *base, size_t n, size_t i, size_t size, bool (*before)(const void *, const void *, const void *),
+	     const void *ctx)
+{
+	unsigned char *h = base;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && before(h + l * size, h + m * size, ctx))
+			m = l;
+		if (r < n && before(h + r * size, h + m * size, ctx))
+			m = r;
+		if (m == i)
+			return;
+		KP_HEAP_SWAP(h, i, m, size);
+		i = m;
+	}
+}
+
+static inline __attribute__((always_inline)) void
+kp_heap_up(void *base, size_t i, size_t size, bool (*before)(const void *, const void *, const void *),
+	   const void *ctx)
+{
+	unsigned char *h = base;
+
+	while (i && before(h + i * size, h + (i - 1) / 2 * size, ctx)) {
+		KP_HEAP_SWAP(h, i, (i - 1) / 2, size);
+		i = (i - 1) / 2;
+	}
 }
 
 /* Widen [lo, hi] to take v (any: the range holds a value yet; set). */

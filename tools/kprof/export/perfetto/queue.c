@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
 
 void pf_add(struct pf *p, struct pf_item it)
 {
@@ -60,26 +61,16 @@ static void run_key(const struct pf *p, struct pf_run *r)
 	}
 }
 
-static bool before(const struct pf_run *x, const struct pf_run *y)
+static bool before(const void *a, const void *b, const void *ctx)
 {
+	const struct pf_run *x = a, *y = b;
+	(void)ctx;
 	return x->ts != y->ts ? x->ts < y->ts : x->seq < y->seq;
 }
 
 static void sift_down(struct pf_walk *w, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < w->n && before(&w->heap[l], &w->heap[m]))
-			m = l;
-		if (r < w->n && before(&w->heap[r], &w->heap[m]))
-			m = r;
-		if (m == i)
-			return;
-		struct pf_run t = w->heap[i];
-		w->heap[i] = w->heap[m];
-		w->heap[m] = t;
-		i = m;
-	}
+	kp_heap_down(w->heap, w->n, i, sizeof(*w->heap), before, NULL);
 }
 
 static void add_run(struct pf_walk *w, size_t *cap, const struct pf_array *array, size_t at, size_t end)

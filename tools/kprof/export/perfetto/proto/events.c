@@ -82,38 +82,25 @@ static void sort_events(struct pb_event *v, size_t n)
 }
 
 /* The heap of ENDs to come (w->ends[0] the first in time order). */
+static bool end_before(const void *a, const void *b, const void *ctx)
+{
+	(void)ctx;
+	return cmp_event(a, b) < 0;
+}
+
 static void end_push(struct pb_writer *w, struct pb_event e)
 {
-	size_t i = w->nends;
-
 	KP_PUSH(w->ends, w->nends, w->capends, e);
-	while (i && cmp_event(&w->ends[i], &w->ends[(i - 1) / 2]) < 0) {
-		struct pb_event t = w->ends[i];
-		w->ends[i] = w->ends[(i - 1) / 2];
-		w->ends[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
+	kp_heap_up(w->ends, w->nends - 1, sizeof(*w->ends), end_before, NULL);
 }
 
 static struct pb_event end_pop(struct pb_writer *w)
 {
 	struct pb_event top = w->ends[0];
-	size_t i = 0;
 
 	w->ends[0] = w->ends[--w->nends];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < w->nends && cmp_event(&w->ends[l], &w->ends[m]) < 0)
-			m = l;
-		if (r < w->nends && cmp_event(&w->ends[r], &w->ends[m]) < 0)
-			m = r;
-		if (m == i)
-			return top;
-		struct pb_event t = w->ends[i];
-		w->ends[i] = w->ends[m];
-		w->ends[m] = t;
-		i = m;
-	}
+	kp_heap_down(w->ends, w->nends, 0, sizeof(*w->ends), end_before, NULL);
+	return top;
 }
 
 static void push(struct pb_writer *w, struct pb_event e)
