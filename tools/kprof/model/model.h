@@ -285,7 +285,8 @@ struct kp_sched_cpu {
 void kp_schedule_switch(struct kp_model_cpu *c, struct kp_sched_cpu *s, uint64_t ts, const WMI_CONTEXTSWAP *sw);
 /* After the pass (the trace's span, the CPU's holes sorted by start and
  * its stalls known): its first and last runs finished, and its runs' no
- * trace and stalled cycles, gaps, busy and idle. */
+ * trace and stalled cycles, busy and idle (the gaps are counted as the
+ * switches come). */
 void kp_schedule_finish(struct kp_model *m, struct kp_model_cpu *c, struct kp_sched_cpu *s);
 /* overlap.c: cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
 uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
