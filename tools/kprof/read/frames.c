@@ -28,6 +28,7 @@
  */
 #include "tools/kprof/read/frames.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,15 +255,21 @@ static bool inflate(const struct kp_buffer *b, uint8_t *out)
 	return true;
 }
 
-/* A whole number from the environment, else dflt (not set, not a number,
- * or outside [min, max]). */
-static size_t env_number(const char *name, size_t dflt, size_t min, size_t max)
+size_t kp_env_number(const char *name, size_t dflt, size_t min, size_t max)
 {
 	const char *e = getenv(name);
 	char *end;
-	unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
 
-	return !e || !*e || *end || v < min || v > max ? dflt : (size_t)v;
+	if (!e || !*e)
+		return dflt;
+	errno = 0;
+	unsigned long long v = strtoull(e, &end, 10);
+	if (*end || errno || *e == '-' || v < min || v > max) {
+		fprintf(stderr, "kprof: %s=%s ignored: not a whole number from %zu to %zu; using %zu\n", name, e, min,
+			max, dflt);
+		return dflt;
+	}
+	return (size_t)v;
 }
 
 static uint64_t keep_budget(void)
@@ -270,7 +277,7 @@ static uint64_t keep_budget(void)
 	static uint64_t bytes = UINT64_MAX;
 
 	if (bytes == UINT64_MAX)
-		bytes = (uint64_t)env_number("KPROF_DECODED_KEEP_MB", KP_DECODED_KEEP_MB, 0, 1u << 20) << 20;
+		bytes = (uint64_t)kp_env_number("KPROF_DECODED_KEEP_MB", KP_DECODED_KEEP_MB, 0, 1u << 20) << 20;
 	return bytes;
 }
 
@@ -279,7 +286,7 @@ static size_t ring_slots(void)
 	static size_t n;
 
 	if (!n)
-		n = env_number("KPROF_CHUNK_RING", KP_CHUNK_RING, 2, 1u << 20);
+		n = kp_env_number("KPROF_CHUNK_RING", KP_CHUNK_RING, 2, 1u << 20);
 	return n;
 }
 

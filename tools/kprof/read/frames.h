@@ -15,6 +15,11 @@
 void kp_take_frame(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload, uint64_t offset);
 /* CPU cpu's entry, cpus[] grown to hold it (cpu < KP_MAX_CPUS). */
 struct kp_cpu *kp_cpu_slot(struct kp_log *log, uint32_t cpu);
+/* A whole number from the environment variable `name`: dflt when it is
+ * not set (or empty); one that is not a whole number from min to max is
+ * reported on stderr, naming what is accepted, and dflt used (a caller
+ * reads each variable once). */
+size_t kp_env_number(const char *name, size_t dflt, size_t min, size_t max);
 /* The ring compressed chunks are decoded into, let go. */
 void kp_chunk_ring_free(struct kp_log *log);
 /* Frames first..last of a CPU (or KPROF_FRAME_CPU_NONE) missing. */

@@ -228,16 +228,15 @@ void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)
 }
 
 /* The most a log may be: KPROF_LOG_LIMIT_MB in the environment, else
- * KP_LOG_LIMIT_MB (a trace file is under 4 GiB, docs/usb-stick.md). */
+ * KP_LOG_LIMIT_MB (a trace file is under 4 GiB, docs/usb-stick.md); read
+ * once. */
 static uint64_t log_limit(void)
 {
-	const char *env = getenv("KPROF_LOG_LIMIT_MB");
-	char *end;
-	unsigned long long mb = env && *env ? strtoull(env, &end, 10) : 0;
+	static uint64_t bytes;
 
-	if (!env || !*env || *end || !mb || mb > KP_LOG_LIMIT_MB)
-		mb = KP_LOG_LIMIT_MB;
-	return (uint64_t)mb << 20;
+	if (!bytes)
+		bytes = (uint64_t)kp_env_number("KPROF_LOG_LIMIT_MB", KP_LOG_LIMIT_MB, 1, KP_LOG_LIMIT_MB) << 20;
+	return bytes;
 }
 
 /* What can be read: a regular file (of at most the limit), a pipe or a
