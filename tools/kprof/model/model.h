@@ -37,6 +37,7 @@
 #include "include/kprof/wmi.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
+#include "tools/kprof/util/hash.h"
 
 #define KP_WAIT_REASONS 256        /* OldThreadWaitReason is a byte        */
 
@@ -291,11 +292,11 @@ void kp_schedule_finish(struct kp_model *m, struct kp_model_cpu *c, struct kp_sc
 /* overlap.c: cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
 uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 /* threads.c: the thread table as the pass makes it: a row for every id
- * met, found by a hash of the ids. */
+ * met, found by a hash of the ids (util/hash.h). */
 struct kp_thread_rows {
 	struct kp_model_thread *rows;
 	size_t n, cap;
-	size_t *slots, nslots;
+	struct kp_index ix;
 };
 /* A KprofThread record (in time order: the first names the thread) and a
  * CSwitch record (its two threads' ins, outs, priorities, waits). */

@@ -25,33 +25,19 @@
 #include <string.h>
 
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/sort.h"
 
-/* The row of tid, made (zeroed) the first time it is met: an open
- * addressing table of row index + 1, at most half full. */
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
+/* The row of tid, made (zeroed) the first time it is met. */
 static struct kp_model_thread *row(struct kp_thread_rows *t, uint32_t tid)
 {
-	if (2 * (t->n + 1) > t->nslots) {
-		free(t->slots);
-		t->nslots = t->nslots ? 2 * t->nslots : 64;
-		t->slots = kp_xcalloc(t->nslots, sizeof(*t->slots));
-		for (size_t k = 0; k < t->n; k++) {
-			size_t i = slot_of(t->rows[k].tid, t->nslots);
-			while (t->slots[i])
-				i = (i + 1) & (t->nslots - 1);
-			t->slots[i] = k + 1;
-		}
-	}
-	size_t i = slot_of(tid, t->nslots);
-	for (; t->slots[i]; i = (i + 1) & (t->nslots - 1))
-		if (t->rows[t->slots[i] - 1].tid == tid)
-			return &t->rows[t->slots[i] - 1];
-	t->slots[i] = t->n + 1;
+	uint64_t h = kp_hash_u64(tid, 0);
+	size_t it;
+
+	for (size_t at = kp_index_first(&t->ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&t->ix, h, &it))
+		if (t->rows[at].tid == tid)
+			return &t->rows[at];
+	kp_index_add(&t->ix, h, t->n);
 	KP_PUSH(t->rows, t->n, t->cap, ((struct kp_model_thread){ .tid = tid }));
 	return &t->rows[t->n - 1];
 }
@@ -116,7 +102,7 @@ void kp_threads_switch(struct kp_thread_rows *rows, const WMI_CONTEXTSWAP *c)
 
 void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *rows)
 {
-	free(rows->slots);
+	kp_index_free(&rows->ix);
 	kp_sort(rows->rows, rows->n, sizeof(*rows->rows), cmp_row);
 	m->threads = rows->rows;
 	m->nthreads = rows->n;
