@@ -42,14 +42,22 @@ struct segs {
 	size_t n, cap;
 };
 
+/* The slices' order: by thread, then start, then place (order).  The key
+ * sort (sort_segs) and the ready slices' merge (merge_ready) both go by
+ * it, so they agree. */
+static int cmp_place(uint32_t tid_a, uint64_t start_a, size_t at_a, uint32_t tid_b, uint64_t start_b, size_t at_b)
+{
+	if (tid_a != tid_b)
+		return tid_a < tid_b ? -1 : 1;
+	if (start_a != start_b)
+		return start_a < start_b ? -1 : 1;
+	return (at_a > at_b) - (at_a < at_b);
+}
+
 static int cmp_seg(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
+	return cmp_place(x->tid, x->start, x->order, y->tid, y->start, y->order);
 }
 
 static void write_running(struct pf *p, const struct pf_item *it)
@@ -268,12 +276,7 @@ struct seg_key {
 static int cmp_key(const void *a, const void *b)
 {
 	const struct seg_key *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->at > y->at) - (x->at < y->at);
+	return cmp_place(x->tid, x->start, x->at, y->tid, y->start, y->at);
 }
 
 /* The slices in cmp_seg's order (their order is their place, from push):
