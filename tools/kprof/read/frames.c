@@ -243,7 +243,6 @@ static void drop_chunk(struct kp_log *log, const struct kprof_frame_header *h, u
 		kp_gap_add(log, h->cpu, h->seq, h->seq, offset);
 }
 
-/* Decode a compressed chunk into memory the log owns; false if dropped. */
 /* The records of compressed chunk b (wire_bytes of LZ4 at b->data)
  * decoded into out, b->used bytes; false if they do not decode to that. */
 static bool inflate(const struct kp_buffer *b, uint8_t *out)
