@@ -30,7 +30,7 @@ FUZZ_SRCS    := tests/fuzz/fuzz_decoder.c tools/kprof/read/log.c tools/kprof/rea
 		tools/kprof/read/drops.c tools/kprof/read/user_types.c \
 		tools/kprof/read/fields.c tools/kprof/summary.c tools/kprof/export/decode.c tools/kprof/util/json.c \
 		tools/kprof/util/utf8.c tools/kprof/util/outfile.c tools/kprof/progress/progress.c kernel/trace/trace_delta.c \
-		$(wildcard tools/kprof/model/*.c tools/kprof/fidelity/*.c) tools/kprof/util/format.c tools/kprof/util/kpassert.c
+		$(wildcard tools/kprof/model/*.c tools/kprof/fidelity/*.c) tools/kprof/util/format.c tools/kprof/util/kpassert.c tools/kprof/util/hash.c
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. -Iinclude
 
