@@ -207,16 +207,22 @@ static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
 		m->sample_periods += c->samples[i].count;
 }
 
+/* An empty model of the log's CPUs, with its clock. */
+static void model_init(struct kp_model *m, const struct kp_log *log)
+{
+	*m = (struct kp_model){ .ncpus = log->ncpus };
+	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
+	m->have_header = log->have_header;
+	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
+}
+
 void kp_model_build(struct kp_model *m, struct kp_log *log)
 {
 	struct pass p = { 0 };
 	struct kp_merge mg;
 	struct kp_record r;
 
-	*m = (struct kp_model){ .ncpus = log->ncpus };
-	m->hz = log->have_header ? (double)log->header.tsc_hz : 0;
-	m->have_header = log->have_header;
-	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
+	model_init(m, log);
 	p.sched = kp_xcalloc(m->ncpus, sizeof(*p.sched));
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r))
@@ -235,6 +241,25 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	kp_threads_finish(m, &p.threads);
 	kp_latency_build(m);
 	kp_model_check(m);
+}
+
+void kp_model_build_names(struct kp_model *m, struct kp_log *log)
+{
+	struct kp_thread_rows rows = { 0 };
+	struct kp_merge mg;
+	struct kp_record r;
+
+	model_init(m, log);
+	kp_merge_init(&mg, log);
+	while (kp_merge_next(&mg, &r)) {
+		KPROF_THREAD n;
+		if (kind_of(&r) == KPROF_LOG_TYPE_THREAD && kp_thread_record(&r, &n)) {
+			kp_threads_name(&rows, &n);
+			m->thread_records++;
+		}
+	}
+	kp_merge_free(&mg);
+	kp_threads_finish(m, &rows);
 }
 
 void kp_model_free(struct kp_model *m)

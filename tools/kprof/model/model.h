@@ -244,6 +244,13 @@ struct kp_model {
 /* Build the model of the whole log (never fails: a log without a run
  * header has no TSC rate, see kp_model_need_clock). */
 void kp_model_build(struct kp_model *m, struct kp_log *log);
+/* Only the thread table's names: each thread a KprofThread record names,
+ * from its first record in time (as kp_model_build names them), and
+ * thread_records; nothing else is gathered (no schedule, no per-CPU
+ * events: m->cpu is allocated and empty, begin and end are 0).  For a
+ * reader that needs no more than to name threads (the flame graph), so
+ * that its memory does not grow with the log. */
+void kp_model_build_names(struct kp_model *m, struct kp_log *log);
 void kp_model_free(struct kp_model *m);
 
 /* For the commands that place records in time: true when the run header

@@ -14,6 +14,12 @@
  * KprofThread records - then its addresses from the outermost caller in,
  * each become a function name through the kernel's symbols (return
  * addresses looked up one byte back, at the call).
+ *
+ * Memory does not grow with the log: the thread names are all the model
+ * it builds (kp_model_build_names), and each CPU's samples are read by a
+ * second cursor beside its stacks (a stack follows its sample), none
+ * kept, unless a stack's EventTimeStamp goes back (then that CPU's are
+ * gathered and searched).  Of samples sharing a stamp, the first counts.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,6 +29,7 @@
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/pictures/flame/flame.h"
 #include "tools/kprof/elf/symbols.h"
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/outfile.h"
 #include "tools/kprof/util/sort.h"
 
@@ -115,18 +122,111 @@ static void add_stack(struct reader *rd, const STACK_WALK_EVENT_DATA *head, cons
 		fl->depth = (unsigned)n + 2;
 }
 
-static int cmp_sample_ts(const void *key, const void *elem)
+/* The samples of one CPU, read beside its stacks.  A stack's sample comes
+ * before it in the CPU's records, so while the stacks' EventTimeStamps go
+ * up a second cursor walks the samples in step, holding nothing.  The
+ * first stack whose EventTimeStamp goes back (a hostile log) turns it
+ * into what was kept before: the CPU's samples gathered, by time, and
+ * searched. */
+/* A sample: its stamp, its Count (1 for PMC), whether a PMC's. */
+struct sample_key {
+	uint64_t ts;
+	uint16_t count;
+	bool pmc;
+};
+
+struct sample_walk {
+	struct kp_cpu_cursor c;
+	bool have, done;        /* a sample read and not passed; none left   */
+	uint64_t ts, last;      /* that sample's stamp; the last stack's     */
+	uint16_t count;
+	bool pmc;
+	struct sample_key *all; /* gathered, once a stamp went back          */
+	size_t nall;
+	bool gathered;
+};
+
+/* The next sample record of the CPU (as the model reads them: the
+ * cursor's stamp, a payload long enough), false at the end. */
+static bool next_sample(struct kp_cpu_cursor *c, struct sample_key *k)
 {
-	return kp_cmp_u64(*(const uint64_t *)key, ((const struct kp_sample *)elem)->ts);
+	struct kp_record r;
+
+	while (kp_cursor_next(c, &r)) {
+		if (r.h.HookId == PERFINFO_LOG_TYPE_SAMPLED_PROFILE &&
+		    r.payload_size >= sizeof(PERFINFO_SAMPLED_PROFILE_INFORMATION)) {
+			PERFINFO_SAMPLED_PROFILE_INFORMATION p;
+			memcpy(&p, r.payload, sizeof(p));
+			*k = (struct sample_key){ r.h.TimeStamp, p.Count, false };
+			return true;
+		}
+		if (r.h.HookId == PERFINFO_LOG_TYPE_PMC_INTERRUPT && r.payload_size >= sizeof(PERFINFO_PMC_SAMPLE)) {
+			*k = (struct sample_key){ r.h.TimeStamp, 1, true };
+			return true;
+		}
+	}
+	return false;
 }
 
-/* The weight of a stack: its SampledProfile's Count (at least 1), else 1;
- * the CPU's samples are sorted by time. */
-static uint64_t stack_weight(struct kp_flame *fl, const struct kp_model_cpu *c, uint64_t event_ts)
+static int cmp_key_ts(const void *key, const void *elem)
 {
-	const struct kp_sample *hit =
-		c->nsamples ? bsearch(&event_ts, c->samples, c->nsamples, sizeof(*c->samples), cmp_sample_ts) : NULL;
+	return kp_cmp_u64(*(const uint64_t *)key, ((const struct sample_key *)elem)->ts);
+}
 
+static int cmp_key(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct sample_key *)a)->ts, ((const struct sample_key *)b)->ts);
+}
+
+static void gather(struct sample_walk *w, struct kp_log *log, uint32_t cpu)
+{
+	struct kp_cpu_cursor c;
+	struct sample_key k;
+	size_t cap = 0;
+
+	kp_cursor_init(&c, log, cpu);
+	while (next_sample(&c, &k))
+		KP_PUSH(w->all, w->nall, cap, k);
+	kp_sort(w->all, w->nall, sizeof(*w->all), cmp_key);
+	w->gathered = true;
+}
+
+/* The sample on the CPU whose stamp is event_ts: the first such in the
+ * CPU's records; NULL when there is none. */
+static const struct sample_key *sample_at(struct sample_walk *w, struct kp_log *log, uint32_t cpu,
+					  uint64_t event_ts, struct sample_key *out)
+{
+	if (!w->gathered && event_ts < w->last)
+		gather(w, log, cpu);
+	w->last = event_ts;
+	if (w->gathered) {
+		const struct sample_key *hit = w->nall ? bsearch(&event_ts, w->all, w->nall, sizeof(*w->all), cmp_key_ts)
+						       : NULL;
+		while (hit && hit > w->all && hit[-1].ts == event_ts)
+			hit--; /* the first of equal stamps */
+		return hit;
+	}
+	while (!w->done && (!w->have || w->ts < event_ts)) {
+		struct sample_key k;
+		if (!next_sample(&w->c, &k)) {
+			w->done = true;
+			w->have = false;
+			break;
+		}
+		w->have = true;
+		w->ts = k.ts;
+		w->count = k.count;
+		w->pmc = k.pmc;
+	}
+	if (!w->have || w->ts != event_ts)
+		return NULL;
+	*out = (struct sample_key){ w->ts, w->count, w->pmc };
+	return out;
+}
+
+/* The weight of a stack: its SampledProfile's Count (at least 1), else 1. */
+static uint64_t stack_weight(struct kp_flame *fl, const struct sample_key *hit)
+{
 	if (!hit) {
 		fl->unmatched++;
 		return 1;
@@ -141,10 +241,13 @@ static uint64_t stack_weight(struct kp_flame *fl, const struct kp_model_cpu *c, 
 
 static void read_cpu_stacks(struct reader *rd, struct kp_log *log, uint32_t cpu)
 {
+	struct sample_walk w = { 0 };
 	struct kp_cpu_cursor c;
 	struct kp_record r;
+	uint8_t *stack = kp_xcalloc(UINT16_MAX + 1, 1); /* a payload's most */
 
 	kp_cursor_init(&c, log, cpu);
+	kp_cursor_init(&w.c, log, cpu);
 	while (kp_cursor_next(&c, &r)) {
 		if (r.h.HookId != PERFINFO_LOG_TYPE_STACKWALK || r.payload_size < sizeof(STACK_WALK_EVENT_DATA))
 			continue;
@@ -156,9 +259,16 @@ static void read_cpu_stacks(struct reader *rd, struct kp_log *log, uint32_t cpu)
 			rd->fl->empty++;
 			continue;
 		}
-		add_stack(rd, &head, r.payload + sizeof(STACK_WALK_EVENT_DATA), frames,
-			  stack_weight(rd->fl, &rd->m->cpu[cpu], head.EventTimeStamp));
+		/* the samples' cursor may decode chunks: the ring can let go
+		 * of the one this record lies in, so its addresses are copied
+		 * first */
+		memcpy(stack, r.payload + sizeof(STACK_WALK_EVENT_DATA), frames * 8);
+		struct sample_key k;
+		uint64_t weight = stack_weight(rd->fl, sample_at(&w, log, cpu, head.EventTimeStamp, &k));
+		add_stack(rd, &head, stack, frames, weight);
 	}
+	free(stack);
+	free(w.all);
 }
 
 void kp_flame_read(struct kp_flame *fl, struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
@@ -203,7 +313,7 @@ int kp_cmd_flamegraph(struct kp_log *log, const struct kp_options *o)
 	}
 	if (!kp_symbols_for(o->kernel, &syms))
 		return 3;
-	kp_model_build(&m, log);
+	kp_model_build_names(&m, log);
 	kp_flame_init(&fl);
 	kp_flame_read(&fl, log, &m, syms);
 	FILE *f = kp_out_open(o->output);

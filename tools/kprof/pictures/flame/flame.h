@@ -92,7 +92,8 @@ void kp_flame_svg_styled(FILE *f, const struct kp_flame *fl, const struct kp_log
 			 const struct kp_flame_style *style);
 
 /* flame.c: add the log's StackWalk records to the tree (several logs add
- * up), with the model's thread names and samples' weights. */
+ * up), with the model's thread names (kp_model_build_names is enough)
+ * and the weights of the samples the stacks are of, read beside them. */
 struct kp_model;
 struct kp_symbols;
 void kp_flame_read(struct kp_flame *fl, struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms);
