@@ -10,12 +10,18 @@
  *   model_invariants broken PATH   the same, with the model's first
  *                                  switching CPU's busy time off by one
  *                                  just before kp_model_build checks it
+ *   model_invariants totals PATH   build the log's model both ways, whole
+ *                                  and of totals only (no run, wait or
+ *                                  ready kept), and compare every figure
+ *                                  made from the runs, the waits and the
+ *                                  readies; prints the first that differs
  *
  * Linked with -Wl,--wrap=kp_model_check, so the call in kp_model_build
  * lands in __wrap_kp_model_check below, which counts it (and for
  * "broken" spoils the model) before the real check.  A broken invariant
  * ends the program in abort() with the tool's message on stderr.
  */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +92,72 @@ static bool spoil_made(const char *name)
 	return true;
 }
 
+/* ---- totals: the model of totals only against the whole one ---- */
+
+static int differ;
+
+static void same_u64(const char *what, unsigned long long a, unsigned long long b, unsigned long long who)
+{
+	if (a != b && !differ++)
+		printf("%s of %llu: whole %llu, totals only %llu\n", what, who, a, b);
+}
+
+static void same_figures(const struct kp_model *w, const struct kp_model *t)
+{
+	same_u64("CPUs", w->ncpus, t->ncpus, 0);
+	same_u64("threads", w->nthreads, t->nthreads, 0);
+	same_u64("spin-lock waits", w->waits, t->waits, 0);
+	same_u64("readies", w->readies, t->readies, 0);
+	same_u64("switches", w->switches, t->switches, 0);
+	same_u64("samples", w->samples, t->samples, 0);
+	same_u64("begin", w->begin, t->begin, 0);
+	same_u64("end", w->end, t->end, 0);
+	for (uint32_t i = 0; !differ && i < w->ncpus && i < t->ncpus; i++) {
+		const struct kp_model_cpu *a = &w->cpu[i], *b = &t->cpu[i];
+		same_u64("busy, cpu", a->busy, b->busy, i);
+		same_u64("idle, cpu", a->idle, b->idle, i);
+		same_u64("gaps, cpu", a->gaps, b->gaps, i);
+		same_u64("stalled, cpu", a->stalled, b->stalled, i);
+		same_u64("no trace, cpu", a->no_trace, b->no_trace, i);
+		same_u64("switches, cpu", a->switches, b->switches, i);
+		same_u64("kept runs (totals: none), cpu", 0, b->nruns + b->nwaits + b->nreadies, i);
+	}
+	for (size_t k = 0; !differ && k < w->nthreads && k < t->nthreads; k++) {
+		const struct kp_model_thread *a = &w->threads[k], *b = &t->threads[k];
+		const struct kp_latency *x = &a->lat, *y = &b->lat;
+		same_u64("thread id, row", a->tid, b->tid, k);
+		same_u64("CPU time, thread", a->cycles, b->cycles, a->tid);
+		same_u64("stalled, thread", a->stalled, b->stalled, a->tid);
+		same_u64("ins, thread", a->in, b->in, a->tid);
+		same_u64("outs, thread", a->out, b->out, a->tid);
+		same_u64("latencies, thread", x->n, y->n, a->tid);
+		same_u64("latency total, thread", x->total, y->total, a->tid);
+		same_u64("latency total squared, thread", x->total2 != y->total2, 0, a->tid);
+		same_u64("longest latency, thread", x->max, y->max, a->tid);
+		same_u64("longest latency's end, thread", x->max_at, y->max_at, a->tid);
+		same_u64("longest latency's readier, thread", x->max_by, y->max_by, a->tid);
+		same_u64("longest latency's why, thread", (unsigned long long)x->max_why, (unsigned long long)y->max_why,
+			 a->tid);
+		same_u64("longest latency's CPU, thread", x->max_cpu, y->max_cpu, a->tid);
+		same_u64("unreadied, thread", x->unreadied, y->unreadied, a->tid);
+		for (int r = 0; r < KP_READY_WHYS; r++)
+			same_u64("latencies by why, thread", x->why[r], y->why[r], a->tid);
+		for (int r = 0; r < KP_WAIT_REASONS; r++) {
+			same_u64("blocked cycles by reason, thread", a->blocked[r], b->blocked[r], a->tid);
+			same_u64("blocked by reason, thread", a->nblocked[r], b->nblocked[r], a->tid);
+		}
+	}
+}
+
+static uint64_t latencies(const struct kp_model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < m->nthreads; k++)
+		n += m->threads[k].lat.n;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "made")) {
@@ -112,6 +184,24 @@ int main(int argc, char **argv)
 		kp_log_free(&log);
 		return 0;
 	}
-	fprintf(stderr, "usage: model_invariants made CASE | log PATH | broken PATH\n");
+	if (argc == 3 && !strcmp(argv[1], "totals")) {
+		struct kp_log log;
+		struct kp_model whole, totals;
+		if (kp_log_read(argv[2], &log)) {
+			perror(argv[2]);
+			return 2;
+		}
+		kp_model_build(&whole, &log);
+		kp_model_build_totals(&totals, &log);
+		same_figures(&whole, &totals);
+		if (!differ)
+			printf("model of %s: the same figures whole and of totals only (%zu threads, %" PRIu64
+			       " latencies)\n", argv[2], totals.nthreads, latencies(&totals));
+		kp_model_free(&whole);
+		kp_model_free(&totals);
+		kp_log_free(&log);
+		return differ ? 1 : 0;
+	}
+	fprintf(stderr, "usage: model_invariants made CASE | log PATH | broken PATH | totals PATH\n");
 	return 2;
 }

@@ -2,7 +2,8 @@
  * events.c - the model's per-CPU events besides the schedule: spin-lock
  * waits (SpinLock records that waited), samples (SampledProfile,
  * PmcInterrupt) and ReadyThread records, each sorted by time once all
- * are in.
+ * are in.  A model of totals only (kp_model_build_totals) counts the
+ * waits and ReadyThread records and keeps neither.
  *
  * Waits are kept so that those of a CPU nest, as the Chrome trace format
  * wants of one track: a wait that starts inside another and ends after it
@@ -17,13 +18,17 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
-static void add_wait(struct kp_model_cpu *c, const struct kp_record *r)
+static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
 {
 	WMI_SPINLOCK w;
 
 	memcpy(&w, r->payload, sizeof(w));
 	if (!w.WaitTimeInCycles || w.WaitTimeInCycles > w.AcquireTime)
 		return; /* no wait (or a time stamp that cannot be) */
+	if (m->totals_only) {
+		m->waits++;
+		return;
+	}
 	struct kp_wait k = { .start = w.AcquireTime - w.WaitTimeInCycles, .end = w.AcquireTime,
 			     .lock = w.SpinLockAddress, .caller = w.CallerAddress, .tid = w.ThreadId,
 			     .spins = w.SpinCount, .mode = w.Flags & SPINLOCK_ACQUIRE_MODE_MASK };
@@ -52,10 +57,14 @@ static void add_sample(struct kp_model_cpu *c, const struct kp_record *r)
 	KP_PUSH(c->samples, c->nsamples, c->capsamples, k);
 }
 
-static void add_ready(struct kp_model_cpu *c, const struct kp_record *r)
+static void add_ready(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
 {
 	WMI_READY_THREAD p;
 
+	if (m->totals_only) {
+		m->readies++;
+		return;
+	}
 	memcpy(&p, r->payload, sizeof(p));
 	struct kp_ready k = { .ts = r->h.TimeStamp, .tid = p.TThreadId, .reason = p.AdjustReason,
 			      .increment = p.AdjustIncrement };
@@ -65,8 +74,8 @@ static void add_ready(struct kp_model_cpu *c, const struct kp_record *r)
 void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
 {
 	switch (r->h.HookId) {
-	case PERFINFO_LOG_TYPE_SPINLOCK: add_wait(c, r); break;
-	case PERFINFO_LOG_TYPE_READY_THREAD: add_ready(c, r); break;
+	case PERFINFO_LOG_TYPE_SPINLOCK: add_wait(m, c, r); break;
+	case PERFINFO_LOG_TYPE_READY_THREAD: add_ready(m, c, r); break;
 	default: add_sample(c, r); break;
 	}
 }

@@ -6,7 +6,9 @@
  *
  * For every CPU with CSwitch records (schedule.c):
  *   - its runs are end to end over the trace: the first starts at begin,
- *     each ends where the next starts, the last ends at end;
+ *     each ends where the next starts, the last ends at end (in a model
+ *     of totals only, which keeps no run, schedule.c asserts it as it
+ *     makes them);
  *   - busy + idle + stalled + no trace == end - begin (cycles);
  * and over the whole model (threads.c):
  *   - the threads' CPU time adds up to the CPUs' busy + idle time, and
@@ -20,10 +22,10 @@
 
 #include "tools/kprof/util/kpassert.h"
 
-static void check_cpu(const struct kp_model *m, uint32_t i)
+/* A CPU's kept runs, end to end over the trace. */
+static void check_runs(const struct kp_model *m, uint32_t i)
 {
 	const struct kp_model_cpu *c = &m->cpu[i];
-	uint64_t span = m->end - m->begin;
 
 	KP_ASSERT(c->nruns && c->runs[0].start == m->begin && c->runs[c->nruns - 1].end == m->end,
 		  "cpu %" PRIu32 ": %zu runs from %" PRIu64 " to %" PRIu64 ", trace from %" PRIu64 " to %" PRIu64, i,
@@ -33,6 +35,15 @@ static void check_cpu(const struct kp_model *m, uint32_t i)
 		KP_ASSERT(c->runs[k].start == c->runs[k - 1].end,
 			  "cpu %" PRIu32 ": run %zu ends at %" PRIu64 ", run %zu starts at %" PRIu64, i, k - 1,
 			  c->runs[k - 1].end, k, c->runs[k].start);
+}
+
+static void check_cpu(const struct kp_model *m, uint32_t i)
+{
+	const struct kp_model_cpu *c = &m->cpu[i];
+	uint64_t span = m->end - m->begin;
+
+	if (!m->totals_only) /* else none kept: schedule.c asserts them as it makes them */
+		check_runs(m, i);
 	KP_ASSERT(c->busy + c->idle + c->stalled + c->no_trace == span,
 		  "cpu %" PRIu32 ": busy %" PRIu64 " + idle %" PRIu64 " + stalled %" PRIu64 " + no trace %" PRIu64
 		  " = %" PRIu64 ", span end - begin = %" PRIu64 " - %" PRIu64 " = %" PRIu64,

@@ -2,9 +2,9 @@
  * latency.c - scheduling latency and blocked time per thread, as
  * `perf sched latency` and WPA's Ready / Waits columns give them.
  *
- * Every CPU's runs (schedule.c) and ReadyThread records, merged in time
- * order (sched_walk.c, one event at a time), walk each thread through the
- * states
+ * Every CPU's runs (schedule.c) and ReadyThread records, in time order
+ * (sched_order.c, one event at a time, as the model's second pass makes
+ * them), walk each thread through the states
  *
  *   running --switch out, OldThreadState Waiting (reason r)--> blocked
  *   running --switch out, OldThreadState Ready--------------> ready
@@ -107,23 +107,38 @@ static void switch_in(struct kp_model_thread *t, struct th *s, const struct kp_s
 	s->state = TS_RUNNING;
 }
 
-void kp_latency_build(struct kp_model *m)
-{
-	struct kp_sched_walk *w = kp_sched_walk_new(m);
-	struct th *st = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*st));
-	struct kp_sched_event e;
+struct kp_latency_walk {
+	struct kp_model *m;
+	struct th *st;         /* by the thread's row in m->threads          */
+};
 
-	while (kp_sched_walk_next(w, &e)) {
-		struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, e.tid);
-		if (!t)
-			continue; /* a ReadyThread for a thread never switched nor named */
-		struct th *s = &st[t - m->threads];
-		switch (e.type) {
-		case KP_SCHED_OUT: switch_out(t, s, &e); break;
-		case KP_SCHED_READY: readied(t, s, &e); break;
-		default: switch_in(t, s, &e); break;
-		}
+struct kp_latency_walk *kp_latency_new(struct kp_model *m)
+{
+	struct kp_latency_walk *w = kp_xcalloc(1, sizeof(*w));
+
+	w->m = m;
+	w->st = kp_xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*w->st));
+	return w;
+}
+
+void kp_latency_take(struct kp_latency_walk *w, const struct kp_sched_event *e)
+{
+	struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(w->m, e->tid);
+
+	if (!t)
+		return; /* a ReadyThread for a thread never switched nor named */
+	struct th *s = &w->st[t - w->m->threads];
+	switch (e->type) {
+	case KP_SCHED_OUT: switch_out(t, s, e); break;
+	case KP_SCHED_READY: readied(t, s, e); break;
+	default: switch_in(t, s, e); break;
 	}
-	free(st);
-	kp_sched_walk_free(w);
+}
+
+void kp_latency_free(struct kp_latency_walk *w)
+{
+	if (!w)
+		return;
+	free(w->st);
+	free(w);
 }

@@ -1,9 +1,12 @@
 /*
- * model.c - building the model of a run (model.h): one pass over every
+ * model.c - building the model of a run (model.h): two passes over every
  * record in time order (the CPUs merged by TimeStamp, each CPU's records
- * in log order) that makes the schedule's runs and the thread table as it
- * goes, then each part of the model finished from what the pass
- * collected; and the lookups and time conversions its readers use.
+ * in log order).  The first makes the thread table and gathers what the
+ * model keeps; each part is finished from it (the trace's span, the
+ * holes, the stalls, ...).  The second makes the schedule's runs, whole
+ * as they are made, and walks the threads' latencies as it goes
+ * (schedule.c), none gathered; a model of totals only keeps no run.  And
+ * the lookups and time conversions the model's readers use.
  */
 #include "tools/kprof/model/model.h"
 
@@ -17,7 +20,7 @@
 
 /* What the pass collects besides what goes straight into the model. */
 struct pass {
-	struct kp_sched_cpu *sched;  /* per CPU: its runs as they are made    */
+	struct kp_sched sched;       /* the schedule, made by the second pass */
 	struct kp_thread_rows threads;
 	size_t capspin, capconf, capres, capres_ts, capnamed;
 };
@@ -62,7 +65,7 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case PERFINFO_LOG_TYPE_CONTEXTSWAP: {
 		WMI_CONTEXTSWAP w;
 		memcpy(&w, r->payload, sizeof(w));
-		kp_schedule_switch(c, &p->sched[r->cpu], r->h.TimeStamp, &w);
+		kp_schedule_first(&p->sched, r->cpu, &w);
 		kp_threads_switch(&p->threads, &w);
 		c->switches++;
 		break;
@@ -216,14 +219,46 @@ static void model_init(struct kp_model *m, const struct kp_log *log)
 	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
 }
 
-void kp_model_build(struct kp_model *m, struct kp_log *log)
+/* The second pass: the schedule's runs and the latency walk, from the
+ * CSwitch and ReadyThread records (schedule.c), with the span, the holes,
+ * the stalls and the thread table the first gave. */
+static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sched *s)
+{
+	struct kp_merge mg;
+	struct kp_record r;
+
+	s->order = (struct kp_sched_order){ .sched = s, .lat = kp_latency_new(m) };
+	kp_merge_init(&mg, log);
+	while (kp_merge_next(&mg, &r)) {
+		uint16_t kind = kind_of(&r);
+		if (kind == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
+			WMI_CONTEXTSWAP w;
+			memcpy(&w, r.payload, sizeof(w));
+			kp_schedule_switch(s, r.cpu, r.h.TimeStamp, &w);
+		} else if (kind == PERFINFO_LOG_TYPE_READY_THREAD) {
+			WMI_READY_THREAD w;
+			memcpy(&w, r.payload, sizeof(w));
+			kp_schedule_ready(s, r.cpu, r.h.TimeStamp, &w);
+		}
+	}
+	kp_merge_free(&mg);
+	kp_schedule_finish(s);
+	kp_latency_free(s->order.lat);
+	free(s->order.v);
+}
+
+/* Two passes over the records in time order: the first takes every
+ * record but the schedule's (which needs the trace's end, the holes and
+ * the stalls first), the second makes the schedule. */
+static void build(struct kp_model *m, struct kp_log *log, bool keep)
 {
 	struct pass p = { 0 };
 	struct kp_merge mg;
 	struct kp_record r;
 
 	model_init(m, log);
-	p.sched = kp_xcalloc(m->ncpus, sizeof(*p.sched));
+	m->totals_only = !keep;
+	kp_schedule_init(&p.sched, m, keep);
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r))
 		take(m, &p, &r);
@@ -232,15 +267,24 @@ void kp_model_build(struct kp_model *m, struct kp_log *log)
 	make_holes(m, log);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		kp_stall_finish(m, &m->cpu[i]);
-		kp_schedule_finish(m, &m->cpu[i], &p.sched[i]);
 		kp_events_finish(m, &m->cpu[i]);
 		kp_measure_finish(&m->cpu[i]);
-		count_cpu(m, &m->cpu[i]);
 	}
-	free(p.sched);
 	kp_threads_finish(m, &p.threads);
-	kp_latency_build(m);
+	schedule_pass(m, log, &p.sched);
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		count_cpu(m, &m->cpu[i]);
 	kp_model_check(m);
+}
+
+void kp_model_build(struct kp_model *m, struct kp_log *log)
+{
+	build(m, log, true);
+}
+
+void kp_model_build_totals(struct kp_model *m, struct kp_log *log)
+{
+	build(m, log, false);
 }
 
 void kp_model_build_names(struct kp_model *m, struct kp_log *log)

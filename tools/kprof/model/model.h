@@ -239,11 +239,20 @@ struct kp_model {
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
 	uint64_t smi_records;      /* KprofSmiCount records, all CPUs        */
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
+	bool totals_only;          /* kp_model_build_totals: no CPU's runs,   */
+	                           /* waits or readies kept, only counted     */
 };
 
 /* Build the model of the whole log (never fails: a log without a run
  * header has no TSC rate, see kp_model_need_clock). */
 void kp_model_build(struct kp_model *m, struct kp_log *log);
+/* The same model without what grows with the schedule: no CPU's runs,
+ * spin-lock waits or ReadyThread records are kept (runs, waits and
+ * readies are NULL, nruns, nwaits and nreadies 0; m->waits and m->readies
+ * count them), while everything made from them is there: busy, idle, the
+ * threads' CPU times and latencies, the gaps.  For the report, which
+ * reads nothing else of them. */
+void kp_model_build_totals(struct kp_model *m, struct kp_log *log);
 /* Only the thread table's names: each thread a KprofThread record names,
  * from its first record in time (as kp_model_build names them), and
  * thread_records; nothing else is gathered (no schedule, no per-CPU
@@ -282,20 +291,6 @@ double kp_model_cycles_us(const struct kp_model *m, uint64_t cycles);
 
 /* ---- what the parts of the model build (model.c calls them) ---- */
 
-/* schedule.c: a CPU's runs, made as the pass meets its CSwitch records
- * (in time order): the switch before held, and the room for the runs. */
-struct kp_sched_cpu {
-	bool have;
-	uint64_t ts;
-	WMI_CONTEXTSWAP last;
-	size_t cap;
-};
-void kp_schedule_switch(struct kp_model_cpu *c, struct kp_sched_cpu *s, uint64_t ts, const WMI_CONTEXTSWAP *sw);
-/* After the pass (the trace's span, the CPU's holes sorted by start and
- * its stalls known): its first and last runs finished, and its runs' no
- * trace and stalled cycles, busy and idle (the gaps are counted as the
- * switches come). */
-void kp_schedule_finish(struct kp_model *m, struct kp_model_cpu *c, struct kp_sched_cpu *s);
 /* overlap.c: cycles of [s, e) inside the union of the CPU's holes (sorted by start). */
 uint64_t kp_hole_overlap(const struct kp_model_cpu *c, uint64_t s, uint64_t e);
 /* threads.c: the thread table as the pass makes it: a row for every id
@@ -309,8 +304,8 @@ struct kp_thread_rows {
  * CSwitch record (its two threads' ins, outs, priorities, waits). */
 void kp_threads_name(struct kp_thread_rows *t, const KPROF_THREAD *k);
 void kp_threads_switch(struct kp_thread_rows *t, const WMI_CONTEXTSWAP *c);
-/* After the pass and the schedule: the rows sorted by id into m->threads
- * (taken over), and each thread's CPU time from every CPU's runs. */
+/* After the first pass: the rows sorted by id into m->threads (taken
+ * over); the schedule adds each thread's CPU time as it makes the runs. */
 void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *t);
 /* threads.c: a KprofThread record of either version as version 2 (a
  * version 1 name is its 16 bytes); false if its payload is too short. */
@@ -328,13 +323,9 @@ void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c);
  * sorted) the samples in its spans marked and counted. */
 void kp_measure_add(struct kp_model_cpu *c, const struct kp_record *r);
 void kp_measure_finish(struct kp_model_cpu *c);
-/* latency.c: every thread's latency and blocked time, from the runs and
- * ReadyThread records of all CPUs (after kp_threads_build). */
-void kp_latency_build(struct kp_model *m);
-/* sched_walk.c: every CPU's switches in and out (its runs' ends) and
- * ReadyThread records in time order, one at a time, none gathered (its
- * top comment gives the order at one time stamp).  Idle-thread runs give
- * nothing. */
+/* The latency walk's events: every CPU's switches in and out (its runs'
+ * ends; idle-thread runs give none, a run from the trace's start no switch
+ * in, one to its end no switch out) and ReadyThread records. */
 enum { KP_SCHED_OUT, KP_SCHED_READY, KP_SCHED_IN }; /* at one time, this order */
 struct kp_sched_event {
 	uint64_t ts;
@@ -343,10 +334,57 @@ struct kp_sched_event {
 	uint8_t state, reason; /* OUT: OldThreadState and -WaitReason; state */
 	int8_t why;            /* 0xFF: the switch is lost.  READY: its why  */
 };
-struct kp_sched_walk;
-struct kp_sched_walk *kp_sched_walk_new(const struct kp_model *m);
-bool kp_sched_walk_next(struct kp_sched_walk *w, struct kp_sched_event *e);
-void kp_sched_walk_free(struct kp_sched_walk *w);
+/* latency.c: every thread's latency and blocked time, from the events in
+ * sched_order.c's order, one at a time (after kp_threads_finish). */
+struct kp_latency_walk;
+struct kp_latency_walk *kp_latency_new(struct kp_model *m);
+void kp_latency_take(struct kp_latency_walk *w, const struct kp_sched_event *e);
+void kp_latency_free(struct kp_latency_walk *w);
+/* sched_order.c: the events of one time stamp, gathered as the second
+ * pass makes them (every event comes at its record's stamp, and the
+ * stamps never go back), ordered (its top comment) and handed to the
+ * latency walk when the stamp moves on; a READY's `by` is found then,
+ * when every switch at that stamp is in. */
+struct kp_sched;
+struct kp_sched_order {
+	struct kp_sched_item *v;
+	size_t n, cap;
+	uint64_t ts;
+	const struct kp_sched *sched;  /* for kp_schedule_running             */
+	struct kp_latency_walk *lat;
+};
+void kp_sched_order_at(struct kp_sched_order *o, uint64_t ts); /* a record at ts: the earlier stamp's out */
+void kp_sched_order_add(struct kp_sched_order *o, struct kp_sched_event e, uint32_t cpu);
+void kp_sched_order_flush(struct kp_sched_order *o);
+/* schedule.c: the CPUs' runs, made in the model's second pass as it meets
+ * the CSwitch records (in time order), each CPU's switch before held;
+ * the ReadyThread records go by to the latency walk.  Before it, the
+ * first pass gives each CPU's first switch (kp_schedule_first: the thread
+ * that ran from the start). */
+struct kp_sched_cpu {
+	bool seen, have;       /* a switch met: in the first pass, the second */
+	uint64_t ts;           /* the switch before (second pass)             */
+	WMI_CONTEXTSWAP last;
+	uint32_t running;      /* the thread on the CPU after it              */
+	uint64_t runs, run_end;/* runs made, where the last ended             */
+	size_t cap;            /* room for the runs, when kept                */
+};
+struct kp_sched {
+	struct kp_model *m;
+	struct kp_sched_cpu *cpu;
+	bool keep;             /* the runs kept in m->cpu[].runs              */
+	struct kp_sched_order order;
+};
+void kp_schedule_init(struct kp_sched *s, struct kp_model *m, bool keep);
+void kp_schedule_first(struct kp_sched *s, uint32_t cpu, const WMI_CONTEXTSWAP *sw);
+/* The second pass (the trace's span, the holes sorted by start, the
+ * stalls and the thread table known): */
+void kp_schedule_switch(struct kp_sched *s, uint32_t cpu, uint64_t ts, const WMI_CONTEXTSWAP *sw);
+void kp_schedule_ready(struct kp_sched *s, uint32_t cpu, uint64_t ts, const WMI_READY_THREAD *rd);
+/* The thread running on cpu at ts, every switch at or before ts met. */
+uint32_t kp_schedule_running(const struct kp_sched *s, uint32_t cpu, uint64_t ts);
+/* After it: the last runs, to the trace's end; the last events out. */
+void kp_schedule_finish(struct kp_sched *s);
 /* objnames.c: a KprofObjectName record into m->object_names. */
 void kp_object_name_take(struct kp_model *m, size_t *cap, const struct kp_record *r);
 /* invariants.c: what this header promises of a built model (the span

@@ -9,8 +9,9 @@
  *     record in time.  The kernel never reuses a thread id
  *     (kernel/sched/thread.c counts them up), so a later record for the
  *     same id can only be the idle threads, which all share id 0;
- *   - CPU time: the sum of the thread's runs on every CPU (schedule.c),
- *     less their time in holes (no trace: lost on the link or dropped by
+ *   - CPU time: the sum of the thread's runs on every CPU (schedule.c
+ *     adds each as it makes it, once the rows are sorted), less their
+ *     time in holes (no trace: lost on the link or dropped by
  *     the kernel) and in stalls (stall.c: the CPU could not run);
  *   - in and out: CSwitch records with it as NewThreadId and OldThreadId,
  *     and of the outs those in state Ready (involuntary: preempted,
@@ -107,11 +108,4 @@ void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *rows)
 	m->threads = rows->rows;
 	m->nthreads = rows->n;
 	*rows = (struct kp_thread_rows){ 0 };
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
-		for (size_t i = 0; i < m->cpu[cpu].nruns; i++) {
-			const struct kp_run *r = &m->cpu[cpu].runs[i];
-			struct kp_model_thread *t = (struct kp_model_thread *)kp_model_thread(m, r->tid);
-			t->cycles += r->end - r->start - r->no_trace - r->stalled;
-			t->stalled += r->stalled;
-		}
 }
