@@ -98,7 +98,7 @@ static void write_fidelity(struct kp_log *log, FILE *f)
 	struct kp_model m;
 	struct kp_fidelity fid;
 
-	kp_model_build(&m, log);
+	kp_model_build_totals(&m, log);
 	kp_fidelity_gather(log, &m, &fid);
 	kp_model_free(&m);
 	kp_fidelity_json(f, &fid);

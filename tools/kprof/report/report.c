@@ -137,8 +137,10 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 		return 3;
 	}
 	/* Every record is walked here (kp_totals() again in the sections): any
-	 * malformed one is an issue before the header reports the issues. */
-	kp_model_build(&m, log);
+	 * malformed one is an issue before the header reports the issues.  No
+	 * section reads a run, a spin-lock wait or a ReadyThread record of the
+	 * model, only what is made of them: a model of totals. */
+	kp_model_build_totals(&m, log);
 	struct kp_report r = { .log = log, .m = &m, .syms = syms };
 	if (o->summary)
 		write_summary(out, &r);
