@@ -65,8 +65,8 @@ static const struct {
 };
 #define NMULTI (sizeof(multi_commands) / sizeof(multi_commands[0]))
 
-int kp_write_model(struct kp_log *log, const struct kp_options *o, const char *(*lacks)(const struct kp_model *m),
-		   kp_model_writer *write)
+int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep,
+		   const char *(*lacks)(const struct kp_model *m), kp_model_writer *write)
 {
 	struct kp_symbols *syms = NULL;
 	struct kp_model m;
@@ -74,7 +74,7 @@ int kp_write_model(struct kp_log *log, const struct kp_options *o, const char *(
 	FILE *f;
 	int rc = 3;
 
-	kp_model_build(&m, log);
+	kp_model_build_keeping(&m, log, keep);
 	if (!kp_model_need_clock(&m, o->input))
 		goto out;
 	if ((why = lacks(&m))) {

@@ -2,8 +2,8 @@
  * events.c - the model's per-CPU events besides the schedule: spin-lock
  * waits (SpinLock records that waited), samples (SampledProfile,
  * PmcInterrupt) and ReadyThread records, each sorted by time once all
- * are in.  A model of totals only (kp_model_build_totals) counts the
- * waits and ReadyThread records and keeps neither.
+ * are in.  A model built keeping less (kp_model_build_keeping) may count
+ * the waits or the ReadyThread records and not keep them.
  *
  * Waits are kept so that those of a CPU nest, as the Chrome trace format
  * wants of one track: a wait that starts inside another and ends after it
@@ -25,7 +25,7 @@ static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp
 	memcpy(&w, r->payload, sizeof(w));
 	if (!w.WaitTimeInCycles || w.WaitTimeInCycles > w.AcquireTime)
 		return; /* no wait (or a time stamp that cannot be) */
-	if (m->totals_only) {
+	if (m->not_kept & KP_KEEP_WAITS) {
 		m->waits++;
 		return;
 	}
@@ -61,7 +61,7 @@ static void add_ready(struct kp_model *m, struct kp_model_cpu *c, const struct k
 {
 	WMI_READY_THREAD p;
 
-	if (m->totals_only) {
+	if (m->not_kept & KP_KEEP_READIES) {
 		m->readies++;
 		return;
 	}

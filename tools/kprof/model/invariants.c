@@ -7,8 +7,7 @@
  * For every CPU with CSwitch records (schedule.c):
  *   - its runs are end to end over the trace: the first starts at begin,
  *     each ends where the next starts, the last ends at end (in a model
- *     of totals only, which keeps no run, schedule.c asserts it as it
- *     makes them);
+ *     that keeps no run, schedule.c asserts it as it makes them);
  *   - busy + idle + stalled + no trace == end - begin (cycles);
  * and over the whole model (threads.c):
  *   - the threads' CPU time adds up to the CPUs' busy + idle time, and
@@ -42,7 +41,7 @@ static void check_cpu(const struct kp_model *m, uint32_t i)
 	const struct kp_model_cpu *c = &m->cpu[i];
 	uint64_t span = m->end - m->begin;
 
-	if (!m->totals_only) /* else none kept: schedule.c asserts them as it makes them */
+	if (!(m->not_kept & KP_KEEP_RUNS)) /* else schedule.c asserts them as it makes them */
 		check_runs(m, i);
 	KP_ASSERT(c->busy + c->idle + c->stalled + c->no_trace == span,
 		  "cpu %" PRIu32 ": busy %" PRIu64 " + idle %" PRIu64 " + stalled %" PRIu64 " + no trace %" PRIu64

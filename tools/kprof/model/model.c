@@ -5,7 +5,7 @@
  * model keeps; each part is finished from it (the trace's span, the
  * holes, the stalls, ...).  The second makes the schedule's runs, whole
  * as they are made, and walks the threads' latencies as it goes
- * (schedule.c), none gathered; a model of totals only keeps no run.  And
+ * (schedule.c), none gathered; a model built keeping less keeps no run.  And
  * the lookups and time conversions the model's readers use.
  */
 #include "tools/kprof/model/model.h"
@@ -250,15 +250,15 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 /* Two passes over the records in time order: the first takes every
  * record but the schedule's (which needs the trace's end, the holes and
  * the stalls first), the second makes the schedule. */
-static void build(struct kp_model *m, struct kp_log *log, bool keep)
+void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep)
 {
 	struct pass p = { 0 };
 	struct kp_merge mg;
 	struct kp_record r;
 
 	model_init(m, log);
-	m->totals_only = !keep;
-	kp_schedule_init(&p.sched, m, keep);
+	m->not_kept = KP_KEEP_ALL & ~keep;
+	kp_schedule_init(&p.sched, m, keep & KP_KEEP_RUNS);
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r))
 		take(m, &p, &r);
@@ -279,12 +279,12 @@ static void build(struct kp_model *m, struct kp_log *log, bool keep)
 
 void kp_model_build(struct kp_model *m, struct kp_log *log)
 {
-	build(m, log, true);
+	kp_model_build_keeping(m, log, KP_KEEP_ALL);
 }
 
 void kp_model_build_totals(struct kp_model *m, struct kp_log *log)
 {
-	build(m, log, false);
+	kp_model_build_keeping(m, log, 0);
 }
 
 void kp_model_build_names(struct kp_model *m, struct kp_log *log)

@@ -239,19 +239,30 @@ struct kp_model {
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
 	uint64_t smi_records;      /* KprofSmiCount records, all CPUs        */
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
-	bool totals_only;          /* kp_model_build_totals: no CPU's runs,   */
-	                           /* waits or readies kept, only counted     */
+	unsigned not_kept;         /* KP_KEEP_* a model built keeping less    */
+	                           /* left out (their arrays NULL, counts 0;  */
+	                           /* m->waits and m->readies count them)     */
 };
 
 /* Build the model of the whole log (never fails: a log without a run
  * header has no TSC rate, see kp_model_need_clock). */
 void kp_model_build(struct kp_model *m, struct kp_log *log);
-/* The same model without what grows with the schedule: no CPU's runs,
- * spin-lock waits or ReadyThread records are kept (runs, waits and
- * readies are NULL, nruns, nwaits and nreadies 0; m->waits and m->readies
- * count them), while everything made from them is there: busy, idle, the
- * threads' CPU times and latencies, the gaps.  For the report, which
- * reads nothing else of them. */
+/* The same model keeping only some of what grows with the schedule, for
+ * a reader that needs no more (its memory is what it keeps): a CPU's runs
+ * (KP_KEEP_RUNS: compare, the timeline), spin-lock waits (the timeline)
+ * and ReadyThread records.  What is left out has its array NULL and count
+ * 0 (m->waits and m->readies count them all the same), while everything
+ * made from them is there: busy, idle, the gaps, the threads' CPU times
+ * and latencies. */
+enum {
+	KP_KEEP_RUNS = 1u << 0,
+	KP_KEEP_WAITS = 1u << 1,
+	KP_KEEP_READIES = 1u << 2,
+	KP_KEEP_ALL = (1u << 3) - 1,
+};
+void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep);
+/* Keeping none of them: the report's, which reads only what is made of
+ * them. */
 void kp_model_build_totals(struct kp_model *m, struct kp_log *log);
 /* Only the thread table's names: each thread a KprofThread record names,
  * from its first record in time (as kp_model_build names them), and

@@ -224,7 +224,8 @@ int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 {
 	run.output = o->output;
 	tl_phases_read(&run.phases, log, UINT64_MAX);
-	int rc = kp_write_model(log, o, lacks, write_timeline);
+	/* runs and waits drawn; no ReadyThread record is */
+	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS, lacks, write_timeline);
 	tl_phases_free(&run.phases);
 	return rc ? rc : run.rc;
 }
