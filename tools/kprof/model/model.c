@@ -320,6 +320,7 @@ void kp_model_free(struct kp_model *m)
 	}
 	free(m->cpu);
 	free(m->threads);
+	free(m->thread_ids);
 	free(m->spinlocks);
 	free(m->spinlock_configs);
 	free(m->resources);
@@ -339,16 +340,18 @@ bool kp_model_need_clock(const struct kp_model *m, const char *path)
 
 /* ---------------------------------------------------------------- lookups */
 
-static int cmp_thread_tid(const void *key, const void *elem)
-{
-	return kp_cmp_u64(*(const uint32_t *)key, ((const struct kp_model_thread *)elem)->tid);
-}
-
 const struct kp_model_thread *kp_model_thread(const struct kp_model *m, uint32_t tid)
 {
-	if (!m->nthreads)
-		return NULL;
-	return bsearch(&tid, m->threads, m->nthreads, sizeof(*m->threads), cmp_thread_tid);
+	size_t lo = 0, hi = m->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->thread_ids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nthreads && m->thread_ids[lo] == tid ? &m->threads[lo] : NULL;
 }
 
 const char *kp_model_thread_label(const struct kp_model *m, uint32_t tid, char *buf, size_t size)

@@ -219,6 +219,9 @@ struct kp_model {
 	struct kp_model_cpu *cpu;
 	struct kp_model_thread *threads; /* by tid: every thread named or    */
 	size_t nthreads;                 /* in a CSwitch record              */
+	uint32_t *thread_ids;            /* their ids, in the same order: a  */
+	                                 /* thread's row is a few KiB, so    */
+	                                 /* the look-up searches these       */
 	struct kp_spinlock *spinlocks;   /* in time order                    */
 	size_t nspinlocks;
 	KPROF_SPINLOCK_CONFIG *spinlock_configs; /* in time order            */

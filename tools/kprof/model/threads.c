@@ -107,5 +107,8 @@ void kp_threads_finish(struct kp_model *m, struct kp_thread_rows *rows)
 	kp_sort(rows->rows, rows->n, sizeof(*rows->rows), cmp_row);
 	m->threads = rows->rows;
 	m->nthreads = rows->n;
+	m->thread_ids = kp_xcalloc(m->nthreads + 1, sizeof(*m->thread_ids));
+	for (size_t i = 0; i < m->nthreads; i++)
+		m->thread_ids[i] = m->threads[i].tid;
 	*rows = (struct kp_thread_rows){ 0 };
 }

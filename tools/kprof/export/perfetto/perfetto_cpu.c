@@ -56,8 +56,19 @@ static void describe_run(struct pf *p, const struct pf_item *it, struct pf_event
 {
 	const struct kp_run *r = it->obj;
 
-	*e = (struct pf_event){ .ph = 'X', .pid = PF_CPUS_PID, .tid = CPU_TID + it->cpu, .start = r->start, .end = r->end };
-	kp_model_thread_label(p->m, r->tid, e->name, sizeof(e->name));
+	(void)p;
+	*e = (struct pf_event){ .ph = 'X', .pid = PF_CPUS_PID, .tid = CPU_TID + it->cpu, .start = r->start, .end = r->end,
+				.name_key = PF_NAME_KEY(PF_NAME_THREAD, r->tid) };
+}
+
+void pf_key_name(const struct pf *p, uint64_t key, char *name, size_t size)
+{
+	uint32_t v = (uint32_t)key;
+
+	if (key >> 32 == PF_NAME_THREAD)
+		kp_model_thread_label(p->m, v, name, size);
+	else
+		snprintf(name, size, "on CPU %" PRIu32, v);
 }
 
 /* "lock hot0" from the lock's KprofObjectName record, else "lock 0x<address>". */

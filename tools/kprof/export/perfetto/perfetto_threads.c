@@ -92,7 +92,7 @@ static void describe_running(struct pf *p, const struct pf_item *it, struct pf_e
 	if (s->kind == SEG_READY)
 		strcpy(e->name, "ready");
 	else
-		snprintf(e->name, sizeof(e->name), "on CPU %" PRIu32, s->cpu);
+		e->name_key = PF_NAME_KEY(PF_NAME_ON_CPU, s->cpu);
 }
 
 static void resource_name(const struct pf *p, const struct seg *s, char *name, size_t size)

@@ -71,7 +71,11 @@ struct pf_event {
 	                       /* or 'f' a flow's start or end               */
 	uint32_t pid, tid;     /* its track, as in the JSON                  */
 	uint64_t start, end;   /* TSC; end only for 'X'                      */
-	char name[256];
+	char name[256];        /* empty when name_key is set                 */
+	uint64_t name_key;     /* 0, or the name's key (PF_NAME_KEY): the    */
+	                       /* same key always makes the same name, which */
+	                       /* pf_key_name makes only when asked, so that */
+	                       /* a writer keeps it by its key               */
 	uint64_t flow;         /* 's', 'f': the flow's id                    */
 	unsigned nseries;      /* 'C': its series (field names) and values   */
 	const char *series[PF_SERIES_MAX];
@@ -214,6 +218,11 @@ void pf_wait_body(struct pf *p, const struct kp_wait *w);
  * wait as an event on track tid of pid. */
 void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size);
 void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e);
+/* perfetto_cpu.c: the name of a key: a thread's label (the CPU tracks'
+ * runs, "pong (12)") or "on CPU n" (the threads' runs). */
+enum { PF_NAME_THREAD = 1, PF_NAME_ON_CPU = 2 };
+#define PF_NAME_KEY(kind, v) (((uint64_t)(kind) << 32) | (uint32_t)(v))
+void pf_key_name(const struct pf *p, uint64_t key, char *name, size_t size);
 /* perfetto_cpu.c: the CPU's run at ts (the last to start at or before
  * it), or NULL. */
 const struct kp_run *pf_running_at(const struct kp_model_cpu *c, uint64_t ts);

@@ -47,6 +47,28 @@ static uint32_t intern(struct pb_writer *w, const char *name)
 	return (uint32_t)w->nnames;
 }
 
+/* An event's name's iid: by its key when it has one (made once, the
+ * first time the key comes: a thread's label, "on CPU n"). */
+static uint32_t intern_event(struct pb_writer *w, const struct pf_event *d)
+{
+	uint64_t h;
+	size_t it;
+	char name[sizeof(d->name)];
+
+	if (!d->name_key)
+		return intern(w, d->name);
+	h = kp_hash_u64(d->name_key, 0);
+	for (size_t at = kp_index_first(&w->keyed_ix, h, &it); at != KP_INDEX_NONE;
+	     at = kp_index_next(&w->keyed_ix, h, &it))
+		if (w->keyed[at].key == d->name_key)
+			return w->keyed[at].iid;
+	pf_key_name(&w->pf, d->name_key, name, sizeof(name));
+	uint32_t iid = intern(w, name);
+	kp_index_add(&w->keyed_ix, h, w->nkeyed);
+	KP_PUSH(w->keyed, w->nkeyed, w->capkeyed, ((struct pb_keyed){ d->name_key, iid }));
+	return iid;
+}
+
 static int cmp_event(const struct pb_event *x, const struct pb_event *y)
 {
 	if (x->ts != y->ts)
@@ -115,7 +137,7 @@ static void push(struct pb_writer *w, struct pb_event e)
 static void slice(struct pb_writer *w, const struct pf_event *d, uint64_t a, uint32_t track, size_t seq)
 {
 	uint64_t b = pf_ns(w->pf.m, d->end);
-	uint32_t name = intern(w, d->name);
+	uint32_t name = intern_event(w, d);
 
 	if (b < a)
 		b = a;
@@ -141,7 +163,7 @@ static void flow(struct pb_writer *w, const struct pf_event *d, uint64_t ts, uin
 		at = w->nnow;
 		KP_PUSH(w->now, w->nnow, w->capnow,
 			((struct pb_event){ .ts = ts, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
-					    .type = TYPE_INSTANT, .track = track, .name = intern(w, d->name) }));
+					    .type = TYPE_INSTANT, .track = track, .name = intern_event(w, d) }));
 	}
 	struct pb_flow f = { .id = d->flow, .terminating = d->ph == 'f', .next = w->now[at].flows };
 	KP_PUSH(w->flows, w->nflows, w->capflows, f);
@@ -193,7 +215,7 @@ static void event(struct pb_writer *w, const struct pf_item *it, uint64_t instan
 		slice(w, &d, instant_ns, track, seq);
 	else if (d.ph == 'i')
 		push(w, (struct pb_event){ .ts = instant_ns, .cls = CLS_BEGIN, .sub = UINT64_MAX, .order = seq,
-					   .type = TYPE_INSTANT, .track = track, .name = intern(w, d.name) });
+					   .type = TYPE_INSTANT, .track = track, .name = intern_event(w, &d) });
 	else
 		flow(w, &d, instant_ns, track, seq);
 }
@@ -262,6 +284,8 @@ void pb_events_free(struct pb_writer *w)
 		free(w->names[k]);
 	free(w->names);
 	kp_index_free(&w->name_ix);
+	free(w->keyed);
+	kp_index_free(&w->keyed_ix);
 	free(w->now);
 	free(w->flows);
 	free(w->ends);

@@ -70,6 +70,12 @@ struct pb_writer {
 	char **names;          /* iid k + 1 is names[k]                      */
 	size_t nnames, capnames;
 	struct kp_index name_ix;
+	struct pb_keyed {      /* names by their key (pf.h: name_key)        */
+		uint64_t key;
+		uint32_t iid;
+	} *keyed;
+	size_t nkeyed, capkeyed;
+	struct kp_index keyed_ix;
 	struct pb_event *now;  /* the events of the instant being written    */
 	size_t nnow, capnow;
 	struct pb_flow *flows; /* their flows                                */
