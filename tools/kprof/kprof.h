@@ -78,7 +78,8 @@ int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o);   /* pictur
 
 /* The run of a command that writes the run's model into -o's file
  * (main.c): build the model, keeping what `keep` says (KP_KEEP_*,
- * model.h: what the writer reads of the runs, waits and readies); refuse, with exit status 3, a log without
+ * model.h: what the writer reads of the runs, waits and readies), the runs
+ * also handed to `sink` as they are made (NULL: none); refuse, with exit status 3, a log without
  * the TSC rate or one that `lacks` (a message saying what is missing, or
  * NULL when the log has what the output needs); open --kernel's symbols
  * when given; write(); close the file; end with the summary. */
@@ -86,7 +87,8 @@ struct kp_model;
 struct kp_symbols;
 typedef void kp_model_writer(FILE *f, const struct kp_log *log, const struct kp_model *m,
 			     const struct kp_symbols *syms);
-int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep,
+struct kp_run_sink;
+int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep, const struct kp_run_sink *sink,
 		   const char *(*lacks)(const struct kp_model *m), kp_model_writer *write);
 
 /* The closing summary on stderr (and as JSON with --summary-json);

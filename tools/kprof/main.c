@@ -65,7 +65,7 @@ static const struct {
 };
 #define NMULTI (sizeof(multi_commands) / sizeof(multi_commands[0]))
 
-int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep,
+int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep, const struct kp_run_sink *sink,
 		   const char *(*lacks)(const struct kp_model *m), kp_model_writer *write)
 {
 	struct kp_symbols *syms = NULL;
@@ -74,7 +74,7 @@ int kp_write_model(struct kp_log *log, const struct kp_options *o, unsigned keep
 	FILE *f;
 	int rc = 3;
 
-	kp_model_build_keeping(&m, log, keep);
+	kp_model_build_with(&m, log, keep, sink);
 	if (!kp_model_need_clock(&m, o->input))
 		goto out;
 	if ((why = lacks(&m))) {

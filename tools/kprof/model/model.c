@@ -250,7 +250,7 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 /* Two passes over the records in time order: the first takes every
  * record but the schedule's (which needs the trace's end, the holes and
  * the stalls first), the second makes the schedule. */
-void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep)
+void kp_model_build_with(struct kp_model *m, struct kp_log *log, unsigned keep, const struct kp_run_sink *sink)
 {
 	struct pass p = { 0 };
 	struct kp_merge mg;
@@ -259,6 +259,7 @@ void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned kee
 	model_init(m, log);
 	m->not_kept = KP_KEEP_ALL & ~keep;
 	kp_schedule_init(&p.sched, m, keep & KP_KEEP_RUNS);
+	p.sched.sink = sink;
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r))
 		take(m, &p, &r);
@@ -271,10 +272,17 @@ void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned kee
 		kp_measure_finish(&m->cpu[i]);
 	}
 	kp_threads_finish(m, &p.threads);
+	if (sink)
+		sink->start(sink->ctx, m);
 	schedule_pass(m, log, &p.sched);
 	for (uint32_t i = 0; i < m->ncpus; i++)
 		count_cpu(m, &m->cpu[i]);
 	kp_model_check(m);
+}
+
+void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep)
+{
+	kp_model_build_with(m, log, keep, NULL);
 }
 
 void kp_model_build(struct kp_model *m, struct kp_log *log)

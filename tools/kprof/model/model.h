@@ -264,6 +264,16 @@ enum {
 	KP_KEEP_ALL = (1u << 3) - 1,
 };
 void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep);
+/* A reader of the runs as the schedule makes them, whole (the timeline's
+ * plan: it need not keep them): start once before the first, with the
+ * model's span, holes, stalls and thread table made; then each run, a
+ * CPU's in time order (the CPUs' interleaved). */
+struct kp_run_sink {
+	void (*start)(void *ctx, const struct kp_model *m);
+	void (*run)(void *ctx, uint32_t cpu, const struct kp_run *r);
+	void *ctx;
+};
+void kp_model_build_with(struct kp_model *m, struct kp_log *log, unsigned keep, const struct kp_run_sink *sink);
 /* Keeping none of them: the report's, which reads only what is made of
  * them. */
 void kp_model_build_totals(struct kp_model *m, struct kp_log *log);
@@ -387,6 +397,7 @@ struct kp_sched {
 	struct kp_model *m;
 	struct kp_sched_cpu *cpu;
 	bool keep;             /* the runs kept in m->cpu[].runs              */
+	const struct kp_run_sink *sink; /* or NULL                            */
 	struct kp_sched_order order;
 };
 void kp_schedule_init(struct kp_sched *s, struct kp_model *m, bool keep);

@@ -44,8 +44,9 @@
  * already in time order, equal stamps in log order.  One switch is held
  * per CPU; each run is whole when it is made (its span, no trace, stall,
  * its thread's CPU time, the CPU's busy or idle) and goes to the latency
- * walk as a switch in and out (sched_order.c); it is kept in the CPU's
- * runs only when the model keeps them (kp_model_build, not
+ * walk as a switch in and out (sched_order.c), and to the model's run
+ * sink if it has one (the timeline's plan); it is kept in the CPU's runs
+ * only when the model keeps them (kp_model_build, not
  * kp_model_build_totals).  A run starts where the CPU's last ended, the
  * first at begin and the last ends at end (asserted as they are made).
  */
@@ -103,6 +104,8 @@ static void made(struct kp_sched *s, uint32_t cpu, struct kp_run r)
 	sc->run_end = r.end;
 	if (s->keep)
 		KP_PUSH(c->runs, c->nruns, sc->cap, r);
+	if (s->sink)
+		s->sink->run(s->sink->ctx, cpu, &r);
 	if (r.tid && !r.to_end)
 		kp_sched_order_add(&s->order, (struct kp_sched_event){ .ts = r.end, .tid = r.tid, .type = KP_SCHED_OUT,
 								       .cpu = (uint8_t)cpu,

@@ -15,7 +15,8 @@
  * are checked as the whole picture's are (tests/tools/test_timeline).
  *
  * Everything drawn comes from the model (model/model.h): the runs are the
- * schedule the report's Threads and CPUs sections count.  The threads'
+ * schedule the report's Threads and CPUs sections count, planned for every
+ * view as the model makes them (timeline_plan.c), not kept.  The threads'
  * colours are chosen once for all the views (timeline_colours.c).
  */
 #include "tools/kprof/pictures/timeline/timeline.h"
@@ -26,6 +27,7 @@
 
 #include "tools/kprof/kprof.h"
 #include "tools/kprof/pictures/picture.h"
+#include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/format.h"
 #include "tools/kprof/util/outfile.h"
 
@@ -134,11 +136,13 @@ static void draw(const struct tl *t)
 }
 
 /* The command's state that the model writer's fixed signature cannot
- * carry: the phases (read before the model is built) and where the views
- * go.  One command runs per process. */
+ * carry: the phases (read before the model is built), where the views
+ * go, and the plan of the runs (made as the model is built, its sink).
+ * One command runs per process. */
 static struct {
 	const char *output;            /* -o, NULL: stdout (no phase views)  */
 	struct tl_phases phases;
+	struct tl_plan plan;
 	int rc;                        /* 3 when a phase view failed         */
 } run;
 
@@ -172,17 +176,21 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_model *m,
-			   const struct kp_symbols *syms)
+/* The views, once the model has its span (before its runs): the whole
+ * trace, then each phase with a picture of its own (its end the trace's
+ * when it never ended; its file's name, for the links); and the plan of
+ * their runs. */
+static void plan_views(void *ctx, const struct kp_model *m)
 {
-	struct tl_palette pal;
-	struct tl t = { .f = f, .log = log, .m = m, .syms = syms, .pal = &pal, .phases = &run.phases,
-			.t0 = m->begin, .t1 = m->end > m->begin ? m->end : m->begin + 1 };
 	struct tl_phases *p = &run.phases;
+	struct tl *views = kp_xcalloc(p->n + 1, sizeof(*views));
+	size_t n = 0;
 	char path[4096];
 
-	tl_palette_build(&pal, m);
-	for (size_t i = 0; i < p->n; i++) { /* the views' names, for the links */
+	(void)ctx;
+	views[n++] = (struct tl){ .m = m, .phases = p, .t0 = m->begin,
+				  .t1 = m->end > m->begin ? m->end : m->begin + 1 };
+	for (size_t i = 0; i < p->n; i++) {
 		if (p->v[i].end > m->end) /* never ended: to the end of the trace */
 			p->v[i].end = m->end;
 		p->v[i].file[0] = 0;
@@ -191,25 +199,49 @@ static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_mo
 			if (strlen(base_name(path)) < sizeof(p->v[i].file)) /* a file name fits */
 				memcpy(p->v[i].file, base_name(path), strlen(base_name(path)) + 1);
 		}
+		if (p->v[i].file[0])
+			views[n++] = (struct tl){ .m = m, .phases = p, .view = &p->v[i], .t0 = p->v[i].start,
+						  .t1 = p->v[i].end };
 	}
-	t.span = (double)(t.t1 - t.t0);
-	draw(&t);
-	for (size_t i = 0; i < p->n; i++) {
-		if (!p->v[i].file[0])
+	for (size_t v = 0; v < n; v++)
+		views[v].span = (double)(views[v].t1 - views[v].t0);
+	tl_plan_init(&run.plan, m, views, n);
+	free(views);
+}
+
+static void plan_run(void *ctx, uint32_t cpu, const struct kp_run *r)
+{
+	(void)ctx;
+	tl_plan_run(&run.plan, cpu, r);
+}
+
+static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_model *m,
+			   const struct kp_symbols *syms)
+{
+	struct tl_palette pal;
+	char path[4096];
+
+	tl_plan_finish(&run.plan);
+	tl_palette_build(&pal, m, run.plan.first);
+	for (size_t v = 0; v < run.plan.nviews; v++) {
+		struct tl t = run.plan.views[v].t;
+		t.log = log;
+		t.syms = syms;
+		t.pal = &pal;
+		t.plan = &run.plan.views[v];
+		if (!t.view) {
+			t.f = f;
+			draw(&t);
 			continue;
-		struct tl v = t;
-		v.view = &p->v[i];
-		v.whole = base_name(run.output);
-		v.t0 = p->v[i].start;
-		v.t1 = p->v[i].end;
-		v.span = (double)(v.t1 - v.t0);
-		view_path(path, sizeof(path), run.output, p, i);
-		if (!(v.f = kp_out_open(path))) {
+		}
+		t.whole = base_name(run.output);
+		view_path(path, sizeof(path), run.output, &run.phases, (size_t)(t.view - run.phases.v));
+		if (!(t.f = kp_out_open(path))) {
 			run.rc = 3;
 			continue;
 		}
-		draw(&v);
-		if (kp_out_close(v.f, path))
+		draw(&t);
+		if (kp_out_close(t.f, path))
 			run.rc = 3;
 	}
 	tl_palette_free(&pal);
@@ -222,10 +254,14 @@ static const char *lacks(const struct kp_model *m)
 
 int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 {
+	static const struct kp_run_sink sink = { plan_views, plan_run, NULL };
+
 	run.output = o->output;
 	tl_phases_read(&run.phases, log, UINT64_MAX);
-	/* runs and waits drawn; no ReadyThread record is */
-	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS, lacks, write_timeline);
+	/* the runs planned as they are made, the waits drawn: neither the runs
+	 * nor the ReadyThread records kept */
+	int rc = kp_write_model(log, o, KP_KEEP_WAITS, &sink, lacks, write_timeline);
+	tl_plan_free(&run.plan);
 	tl_phases_free(&run.phases);
 	return rc ? rc : run.rc;
 }

@@ -60,6 +60,8 @@ struct tl_palette {
 	size_t n;
 };
 
+struct tl_view_plan;
+
 struct tl {
 	FILE *f;
 	const struct kp_log *log;
@@ -73,7 +75,46 @@ struct tl {
 	                               /* (a file name), to link back to     */
 	uint64_t t0, t1;               /* TSC across the plot                */
 	double span;                   /* t1 - t0 (> 0)                      */
+	const struct tl_view_plan *plan; /* its runs (timeline_plan.c)       */
 };
+
+/* timeline_plan.c: the runs as the rows draw them, planned per view as
+ * the model makes them (the model keeps none). */
+#define TL_TOP_SHARES 6    /* threads named in a merged rectangle's title */
+struct tl_seg {            /* consecutive runs drawn as one rectangle     */
+	struct kp_run first;   /* the first run (all of it when n is 1)       */
+	uint64_t end;          /* where the last ends                         */
+	size_t n;
+	double x0, x1;
+	struct {
+		uint32_t tid;
+		uint64_t cycles;
+	} top[TL_TOP_SHARES];
+	unsigned ntop;
+	uint64_t other;        /* cycles of threads not in top[]              */
+};
+struct tl_row_plan {
+	struct tl_seg *v;      /* in time order                               */
+	size_t n, cap;
+	struct tl_seg cur;     /* being merged                                */
+	uint64_t busy;         /* a phase's view: the CPU's busy cycles in it */
+};
+struct tl_view_plan {
+	struct tl t;           /* the view's span (t0, t1, span, view)        */
+	struct tl_row_plan *cpu;
+	uint64_t *thread_cycles; /* a phase's view: by thread row, run cycles */
+};
+struct tl_plan {
+	const struct kp_model *m;
+	uint32_t ncpus;        /* the model's (freed before the plan is)      */
+	struct tl_view_plan *views;
+	size_t nviews;
+	uint64_t *first;       /* by thread row: its first run's start        */
+};
+void tl_plan_init(struct tl_plan *p, const struct kp_model *m, const struct tl *views, size_t nviews);
+void tl_plan_run(struct tl_plan *p, uint32_t cpu, const struct kp_run *r);
+void tl_plan_finish(struct tl_plan *p);
+void tl_plan_free(struct tl_plan *p);
 
 /* The top of a row (the CPUs, then the ERESOURCE row). */
 static inline double tl_row_y(uint32_t row)
@@ -95,9 +136,9 @@ void tl_draw_steps(const struct tl *t, const struct kp_model_cpu *c, uint32_t cp
 /* timeline_noise.c: scenario=noise's gaps on CPU cpu's row (its
  * KprofNoiseGap records, read from t->log). */
 void tl_draw_noise(const struct tl *t, uint32_t cpu);
-/* Cycles of CPU c's run `run` inside the view, its holes left out (its
+/* Cycles of CPU c's run r inside the view, its holes left out (its
  * thread's CPU time there). */
-uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run);
+uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, const struct kp_run *r);
 
 /* timeline_bands.c: intervals drawn as wait bands, merged below a pixel. */
 struct tl_interval {
@@ -146,8 +187,9 @@ bool tl_phase_drawn(const struct tl_phases *p, size_t i);
 void tl_draw_phases(const struct tl *t, double y1);
 void tl_draw_phase_lines(const struct tl *t, double y1);
 
-/* timeline_colours.c */
-void tl_palette_build(struct tl_palette *p, const struct kp_model *m);
+/* timeline_colours.c: first, by thread row, its first run's start
+ * (timeline_plan.c). */
+void tl_palette_build(struct tl_palette *p, const struct kp_model *m, const uint64_t *first);
 void tl_palette_free(struct tl_palette *p);
 struct kp_rgb tl_colour(const struct tl *t, uint32_t tid);
 const char *tl_colour_hex(const struct tl *t, uint32_t tid, char *buf);

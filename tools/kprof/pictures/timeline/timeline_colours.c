@@ -100,35 +100,23 @@ static int by_first(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The threads other than idle and the sender, by first appearance: each
- * run's thread found by kp_model_thread (a binary search), not a scan, so
- * a log of many threads costs n log n. */
-static size_t order_threads(const struct kp_model *m, struct first *v)
+/* The threads other than idle and the sender, by first appearance (first:
+ * by thread row, its first run's start, UINT64_MAX for none). */
+static size_t order_threads(const struct kp_model *m, const uint64_t *first, struct first *v)
 {
-	uint64_t *first = kp_xcalloc(m->nthreads + 1, sizeof(*first));
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nthreads; i++)
-		first[i] = UINT64_MAX;
-	for (uint32_t c = 0; c < m->ncpus; c++)
-		for (size_t r = 0; r < m->cpu[c].nruns; r++) {
-			const struct kp_run *run = &m->cpu[c].runs[r];
-			const struct kp_model_thread *th = kp_model_thread(m, run->tid);
-			if (th && run->start < first[th - m->threads])
-				first[th - m->threads] = run->start;
-		}
-	for (size_t i = 0; i < m->nthreads; i++)
 		if (m->threads[i].tid && !is_sender(m, m->threads[i].tid))
 			v[n++] = (struct first){ m->threads[i].tid, first[i] };
-	free(first);
 	qsort(v, n, sizeof(*v), by_first);
 	return n;
 }
 
-void tl_palette_build(struct tl_palette *p, const struct kp_model *m)
+void tl_palette_build(struct tl_palette *p, const struct kp_model *m, const uint64_t *first)
 {
 	struct first *order = kp_xcalloc(m->nthreads + 1, sizeof(*order));
-	size_t n = order_threads(m, order), k = 0;
+	size_t n = order_threads(m, first, order), k = 0;
 	struct kp_rgb *cand = kp_xcalloc(NCAND, sizeof(*cand));
 	struct lab *lab = kp_xcalloc(NCAND, sizeof(*lab)), fixed[] = { to_lab(IDLE), to_lab(SENDER), to_lab(WHITE),
 										 to_lab(SPIN), to_lab(RES) };

@@ -8,7 +8,7 @@
  * "cpu ms", formatted by the same function (kp_ms_text), so the two agree
  * to the last digit (tests/tools/test_thread_time checks it); in a phase's
  * picture it is the thread's run time inside the phase (timeline.h,
- * tl_run_cycles).
+ * tl_run_cycles, summed by the plan: timeline_plan.c).
  */
 #include "tools/kprof/pictures/timeline/timeline.h"
 
@@ -45,13 +45,8 @@ static struct key *keys(const struct tl *t, size_t *n)
 	struct key *k = kp_xcalloc(m->nthreads + 1, sizeof(*k));
 
 	for (size_t i = 0; i < m->nthreads; i++)
-		k[i].tid = m->threads[i].tid, k[i].cycles = t->view ? 0 : m->threads[i].cycles;
-	for (uint32_t c = 0; t->view && c < m->ncpus; c++)
-		for (size_t r = 0; r < m->cpu[c].nruns; r++) {
-			const struct kp_model_thread *th = kp_model_thread(m, m->cpu[c].runs[r].tid);
-			if (th)
-				k[th - m->threads].cycles += tl_run_cycles(t, &m->cpu[c], r);
-		}
+		k[i].tid = m->threads[i].tid,
+		k[i].cycles = t->view ? t->plan->thread_cycles[i] : m->threads[i].cycles;
 	struct key idle = { 0, 0 };
 	size_t w = 0;
 	for (size_t i = 0; i < m->nthreads; i++)

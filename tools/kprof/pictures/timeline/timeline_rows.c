@@ -16,7 +16,9 @@
  * tooltip listing the threads' shares) until the merged rectangle is
  * TL_MIN_PX wide; every rectangle drawn is then at least TL_MIN_PX wide or
  * followed by one that is, so a row holds at most 2 * TL_PLOT_W / TL_MIN_PX
- * + 1 of them (about 2500), however long the run.  Lock waits closer than
+ * + 1 of them (about 2500), however long the run.  The merging is done
+ * as the model makes the runs (timeline_plan.c), which it then does not
+ * keep; the row draws the plan's rectangles.  Lock waits closer than
  * TL_MIN_PX are merged too (timeline_bands.c), and samples become at most
  * one tick per pixel column, all of a row's ticks in one <path>.
  */
@@ -32,7 +34,6 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/format.h"
 
-#define TOP_SHARES 6       /* threads named in a merged rectangle's title */
 
 double tl_px(const struct tl *t, uint64_t ts)
 {
@@ -60,9 +61,8 @@ const char *tl_duration(const struct tl *t, uint64_t cycles, char *buf, size_t s
 	return buf;
 }
 
-uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t run)
+uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, const struct kp_run *r)
 {
-	const struct kp_run *r = &c->runs[run];
 	uint64_t s = r->start > t->t0 ? r->start : t->t0, e = r->end < t->t1 ? r->end : t->t1;
 
 	if (e <= s)
@@ -74,35 +74,7 @@ uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, size_t 
 
 /* ---------------------------------------------------------------- runs */
 
-/* Consecutive runs drawn as one rectangle, with the threads' shares. */
-struct seg {
-	size_t first, n;                 /* runs[first .. first + n)           */
-	double x0, x1;
-	struct {
-		uint32_t tid;
-		uint64_t cycles;
-	} top[TOP_SHARES];
-	unsigned ntop;
-	uint64_t other;                  /* cycles of threads not in top[]     */
-};
-
-static void seg_add(struct seg *g, const struct kp_run *r)
-{
-	uint64_t c = r->end - r->start;
-	unsigned i;
-
-	for (i = 0; i < g->ntop && g->top[i].tid != r->tid; i++)
-		;
-	if (i < g->ntop)
-		g->top[i].cycles += c;
-	else if (g->ntop < TOP_SHARES)
-		g->top[g->ntop++] = (typeof(g->top[0])){ r->tid, c };
-	else
-		g->other += c;
-	g->n++;
-}
-
-static uint32_t seg_main_thread(const struct seg *g)
+static uint32_t seg_main_thread(const struct tl_seg *g)
 {
 	unsigned best = 0;
 	for (unsigned i = 1; i < g->ntop; i++)
@@ -134,7 +106,7 @@ static void run_title(const struct tl *t, const struct kp_run *r, uint32_t cpu)
 		fputs("\nswitches were lost before the next one: it may have stopped earlier", t->f);
 }
 
-static void merged_title(const struct tl *t, const struct seg *g, uint64_t start, uint64_t end, uint32_t cpu)
+static void merged_title(const struct tl *t, const struct tl_seg *g, uint64_t start, uint64_t end, uint32_t cpu)
 {
 	char label[64], d[32], pct[16];
 	uint64_t total = end - start;
@@ -178,9 +150,9 @@ static void run_name(const struct tl *t, uint32_t tid, double x, double w, doubl
 	fputs("</text>\n", t->f);
 }
 
-static void emit_seg(const struct tl *t, const struct seg *g, const struct kp_model_cpu *c, uint32_t cpu)
+static void emit_seg(const struct tl *t, const struct tl_seg *g, uint32_t cpu)
 {
-	const struct kp_run *r = &c->runs[g->first], *last = &c->runs[g->first + g->n - 1];
+	const struct kp_run *r = &g->first;
 	uint32_t tid = g->n == 1 ? r->tid : seg_main_thread(g);
 	char hex[8];
 
@@ -191,31 +163,19 @@ static void emit_seg(const struct tl *t, const struct seg *g, const struct kp_mo
 	if (g->n == 1)
 		run_title(t, r, cpu);
 	else
-		merged_title(t, g, r->start, last->end, cpu);
+		merged_title(t, g, r->start, g->end, cpu);
 	fputs("</title></rect>\n", t->f);
 	if (g->n == 1 && tid)
 		run_name(t, tid, g->x0, g->x1 - g->x0, tl_row_y(cpu) + TL_RUN_Y);
 }
 
-static void draw_runs(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
+/* The row's rectangles, as the plan made them. */
+static void draw_runs(const struct tl *t, uint32_t cpu)
 {
-	struct seg g = { 0 };
+	const struct tl_row_plan *row = &t->plan->cpu[cpu];
 
-	for (size_t i = 0; i < c->nruns; i++) {
-		const struct kp_run *r = &c->runs[i];
-		if (r->end <= t->t0 || r->start >= t->t1)
-			continue;
-		double x0 = tl_px(t, r->start), x1 = tl_px(t, r->end);
-		if (!(g.n && g.x1 - g.x0 < TL_MIN_PX && x1 - x0 < TL_MIN_PX)) {
-			if (g.n)
-				emit_seg(t, &g, c, cpu);
-			g = (struct seg){ .first = i, .x0 = x0 };
-		}
-		g.x1 = x1;
-		seg_add(&g, r);
-	}
-	if (g.n)
-		emit_seg(t, &g, c, cpu);
+	for (size_t i = 0; i < row->n; i++)
+		emit_seg(t, &row->v[i], cpu);
 }
 
 /* ---------------------------------------------------------------- lock waits */
@@ -382,16 +342,9 @@ static void draw_stalls(const struct tl *t, const struct kp_model_cpu *c, uint32
 /* ---------------------------------------------------------------- rows */
 
 /* The CPU's busy cycles in the view: the model's for the whole trace. */
-static uint64_t view_busy(const struct tl *t, const struct kp_model_cpu *c)
+static uint64_t view_busy(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
 {
-	uint64_t busy = 0;
-
-	if (!t->view)
-		return c->busy;
-	for (size_t i = 0; i < c->nruns; i++)
-		if (c->runs[i].tid)
-			busy += tl_run_cycles(t, c, i);
-	return busy;
+	return t->view ? t->plan->cpu[cpu].busy : c->busy;
 }
 
 void tl_draw_row(const struct tl *t, uint32_t cpu)
@@ -403,10 +356,10 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	fprintf(t->f, "<g class=\"cpu\" id=\"cpu%u\">\n", cpu);
 	fprintf(t->f, "<text class=\"cpulabel\" x=\"%.0f\" y=\"%.1f\">CPU %u</text>\n", TL_LEFT - 10, y + TL_RUN_Y + 14, cpu);
 	fprintf(t->f, "<text class=\"cpubusy\" x=\"%.0f\" y=\"%.1f\">busy %s</text>\n", TL_LEFT - 10,
-		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), view_busy(t, c), t->t1 - t->t0, 1));
+		y + TL_RUN_Y + 27, kp_pct(busy, sizeof(busy), view_busy(t, c, cpu), t->t1 - t->t0, 1));
 	fprintf(t->f, "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT, y + TL_RUN_Y, TL_PLOT_W, TL_RUN_H);
-	draw_runs(t, c, cpu);
+	draw_runs(t, cpu);
 	draw_stalls(t, c, cpu);
 	tl_draw_noise(t, cpu);
 	draw_holes(t, c, cpu);
