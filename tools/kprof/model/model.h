@@ -20,6 +20,9 @@
  *     and thread CPU time;
  *   - per thread, scheduling latency (ready to running) and time blocked
  *     per wait reason (latency.c).
+ * A reader that reads none of the runs, spin-lock waits or ReadyThread
+ * records builds it keeping less (kp_model_build_keeping): what is made
+ * of them (busy, idle, CPU times, latencies) is there all the same.
  *
  * The trace runs from `begin` (the run header's start_tsc, when tracing
  * started on every CPU, or an earlier record) to `end` (the last record of
