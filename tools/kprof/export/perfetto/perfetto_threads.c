@@ -25,17 +25,21 @@
 
 enum seg_kind { SEG_READY, SEG_RUN, SEG_SPIN, SEG_RESOURCE };
 
-/* A slice of one thread's tracks, before it gets its lane. */
+/* A slice of one thread's tracks, before it gets its lane.  48 bytes:
+ * a big log has one for every one or two records, and their sort moves
+ * them about. */
 struct seg {
 	uint64_t start, end;
-	uint32_t tid, cpu;
-	uint8_t kind;           /* enum seg_kind                              */
 	const void *obj;
 	uint64_t ready_from;    /* SEG_RUN: its first ReadyThread, else 0     */
-	uint32_t ready_cpu;
-	uint32_t lane;
-	size_t order;
+	uint32_t tid;
+	uint32_t order;         /* its place (fewer than UINT32_MAX slices)   */
+	uint16_t cpu;           /* < KP_MAX_CPUS                              */
+	uint16_t ready_cpu;
+	uint8_t kind;           /* enum seg_kind                              */
+	uint8_t lane;           /* < PF_LANES                                 */
 };
+_Static_assert(sizeof(struct seg) == 48, "a thread slice is 48 bytes");
 
 struct segs {
 	struct seg *v;
@@ -68,13 +72,15 @@ static void write_running(struct pf *p, const struct pf_item *it)
 	pf_begin(p, "X", PF_THREAD_PID(s->tid), PF_RUN_TID(s->tid, s->lane));
 	pf_span(p, s->start, s->end);
 	if (s->kind == SEG_READY) {
-		fprintf(p->f, ",\"name\":\"ready\",\"cat\":\"ready\",\"args\":{\"ReadiedOnCpu\":%" PRIu32 "}}", s->cpu);
+		fprintf(p->f, ",\"name\":\"ready\",\"cat\":\"ready\",\"args\":{\"ReadiedOnCpu\":%" PRIu32 "}}",
+			(uint32_t)s->cpu);
 		return;
 	}
 	const struct kp_run *r = s->obj;
-	snprintf(label, sizeof(label), "on CPU %" PRIu32, s->cpu);
+	snprintf(label, sizeof(label), "on CPU %" PRIu32, (uint32_t)s->cpu);
 	pf_str_arg(p, "name", label);
-	fprintf(p->f, ",\"cat\":\"thread\",\"args\":{\"Cpu\":%" PRIu32 ",\"Priority\":%d", s->cpu, r->priority);
+	fprintf(p->f, ",\"cat\":\"thread\",\"args\":{\"Cpu\":%" PRIu32 ",\"Priority\":%d", (uint32_t)s->cpu,
+		r->priority);
 	if (!r->to_end) {
 		pf_str_arg(p, "ThenState", kp_state_name(r->end_state));
 		pf_str_arg(p, "ThenWaitReason", kp_wait_reason_name(r->end_reason));
@@ -138,7 +144,9 @@ static void write_waiting(struct pf *p, const struct pf_item *it)
 static void push(struct segs *s, uint64_t start, uint64_t end, uint32_t tid, uint32_t cpu, uint8_t kind,
 		 const void *obj)
 {
-	struct seg v = { .start = start, .end = end, .tid = tid, .cpu = cpu, .kind = kind, .obj = obj, .order = s->n };
+	KP_ASSERT(cpu <= UINT16_MAX && s->n < UINT32_MAX, "thread slice %zu of cpu %" PRIu32, s->n, cpu);
+	struct seg v = { .start = start, .end = end, .tid = tid, .cpu = (uint16_t)cpu, .kind = kind, .obj = obj,
+			 .order = (uint32_t)s->n };
 	KP_PUSH(s->v, s->n, s->cap, v);
 }
 
@@ -206,7 +214,7 @@ static size_t **find_wakes(struct pf *p, struct segs *s)
 			p->wake[cpu][i] = (struct pf_wake){ true, s->v[k].start, 0, s->v[k].cpu, run->priority };
 			if (!s->v[k].ready_from || c->readies[i].ts < s->v[k].ready_from) {
 				s->v[k].ready_from = c->readies[i].ts;
-				s->v[k].ready_cpu = cpu;
+				s->v[k].ready_cpu = (uint16_t)cpu;
 			}
 		}
 	}
@@ -255,7 +263,7 @@ static void assign_lanes(struct pf *p, struct segs *s)
 		for (uint32_t l = 1; l < PF_LANES && end[w][lane] > v->start; l++)
 			if (end[w][l] < end[w][lane])
 				lane = l;
-		v->lane = lane;
+		v->lane = (uint8_t)lane;
 		if (v->end > end[w][lane] || !end[w][lane])
 			end[w][lane] = v->end;
 		const struct kp_model_thread *t = kp_model_thread(p->m, tid);
@@ -368,7 +376,7 @@ void pf_thread_events(struct pf *p)
 	add_ready(s);
 	/* the ready slices merge in; remember where each wake's run went */
 	for (size_t k = 0; k < s->n; k++)
-		s->v[k].order = k;
+		s->v[k].order = (uint32_t)k;
 	for (uint32_t cpu = 0; cpu < p->m->ncpus; cpu++)
 		for (size_t i = 0; i < p->m->cpu[cpu].nreadies; i++)
 			if (p->wake[cpu][i].found)
