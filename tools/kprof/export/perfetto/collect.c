@@ -12,9 +12,10 @@
 
 #include "tools/kprof/util/alloc.h"
 
-void pf_collect(struct pf *p, struct kp_log *log)
+void pf_collect(struct pf *p, struct kp_log *log, bool stacks)
 {
-	pf_stacks_build(p, log);
+	if (stacks)
+		pf_stacks_build(p, log);
 	pf_cpu_events(p);
 	pf_thread_events(p);
 	pf_flow_events(p);

@@ -54,7 +54,7 @@ static void write_perfetto(FILE *f, const struct kp_log *log, const struct kp_mo
 {
 	struct pf p = { .f = f, .m = m, .syms = syms, .first = true, .log = log };
 
-	pf_collect(&p, (struct kp_log *)log); /* read only: cursors over its records */
+	pf_collect(&p, (struct kp_log *)log, true); /* read only: cursors over its records */
 	struct pf_walk walk;
 	fputs("{\"traceEvents\":[", f);
 	pf_write_metadata(&p);

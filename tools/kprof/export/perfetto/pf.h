@@ -178,8 +178,10 @@ struct pf_track_sink {
 };
 void pf_tracks(struct pf *p, const struct pf_track_sink *sink);
 /* collect.c: every event queued (p->items, unsorted), and what
- * pf_collect allocated freed. */
-void pf_collect(struct pf *p, struct kp_log *log);
+ * pf_collect allocated freed; the samples' stacks too when the writer
+ * writes them (the JSON's "sf", "Stack" and stackFrames; the protobuf
+ * trace's events have no args). */
+void pf_collect(struct pf *p, struct kp_log *log, bool stacks);
 void pf_collect_free(struct pf *p);
 /* perfetto_user.c: the workload's own events (before the metadata), the
  * names of their tracks (from the metadata, with its track writer). */

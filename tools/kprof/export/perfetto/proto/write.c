@@ -85,7 +85,7 @@ void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m,
 	struct pb_writer *w = kp_xcalloc(1, sizeof(*w));
 
 	w->pf = (struct pf){ .f = f, .m = m, .syms = syms, .first = true, .log = log };
-	pf_collect(&w->pf, (struct kp_log *)log); /* read only: cursors over its records */
+	pf_collect(&w->pf, (struct kp_log *)log, false); /* read only: cursors over its records */
 	pb_tracks_declare(w);
 	pb_counters_declare(w);
 	w->last = kp_xcalloc(w->ntracks + 1, sizeof(*w->last));
