@@ -61,12 +61,18 @@ struct pb_track {
 	char *name;
 };
 
+#define PB_TRACK_HITS 1024 /* a power of two */
 struct pb_writer {
 	struct pf pf;          /* first: the sinks get &w->pf                */
 	struct pb_buf out;     /* packets not yet written to pf.f            */
 	struct pb_track *tracks; /* uuid k + 1 is tracks[k]                  */
 	size_t ntracks, captracks;
 	struct kp_index track_ix;
+	struct pb_track_hit {  /* the JSON tracks looked up last, by a hash   */
+		uint64_t key;      /* of (pid, tid): pid << 32 | tid            */
+		uint32_t uuid;
+		bool used;
+	} track_hits[PB_TRACK_HITS];
 	char **names;          /* iid k + 1 is names[k]                      */
 	size_t nnames, capnames;
 	struct kp_index name_ix;
@@ -95,7 +101,7 @@ struct pb_writer {
 
 /* tracks.c: a JSON track's uuid (0: none such), a counter's (made if
  * new); the descriptors of every track, as packets. */
-uint32_t pb_track_uuid(const struct pb_writer *w, uint32_t pid, uint32_t tid);
+uint32_t pb_track_uuid(struct pb_writer *w, uint32_t pid, uint32_t tid);
 uint32_t pb_counter_uuid(struct pb_writer *w, const char *name);
 void pb_tracks_declare(struct pb_writer *w);
 void pb_write_descriptors(struct pb_writer *w);

@@ -37,9 +37,17 @@ static uint32_t add(struct pb_writer *w, struct pb_track t)
 	return (uint32_t)w->ntracks;
 }
 
-uint32_t pb_track_uuid(const struct pb_writer *w, uint32_t pid, uint32_t tid)
+/* Every event looks its track up: the last ones found are kept by a hash
+ * of (pid, tid), so that most look-ups are one compare.  The tracks are
+ * all made before the events (pf_tracks), and a uuid never changes. */
+uint32_t pb_track_uuid(struct pb_writer *w, uint32_t pid, uint32_t tid)
 {
-	return find(w, pid, tid, NULL);
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	struct pb_track_hit *hit = &w->track_hits[kp_hash_u64(key, 0) & (PB_TRACK_HITS - 1)];
+
+	if (!hit->used || hit->key != key)
+		*hit = (struct pb_track_hit){ key, find(w, pid, tid, NULL), true };
+	return hit->uuid;
 }
 
 uint32_t pb_counter_uuid(struct pb_writer *w, const char *name)
