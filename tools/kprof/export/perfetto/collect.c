@@ -30,6 +30,7 @@ void pf_collect_free(struct pf *p)
 	free(p->items);
 	free(p->arrays);
 	pf_thread_events_free(p);
+	pf_flow_events_free(p);
 	pf_user_events_free(p);
 	pf_noise_events_free(p);
 	pf_stacks_free(p);

@@ -132,6 +132,7 @@ struct pf {
 	struct pf_user *user;   /* perfetto_user.c's events                   */
 	uint64_t flows_one_instant; /* wake-up flows whose two ends share a time */
 	uint64_t flows;         /* flow ids given (wake-ups, then noise links) */
+	struct pf_flow_end *flow_ends; /* perfetto_flows.c's                  */
 	struct pf_noise *noise; /* perfetto_noise.c's records                 */
 	uint32_t *noise_cpus;   /* per CPU: events on its "CPU n noise"       */
 	uint64_t noise_links_one_instant; /* noise links whose ends share a time */
@@ -169,6 +170,7 @@ void pf_cpu_events(struct pf *p);
 void pf_thread_events(struct pf *p);
 void pf_thread_events_free(struct pf *p);
 void pf_flow_events(struct pf *p);
+void pf_flow_events_free(struct pf *p);
 void pf_write_metadata(struct pf *p);
 /* The tracks in their order, to a writer's own callbacks: a process's
  * name (on its first track's ids), then each track's. */
