@@ -758,7 +758,7 @@ PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # 40 bytes a record), also the file whose making holds much more memory
 # than the rest, growing with the trace (docs/testing.md, the host tool on
 # a big log): the protobuf trace (the model, the threads' slices and the
-# wake-up flows: about 130 bytes a record).  Left: the report and the
+# wake-up flows: about 100 bytes a record).  Left: the report and the
 # timeline (the samples, SpinLock and Resource records they count or draw,
 # about 10 to 15 bytes a record), the flame graph (the thread names), the
 # LTTng-style CTF (every switch-in, 16 bytes each), and trace.etl and the
@@ -824,7 +824,7 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
         print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 130 bytes a record, against 15 at most for the report and the pictures); OUTPUTS=all "
+              "the trace (about 100 bytes a record, against 15 at most for the report and the pictures); OUTPUTS=all "
               "writes it, or build/kprof perfetto on %s"
               % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
     left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
