@@ -761,7 +761,7 @@ PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # wake-up flows: about 100 bytes a record).  Left: the report and the
 # timeline (the samples, SpinLock and Resource records they count or draw,
 # about 10 to 15 bytes a record), the flame graph (the thread names), the
-# LTTng-style CTF (every switch-in, 16 bytes each), and trace.etl and the
+# LTTng-style CTF (2 bytes a ReadyThread record), and trace.etl and the
 # plain CTF, written as the records are walked.
 HUGE_TRACE_MB = 1024
 MEMORY_OUTPUTS = ("trace.perfetto-trace",)

@@ -192,17 +192,10 @@ struct lthread {
 	char comm[COMM_LEN];
 };
 
-/* A CSwitch's new thread: tid switched in on cpu at ts. */
-struct lrun {
-	uint32_t tid, cpu;
-	uint64_t ts;
-};
-
 struct ctf_lttng {
 	struct lthread *t;              /* by tid                           */
 	size_t n;
-	struct lrun *runs;              /* by tid, then time                */
-	size_t nruns;
+	struct ctf_wakeups wake;        /* each ReadyThread's target_cpu    */
 };
 
 static bool is_thread(const struct kp_record *r)
@@ -213,54 +206,6 @@ static bool is_thread(const struct kp_record *r)
 static bool is_switch(const struct kp_record *r)
 {
 	return r->h.HookId == PERFINFO_LOG_TYPE_CONTEXTSWAP && record_event(r);
-}
-
-static int run_cmp(const void *a, const void *b)
-{
-	const struct lrun *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/* The switch-ins sorted by (tid, time, CPU) in place, by heapsort: qsort
- * would take a copy of them as large again (8 M switch-ins on 20 M
- * records: 130 MB more).  The CPU breaks ties as the stable sort of the
- * CPUs' switch-ins, collected CPU by CPU, did. */
-static bool run_after(const void *a, const void *b, const void *ctx)
-{
-	const struct lrun *x = a, *y = b;
-	int c = run_cmp(a, b);
-	(void)ctx;
-	return c ? c > 0 : x->cpu > y->cpu;
-}
-
-static void sort_runs(struct lrun *v, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;) /* a max-heap: the last in order first */
-		kp_heap_down(v, n, i, sizeof(*v), run_after, NULL);
-	for (size_t k = n; k-- > 1;) {
-		struct lrun t = v[0];
-		v[0] = v[k];
-		v[k] = t;
-		kp_heap_down(v, k, 0, sizeof(*v), run_after, NULL);
-	}
-}
-
-/* The CPU tid is next switched in on at or after ts; `otherwise` if none. */
-static uint32_t next_cpu(const struct ctf_lttng *l, uint32_t tid, uint64_t ts, uint32_t otherwise)
-{
-	const struct lrun key = { .tid = tid, .ts = ts };
-	size_t lo = 0, hi = l->nruns;
-
-	while (lo < hi) { /* the first run not before key */
-		size_t mid = (lo + hi) / 2;
-		if (run_cmp(&l->runs[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->nruns && l->runs[lo].tid == tid ? l->runs[lo].cpu : otherwise;
 }
 
 /* A KprofThread record (either version) as a thread. */
@@ -293,32 +238,26 @@ static int by_tid(const void *a, const void *b)
 }
 
 /* Every thread the log names (a ThreadId named twice keeps its latest
- * name) and every switch-in. */
+ * name), and each ReadyThread's target_cpu (ctf_wakeup.c). */
 struct ctf_lttng *ctf_lttng_new(struct kp_log *log)
 {
 	struct ctf_lttng *l = kp_xrealloc(NULL, 1, sizeof(*l));
-	size_t cap = 0, rcap = 0, out = 0;
+	size_t cap = 0, out = 0;
 
 	*l = (struct ctf_lttng){ 0 };
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
 		struct kp_cpu_cursor c;
 		struct kp_record r;
 		kp_cursor_init(&c, log, cpu);
-		while (kp_cursor_next(&c, &r)) {
+		while (kp_cursor_next(&c, &r))
 			if (is_thread(&r)) {
 				l->t = kp_grow(l->t, &cap, l->n + 1, sizeof(*l->t));
 				l->t[l->n++] = thread_of(&r);
-			} else if (is_switch(&r)) {
-				WMI_CONTEXTSWAP w;
-				memcpy(&w, r.payload, sizeof(w));
-				l->runs = kp_grow(l->runs, &rcap, l->nruns + 1, sizeof(*l->runs));
-				l->runs[l->nruns++] = (struct lrun){ w.NewThreadId, cpu, r.h.TimeStamp };
 			}
-		}
 	}
 	if (l->n)
 		qsort(l->t, l->n, sizeof(*l->t), by_tid);
-	sort_runs(l->runs, l->nruns);
+	ctf_wakeups_find(&l->wake, log);
 	for (size_t i = 0; i < l->n; i++) {
 		if (out && l->t[out - 1].tid == l->t[i].tid)
 			out--;
@@ -332,7 +271,7 @@ void ctf_lttng_free(struct ctf_lttng *l)
 {
 	if (l) {
 		free(l->t);
-		free(l->runs);
+		ctf_wakeups_free(&l->wake);
 	}
 	free(l);
 }
@@ -439,7 +378,7 @@ bool ctf_lttng_encode(struct ctf_lttng_cpu *c, const struct kp_record *r, size_t
 		memcpy(&w, r->payload, sizeof(w));
 		const struct lthread *t = find(l, w.TThreadId);
 		const int64_t vals[] = { 0, w.TThreadId, lttng_prio(t ? t->base : 0),
-					 next_cpu(l, w.TThreadId, r->h.TimeStamp, c->cpu) };
+					 ctf_wakeup_cpu(&l->wake, c->cpu, c->readies++) };
 		const char *comms[] = { comm_of(l, w.TThreadId, b1) };
 		*id = encode(b, C_WAKEUP, vals, comms);
 		return true;

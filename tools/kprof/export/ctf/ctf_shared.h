@@ -96,6 +96,17 @@ static inline const struct kp_event *record_event(const struct kp_record *r)
 	return e && r->payload_size >= e->fixed_size ? e : NULL;
 }
 
+/* ctf_wakeup.c: each ReadyThread record's target_cpu (the CPU its thread
+ * next runs on), per CPU by the record's place among its CPU's. */
+struct ctf_wakeups {
+	uint16_t **cpu;
+	size_t *n;
+	uint32_t ncpus;
+};
+void ctf_wakeups_find(struct ctf_wakeups *w, struct kp_log *log);
+uint32_t ctf_wakeup_cpu(const struct ctf_wakeups *w, uint32_t cpu, size_t i);
+void ctf_wakeups_free(struct ctf_wakeups *w);
+
 /* LTTng's kernel conventions (ctf_lttng.c): the threads of the log, and
  * per CPU where its rundown is and which thread runs. */
 struct ctf_lttng;
@@ -106,6 +117,7 @@ struct ctf_lttng_cpu {
 	uint32_t running;      /* the one running at the rundown               */
 	bool have_rundown;     /* KprofThread records before its first CSwitch */
 	size_t rundown_first, rundown_last; /* their indexes in the CPU's records */
+	size_t readies;        /* its ReadyThread records encoded so far       */
 };
 
 struct ctf_lttng *ctf_lttng_new(struct kp_log *log);
