@@ -30,7 +30,8 @@ int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool 
 		return 3;
 	}
 	kp_totals(&r->log, &r->totals, NULL);
-	kp_model_build_keeping(&r->m, &r->log, KP_KEEP_RUNS); /* compare's threads; no wait or ready is read */
+	/* compare's threads and both's lock figures; no wait or ready is read */
+	kp_model_build_keeping(&r->m, &r->log, KP_KEEP_RUNS | KP_KEEP_SPINLOCKS);
 	r->rp = (struct kp_report){ .log = &r->log, .m = &r->m, .syms = r->syms };
 	r->locks = kp_lock_recs(&r->rp);
 	r->nlocks = r->m.nspinlocks;

@@ -73,7 +73,8 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	case PERFINFO_LOG_TYPE_SPINLOCK: {
 		struct kp_spinlock s = { .cpu = r->cpu, .config = (int)m->nspinlock_configs - 1 };
 		memcpy(&s.r, r->payload, sizeof(s.r));
-		KP_PUSH(m->spinlocks, m->nspinlocks, p->capspin, s);
+		if (!(m->not_kept & KP_KEEP_SPINLOCKS))
+			KP_PUSH(m->spinlocks, m->nspinlocks, p->capspin, s);
 		kp_events_add(m, c, r);
 		break;
 	}

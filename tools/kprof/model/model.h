@@ -253,18 +253,20 @@ struct kp_model {
 /* Build the model of the whole log (never fails: a log without a run
  * header has no TSC rate, see kp_model_need_clock). */
 void kp_model_build(struct kp_model *m, struct kp_log *log);
-/* The same model keeping only some of what grows with the schedule, for
- * a reader that needs no more (its memory is what it keeps): a CPU's runs
- * (KP_KEEP_RUNS: compare, the timeline), spin-lock waits (the timeline)
- * and ReadyThread records.  What is left out has its array NULL and count
- * 0 (m->waits and m->readies count them all the same), while everything
- * made from them is there: busy, idle, the gaps, the threads' CPU times
- * and latencies. */
+/* The same model keeping only some of what grows with the log, for a
+ * reader that needs no more (its memory is what it keeps): a CPU's runs
+ * (KP_KEEP_RUNS: compare, the Perfetto trace), spin-lock waits (the
+ * timeline, the Perfetto trace), ReadyThread records (the Perfetto trace)
+ * and the SpinLock records (m->spinlocks: the report, compare, assert).
+ * What is left out has its array NULL and count 0 (m->waits and
+ * m->readies count them all the same), while everything made from them
+ * is there: busy, idle, the gaps, the threads' CPU times and latencies. */
 enum {
 	KP_KEEP_RUNS = 1u << 0,
 	KP_KEEP_WAITS = 1u << 1,
 	KP_KEEP_READIES = 1u << 2,
-	KP_KEEP_ALL = (1u << 3) - 1,
+	KP_KEEP_SPINLOCKS = 1u << 3,
+	KP_KEEP_ALL = (1u << 4) - 1,
 };
 void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep);
 /* A reader of the runs as the schedule makes them, whole (the timeline's
@@ -277,8 +279,9 @@ struct kp_run_sink {
 	void *ctx;
 };
 void kp_model_build_with(struct kp_model *m, struct kp_log *log, unsigned keep, const struct kp_run_sink *sink);
-/* Keeping none of them: the report's, which reads only what is made of
- * them. */
+/* Keeping none of them: the summary's fidelity statement's, which reads
+ * only what is made of them; and the figures test_model_invariants holds
+ * equal to the whole model's. */
 void kp_model_build_totals(struct kp_model *m, struct kp_log *log);
 /* Only the thread table's names: each thread a KprofThread record names,
  * from its first record in time (as kp_model_build names them), and

@@ -139,8 +139,9 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	/* Every record is walked here (kp_totals() again in the sections): any
 	 * malformed one is an issue before the header reports the issues.  No
 	 * section reads a run, a spin-lock wait or a ReadyThread record of the
-	 * model, only what is made of them: a model of totals. */
-	kp_model_build_totals(&m, log);
+	 * model, only what is made of them; the lock sections read the
+	 * SpinLock records. */
+	kp_model_build_keeping(&m, log, KP_KEEP_SPINLOCKS);
 	struct kp_report r = { .log = log, .m = &m, .syms = syms };
 	if (o->summary)
 		write_summary(out, &r);

@@ -102,7 +102,7 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 		return 2;
 	}
 	perfetto_log = log;
-	int rc = kp_write_model(log, o, KP_KEEP_ALL, NULL, lacks, write);
+	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES, NULL, lacks, write);
 	perfetto_log = NULL;
 	return rc;
 }
