@@ -113,7 +113,7 @@ $(BUILD)/bench/big-z.log: $(BUILD)/bench/big.log $(BUILD)/bench/recompress
 bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log $(BUILD)/bench/big-z.log
 	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big.log --kernel tests/golden/report-kernel.elf
 	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big-z.log --kernel tests/golden/report-kernel.elf \
-		--only check decode etl ctf report
+		--only check decode etl ctf report flamegraph timeline
 
 .PHONY: bench bench-deps bench-build bench-stick bench-tool
 # Built by `make check` too, so the benchmarks cannot rot between runs.
