@@ -6,7 +6,8 @@ markup) and test_flame_browser (the script in Chromium).
 Expected tree (docs/report.md, tools/kprof/pictures/flame/flame.c): each
 StackWalk with addresses is one stack, weighing the Count of the
 SampledProfile on its CPU whose TimeStamp is its EventTimeStamp (at least
-1), or 1 without one; its path is
+1; the first of two at one stamp), 1 for a PmcInterrupt's, or 1 without
+one; its path is
     (process, thread, outermost function, ..., sampled function)
 with the process and thread named from the first KprofThread record of
 each thread in time ("System (4)", "pong (136)"), "Idle" / "process N" /
@@ -106,7 +107,10 @@ def thread_label(names, tid):
 
 def stacks(recs, syms):
     """[(path, weight, tid, thread name)] for every StackWalk with addresses."""
-    counts = {(r["cpu"], r["TimeStamp"]): r["Count"] or 1 for r in recs if r["event"] == "SampledProfile"}
+    counts = {}  # the first sample at a stamp on a CPU, as the tool takes it
+    for r in recs:
+        if r["event"] in ("SampledProfile", "PmcInterrupt"):
+            counts.setdefault((r["cpu"], r["TimeStamp"]), (r["Count"] or 1) if r["event"] == "SampledProfile" else 1)
     names = thread_names(recs)
     out = []
     for r in recs:
