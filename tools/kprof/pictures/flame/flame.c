@@ -122,12 +122,6 @@ static void add_stack(struct reader *rd, const STACK_WALK_EVENT_DATA *head, cons
 		fl->depth = (unsigned)n + 2;
 }
 
-/* The samples of one CPU, read beside its stacks.  A stack's sample comes
- * before it in the CPU's records, so while the stacks' EventTimeStamps go
- * up a second cursor walks the samples in step, holding nothing.  The
- * first stack whose EventTimeStamp goes back (a hostile log) turns it
- * into what was kept before: the CPU's samples gathered, by time, and
- * searched. */
 /* A sample: its stamp, its Count (1 for PMC), whether a PMC's. */
 struct sample_key {
 	uint64_t ts;
@@ -135,12 +129,17 @@ struct sample_key {
 	bool pmc;
 };
 
+/* The samples of one CPU, read beside its stacks.  A stack's sample comes
+ * before it in the CPU's records, so while the stacks' EventTimeStamps go
+ * up a second cursor walks the samples in step, holding one.  The first
+ * stack whose EventTimeStamp goes back (a hostile log) turns it into what
+ * was kept before: the CPU's samples gathered and searched (in the
+ * cursor's order, which is by time: its stamps never go back). */
 struct sample_walk {
 	struct kp_cpu_cursor c;
-	bool have, done;        /* a sample read and not passed; none left   */
-	uint64_t ts, last;      /* that sample's stamp; the last stack's     */
-	uint16_t count;
-	bool pmc;
+	bool have, done;        /* cur read and not passed; none left        */
+	struct sample_key cur;
+	uint64_t last;          /* the last stack's EventTimeStamp           */
 	struct sample_key *all; /* gathered, once a stamp went back          */
 	size_t nall;
 	bool gathered;
@@ -173,11 +172,6 @@ static int cmp_key_ts(const void *key, const void *elem)
 	return kp_cmp_u64(*(const uint64_t *)key, ((const struct sample_key *)elem)->ts);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return kp_cmp_u64(((const struct sample_key *)a)->ts, ((const struct sample_key *)b)->ts);
-}
-
 static void gather(struct sample_walk *w, struct kp_log *log, uint32_t cpu)
 {
 	struct kp_cpu_cursor c;
@@ -187,14 +181,13 @@ static void gather(struct sample_walk *w, struct kp_log *log, uint32_t cpu)
 	kp_cursor_init(&c, log, cpu);
 	while (next_sample(&c, &k))
 		KP_PUSH(w->all, w->nall, cap, k);
-	kp_sort(w->all, w->nall, sizeof(*w->all), cmp_key);
 	w->gathered = true;
 }
 
 /* The sample on the CPU whose stamp is event_ts: the first such in the
  * CPU's records; NULL when there is none. */
 static const struct sample_key *sample_at(struct sample_walk *w, struct kp_log *log, uint32_t cpu,
-					  uint64_t event_ts, struct sample_key *out)
+					  uint64_t event_ts)
 {
 	if (!w->gathered && event_ts < w->last)
 		gather(w, log, cpu);
@@ -206,22 +199,11 @@ static const struct sample_key *sample_at(struct sample_walk *w, struct kp_log *
 			hit--; /* the first of equal stamps */
 		return hit;
 	}
-	while (!w->done && (!w->have || w->ts < event_ts)) {
-		struct sample_key k;
-		if (!next_sample(&w->c, &k)) {
-			w->done = true;
-			w->have = false;
-			break;
-		}
-		w->have = true;
-		w->ts = k.ts;
-		w->count = k.count;
-		w->pmc = k.pmc;
+	while (!w->done && (!w->have || w->cur.ts < event_ts)) {
+		w->have = next_sample(&w->c, &w->cur);
+		w->done = !w->have;
 	}
-	if (!w->have || w->ts != event_ts)
-		return NULL;
-	*out = (struct sample_key){ w->ts, w->count, w->pmc };
-	return out;
+	return w->have && w->cur.ts == event_ts ? &w->cur : NULL;
 }
 
 /* The weight of a stack: its SampledProfile's Count (at least 1), else 1. */
@@ -263,8 +245,7 @@ static void read_cpu_stacks(struct reader *rd, struct kp_log *log, uint32_t cpu)
 		 * of the one this record lies in, so its addresses are copied
 		 * first */
 		memcpy(stack, r.payload + sizeof(STACK_WALK_EVENT_DATA), frames * 8);
-		struct sample_key k;
-		uint64_t weight = stack_weight(rd->fl, sample_at(&w, log, cpu, head.EventTimeStamp, &k));
+		uint64_t weight = stack_weight(rd->fl, sample_at(&w, log, cpu, head.EventTimeStamp));
 		add_stack(rd, &head, stack, frames, weight);
 	}
 	free(stack);
