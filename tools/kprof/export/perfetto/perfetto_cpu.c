@@ -30,7 +30,8 @@ static void write_run(struct pf *p, const struct pf_item *it)
 
 	pf_begin(p, "X", PF_CPUS_PID, CPU_TID + it->cpu);
 	pf_span(p, r->start, r->end);
-	pf_str_arg(p, "name", kp_model_thread_label(p->m, r->tid, label, sizeof(label)));
+	pf_key_name(p, PF_NAME_KEY(PF_NAME_THREAD, r->tid), label, sizeof(label));
+	pf_str_arg(p, "name", label);
 	/* one category for all runs, the idle thread's too: DevTools joins a
 	 * flow's two ends only when their categories match */
 	fprintf(p->f, ",\"cat\":\"thread\",\"args\":{\"ThreadId\":%" PRIu32, r->tid);

@@ -77,7 +77,7 @@ static void write_running(struct pf *p, const struct pf_item *it)
 		return;
 	}
 	const struct kp_run *r = s->obj;
-	snprintf(label, sizeof(label), "on CPU %" PRIu32, (uint32_t)s->cpu);
+	pf_key_name(p, PF_NAME_KEY(PF_NAME_ON_CPU, s->cpu), label, sizeof(label));
 	pf_str_arg(p, "name", label);
 	fprintf(p->f, ",\"cat\":\"thread\",\"args\":{\"Cpu\":%" PRIu32 ",\"Priority\":%d", (uint32_t)s->cpu,
 		r->priority);

@@ -223,7 +223,8 @@ void pf_wait_body(struct pf *p, const struct kp_wait *w);
 void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size);
 void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e);
 /* perfetto_cpu.c: the name of a key: a thread's label (the CPU tracks'
- * runs, "pong (12)") or "on CPU n" (the threads' runs). */
+ * runs, "pong (12)") or "on CPU n" (the threads' runs); the JSON names
+ * them through it too. */
 enum { PF_NAME_THREAD = 1, PF_NAME_ON_CPU = 2 };
 #define PF_NAME_KEY(kind, v) (((uint64_t)(kind) << 32) | (uint32_t)(v))
 void pf_key_name(const struct pf *p, uint64_t key, char *name, size_t size);
