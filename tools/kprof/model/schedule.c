@@ -163,8 +163,9 @@ uint32_t kp_schedule_running(const struct kp_sched *s, uint32_t cpu, uint64_t ts
 	const struct kp_sched_cpu *sc = &s->cpu[cpu];
 
 	/* the run that covers ts (start <= ts < end): every switch at or
-	 * before ts is in; a run never reaches past the trace's end */
-	return sc->seen && ts < s->m->end ? sc->running : 0;
+	 * before ts is in (a CPU without switches has none: 0); a run never
+	 * reaches past the trace's end */
+	return ts < s->m->end ? sc->running : 0;
 }
 
 void kp_schedule_finish(struct kp_sched *s)

@@ -4,8 +4,8 @@
  * (qsort itself may not be given NULL), the comparison of doubles for it,
  * the nearest-rank percentile's place in sorted values, a binary search
  * on a sorted array's uint64_t key, widening a range to a value, and the
- * binary heap the tool's merges share (the CPUs' records, the latency
- * walk's streams, the Perfetto queue's runs and the slices' ends to come).
+ * binary heap the tool's merges share (the CPUs' records, the Perfetto
+ * queue's runs and the slices' ends to come).
  */
 #ifndef KPROF_TOOL_SORT_H
 #define KPROF_TOOL_SORT_H

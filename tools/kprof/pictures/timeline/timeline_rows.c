@@ -34,7 +34,6 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/format.h"
 
-
 double tl_px(const struct tl *t, uint64_t ts)
 {
 	if (ts <= t->t0)
