@@ -206,7 +206,7 @@ static bool lock(const struct kp_rule *r, const struct kp_runlog *run, struct fi
 	size_t n;
 	bool ok = true;
 
-	if (!run->m.nspinlocks)
+	if (!run->nlocks)
 		return error(o, "no SpinLock records in the log (spin-lock tracing is trace=spinlock)");
 	if (!kp_run_lock(run, r->name, &recs, &n, near, sizeof(near)))
 		return error(o, "no lock \"%s\" in the log's SpinLock records%s%s", r->name,

@@ -31,10 +31,9 @@ int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool 
 	}
 	kp_totals(&r->log, &r->totals, NULL);
 	/* compare's threads and both's lock figures; no wait or ready is read */
-	kp_model_build_keeping(&r->m, &r->log, KP_KEEP_RUNS | KP_KEEP_SPINLOCKS);
+	kp_model_build_keeping(&r->m, &r->log, KP_KEEP_RUNS);
 	r->rp = (struct kp_report){ .log = &r->log, .m = &r->m, .syms = r->syms };
-	r->locks = kp_lock_recs(&r->rp);
-	r->nlocks = r->m.nspinlocks;
+	r->locks = kp_lock_recs(&r->rp, &r->nlocks);
 	r->nhot = kp_hot_profile_rows(&r->rp, &r->hot, &r->hot_all);
 	return 0;
 }

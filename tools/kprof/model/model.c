@@ -22,12 +22,12 @@
 struct pass {
 	struct kp_sched sched;       /* the schedule, made by the second pass */
 	struct kp_thread_rows threads;
-	size_t capspin, capconf, capres, capres_ts, capnamed;
+	size_t capconf, capres, capres_ts, capnamed;
 };
 
 /* The hook of a record of a kind the model reads whose payload is long
  * enough, else 0. */
-static uint16_t kind_of(const struct kp_record *r)
+uint16_t kp_model_kind(const struct kp_record *r)
 {
 	static const struct {
 		uint16_t hook;
@@ -61,7 +61,7 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 	if (r->back) /* an older kernel's stamp that went back */
 		KP_PUSH(c->steps, c->nsteps, c->capsteps,
 			((struct kp_clock_step){ .ts = r->h.TimeStamp, .back = r->back }));
-	switch (kind_of(r)) {
+	switch (kp_model_kind(r)) {
 	case PERFINFO_LOG_TYPE_CONTEXTSWAP: {
 		WMI_CONTEXTSWAP w;
 		memcpy(&w, r->payload, sizeof(w));
@@ -70,14 +70,10 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		c->switches++;
 		break;
 	}
-	case PERFINFO_LOG_TYPE_SPINLOCK: {
-		struct kp_spinlock s = { .cpu = r->cpu, .config = (int)m->nspinlock_configs - 1 };
-		memcpy(&s.r, r->payload, sizeof(s.r));
-		if (!(m->not_kept & KP_KEEP_SPINLOCKS))
-			KP_PUSH(m->spinlocks, m->nspinlocks, p->capspin, s);
+	case PERFINFO_LOG_TYPE_SPINLOCK:
+		m->spinlock_records++;
 		kp_events_add(m, c, r);
 		break;
-	}
 	case PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
 	case PERFINFO_LOG_TYPE_PMC_INTERRUPT:
 	case PERFINFO_LOG_TYPE_READY_THREAD:
@@ -231,7 +227,7 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 	s->order = (struct kp_sched_order){ .sched = s, .lat = kp_latency_new(m) };
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r)) {
-		uint16_t kind = kind_of(&r);
+		uint16_t kind = kp_model_kind(&r);
 		if (kind == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
 			WMI_CONTEXTSWAP w;
 			memcpy(&w, r.payload, sizeof(w));
@@ -306,7 +302,7 @@ void kp_model_build_names(struct kp_model *m, struct kp_log *log)
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r)) {
 		KPROF_THREAD n;
-		if (kind_of(&r) == KPROF_LOG_TYPE_THREAD && kp_thread_record(&r, &n)) {
+		if (kp_model_kind(&r) == KPROF_LOG_TYPE_THREAD && kp_thread_record(&r, &n)) {
 			kp_threads_name(&rows, &n);
 			m->thread_records++;
 		}
@@ -330,7 +326,6 @@ void kp_model_free(struct kp_model *m)
 	free(m->cpu);
 	free(m->threads);
 	free(m->thread_ids);
-	free(m->spinlocks);
 	free(m->spinlock_configs);
 	free(m->resources);
 	free(m->resource_ts);

@@ -11,8 +11,9 @@
  *     the reasons they left the CPU;
  *   - per CPU, spin-lock waits, samples and ReadyThread records
  *     (events.c), and the span of its records;
- *   - every SpinLock record with the sampling setting in force when it was
- *     written, and every Resource record, in time order (model.c);
+ *   - every Resource record, in time order, and the KprofSpinlockConfig
+ *     settings (model.c); the SpinLock records are counted, not kept (the
+ *     report reads them from the log: report/locks/lock_stats.c);
  *   - the names of locks and resources from KprofObjectName records
  *     (objnames.c);
  *   - per CPU, stall intervals from KprofClockLate records (stall.c): time
@@ -94,14 +95,6 @@ struct kp_ready {
 	uint64_t ts;
 	uint32_t tid;          /* TThreadId                                  */
 	int8_t reason, increment;
-};
-
-/* A SpinLock record, and the KprofSpinlockConfig in force when it was
- * written: the last one before it in time (-1: none yet). */
-struct kp_spinlock {
-	WMI_SPINLOCK r;
-	uint32_t cpu;
-	int config;            /* index in kp_model.spinlock_configs         */
 };
 
 /* A stretch of a CPU's time with no trace: frames of it were lost on the
@@ -225,8 +218,9 @@ struct kp_model {
 	uint32_t *thread_ids;            /* their ids, in the same order: a  */
 	                                 /* thread's row is a few KiB, so    */
 	                                 /* the look-up searches these       */
-	struct kp_spinlock *spinlocks;   /* in time order                    */
-	size_t nspinlocks;
+	uint64_t spinlock_records;       /* SpinLock records (the report     */
+	                                 /* reads them from the log itself:  */
+	                                 /* report/locks/lock_stats.c)       */
 	KPROF_SPINLOCK_CONFIG *spinlock_configs; /* in time order            */
 	size_t nspinlock_configs;
 	WMI_RESOURCE *resources;         /* in time order                    */
@@ -250,14 +244,18 @@ struct kp_model {
 	                           /* m->waits and m->readies count them)     */
 };
 
+/* The hook of a record of a kind the model reads whose payload is long
+ * enough to be read, else 0: the rule every reader of those kinds keeps. */
+uint16_t kp_model_kind(const struct kp_record *r);
+
 /* Build the model of the whole log (never fails: a log without a run
  * header has no TSC rate, see kp_model_need_clock). */
 void kp_model_build(struct kp_model *m, struct kp_log *log);
 /* The same model keeping only some of what grows with the log, for a
  * reader that needs no more (its memory is what it keeps): a CPU's runs
  * (KP_KEEP_RUNS: compare, the Perfetto trace), spin-lock waits (the
- * timeline, the Perfetto trace), ReadyThread records (the Perfetto trace)
- * and the SpinLock records (m->spinlocks: the report, compare, assert).
+ * timeline, the Perfetto trace) and ReadyThread records (the Perfetto
+ * trace).
  * What is left out has its array NULL and count 0 (m->waits and
  * m->readies count them all the same), while everything made from them
  * is there: busy, idle, the gaps, the threads' CPU times and latencies. */
@@ -265,8 +263,7 @@ enum {
 	KP_KEEP_RUNS = 1u << 0,
 	KP_KEEP_WAITS = 1u << 1,
 	KP_KEEP_READIES = 1u << 2,
-	KP_KEEP_SPINLOCKS = 1u << 3,
-	KP_KEEP_ALL = (1u << 4) - 1,
+	KP_KEEP_ALL = (1u << 3) - 1,
 };
 void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep);
 /* A reader of the runs as the schedule makes them, whole (the timeline's

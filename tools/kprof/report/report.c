@@ -141,7 +141,7 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	 * section reads a run, a spin-lock wait or a ReadyThread record of the
 	 * model, only what is made of them; the lock sections read the
 	 * SpinLock records. */
-	kp_model_build_keeping(&m, log, KP_KEEP_SPINLOCKS);
+	kp_model_build_keeping(&m, log, 0);
 	struct kp_report r = { .log = log, .m = &m, .syms = syms };
 	if (o->summary)
 		write_summary(out, &r);

@@ -228,6 +228,7 @@ struct kp_lock_rec {
 /* A lock, or a call site of one. */
 struct kp_lock_group {
 	uint64_t addr;
+	uint64_t lock;                /* a call site's lock (a lock: 0)             */
 	uint64_t traced, contended, spins, wait_total, stalled;
 	uint64_t est_acq, est_cont, est_wait;
 	double var_acq, var_cont, var_wait; /* their variance estimates, sum w(w-1)x^2 */
@@ -237,14 +238,38 @@ struct kp_lock_group {
 	size_t site0, nsites;         /* locks: their call sites in sites[]         */
 };
 
-/* The model's SpinLock records as the section counts them: the wait less
- * its stalled part, contended or not and the acquisitions each stands for
- * under the sampling in force (lock_sampling.c); sorted by lock, then
- * release site.  m->nspinlocks of them, malloc'd. */
-struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp);
+/* The log's SpinLock records as the section counts them, in time order:
+ * the wait less its stalled part, contended or not and the acquisitions
+ * each stands for under the sampling in force (lock_sampling.c). */
+struct kp_lock_stream {
+	struct kp_merge mg;
+	const struct kp_report *rp;
+	struct kp_lock_sampling smp;
+	int config;                   /* KprofSpinlockConfig records so far - 1    */
+};
+void kp_lock_stream_open(struct kp_lock_stream *s, const struct kp_report *rp);
+bool kp_lock_stream_next(struct kp_lock_stream *s, struct kp_lock_rec *r);
+void kp_lock_stream_close(struct kp_lock_stream *s);
+/* All of them, sorted by lock, then release site; *n of them, malloc'd. */
+struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp, size_t *n);
 /* Fill g (zeroed, g->addr set) from recs[0..n); v and vw: room for n
  * values each. */
 void kp_lock_summarise(struct kp_lock_group *g, const struct kp_lock_rec *recs, size_t n, uint64_t *v,
 		       struct kp_weighted *vw);
+
+/* The section's table, from the stream, its size that of the locks and
+ * sites, not of the records: all of them, every lock (in address order)
+ * and every release site (each lock's at sites[site0..site0 + nsites), in
+ * kp_lock_site_order). */
+struct kp_lock_table {
+	struct kp_lock_group all;
+	struct kp_lock_group *locks, *sites;
+	size_t nlocks, nsites;
+	unsigned readings;            /* of the stream after the first (quantiles.h) */
+};
+void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t);
+void kp_lock_table_free(struct kp_lock_table *t);
+/* Release sites: total wait descending, then traced descending, then address. */
+int kp_lock_site_order(const void *a, const void *b);
 
 #endif

@@ -2,41 +2,46 @@
  * lock_stats.c - the figures of the "Spin locks" section (locks.c prints
  * them; `kprof assert` and `kprof compare` read the same ones, so a rule
  * and the report can never disagree): each traced release as the section
- * counts it, and a lock's or release site's totals, estimates and order
- * statistics.  What is contended, what a record stands for and why a
- * wait's stalled part is left out: locks.c's header.
+ * counts it, read from the log in time order (the stream); the table of
+ * every lock and release site with their totals, estimates and order
+ * statistics; and a group's figures from records kept in memory (assert's
+ * rule on one lock).  What is contended, what a record stands for and why
+ * a wait's stalled part is left out: locks.c's header.
+ *
+ * The table holds a row per lock and per release site, never the records:
+ * its medians and 99th percentiles are exact all the same, read from the
+ * stream as many times as report/quantiles.c asks (once, or a few times
+ * for a log with more values than it keeps at once), so the section's
+ * memory does not grow with the log.
  */
 #include "tools/kprof/report/report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "tools/kprof/report/quantiles.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/sort.h"
 
-/* The model's SpinLock records as the section counts them. */
-static struct kp_lock_rec *collect(const struct kp_model *m)
+/* A SpinLock record as the section counts it. */
+static void rec_of(const struct kp_model *m, const WMI_SPINLOCK *w, uint32_t cpu, int config, struct kp_lock_rec *r)
 {
-	struct kp_lock_rec *recs = kp_xcalloc(m->nspinlocks, sizeof(*recs));
+	unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
+	uint64_t stalled = cpu < m->ncpus && w->WaitTimeInCycles <= w->AcquireTime
+				   ? kp_stall_overlap(&m->cpu[cpu], w->AcquireTime - w->WaitTimeInCycles, w->AcquireTime)
+				   : 0;
 
-	for (size_t i = 0; i < m->nspinlocks; i++) {
-		const WMI_SPINLOCK *w = &m->spinlocks[i].r;
-		unsigned mode = w->Flags & SPINLOCK_ACQUIRE_MODE_MASK;
-		uint32_t cpu = m->spinlocks[i].cpu;
-		uint64_t stalled = cpu < m->ncpus && w->WaitTimeInCycles <= w->AcquireTime
-					   ? kp_stall_overlap(&m->cpu[cpu], w->AcquireTime - w->WaitTimeInCycles, w->AcquireTime)
-					   : 0;
-		recs[i] = (struct kp_lock_rec){
-			.lock = w->SpinLockAddress,
-			.caller = w->CallerAddress,
-			.wait = w->WaitTimeInCycles - stalled,
-			.stalled = stalled,
-			.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
-			.spins = w->SpinCount,
-			.config = m->spinlocks[i].config,
-			.mode = (uint8_t)(mode < KP_LOCK_MODES - 1 ? mode : KP_LOCK_MODES - 1),
-		};
-	}
-	return recs;
+	*r = (struct kp_lock_rec){
+		.lock = w->SpinLockAddress,
+		.caller = w->CallerAddress,
+		.wait = w->WaitTimeInCycles - stalled,
+		.stalled = stalled,
+		.hold = w->ReleaseTime >= w->AcquireTime ? w->ReleaseTime - w->AcquireTime : 0,
+		.spins = w->SpinCount,
+		.config = config,
+		.mode = (uint8_t)(mode < KP_LOCK_MODES - 1 ? mode : KP_LOCK_MODES - 1),
+	};
 }
 
 /* Contended or not, and what the record stands for (see the top). */
@@ -51,6 +56,50 @@ static void classify(const struct kp_lock_sampling *s, struct kp_lock_rec *r)
 	r->weight = long_hold || !rate ? 1 : rate;
 }
 
+void kp_lock_stream_open(struct kp_lock_stream *s, const struct kp_report *rp)
+{
+	*s = (struct kp_lock_stream){ .rp = rp, .config = -1 };
+	kp_lock_sampling_init(&s->smp, rp);
+	kp_merge_init(&s->mg, rp->log);
+}
+
+/* The model's rules of what a record is (kp_model_kind): the same records,
+ * and the same KprofSpinlockConfig counted before each, as the model's. */
+bool kp_lock_stream_next(struct kp_lock_stream *s, struct kp_lock_rec *out)
+{
+	struct kp_record r;
+
+	while (kp_merge_next(&s->mg, &r)) {
+		uint16_t kind = kp_model_kind(&r);
+		if (kind == KPROF_LOG_TYPE_SPINLOCK_CONFIG) {
+			s->config++;
+		} else if (kind == PERFINFO_LOG_TYPE_SPINLOCK) {
+			WMI_SPINLOCK w;
+			memcpy(&w, r.payload, sizeof(w));
+			rec_of(s->rp->m, &w, r.cpu, s->config, out);
+			classify(&s->smp, out);
+			return true;
+		}
+	}
+	return false;
+}
+
+void kp_lock_stream_close(struct kp_lock_stream *s)
+{
+	kp_merge_free(&s->mg);
+}
+
+/* Call sites: total wait descending, then traced descending, then address. */
+int kp_lock_site_order(const void *a, const void *b)
+{
+	const struct kp_lock_group *x = a, *y = b;
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	if (x->traced != y->traced)
+		return x->traced > y->traced ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static int by_lock_caller(const void *a, const void *b)
 {
 	const struct kp_lock_rec *x = a, *y = b;
@@ -59,28 +108,47 @@ static int by_lock_caller(const void *a, const void *b)
 	return x->caller < y->caller ? -1 : x->caller > y->caller;
 }
 
-/* Fill g from recs[0..n), which share g->addr. */
+struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp, size_t *n)
+{
+	struct kp_lock_stream s;
+	struct kp_lock_rec *recs = NULL, r;
+	size_t cap = 0;
+
+	*n = 0;
+	kp_lock_stream_open(&s, rp);
+	while (kp_lock_stream_next(&s, &r))
+		KP_PUSH(recs, *n, cap, r);
+	kp_lock_stream_close(&s);
+	kp_sort(recs, *n, sizeof(*recs), by_lock_caller);
+	return recs;
+}
+
+/* r's part of g's totals and estimates (not the order statistics). */
+static void group_add(struct kp_lock_group *g, const struct kp_lock_rec *r)
+{
+	g->traced++;
+	g->contended += r->contended;
+	g->spins += r->spins;
+	g->wait_total += r->wait;
+	g->stalled += r->stalled;
+	g->est_acq += r->weight;
+	g->est_cont += r->contended ? r->weight : 0;
+	g->est_wait += r->weight * r->wait;
+	double ww = (double)r->weight * (double)(r->weight - 1);
+	g->var_acq += ww;
+	g->var_cont += r->contended ? ww : 0;
+	g->var_wait += ww * (double)r->wait * (double)r->wait;
+	g->modes[r->mode]++;
+}
+
 void kp_lock_summarise(struct kp_lock_group *g, const struct kp_lock_rec *recs, size_t n, uint64_t *v, struct kp_weighted *vw)
 {
 	size_t nw = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct kp_lock_rec *r = &recs[i];
-		g->traced++;
-		g->contended += r->contended;
-		g->spins += r->spins;
-		g->wait_total += r->wait;
-		g->stalled += r->stalled;
-		g->est_acq += r->weight;
-		g->est_cont += r->contended ? r->weight : 0;
-		g->est_wait += r->weight * r->wait;
-		double ww = (double)r->weight * (double)(r->weight - 1);
-		g->var_acq += ww;
-		g->var_cont += r->contended ? ww : 0;
-		g->var_wait += ww * (double)r->wait * (double)r->wait;
-		g->modes[r->mode]++;
-		if (r->wait)
-			v[nw++] = r->wait;
+		group_add(g, &recs[i]);
+		if (recs[i].wait)
+			v[nw++] = recs[i].wait;
 	}
 	kp_stats_of(v, nw, &g->wait);
 	for (size_t i = 0; i < n; i++)
@@ -91,16 +159,153 @@ void kp_lock_summarise(struct kp_lock_group *g, const struct kp_lock_rec *recs, 
 	kp_stats_weighted(vw, n, &g->hold_est);
 }
 
+/* ---- the table ---- */
 
-struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp)
+/* Each group's three series of values in the order statistics: the waits
+ * of the records that waited, the holds, the holds weighted by what each
+ * record stands for.  Group 0 is all the records. */
+enum { S_WAIT, S_HOLD, S_HOLD_EST, SERIES };
+
+struct building {
+	struct kp_lock_table *t;
+	struct kp_index lock_ix, site_ix;
+	size_t *lock_gid, *site_gid;  /* a row's group in the order statistics */
+	size_t caplocks, capsites, caplg, capsg, ngroups;
+};
+
+static size_t find_lock(struct building *b, uint64_t lock)
 {
-	struct kp_lock_sampling smp;
-	struct kp_lock_rec *recs;
+	uint64_t h = kp_hash_u64(lock, 0);
+	size_t it;
 
-	kp_lock_sampling_init(&smp, rp);
-	recs = collect(rp->m);
-	for (size_t i = 0; i < rp->m->nspinlocks; i++)
-		classify(&smp, &recs[i]);
-	kp_sort(recs, rp->m->nspinlocks, sizeof(*recs), by_lock_caller);
-	return recs;
+	for (size_t at = kp_index_first(&b->lock_ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&b->lock_ix, h, &it))
+		if (b->t->locks[at].addr == lock)
+			return at;
+	KP_PUSH(b->t->locks, b->t->nlocks, b->caplocks, ((struct kp_lock_group){ .addr = lock }));
+	b->lock_gid = kp_grow(b->lock_gid, &b->caplg, b->t->nlocks, sizeof(*b->lock_gid));
+	b->lock_gid[b->t->nlocks - 1] = b->ngroups++;
+	kp_index_add(&b->lock_ix, h, b->t->nlocks - 1);
+	return b->t->nlocks - 1;
+}
+
+static size_t find_site(struct building *b, uint64_t lock, uint64_t caller)
+{
+	uint64_t h = kp_hash_u64(caller, kp_hash_u64(lock, 1));
+	size_t it;
+
+	for (size_t at = kp_index_first(&b->site_ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&b->site_ix, h, &it))
+		if (b->t->sites[at].addr == caller && b->t->sites[at].lock == lock)
+			return at;
+	KP_PUSH(b->t->sites, b->t->nsites, b->capsites, ((struct kp_lock_group){ .addr = caller, .lock = lock }));
+	b->site_gid = kp_grow(b->site_gid, &b->capsg, b->t->nsites, sizeof(*b->site_gid));
+	b->site_gid[b->t->nsites - 1] = b->ngroups++;
+	kp_index_add(&b->site_ix, h, b->t->nsites - 1);
+	return b->t->nsites - 1;
+}
+
+/* The three groups of a record: all, its lock, its release site. */
+static void groups_of(struct building *b, const struct kp_lock_rec *r, size_t gid[3], struct kp_lock_group *g[3])
+{
+	size_t l = find_lock(b, r->lock), s = find_site(b, r->lock, r->caller);
+
+	gid[0] = 0, g[0] = &b->t->all;
+	gid[1] = b->lock_gid[l], g[1] = &b->t->locks[l];
+	gid[2] = b->site_gid[s], g[2] = &b->t->sites[s];
+}
+
+static void series_of(struct kp_quantiles *q, size_t gid, const struct kp_lock_rec *r, bool count)
+{
+	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = count ? kp_quantiles_count : kp_quantiles_add;
+
+	if (r->wait)
+		give(q, gid * SERIES + S_WAIT, r->wait, 1);
+	give(q, gid * SERIES + S_HOLD, r->hold, 1);
+	give(q, gid * SERIES + S_HOLD_EST, r->hold, r->weight);
+}
+
+static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stats *s)
+{
+	struct kp_quantile_result r;
+
+	kp_quantiles_get(q, series, &r);
+	*s = (struct kp_stats){ .n = (size_t)r.weight, .median = r.median, .p99 = r.p99, .max = r.max };
+}
+
+static void group_stats(const struct kp_quantiles *q, size_t gid, struct kp_lock_group *g)
+{
+	stats_of(q, gid * SERIES + S_WAIT, &g->wait);
+	stats_of(q, gid * SERIES + S_HOLD, &g->hold);
+	stats_of(q, gid * SERIES + S_HOLD_EST, &g->hold_est);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct kp_lock_group *)a)->addr, ((const struct kp_lock_group *)b)->addr);
+}
+
+/* Sites by lock, then the order the section prints them in. */
+static int by_lock_then(const void *a, const void *b)
+{
+	const struct kp_lock_group *x = a, *y = b;
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	return kp_lock_site_order(a, b);
+}
+
+void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
+{
+	struct building b = { .t = t, .ngroups = 1 };
+	struct kp_quantiles *q = kp_quantiles_new();
+	struct kp_lock_stream s;
+	struct kp_lock_rec r;
+	struct kp_lock_group *g[3];
+	size_t gid[3];
+
+	*t = (struct kp_lock_table){ 0 };
+	kp_lock_stream_open(&s, rp);
+	while (kp_lock_stream_next(&s, &r)) {
+		groups_of(&b, &r, gid, g);
+		for (int i = 0; i < 3; i++) {
+			group_add(g[i], &r);
+			series_of(q, gid[i], &r, true);
+		}
+	}
+	kp_lock_stream_close(&s);
+	while (kp_quantiles_replay(q)) {
+		kp_lock_stream_open(&s, rp);
+		while (kp_lock_stream_next(&s, &r)) {
+			groups_of(&b, &r, gid, g);
+			for (int i = 0; i < 3; i++)
+				series_of(q, gid[i], &r, false);
+		}
+		kp_lock_stream_close(&s);
+	}
+	t->readings = kp_quantiles_readings(q);
+	group_stats(q, 0, &t->all);
+	for (size_t i = 0; i < t->nlocks; i++)
+		group_stats(q, b.lock_gid[i], &t->locks[i]);
+	for (size_t i = 0; i < t->nsites; i++)
+		group_stats(q, b.site_gid[i], &t->sites[i]);
+	kp_quantiles_free(q);
+	kp_index_free(&b.lock_ix);
+	kp_index_free(&b.site_ix);
+	free(b.lock_gid);
+	free(b.site_gid);
+
+	/* locks in address order, each with its sites in print order */
+	kp_sort(t->locks, t->nlocks, sizeof(*t->locks), by_addr);
+	kp_sort(t->sites, t->nsites, sizeof(*t->sites), by_lock_then);
+	for (size_t i = 0, k = 0; i < t->nlocks; i++) {
+		t->locks[i].site0 = k;
+		while (k < t->nsites && t->sites[k].lock == t->locks[i].addr)
+			k++;
+		t->locks[i].nsites = k - t->locks[i].site0;
+	}
+}
+
+void kp_lock_table_free(struct kp_lock_table *t)
+{
+	free(t->locks);
+	free(t->sites);
+	*t = (struct kp_lock_table){ 0 };
 }

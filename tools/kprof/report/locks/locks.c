@@ -28,7 +28,9 @@
  * then traced count descending), so the text is stable for golden tests.
  * Sites are printed whole, function+0xoff and, from the kernel's DWARF,
  * file:line: a name too long for its column gets a line of its own.
- * The records are the model's (model/model.h), in time order.
+ * The records are read from the log in time order, the figures made as
+ * they come (lock_stats.c: a row per lock and release site, the medians
+ * and percentiles exact without keeping the records).
  *
  * A wait's stretch of time on a stalled CPU (model/stall.c: the CPU could
  * not run, steal time on a VM) is not spin-wait time: it is taken out of
@@ -65,17 +67,6 @@ static int lock_order(const void *a, const void *b)
 	const struct kp_lock_group *x = a, *y = b;
 	if (x->wait_total != y->wait_total)
 		return x->wait_total > y->wait_total ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Call sites: total wait descending, then traced descending, then address. */
-static int site_order(const void *a, const void *b)
-{
-	const struct kp_lock_group *x = a, *y = b;
-	if (x->wait_total != y->wait_total)
-		return x->wait_total > y->wait_total ? -1 : 1;
-	if (x->traced != y->traced)
-		return x->traced > y->traced ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
@@ -263,58 +254,36 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
 	struct kp_lock_sampling smp;
-	struct kp_lock_group *locks, *sites, all = { 0 };
-	size_t n = rp->m->nspinlocks, nlocks = 0, nsites = 0;
-	struct kp_weighted *vw;
-	struct kp_lock_rec *recs;
-	uint64_t *v;
+	struct kp_lock_table t;
 	char p[16], us[32], st[64];
 
 	kp_report_section(f, "Spin locks");
-	if (!n) {
+	kp_lock_table(rp, &t);
+	if (!t.all.traced) {
 		fprintf(f, "no SpinLock records (spin-lock tracing is the group trace=spinlock)\n");
+		kp_lock_table_free(&t);
 		return;
 	}
 	kp_lock_sampling_init(&smp, rp);
-	recs = kp_lock_recs(rp);
-	v = kp_xcalloc(n, sizeof(*v)); /* room for kp_lock_summarise() */
-	vw = kp_xcalloc(n, sizeof(*vw));
-	locks = kp_xcalloc(n, sizeof(*locks));
-	sites = kp_xcalloc(n, sizeof(*sites));
-	kp_lock_summarise(&all, recs, n, v, vw);
-	for (size_t i = 0, j; i < n; i = j) {
-		struct kp_lock_group *g = &locks[nlocks++];
-		for (j = i; j < n && recs[j].lock == recs[i].lock; j++)
-			;
-		g->addr = recs[i].lock;
-		kp_lock_summarise(g, &recs[i], j - i, v, vw);
-		g->site0 = nsites;
-		for (size_t k = i, l; k < j; k = l) {
-			for (l = k; l < j && recs[l].caller == recs[k].caller; l++)
-				;
-			sites[nsites].addr = recs[k].caller;
-			kp_lock_summarise(&sites[nsites++], &recs[k], l - k, v, vw);
-		}
-		g->nsites = nsites - g->site0;
-		kp_sort(&sites[g->site0], g->nsites, sizeof(*sites), site_order);
-	}
+	const struct kp_lock_group *all = &t.all, *sites = t.sites;
+	size_t nlocks = t.nlocks, nsites = t.nsites;
 
-	print_leaders(f, rp, locks, nlocks, sites);
+	print_leaders(f, rp, t.locks, nlocks, sites);
 	kp_lock_sampling_print(f, &smp);
 	fprintf(f, "\"estimate\": each traced record counts <its sampling rate> acquisitions (1 if held past "
 		   "threshold)\n");
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "traced: %" PRIu64 " acquisitions of %zu lock%s at %zu release site%s\t%" PRIu64
 		 " contended (%s)\t%" PRIu64 " spins\twait total %" PRIu64 " cycles = %s%s",
-		 all.traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all.contended,
-		 kp_pct(p, sizeof(p), all.contended, all.traced, 1), all.spins, all.wait_total,
-		 kp_report_time(log, all.wait_total, us, sizeof(us)), stalled_text(log, all.stalled, st, sizeof(st)));
+		 all->traced, nlocks, nlocks == 1 ? "" : "s", nsites, nsites == 1 ? "" : "s", all->contended,
+		 kp_pct(p, sizeof(p), all->contended, all->traced, 1), all->spins, all->wait_total,
+		 kp_report_time(log, all->wait_total, us, sizeof(us)), stalled_text(log, all->stalled, st, sizeof(st)));
 	kp_wrapf(f, "", 0, 2, ", ",
 		 "estimate: %" PRIu64 " acquisitions\t%" PRIu64 " contended (%s)\twait total %" PRIu64
 		 " cycles = %s",
-		 all.est_acq, all.est_cont, kp_pct(p, sizeof(p), all.est_cont, all.est_acq, 1), all.est_wait,
-		 kp_report_time(log, all.est_wait, us, sizeof(us)));
-	print_ci(f, log, "", &all);
+		 all->est_acq, all->est_cont, kp_pct(p, sizeof(p), all->est_cont, all->est_acq, 1), all->est_wait,
+		 kp_report_time(log, all->est_wait, us, sizeof(us)));
+	print_ci(f, log, "", all);
 	fprintf(f, "contended: SpinCount >= spin threshold; wait: WaitTimeInCycles of those that waited,\n"
 		   "less its time on a stalled CPU (stalled: KprofClockLate intervals, shown apart);\n"
 		   "hold: ReleaseTime - AcquireTime; median, p99 (nearest rank), max of the traced records;\n"
@@ -322,13 +291,9 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		   "95%% CI: of the estimates, normal, from the Horvitz-Thompson variance sum w(w-1)\n");
 	kp_report_lost_note(f, log);
 
-	kp_sort(locks, nlocks, sizeof(*locks), lock_order);
+	kp_sort(t.locks, nlocks, sizeof(*t.locks), lock_order);
 	fprintf(f, "\nLocks by total wait (top %d of %zu)\n", nlocks > TOP_LOCKS ? TOP_LOCKS : (int)nlocks, nlocks);
 	for (size_t i = 0; i < nlocks && i < TOP_LOCKS; i++)
-		print_lock(f, rp, (int)i + 1, &locks[i], sites);
-	free(v);
-	free(vw);
-	free(locks);
-	free(sites);
-	free(recs);
+		print_lock(f, rp, (int)i + 1, &t.locks[i], sites);
+	kp_lock_table_free(&t);
 }

@@ -1,0 +1,325 @@
+/*
+ * quantiles.c - exact nearest-rank medians and 99th percentiles of many
+ * series in bounded memory (quantiles.h): the report's lock and resource
+ * sections, whose values a big log has too many of to keep, but whose
+ * records it can read again.
+ *
+ * Nearest rank, weighted: the p-th percentile is the least value at which
+ * the running weight of the values in order reaches ceil(p * total / 100)
+ * (weight 1 each: the plain nearest rank of stats.c).
+ *
+ * The counting gives each series its count, weight, least and largest
+ * value; a series' ranks then lie in a window [least, largest].  Before
+ * each reading every window not yet answered is planned, the ones with
+ * the fewest values first:
+ *   - kept: its values are kept whole while the values kept in all stay
+ *     within the budget; after the reading they are sorted and the ranks
+ *     read off;
+ *   - sliced: else, for at most SLICED windows, the window is cut into 256
+ *     slices of equal width by value, of which the reading counts the
+ *     values and their weight; the slice where the running weight reaches
+ *     a rank is that rank's next window (two ranks in one slice share
+ *     it), 256 times narrower, or its value when one wide;
+ *   - waiting: the rest, for a later reading.
+ * A window narrows 256 times a reading, so a series of 64-bit values is
+ * answered within 9 readings of its own, one whose values fit the budget
+ * in the first.  Memory: the budget's values (16 bytes each) and the
+ * slices (4 KiB a window), whatever the number of values; the series
+ * themselves (about 150 bytes each).
+ *
+ * Invariant of a window: `below` is the weight of the series' values
+ * under lo, so a rank r lies in the window at r - below of its own weight.
+ */
+#include "tools/kprof/report/quantiles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+#define SLICE_BITS 8
+#define SLICES (1u << SLICE_BITS)
+#define SLICED 1024                    /* sliced windows in one reading    */
+#define RANKS 2                        /* the median, the 99th percentile  */
+
+static const unsigned pct[RANKS] = { 50, 99 };
+
+enum how { WAIT, KEEP, SLICE };
+
+struct slice {
+	uint64_t count, weight;
+};
+
+struct pair {
+	uint64_t v, w;
+};
+
+struct window {
+	uint64_t lo, hi;               /* its ranks' values lie in [lo, hi]  */
+	uint64_t below;                /* weight of the values under lo     */
+	uint64_t count;                /* values in it (known)              */
+	enum how how;                  /* in the coming reading             */
+	unsigned shift;                /* SLICE: a value's slice (v-lo)>>shift */
+	size_t at, n;                  /* KEEP: its values at pairs[at..]   */
+	struct slice *slices;          /* SLICE: SLICES of them             */
+};
+
+struct series {
+	uint64_t count, weight, least, most;
+	uint64_t rank[RANKS];          /* the running weight to reach       */
+	uint64_t value[RANKS];
+	int8_t win[RANKS];             /* its window in w[], -1: answered   */
+	uint8_t nw;
+	struct window w[RANKS];
+};
+
+struct kp_quantiles {
+	struct series *s;
+	size_t n, cap;
+	size_t budget;
+	bool counted;                  /* the first replay call was made    */
+	unsigned readings;
+	struct pair *pairs;            /* the kept values of every window   */
+	struct slice *slices;          /* SLICED windows' slices            */
+};
+
+struct kp_quantiles *kp_quantiles_new_budget(size_t budget)
+{
+	struct kp_quantiles *q = kp_xcalloc(1, sizeof(*q));
+
+	q->budget = budget ? budget : 1;
+	return q;
+}
+
+struct kp_quantiles *kp_quantiles_new(void)
+{
+	const char *env = getenv("KPROF_QUANTILE_BUDGET");
+	unsigned long long b = env ? strtoull(env, NULL, 10) : 0;
+
+	return kp_quantiles_new_budget(b ? (size_t)b : KP_QUANTILE_BUDGET);
+}
+
+void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w)
+{
+	if (series >= q->n) {
+		q->s = kp_grow(q->s, &q->cap, series + 1, sizeof(*q->s));
+		memset(&q->s[q->n], 0, (series + 1 - q->n) * sizeof(*q->s));
+		q->n = series + 1;
+	}
+	struct series *s = &q->s[series];
+	if (!s->count || v < s->least)
+		s->least = v;
+	if (!s->count || v > s->most)
+		s->most = v;
+	s->count++;
+	s->weight += w;
+}
+
+void kp_quantiles_add(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w)
+{
+	if (series >= q->n) /* not counted: the readings differ */
+		return;
+	struct series *s = &q->s[series];
+
+	for (unsigned i = 0; i < s->nw; i++) {
+		struct window *x = &s->w[i];
+		if (x->how == WAIT || v < x->lo || v > x->hi)
+			continue;
+		if (x->how == KEEP) {
+			q->pairs[x->at + x->n++] = (struct pair){ v, w };
+		} else {
+			struct slice *sl = &x->slices[(v - x->lo) >> x->shift];
+			sl->count++;
+			sl->weight += w;
+		}
+	}
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct pair *)a)->v, ((const struct pair *)b)->v);
+}
+
+/* Rank k answered: its value is v. */
+static void answer(struct series *s, unsigned k, uint64_t v)
+{
+	s->value[k] = v;
+	s->win[k] = -1;
+}
+
+/* The window of rank k after a reading, in the new windows nw[] (*n of
+ * them, shared by the ranks that fall in one slice). */
+static void narrow(struct kp_quantiles *q, struct series *s, unsigned k, struct window *nw, uint8_t *n)
+{
+	const struct window *x = &s->w[s->win[k]];
+	uint64_t need = s->rank[k] - x->below, cum = 0;
+
+	if (x->how == KEEP) {
+		const struct pair *p = &q->pairs[x->at];
+		size_t i = 0;
+		while (i + 1 < x->n && (cum += p[i].w) < need)
+			i++;
+		answer(s, k, x->n ? p[i].v : x->lo); /* none: only if the readings differed */
+		return;
+	}
+	unsigned j = 0, last = 0;
+	for (j = 0; j < SLICES; j++) {
+		if (!x->slices[j].count)
+			continue;
+		last = j;
+		if (cum + x->slices[j].weight >= need)
+			break;
+		cum += x->slices[j].weight;
+	}
+	if (j == SLICES) /* not reached: only if the readings differed; the last value's slice */
+		j = last, cum -= x->slices[last].weight;
+	uint64_t lo = x->lo + ((uint64_t)j << x->shift);
+	uint64_t hi = x->shift >= 64 || x->hi - lo < ((uint64_t)1 << x->shift) - 1 ? x->hi
+										   : lo + ((uint64_t)1 << x->shift) - 1;
+	if (lo == hi) {
+		answer(s, k, lo);
+		return;
+	}
+	for (uint8_t i = 0; i < *n; i++)
+		if (nw[i].lo == lo) {
+			s->win[k] = (int8_t)i;
+			return;
+		}
+	nw[*n] = (struct window){ .lo = lo, .hi = hi, .below = x->below + cum, .count = x->slices[j].count };
+	s->win[k] = (int8_t)(*n)++;
+}
+
+/* Every window read in the last reading is answered or narrowed. */
+static void resolve(struct kp_quantiles *q)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		struct series *s = &q->s[i];
+		struct window nw[RANKS];
+		uint8_t n = 0;
+		int8_t moved[RANKS];
+
+		for (unsigned w = 0; w < s->nw; w++)
+			if (s->w[w].how == KEEP)
+				kp_sort(&q->pairs[s->w[w].at], s->w[w].n, sizeof(struct pair), cmp_pair);
+		for (unsigned k = 0; k < RANKS; k++) {
+			moved[k] = -1;
+			if (s->win[k] < 0)
+				continue;
+			if (s->w[s->win[k]].how == WAIT) { /* not read: kept as it is */
+				nw[n] = s->w[s->win[k]];
+				for (unsigned j = 0; j < k; j++)
+					if (moved[j] >= 0 && s->win[j] == s->win[k])
+						moved[k] = moved[j];
+				if (moved[k] < 0)
+					moved[k] = (int8_t)n++;
+				continue;
+			}
+			narrow(q, s, k, nw, &n);
+		}
+		for (unsigned k = 0; k < RANKS; k++)
+			if (moved[k] >= 0)
+				s->win[k] = moved[k];
+		memcpy(s->w, nw, n * sizeof(*nw));
+		s->nw = n;
+		for (unsigned w = 0; w < n; w++)
+			s->w[w].how = WAIT, s->w[w].n = 0, s->w[w].slices = NULL;
+	}
+}
+
+/* After the counting: one window per series, over all its values. */
+static void first_windows(struct kp_quantiles *q)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		struct series *s = &q->s[i];
+		s->nw = 0;
+		for (unsigned k = 0; k < RANKS; k++) {
+			s->rank[k] = (pct[k] * s->weight + 99) / 100;
+			s->win[k] = -1;
+			if (!s->count)
+				continue;
+			if (s->least == s->most) {
+				answer(s, k, s->least);
+				continue;
+			}
+			s->win[k] = 0;
+			s->nw = 1;
+		}
+		s->w[0] = (struct window){ .lo = s->least, .hi = s->most, .count = s->count };
+	}
+}
+
+static int cmp_window_count(const void *a, const void *b)
+{
+	const struct window *x = *(struct window *const *)a, *y = *(struct window *const *)b;
+	return kp_cmp_u64(x->count, y->count);
+}
+
+bool kp_quantiles_replay(struct kp_quantiles *q)
+{
+	struct window **todo;
+	size_t n = 0, kept = 0, sliced = 0;
+
+	if (!q->counted) {
+		q->counted = true;
+		first_windows(q);
+	} else {
+		q->readings++;
+		resolve(q);
+	}
+	for (size_t i = 0; i < q->n; i++)
+		n += q->s[i].nw;
+	todo = kp_xcalloc(n ? n : 1, sizeof(*todo));
+	n = 0;
+	for (size_t i = 0; i < q->n; i++)
+		for (unsigned w = 0; w < q->s[i].nw; w++)
+			todo[n++] = &q->s[i].w[w];
+	kp_sort(todo, n, sizeof(*todo), cmp_window_count); /* the fewest values first */
+	for (size_t i = 0; i < n; i++) {
+		struct window *x = todo[i];
+		if (kept + x->count <= q->budget) {
+			x->how = KEEP;
+			x->at = kept;
+			kept += x->count;
+		} else if (sliced < SLICED) {
+			unsigned bits = 64 - (unsigned)__builtin_clzll(x->hi - x->lo);
+			x->how = SLICE;
+			x->shift = bits > SLICE_BITS ? bits - SLICE_BITS : 0;
+			x->at = sliced++;
+		}
+	}
+	free(q->pairs);
+	free(q->slices);
+	q->pairs = kept ? kp_xcalloc(kept, sizeof(*q->pairs)) : NULL;
+	q->slices = sliced ? kp_xcalloc(sliced * SLICES, sizeof(*q->slices)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (todo[i]->how == SLICE)
+			todo[i]->slices = &q->slices[todo[i]->at * SLICES];
+	free(todo);
+	return n > 0;
+}
+
+unsigned kp_quantiles_readings(const struct kp_quantiles *q)
+{
+	return q->readings;
+}
+
+void kp_quantiles_get(const struct kp_quantiles *q, size_t series, struct kp_quantile_result *r)
+{
+	*r = (struct kp_quantile_result){ 0 };
+	if (series >= q->n || !q->s[series].count)
+		return;
+	const struct series *s = &q->s[series];
+	*r = (struct kp_quantile_result){ .count = s->count, .weight = s->weight, .median = s->value[0],
+					  .p99 = s->value[1], .max = s->most };
+}
+
+void kp_quantiles_free(struct kp_quantiles *q)
+{
+	if (!q)
+		return;
+	free(q->s);
+	free(q->pairs);
+	free(q->slices);
+	free(q);
+}
