@@ -110,6 +110,10 @@ static void same_figures(const struct kp_model *w, const struct kp_model *t)
 	same_u64("readies", w->readies, t->readies, 0);
 	same_u64("switches", w->switches, t->switches, 0);
 	same_u64("samples", w->samples, t->samples, 0);
+	same_u64("sample periods", w->sample_periods, t->sample_periods, 0);
+	same_u64("samples in kprof's measurements", w->measure_samples, t->measure_samples, 0);
+	same_u64("SpinLock records", w->spinlock_records, t->spinlock_records, 0);
+	same_u64("kept Resource records (totals: none)", 0, t->nresources, 0);
 	same_u64("begin", w->begin, t->begin, 0);
 	same_u64("end", w->end, t->end, 0);
 	for (uint32_t i = 0; !differ && i < w->ncpus && i < t->ncpus; i++) {
@@ -120,7 +124,12 @@ static void same_figures(const struct kp_model *w, const struct kp_model *t)
 		same_u64("stalled, cpu", a->stalled, b->stalled, i);
 		same_u64("no trace, cpu", a->no_trace, b->no_trace, i);
 		same_u64("switches, cpu", a->switches, b->switches, i);
-		same_u64("kept runs (totals: none), cpu", 0, b->nruns + b->nwaits + b->nreadies, i);
+		same_u64("kept runs (totals: none), cpu", 0, b->nruns + b->nwaits + b->nreadies + b->nsamples, i);
+		same_u64("samples in kprof's measurements, cpu", a->measure_samples, b->measure_samples, i);
+		uint64_t marked = 0;
+		for (size_t k = 0; k < a->nsamples; k++)
+			marked += a->samples[k].measuring;
+		same_u64("kept samples marked as in kprof's measurements (whole), cpu", a->measure_samples, marked, i);
 	}
 	for (size_t k = 0; !differ && k < w->nthreads && k < t->nthreads; k++) {
 		const struct kp_model_thread *a = &w->threads[k], *b = &t->threads[k];

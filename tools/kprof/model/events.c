@@ -3,7 +3,7 @@
  * waits (SpinLock records that waited), samples (SampledProfile,
  * PmcInterrupt) and ReadyThread records, each sorted by time once all
  * are in.  A model built keeping less (kp_model_build_keeping) may count
- * the waits or the ReadyThread records and not keep them.
+ * the waits, samples or ReadyThread records and not keep them.
  *
  * Waits are kept so that those of a CPU nest, as the Chrome trace format
  * wants of one track: a wait that starts inside another and ends after it
@@ -35,7 +35,7 @@ static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp
 	KP_PUSH(c->waits, c->nwaits, c->capwaits, k);
 }
 
-static void add_sample(struct kp_model_cpu *c, const struct kp_record *r)
+void kp_sample_of(const struct kp_record *r, struct kp_sample *s)
 {
 	struct kp_sample k = { .ts = r->h.TimeStamp };
 
@@ -54,7 +54,18 @@ static void add_sample(struct kp_model_cpu *c, const struct kp_record *r)
 		k.pmc = true;
 		k.source = p.ProfileSource;
 	}
-	KP_PUSH(c->samples, c->nsamples, c->capsamples, k);
+	*s = k;
+}
+
+static void add_sample(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
+{
+	struct kp_sample k;
+
+	kp_sample_of(r, &k);
+	m->samples++;
+	m->sample_periods += k.count;
+	if (!(m->not_kept & KP_KEEP_SAMPLES))
+		KP_PUSH(c->samples, c->nsamples, c->capsamples, k);
 }
 
 static void add_ready(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
@@ -76,7 +87,7 @@ void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_r
 	switch (r->h.HookId) {
 	case PERFINFO_LOG_TYPE_SPINLOCK: add_wait(m, c, r); break;
 	case PERFINFO_LOG_TYPE_READY_THREAD: add_ready(m, c, r); break;
-	default: add_sample(c, r); break;
+	default: add_sample(m, c, r); break;
 	}
 }
 

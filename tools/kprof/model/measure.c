@@ -8,10 +8,11 @@
  * interrupted (arch_send_ipi), enough to make that the top hot spot of a
  * short run.  The kernel tags the span with a KprofMeasure record, written
  * on the measuring CPU at the end: from TimeStamp - DurationCycles to
- * TimeStamp.  Every sample of that CPU in the span is marked `measuring`,
- * and counted, so that the report can leave them out of its hot spots and
- * say how many; nothing else changes (they stay in the model for the
- * pictures to show or not).
+ * TimeStamp.  Every sample of that CPU in the span is counted, and marked
+ * `measuring` when the model keeps it (the model's second pass, model.c),
+ * so that the report can leave them out of its hot spots (which it reads
+ * from the log, with kp_measure_in) and say how many; nothing else changes
+ * (they stay in the model for the pictures to show or not).
  */
 #include "tools/kprof/model/model.h"
 
@@ -37,16 +38,14 @@ static int cmp_measure(const void *a, const void *b)
 
 void kp_measure_finish(struct kp_model_cpu *c)
 {
-	size_t k = 0;
-
 	kp_sort(c->measures, c->nmeasures, sizeof(*c->measures), cmp_measure);
-	for (size_t i = 0; i < c->nsamples; i++) { /* both by time */
-		struct kp_sample *s = &c->samples[i];
-		while (k < c->nmeasures && c->measures[k].end < s->ts)
-			k++;
-		if (k < c->nmeasures && c->measures[k].start <= s->ts) {
-			s->measuring = true;
-			c->measure_samples++;
-		}
-	}
+}
+
+/* The spans by start; a sample is in the first span not ended before it
+ * if that one has started. */
+bool kp_measure_in(const struct kp_model_cpu *c, size_t *walk, uint64_t ts)
+{
+	while (*walk < c->nmeasures && c->measures[*walk].end < ts)
+		(*walk)++;
+	return *walk < c->nmeasures && c->measures[*walk].start <= ts;
 }

@@ -81,6 +81,8 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		break;
 	case PERFINFO_LOG_TYPE_RESOURCE: {
 		WMI_RESOURCE w;
+		if (m->not_kept & KP_KEEP_RESOURCES)
+			break;
 		memcpy(&w, r->payload, sizeof(w));
 		size_t at = m->nresources;
 		KP_PUSH(m->resources, m->nresources, p->capres, w);
@@ -199,12 +201,9 @@ static void count_cpu(struct kp_model *m, const struct kp_model_cpu *c)
 	m->switches += c->switches;
 	m->switching_cpus += c->switches != 0;
 	m->waits += c->nwaits;
-	m->samples += c->nsamples;
 	m->readies += c->nreadies;
 	m->stall_records += c->stall_records;
 	m->measure_samples += c->measure_samples;
-	for (size_t i = 0; i < c->nsamples; i++)
-		m->sample_periods += c->samples[i].count;
 }
 
 /* An empty model of the log's CPUs, with its clock. */
@@ -216,11 +215,29 @@ static void model_init(struct kp_model *m, const struct kp_log *log)
 	m->cpu = kp_xcalloc(m->ncpus, sizeof(*m->cpu));
 }
 
+/* A sample in the second pass: in a KprofMeasure span of its CPU or not
+ * (measure.c; the spans were finished by the first), counted, and marked
+ * when kept: the CPU's n-th sample is its n-th kept one (both by time). */
+static void measure_sample(struct kp_model *m, const struct kp_record *r, size_t *walk, size_t *nth)
+{
+	struct kp_model_cpu *c = &m->cpu[r->cpu];
+
+	if (kp_measure_in(c, &walk[r->cpu], r->h.TimeStamp)) {
+		c->measure_samples++;
+		if (nth[r->cpu] < c->nsamples)
+			c->samples[nth[r->cpu]].measuring = true;
+	}
+	nth[r->cpu]++;
+}
+
 /* The second pass: the schedule's runs and the latency walk, from the
  * CSwitch and ReadyThread records (schedule.c), with the span, the holes,
- * the stalls and the thread table the first gave. */
+ * the stalls and the thread table the first gave; and the samples in
+ * kprof's own measurements. */
 static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sched *s)
 {
+	size_t *walk = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*walk));
+	size_t *nth = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*nth));
 	struct kp_merge mg;
 	struct kp_record r;
 
@@ -236,9 +253,13 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 			WMI_READY_THREAD w;
 			memcpy(&w, r.payload, sizeof(w));
 			kp_schedule_ready(s, r.cpu, r.h.TimeStamp, &w);
+		} else if (kind == PERFINFO_LOG_TYPE_SAMPLED_PROFILE || kind == PERFINFO_LOG_TYPE_PMC_INTERRUPT) {
+			measure_sample(m, &r, walk, nth);
 		}
 	}
 	kp_merge_free(&mg);
+	free(walk);
+	free(nth);
 	kp_schedule_finish(s);
 	kp_latency_free(s->order.lat);
 	free(s->order.v);

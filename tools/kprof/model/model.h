@@ -241,7 +241,7 @@ struct kp_model {
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 	unsigned not_kept;         /* KP_KEEP_* a model built keeping less    */
 	                           /* left out (their arrays NULL, counts 0;  */
-	                           /* m->waits and m->readies count them)     */
+	                           /* m->waits, readies, samples count them) */
 };
 
 /* The hook of a record of a kind the model reads whose payload is long
@@ -254,16 +254,20 @@ void kp_model_build(struct kp_model *m, struct kp_log *log);
 /* The same model keeping only some of what grows with the log, for a
  * reader that needs no more (its memory is what it keeps): a CPU's runs
  * (KP_KEEP_RUNS: compare, the Perfetto trace), spin-lock waits (the
- * timeline, the Perfetto trace) and ReadyThread records (the Perfetto
- * trace).
- * What is left out has its array NULL and count 0 (m->waits and
- * m->readies count them all the same), while everything made from them
- * is there: busy, idle, the gaps, the threads' CPU times and latencies. */
+ * timeline, the Perfetto trace), ReadyThread records (the Perfetto
+ * trace), samples and Resource records (the timeline, the Perfetto trace;
+ * the report reads those two from the log itself).
+ * What is left out has its array NULL and count 0 (m->waits, m->readies
+ * and m->samples count them all the same), while everything made from
+ * them is there: busy, idle, the gaps, the threads' CPU times and
+ * latencies, the samples' periods and those in kprof's measurements. */
 enum {
 	KP_KEEP_RUNS = 1u << 0,
 	KP_KEEP_WAITS = 1u << 1,
 	KP_KEEP_READIES = 1u << 2,
-	KP_KEEP_ALL = (1u << 3) - 1,
+	KP_KEEP_SAMPLES = 1u << 3,
+	KP_KEEP_RESOURCES = 1u << 4,
+	KP_KEEP_ALL = (1u << 5) - 1,
 };
 void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned keep);
 /* A reader of the runs as the schedule makes them, whole (the timeline's
@@ -340,16 +344,22 @@ bool kp_thread_record(const struct kp_record *r, KPROF_THREAD *out);
 /* events.c: a record's wait, sample or ReadyThread onto its CPU; then
  * the waits nested and everything sorted by time. */
 void kp_events_add(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r);
+/* A SampledProfile or PmcInterrupt record (kp_model_kind says which) as
+ * the model keeps it (not yet `measuring`). */
+void kp_sample_of(const struct kp_record *r, struct kp_sample *s);
 void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c);
 /* stall.c: a KprofClockLate record onto its CPU; then the CPU's stalls
  * cut to the trace, sorted and merged, and its stalled cycles (before the
  * schedule is built: it reads them). */
 void kp_stall_add(struct kp_model_cpu *c, const struct kp_record *r);
 void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c);
-/* measure.c: a KprofMeasure record onto its CPU; then (its samples
- * sorted) the samples in its spans marked and counted. */
+/* measure.c: a KprofMeasure record onto its CPU; then its spans sorted.
+ * Then, for each of the CPU's samples in time order, whether it lies in
+ * one of them (*walk: 0 before the CPU's first sample; the model's second
+ * pass counts and marks them, the report's hot spots leave them out). */
 void kp_measure_add(struct kp_model_cpu *c, const struct kp_record *r);
 void kp_measure_finish(struct kp_model_cpu *c);
+bool kp_measure_in(const struct kp_model_cpu *c, size_t *walk, uint64_t ts);
 /* The latency walk's events: every CPU's switches in and out (its runs'
  * ends; idle-thread runs give none, a run from the trace's start no switch
  * in, one to its end no switch out) and ReadyThread records. */

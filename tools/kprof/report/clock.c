@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/util/alloc.h"
-#include "tools/kprof/util/sort.h"
+#include "tools/kprof/report/quantiles.h"
 
 #define DEFAULT_TICK_HZ 100
 #define DEFAULT_PROFILE_INTERVAL 10000 /* 100 ns units: 1 ms */
@@ -40,31 +39,43 @@ static bool cmdline_value(const char *cmdline, const char *key, uint64_t *v)
 	return false;
 }
 
-/* Median cycles per profile period between consecutive ProfileTime
- * samples of a CPU; 0 without two of them. */
-static uint64_t seen_interval(const struct kp_model *m)
+/* Each CPU's ProfileTime samples from the log, in time order: the cycles
+ * per period between one and the next, to q (counting, or adding in a
+ * reading). */
+static void intervals(struct kp_log *log, struct kp_quantiles *q, bool count)
 {
-	uint64_t *v = kp_xcalloc(m->samples ? m->samples : 1, sizeof(*v)), med = 0;
-	size_t n = 0;
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
+		struct kp_cpu_cursor cur;
+		struct kp_record r;
+		struct kp_sample s, prev;
+		bool have = false;
 
-	for (uint32_t i = 0; i < m->ncpus; i++) {
-		const struct kp_model_cpu *c = &m->cpu[i];
-		const struct kp_sample *prev = NULL;
-		for (size_t k = 0; k < c->nsamples; k++) {
-			const struct kp_sample *s = &c->samples[k];
-			if (s->pmc)
+		kp_cursor_init(&cur, log, cpu);
+		while (kp_cursor_next(&cur, &r)) {
+			if (kp_model_kind(&r) != PERFINFO_LOG_TYPE_SAMPLED_PROFILE)
 				continue;
-			if (prev && s->count && s->ts > prev->ts)
-				v[n++] = (s->ts - prev->ts) / s->count;
-			prev = s;
+			kp_sample_of(&r, &s);
+			if (have && s.count && s.ts > prev.ts)
+				(count ? kp_quantiles_count : kp_quantiles_add)(q, 0, (s.ts - prev.ts) / s.count, 1);
+			prev = s, have = true;
 		}
 	}
-	if (n) {
-		qsort(v, n, sizeof(*v), kp_cmp_u64s);
-		med = v[(n - 1) / 2];
-	}
-	free(v);
-	return med;
+}
+
+/* Median cycles per profile period between consecutive ProfileTime
+ * samples of a CPU; 0 without two of them.  Exact, in bounded memory
+ * (quantiles.h: the log read again when it has more than it keeps). */
+static uint64_t seen_interval(struct kp_log *log)
+{
+	struct kp_quantiles *q = kp_quantiles_new();
+	struct kp_quantile_result r;
+
+	intervals(log, q, true);
+	while (kp_quantiles_replay(q))
+		intervals(log, q, false);
+	kp_quantiles_get(q, 0, &r);
+	kp_quantiles_free(q);
+	return r.median;
 }
 
 void kp_report_clock(FILE *f, const struct kp_report *r)
@@ -86,7 +97,7 @@ void kp_report_clock(FILE *f, const struct kp_report *r)
 			       tick, 1000 / tick, 1000000 / tick % 1000, tick_set ? "tick_hz=" : "the default",
 			       interval, interval / 10000, interval / 10 % 1000,
 			       interval_set ? "profile.interval=" : "the default");
-	if ((seen = r->m->hz > 0 ? seen_interval(r->m) : 0))
+	if ((seen = r->m->hz > 0 ? seen_interval(r->log) : 0))
 		snprintf(line + len, sizeof(line) - len, "; seen between samples: %s per period (median)",
 			 kp_report_time(r->log, seen, t, sizeof(t)));
 	kp_wrap(f, "clock", 10, 10, " ", line);

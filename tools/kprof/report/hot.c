@@ -1,5 +1,5 @@
 /*
- * hot.c - the hot-spots section of `kprof report`: the model's
+ * hot.c - the hot-spots section of `kprof report`: the log's
  * SampledProfile samples (weighted by Count, the periods each stands for)
  * and PmcInterrupt samples by function, in total and per CPU; the short
  * form for --summary; and the table of functions the profile objects
@@ -14,39 +14,87 @@
 
 #include "tools/kprof/read/fields.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/sort.h"
 
+/* The samples of one function (or address outside any) on one CPU, of
+ * one group, summed: what the tables are made of.  The samples are read
+ * from the log (not kept by the model) and summed by instruction pointer,
+ * so the section holds a row per place sampled, not per sample. */
 struct sample {
 	uint32_t group;   /* 0: SampledProfile; 1 + ProfileSource: PmcInterrupt */
 	uint32_t cpu;
 	bool known;       /* in a function                                      */
 	uint64_t func;    /* its start (0 when not known)                       */
-	uint64_t weight;  /* periods (SampledProfile) or 1                      */
+	uint64_t ip;      /* the instruction pointer they were summed by        */
+	uint64_t weight;  /* periods (SampledProfile) or 1 each                 */
+	uint64_t count;   /* samples                                            */
+	uint64_t w2;      /* their weights' squares summed                      */
 };
 
 struct samples {
 	struct sample *v;
-	size_t n;
+	size_t n, cap;
+	struct kp_index ix;
 };
 
-/* The model's samples with their functions (and group and weight). */
+/* The sum of (group, cpu, ip), made on first sight. */
+static struct sample *sum_of(const struct kp_report *rp, struct samples *s, uint32_t group, uint32_t cpu, uint64_t ip)
+{
+	uint64_t h = kp_hash_u64(ip, kp_hash_u64(((uint64_t)group << 32) | cpu, 2));
+	size_t it;
+
+	for (size_t at = kp_index_first(&s->ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&s->ix, h, &it))
+		if (s->v[at].ip == ip && s->v[at].group == group && s->v[at].cpu == cpu)
+			return &s->v[at];
+	struct sample x = { .group = group, .cpu = cpu, .ip = ip };
+	x.known = kp_symbols_lookup(rp->syms, ip, NULL, &x.func, NULL);
+	if (!x.known)
+		x.func = 0;
+	KP_PUSH(s->v, s->n, s->cap, x);
+	kp_index_add(&s->ix, h, s->n - 1);
+	return &s->v[s->n - 1];
+}
+
+/* Every sample of the log, CPU by CPU in time order, but those of kprof's
+ * own measurement (model/measure.c), summed with their functions. */
 static void collect_samples(const struct kp_report *rp, struct samples *s)
 {
 	const struct kp_model *m = rp->m;
 
-	s->v = kp_xcalloc(m->samples, sizeof(*s->v));
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++)
-		for (size_t i = 0; i < m->cpu[cpu].nsamples; i++) {
-			const struct kp_sample *k = &m->cpu[cpu].samples[i];
-			if (k->measuring)
+	*s = (struct samples){ 0 };
+	for (uint32_t cpu = 0; cpu < m->ncpus && cpu < rp->log->ncpus; cpu++) {
+		struct kp_cpu_cursor cur;
+		struct kp_record r;
+		size_t walk = 0;
+
+		kp_cursor_init(&cur, rp->log, cpu);
+		while (kp_cursor_next(&cur, &r)) {
+			uint16_t kind = kp_model_kind(&r);
+			struct kp_sample k;
+			if (kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE && kind != PERFINFO_LOG_TYPE_PMC_INTERRUPT)
+				continue;
+			kp_sample_of(&r, &k);
+			if (kp_measure_in(&m->cpu[cpu], &walk, k.ts))
 				continue; /* kprof's own measurement (model/measure.c) */
-			struct sample x = { .cpu = cpu, .weight = k->pmc ? 1 : k->count,
-					    .group = k->pmc ? 1u + k->source : 0 };
-			x.known = kp_symbols_lookup(rp->syms, k->ip, NULL, &x.func, NULL);
-			if (!x.known)
-				x.func = 0;
-			s->v[s->n++] = x;
+			uint64_t w = k.pmc ? 1 : k.count;
+			struct sample *x = sum_of(rp, s, k.pmc ? 1u + k.source : 0, cpu, k.ip);
+			x->weight += w;
+			x->count++;
+			x->w2 += w * w;
 		}
+	}
+	kp_index_free(&s->ix);
+}
+
+/* Samples (not sums) in v[0..n). */
+static uint64_t samples_in(const struct sample *v, size_t n)
+{
+	uint64_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += v[i].count;
+	return c;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -58,7 +106,9 @@ static int cmp_sample(const void *a, const void *b)
 		return x->known ? -1 : 1;
 	if (x->func != y->func)
 		return x->func < y->func ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return kp_cmp_u64(x->ip, y->ip);
 }
 
 int kp_hot_row_cmp(const void *a, const void *b)
@@ -90,8 +140,8 @@ static size_t make_rows(const struct sample *v, size_t n, long cpu, struct kp_ho
 			r = &rows[nr - 1];
 		}
 		r->weight += x->weight;
-		r->w2 += (double)x->weight * (double)x->weight;
-		r->count++;
+		r->w2 += (double)x->w2;
+		r->count += x->count;
 	}
 	kp_sort(rows, nr, sizeof(*rows), kp_hot_row_cmp);
 	return nr;
@@ -186,13 +236,13 @@ static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *
 	for (size_t i = 0; i < n; i++)
 		weight += v[i].weight;
 	if (weighted)
-		fprintf(f, "SampledProfile (ProfileTime): %zu samples standing for %" PRIu64 " profile periods\n"
+		fprintf(f, "SampledProfile (ProfileTime): %" PRIu64 " samples standing for %" PRIu64 " profile periods\n"
 			   "(a sample's weight is its Count: the periods it stands for; %% of all periods; 95%% CI:\n"
 			   "the share's Wilson interval, n being Kish's effective sample size for the weights)\n\n",
-			n, weight);
+			samples_in(v, n), weight);
 	else
-		fprintf(f, "PmcInterrupt %s: %zu samples (one per counter overflow; 95%% CI: the share's Wilson\n"
-			   "interval)\n\n", kp_source_name(v[0].group - 1, sbuf, sizeof(sbuf)), n);
+		fprintf(f, "PmcInterrupt %s: %" PRIu64 " samples (one per counter overflow; 95%% CI: the share's Wilson\n"
+			   "interval)\n\n", kp_source_name(v[0].group - 1, sbuf, sizeof(sbuf)), samples_in(v, n));
 	nr = make_rows(v, n, -1, rows, &outside);
 	fprintf(f, "All CPUs, top %d functions:\n", TOP_FUNCTIONS);
 	hot_table(f, rp->syms, rows, nr, &outside, weighted, TOP_FUNCTIONS, true);
@@ -258,8 +308,9 @@ void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 			j++;
 		struct kp_hot_row *rows = kp_xcalloc(j - i, sizeof(*rows)), outside;
 		size_t nr = make_rows(s.v + i, j - i, -1, rows, &outside);
-		fprintf(f, "\nhottest functions (%s, %zu samples):\n",
-			s.v[i].group ? kp_source_name(s.v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime", j - i);
+		fprintf(f, "\nhottest functions (%s, %" PRIu64 " samples):\n",
+			s.v[i].group ? kp_source_name(s.v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime",
+			samples_in(s.v + i, j - i));
 		hot_table(f, rp->syms, rows, nr, &outside, s.v[i].group == 0, TOP_SUMMARY, false);
 		free(rows);
 		i = j;

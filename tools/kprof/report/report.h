@@ -179,8 +179,15 @@ struct kp_res_waits {
 	uint64_t timeout_total;       /* their final WaitTime, each once            */
 	uint64_t timeout_max;
 };
-/* The waits on `resource` from the model's Resource records. */
-void kp_resource_waits(const struct kp_model *m, uint64_t resource, struct kp_res_waits *w);
+/* The waits on one resource, from its Resource records taken in time
+ * order (their TimeStamps beside them), then ended: w is its figures. */
+struct kp_res_wait_walk {
+	struct kp_res_waits w;
+	struct kp_res_open *open;     /* its waits still open, by thread            */
+	size_t n, cap;
+};
+void kp_res_waits_take(struct kp_res_wait_walk *k, const WMI_RESOURCE *r, uint64_t ts);
+void kp_res_waits_end(struct kp_res_wait_walk *k);
 
 /* ---- order statistics (stats.c) ---- */
 

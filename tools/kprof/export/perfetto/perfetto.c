@@ -102,7 +102,7 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 		return 2;
 	}
 	perfetto_log = log;
-	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES, NULL, lacks, write);
+	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES, NULL, lacks, write);
 	perfetto_log = NULL;
 	return rc;
 }

@@ -260,7 +260,7 @@ int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 	tl_phases_read(&run.phases, log, UINT64_MAX);
 	/* the runs planned as they are made, the waits drawn: neither the runs
 	 * nor the ReadyThread records kept */
-	int rc = kp_write_model(log, o, KP_KEEP_WAITS, &sink, lacks, write_timeline);
+	int rc = kp_write_model(log, o, KP_KEEP_WAITS | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES, &sink, lacks, write_timeline);
 	tl_plan_free(&run.plan);
 	tl_phases_free(&run.phases);
 	return rc ? rc : run.rc;

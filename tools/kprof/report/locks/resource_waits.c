@@ -22,6 +22,10 @@
  * time-out, the others excessive waits, and its wait is that last
  * record's WaitTime, once.  (A wait still going on when the trace ended
  * is counted as a time-out too: the trace cannot tell them apart.)
+ *
+ * The walk takes one resource's records as they come, in time order, and
+ * holds only its waits still open (the report walks every resource at
+ * once, as it reads the log: resources.c).
  */
 #include "tools/kprof/report/report.h"
 
@@ -31,7 +35,7 @@
 #include "tools/kprof/util/sort.h"
 
 /* One thread's wait that has had slices, not yet ended. */
-struct open_wait {
+struct kp_res_open {
 	uint32_t tid;
 	uint64_t last_ts;             /* the last slice's record                    */
 	uint64_t last_wait;           /* its WaitTime: waited so far                */
@@ -52,7 +56,7 @@ static bool is_release(uint32_t action)
 }
 
 /* The wait ended without the resource: a time-out. */
-static void timed_out(struct kp_res_waits *w, const struct open_wait *o)
+static void timed_out(struct kp_res_waits *w, const struct kp_res_open *o)
 {
 	w->slices += o->slices - 1;
 	w->timeouts++;
@@ -62,7 +66,7 @@ static void timed_out(struct kp_res_waits *w, const struct open_wait *o)
 }
 
 /* The open wait of tid, or NULL. */
-static struct open_wait *find(struct open_wait *v, size_t n, uint32_t tid)
+static struct kp_res_open *find(struct kp_res_open *v, size_t n, uint32_t tid)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].tid == tid)
@@ -70,45 +74,45 @@ static struct open_wait *find(struct open_wait *v, size_t n, uint32_t tid)
 	return NULL;
 }
 
-void kp_resource_waits(const struct kp_model *m, uint64_t resource, struct kp_res_waits *w)
+void kp_res_waits_take(struct kp_res_wait_walk *k, const WMI_RESOURCE *r, uint64_t ts)
 {
-	struct open_wait *open = NULL;
-	size_t n = 0, cap = 0;
+	struct kp_res_waits *w = &k->w;
 
-	*w = (struct kp_res_waits){ 0 };
-	for (size_t i = 0; i < m->nresources; i++) { /* in time order */
-		const WMI_RESOURCE *r = &m->resources[i];
-		uint64_t ts = m->resource_ts[i];
-		if (r->Resource != resource || (!is_slice(r->Action) && !is_release(r->Action)))
-			continue;
-		struct open_wait *o = find(open, n, r->ThreadId);
-		if (is_slice(r->Action)) {
-			uint64_t began = r->WaitTime <= ts ? ts - r->WaitTime : 0;
-			if (o && began <= o->last_ts) { /* the same wait goes on */
-				o->slices++, o->last_ts = ts, o->last_wait = r->WaitTime;
-				continue;
-			}
-			if (o) {
-				timed_out(w, o);
-			} else {
-				KP_PUSH(open, n, cap, (struct open_wait){ 0 });
-				o = &open[n - 1];
-			}
-			*o = (struct open_wait){ .tid = r->ThreadId, .last_ts = ts, .last_wait = r->WaitTime, .slices = 1,
-						 .exclusive = r->Action == WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_EXCLUSIVE };
-			continue;
+	if (!is_slice(r->Action) && !is_release(r->Action))
+		return;
+	struct kp_res_open *o = find(k->open, k->n, r->ThreadId);
+	if (is_slice(r->Action)) {
+		uint64_t began = r->WaitTime <= ts ? ts - r->WaitTime : 0;
+		if (o && began <= o->last_ts) { /* the same wait goes on */
+			o->slices++, o->last_ts = ts, o->last_wait = r->WaitTime;
+			return;
 		}
-		if (!o || r->AcquireTime < o->last_ts)
-			continue; /* a hold that began before the open wait: not its end */
-		if (r->WaitTime && r->AcquireTime - r->WaitTime <= o->last_ts) {
-			w->slices += o->slices; /* it got the resource: every slice went on */
-			w->went_on++;
-		} else {
+		if (o) {
 			timed_out(w, o);
+		} else {
+			KP_PUSH(k->open, k->n, k->cap, (struct kp_res_open){ 0 });
+			o = &k->open[k->n - 1];
 		}
-		*o = open[--n];
+		*o = (struct kp_res_open){ .tid = r->ThreadId, .last_ts = ts, .last_wait = r->WaitTime, .slices = 1,
+					   .exclusive = r->Action == WMI_RESOURCE_ACTION_WAIT_EXCESSIVE_FOR_EXCLUSIVE };
+		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		timed_out(w, &open[i]);
-	free(open);
+	if (!o || r->AcquireTime < o->last_ts)
+		return; /* a hold that began before the open wait: not its end */
+	if (r->WaitTime && r->AcquireTime - r->WaitTime <= o->last_ts) {
+		w->slices += o->slices; /* it got the resource: every slice went on */
+		w->went_on++;
+	} else {
+		timed_out(w, o);
+	}
+	*o = k->open[--k->n];
+}
+
+void kp_res_waits_end(struct kp_res_wait_walk *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		timed_out(&k->w, &k->open[i]);
+	free(k->open);
+	k->open = NULL;
+	k->n = k->cap = 0;
 }

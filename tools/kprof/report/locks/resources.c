@@ -17,6 +17,11 @@
  * wait went on, apart from time-outs, each wait counted once.
  * Resources are ordered by total wait descending, then address; every
  * record type is also totalled per Action.
+ *
+ * The records are read from the log in time order and the rows made as
+ * they come: a row per resource address, never the records; the medians
+ * and percentiles exact all the same (report/quantiles.c reads the log
+ * again for them when it has more values than it keeps).
  */
 #include "tools/kprof/report/report.h"
 
@@ -25,7 +30,9 @@
 #include <string.h>
 
 #include "include/kprof/wmi.h"
+#include "tools/kprof/report/quantiles.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/sort.h"
 
 #define TOP_RESOURCES 10
@@ -57,13 +64,16 @@ struct rs_group {
 	uint64_t contention;          /* ContentionDelta over the releases          */
 	uint32_t max_depth;           /* deepest MaxRecursionDepth of a release     */
 	struct kp_stats hold, wait;
+	struct kp_res_wait_walk waits; /* its waits, each once (resource_waits.c)   */
 };
 
-static int by_resource(const void *a, const void *b)
-{
-	const WMI_RESOURCE *x = a, *y = b;
-	return kp_cmp_u64(x->Resource, y->Resource);
-}
+/* The section's figures, made as the records come. */
+struct rs_table {
+	struct rs_totals totals[NACTIONS];
+	struct rs_group *groups;
+	size_t ngroups, cap, records;
+	struct kp_index ix;
+};
 
 static int group_order(const void *a, const void *b)
 {
@@ -71,6 +81,11 @@ static int group_order(const void *a, const void *b)
 	if (x->wait_total != y->wait_total)
 		return x->wait_total > y->wait_total ? -1 : 1;
 	return kp_cmp_u64(x->addr, y->addr);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	return kp_cmp_u64(((const struct rs_group *)a)->addr, ((const struct rs_group *)b)->addr);
 }
 
 static unsigned action_index(uint32_t action)
@@ -81,25 +96,91 @@ static unsigned action_index(uint32_t action)
 	return A_OTHER;
 }
 
-/* Fill g from recs[0..n), all of one resource. */
-static void summarise(struct rs_group *g, const WMI_RESOURCE *recs, size_t n, uint64_t *holds, uint64_t *waits)
+static size_t group_of(struct rs_table *t, uint64_t addr)
 {
-	size_t nh = 0;
+	uint64_t h = kp_hash_u64(addr, 3);
+	size_t it;
 
-	for (size_t i = 0; i < n; i++) {
-		const WMI_RESOURCE *r = &recs[i];
-		unsigned a = action_index(r->Action);
-		g->count[a]++;
+	for (size_t at = kp_index_first(&t->ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&t->ix, h, &it))
+		if (t->groups[at].addr == addr)
+			return at;
+	KP_PUSH(t->groups, t->ngroups, t->cap, ((struct rs_group){ .addr = addr }));
+	kp_index_add(&t->ix, h, t->ngroups - 1);
+	return t->ngroups - 1;
+}
+
+/* Each group's two series of values: the holds of its releases, the waits
+ * of those that waited. */
+enum { S_HOLD, S_WAIT, SERIES };
+
+/* The log's Resource records in time order: to the table and the
+ * counting (take), or to a reading of the order statistics. */
+static void read_records(const struct kp_report *rp, struct rs_table *t, struct kp_quantiles *q, bool take)
+{
+	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = take ? kp_quantiles_count : kp_quantiles_add;
+	struct kp_merge mg;
+	struct kp_record rec;
+
+	kp_merge_init(&mg, rp->log);
+	while (kp_merge_next(&mg, &rec)) {
+		WMI_RESOURCE r;
+		if (kp_model_kind(&rec) != PERFINFO_LOG_TYPE_RESOURCE)
+			continue;
+		memcpy(&r, rec.payload, sizeof(r));
+		unsigned a = action_index(r.Action);
+		size_t gi = group_of(t, r.Resource);
+		struct rs_group *g = &t->groups[gi];
+		if (take) {
+			struct rs_totals *to = &t->totals[a];
+			t->records++;
+			to->records++;
+			to->waited += r.WaitTime != 0;
+			to->wait_total += r.WaitTime;
+			to->wait_max = r.WaitTime > to->wait_max ? r.WaitTime : to->wait_max;
+			to->hold_total += r.HoldTime;
+			g->count[a]++;
+			kp_res_waits_take(&g->waits, &r, rec.h.TimeStamp);
+		}
 		if (a != A_REL_X && a != A_REL_S)
 			continue;
-		holds[nh++] = r->HoldTime;
-		if (r->WaitTime)
-			waits[g->waited++] = r->WaitTime, g->wait_total += r->WaitTime;
-		g->contention += r->ContentionDelta;
-		g->max_depth = r->MaxRecursionDepth > g->max_depth ? r->MaxRecursionDepth : g->max_depth;
+		give(q, gi * SERIES + S_HOLD, r.HoldTime, 1);
+		if (r.WaitTime)
+			give(q, gi * SERIES + S_WAIT, r.WaitTime, 1);
+		if (!take)
+			continue;
+		if (r.WaitTime)
+			g->waited++, g->wait_total += r.WaitTime;
+		g->contention += r.ContentionDelta;
+		g->max_depth = r.MaxRecursionDepth > g->max_depth ? r.MaxRecursionDepth : g->max_depth;
 	}
-	kp_stats_of(holds, nh, &g->hold);
-	kp_stats_of(waits, g->waited, &g->wait);
+	kp_merge_free(&mg);
+}
+
+static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stats *s)
+{
+	struct kp_quantile_result r;
+
+	kp_quantiles_get(q, series, &r);
+	*s = (struct kp_stats){ .n = (size_t)r.count, .median = r.median, .p99 = r.p99, .max = r.max };
+}
+
+/* Every resource's row, in address order. */
+static void make_table(const struct kp_report *rp, struct rs_table *t)
+{
+	struct kp_quantiles *q = kp_quantiles_new();
+
+	*t = (struct rs_table){ 0 };
+	read_records(rp, t, q, true);
+	while (kp_quantiles_replay(q))
+		read_records(rp, t, q, false);
+	for (size_t i = 0; i < t->ngroups; i++) {
+		stats_of(q, i * SERIES + S_HOLD, &t->groups[i].hold);
+		stats_of(q, i * SERIES + S_WAIT, &t->groups[i].wait);
+		kp_res_waits_end(&t->groups[i].waits);
+	}
+	kp_quantiles_free(q);
+	kp_index_free(&t->ix);
+	kp_sort(t->groups, t->ngroups, sizeof(*t->groups), by_addr);
 }
 
 static void print_group(FILE *f, const struct kp_report *rp, int rank, const struct rs_group *g)
@@ -107,7 +188,7 @@ static void print_group(FILE *f, const struct kp_report *rp, int rank, const str
 	const struct kp_log *log = rp->log;
 	char name[300], us[32], us2[32];
 	uint64_t timeouts = g->count[A_TO_X] + g->count[A_TO_S];
-	struct kp_res_waits w;
+	const struct kp_res_waits *w = &g->waits.w;
 
 	fprintf(f, "\n%2d resource %s\n", rank, kp_report_object(rp, g->addr, name, sizeof(name)));
 	kp_wrapf(f, "     ", 0, 7, ", ",
@@ -115,19 +196,18 @@ static void print_group(FILE *f, const struct kp_report *rp, int rank, const str
 		 " cycles = %s",
 		 g->count[A_REL_X], g->count[A_REL_S], g->waited, g->wait_total,
 		 kp_report_time(log, g->wait_total, us, sizeof(us)));
-	kp_resource_waits(rp->m, g->addr, &w);
 	if (timeouts)
 		kp_wrapf(f, "     ", 0, 7, ", ",
 			 "excessive waits: %" PRIu64 " slices the wait went on after\t%" PRIu64
 			 " waits with them got the resource",
-			 w.slices, w.went_on);
-	if (w.timeouts)
+			 w->slices, w->went_on);
+	if (w->timeouts)
 		kp_wrapf(f, "     ", 0, 7, ", ",
 			 "time-outs: %" PRIu64 " waits gave up (exclusive %" PRIu64 ", shared %" PRIu64 ")\twaited %s in all"
 			 "\tlongest %" PRIu64 " cycles = %s",
-			 w.timeouts, w.timeouts_x, w.timeouts - w.timeouts_x,
-			 kp_report_time(log, w.timeout_total, us, sizeof(us)), w.timeout_max,
-			 kp_report_time(log, w.timeout_max, us2, sizeof(us2)));
+			 w->timeouts, w->timeouts_x, w->timeouts - w->timeouts_x,
+			 kp_report_time(log, w->timeout_total, us, sizeof(us)), w->timeout_max,
+			 kp_report_time(log, w->timeout_max, us2, sizeof(us2)));
 	else
 		fprintf(f, "     time-outs: 0\n");
 	kp_wrapf(f, "     ", 0, 7, ", ",
@@ -183,55 +263,29 @@ static void print_actions(FILE *f, const struct rs_totals *t)
 
 void kp_report_resources(FILE *f, const struct kp_report *rp)
 {
-	const WMI_RESOURCE *all = rp->m->resources;
-	size_t n = rp->m->nresources, ngroups = 0;
-	struct rs_totals totals[NACTIONS] = { 0 };
 	struct kp_log *log = rp->log;
-	struct rs_group *groups;
-	uint64_t *holds, *waits;
-	WMI_RESOURCE *recs;
+	struct rs_table t;
 
 	kp_report_section(f, "Executive resources");
-	if (!n) {
+	make_table(rp, &t);
+	if (!t.records) {
 		fprintf(f, "no Resource records (executive resources are the group trace=resource)\n");
+		free(t.groups);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct rs_totals *t = &totals[action_index(all[i].Action)];
-		t->records++;
-		t->waited += all[i].WaitTime != 0;
-		t->wait_total += all[i].WaitTime;
-		t->wait_max = all[i].WaitTime > t->wait_max ? all[i].WaitTime : t->wait_max;
-		t->hold_total += all[i].HoldTime;
-	}
-	recs = memcpy(kp_xcalloc(n, sizeof(*recs)), all, n * sizeof(*recs));
-	kp_sort(recs, n, sizeof(*recs), by_resource); /* stable enough: only counts and sorted values */
-	groups = kp_xcalloc(n, sizeof(*groups));
-	holds = kp_xcalloc(n, sizeof(*holds));
-	waits = kp_xcalloc(n, sizeof(*waits));
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i; j < n && recs[j].Resource == recs[i].Resource; j++)
-			;
-		groups[ngroups].addr = recs[i].Resource;
-		summarise(&groups[ngroups++], &recs[i], j - i, holds, waits);
-	}
-
-	print_most_waited(f, rp, groups, ngroups);
-	fprintf(f, "%zu Resource records for %zu resource addresses\n", n, ngroups);
-	print_actions(f, totals);
+	print_most_waited(f, rp, t.groups, t.ngroups);
+	fprintf(f, "%zu Resource records for %zu resource addresses\n", t.records, t.ngroups);
+	print_actions(f, t.totals);
 	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases; median, p99\n"
 		   "(nearest rank), max.  WaitExcessiveFor... records: a wait slice ended without the resource,\n"
 		   "WaitTime the time waited so far (so not summed: \"-\"; longest: the longest so far).  Per\n"
 		   "resource they are put back into waits: excessive waits (the wait went on) apart from\n"
 		   "time-outs (the caller gave up; waited: each wait's final WaitTime, once)\n");
 	kp_report_lost_note(f, log);
-	kp_sort(groups, ngroups, sizeof(*groups), group_order);
-	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", ngroups < TOP_RESOURCES ? ngroups : TOP_RESOURCES,
-		ngroups);
-	for (size_t i = 0; i < ngroups && i < TOP_RESOURCES; i++)
-		print_group(f, rp, (int)i + 1, &groups[i]);
-	free(groups);
-	free(holds);
-	free(waits);
-	free(recs);
+	kp_sort(t.groups, t.ngroups, sizeof(*t.groups), group_order);
+	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", t.ngroups < TOP_RESOURCES ? t.ngroups : TOP_RESOURCES,
+		t.ngroups);
+	for (size_t i = 0; i < t.ngroups && i < TOP_RESOURCES; i++)
+		print_group(f, rp, (int)i + 1, &t.groups[i]);
+	free(t.groups);
 }
