@@ -792,7 +792,7 @@ static void check_issue(const struct kp_issue *is, const struct frame *g, size_t
 		for (uint32_t c = 0; c < cur_log->ncpus && !ok; c++)
 			for (size_t i = 0; i < cur_log->cpus[c].nbuffers && !ok; i++) {
 				const struct kp_buffer *kb = &cur_log->cpus[c].buffers[i];
-				size_t d = (size_t)kp_buffer_log_offset(kb, b, 0);
+				size_t d = (size_t)kp_buffer_log_offset(kb, 0);
 				ok = q >= d && q < d + (kb->decoded ? kb->wire_bytes : kb->used);
 			}
 		if (!ok)
@@ -911,7 +911,7 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 			if (kb->decoded ? (f->type != KPROF_FRAME_CHUNK || kb->wire_bytes != f->len - HDR - hs ||
 					   !KPROF_CHUNK_COMPRESSED(
 						   b[kb->offset + HDR + offsetof(struct kprof_chunk_header, encoding)]))
-					: (kb->data != b + kb->offset + HDR + hs || kb->used > f->len - HDR - hs))
+					: (kp_buffer_payload_at(kb) != kb->offset + HDR + hs || kb->used > f->len - HDR - hs))
 				fail("buffer at %llu: records outside its frame", (unsigned long long)kb->offset);
 			if (i && kb->frame_seq <= log->cpus[c].buffers[i - 1].frame_seq)
 				fail("cpu %u: buffers not in sequence order, or one kept twice (seq %u after %u)", c,
@@ -977,9 +977,9 @@ static void check_log(struct kp_log *log, const long *intact, bool print_text, b
 			const struct kp_buffer *kb = r.buffer;
 			if (kb < log->cpus[c].buffers || kb >= log->cpus[c].buffers + nb || r.cpu != c)
 				fail("record from a buffer not of cpu %u", c);
-			if ((uint64_t)r.at + r.h.Size > kb->used || (!kb->decoded && r.raw != kb->data + r.at) ||
+			if ((uint64_t)r.at + r.h.Size > kb->used || (!kb->decoded && r.raw != b + kp_buffer_payload_at(kb) + r.at) ||
 			    !kp_buffer_held(log, kb, r.raw - r.at) ||
-			    r.log_offset != kp_buffer_log_offset(kb, b, r.at) ||
+			    r.log_offset != kp_buffer_log_offset(kb, r.at) ||
 			    r.payload != r.raw + 16 ||
 			    r.payload_size != r.h.Size - 16)
 				fail("record at %llu: not inside its buffer", (unsigned long long)r.log_offset);

@@ -89,7 +89,7 @@ static void walk_buffer(struct kp_log *log, struct kp_cpu *c, struct kp_buffer *
 		if (w->records > 1 && r.TimeStamp < w->ts) {
 			c->back_max = w->ts - r.TimeStamp > c->back_max ? w->ts - r.TimeStamp : c->back_max;
 			if (!w->back++) {
-				w->back_at = kp_buffer_log_offset(b, log->bytes, off);
+				w->back_at = kp_buffer_log_offset(b, off);
 				w->back_ts = r.TimeStamp;
 				w->prev = w->ts;
 			}

@@ -36,6 +36,7 @@
 
 #include "tools/kprof/read/store.h"
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/kpassert.h"
 
 #include "include/kprof/wmi.h"
@@ -243,11 +244,13 @@ static void drop_chunk(struct kp_log *log, const struct kprof_frame_header *h, u
 		kp_gap_add(log, h->cpu, h->seq, h->seq, offset);
 }
 
-/* The records of compressed chunk b (wire_bytes of LZ4 at b->data)
- * decoded into out, b->used bytes; false if they do not decode to that. */
-static bool inflate(const struct kp_buffer *b, uint8_t *out)
+/* The records of compressed chunk b (wire_bytes of LZ4 at its payload in
+ * the log) decoded into out, b->used bytes; false if they do not decode to
+ * that. */
+static bool inflate(const struct kp_log *log, const struct kp_buffer *b, uint8_t *out)
 {
-	int got = LZ4_decompress_safe((const char *)b->data, (char *)out, (int)b->wire_bytes, (int)b->used);
+	const uint8_t *lz4 = log->bytes + kp_buffer_payload_at(b);
+	int got = LZ4_decompress_safe((const char *)lz4, (char *)out, (int)b->wire_bytes, (int)b->used);
 	if (got != (int)b->used)
 		return false;
 	trace_delta_decode_rules(out, b->used, b->rules1 ? TD_RULES_1 : TD_RULES_2);
@@ -298,8 +301,17 @@ struct kp_chunk_ring {
 
 const uint8_t *kp_buffer_records(struct kp_log *log, const struct kp_buffer *b)
 {
-	if (!b->decoded || b->kept)
-		return b->data;
+	if (!b->decoded)
+		return log->bytes + kp_buffer_payload_at(b);
+	if (b->kept) {
+		uint64_t h = kp_hash_u64(b->offset, 0);
+		size_t it;
+		for (size_t at = kp_index_first(&log->kept_ix, h, &it); at != KP_INDEX_NONE;
+		     at = kp_index_next(&log->kept_ix, h, &it))
+			if (log->kept_offset[at] == b->offset)
+				return log->kept[at];
+		KP_ASSERT(false, "chunk %u of cpu %u was kept decoded", b->frame_seq, b->cpu);
+	}
 	struct kp_chunk_ring *r = log->ring;
 	if (!r) {
 		r = log->ring = kp_xcalloc(1, sizeof(*r));
@@ -309,7 +321,7 @@ const uint8_t *kp_buffer_records(struct kp_log *log, const struct kp_buffer *b)
 	}
 	size_t s = r->next;
 	r->next = (s + 1) % r->n;
-	bool ok = inflate(b, r->slot[s]);
+	bool ok = inflate(log, b, r->slot[s]);
 	KP_ASSERT(ok, "chunk %u of cpu %u decodes as it did when the log was read", b->frame_seq, b->cpu);
 	r->owner[s] = b;
 	return r->slot[s];
@@ -357,7 +369,7 @@ static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h
 	b->rules1 = ch->encoding == KPROF_CHUNK_DELTA_LZ4;
 	b->wire_bytes = wire;
 	b->used = ch->raw_bytes;
-	if (!ch->raw_bytes || !inflate(b, raw)) {
+	if (!ch->raw_bytes || !inflate(log, b, raw)) {
 		log->damaged_chunks++;
 		snprintf(what, sizeof(what), "LZ4 chunk does not decode to its %u bytes", ch->raw_bytes);
 		drop_chunk(log, h, offset, late, KP_ISSUE_CORRUPT, what);
@@ -368,8 +380,10 @@ static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h
 		uint8_t *copy = kp_xrealloc(NULL, b->used, 1);
 		memcpy(copy, raw, b->used);
 		KP_PUSH(log->kept, log->nkept, log->kept_cap, copy);
+		log->kept_offset = kp_grow(log->kept_offset, &log->kept_offset_cap, log->nkept, sizeof(*log->kept_offset));
+		log->kept_offset[log->nkept - 1] = offset;
+		kp_index_add(&log->kept_ix, kp_hash_u64(offset, 0), log->nkept - 1);
 		log->kept_bytes += b->used;
-		b->data = copy;
 		b->kept = true;
 	}
 	return true;
@@ -380,8 +394,7 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 {
 	struct kprof_chunk_header ch;
 	struct kp_cpu *c = kp_cpu_slot(log, h->cpu);
-	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset,
-			       .data = payload + sizeof(ch), .chunk = true };
+	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset, .chunk = true };
 	uint32_t used = (uint32_t)(h->length - sizeof(ch)), n = 0;
 
 	memcpy(&ch, payload, sizeof(ch));
@@ -405,7 +418,7 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 			     h->cpu, h->seq, (unsigned long long)offset, ch.raw_bytes, used);
 	}
 	if (!b.decoded)
-		n = count_records(b.data, used);
+		n = count_records(payload + sizeof(ch), used);
 	if (n != ch.records)
 		kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 			     "cpu %u: chunk %u at offset %llu says %u records but holds %u", h->cpu, h->seq,
@@ -425,7 +438,7 @@ static void take_buffer(struct kp_log *log, const struct kprof_frame_header *h, 
 	struct kprof_buffer_header bh;
 
 	memcpy(&bh, payload, sizeof(bh));
-	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset, .data = payload + hsize,
+	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset,
 			       .buffer_seq = bh.buffer_seq, .used = bh.used, .records = bh.records,
 			       .flags = (uint8_t)(bh.flags & (KPROF_BUFFER_FINAL | KPROF_BUFFER_LOSSES)) };
 	if (b.used > h->length - hsize) {

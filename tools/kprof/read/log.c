@@ -389,6 +389,8 @@ void kp_log_free(struct kp_log *log)
 	for (size_t i = 0; i < log->nkept; i++)
 		free(log->kept[i]);
 	free(log->kept);
+	free(log->kept_offset);
+	kp_index_free(&log->kept_ix);
 	kp_chunk_ring_free(log);
 	free(log->issues);
 	free(log->gaps);

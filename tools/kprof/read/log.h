@@ -36,6 +36,7 @@
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wire_file.h"
+#include "tools/kprof/util/hash.h"
 #include "tools/kprof/util/sat.h"
 
 enum kp_issue_kind {
@@ -65,11 +66,13 @@ struct kp_issue {
 	char what[200];        /* one line for people                         */
 };
 
-struct kp_buffer {              /* one per frame kept: 40 bytes (a 4 GiB log
+struct kp_buffer {              /* one per frame kept: 32 bytes (a 4 GiB log
                                    has about four million of them)     */
-	uint64_t offset;       /* of the frame in the log                     */
-	const uint8_t *data;   /* used bytes of records; decoded: its LZ4 block
-	                          (wire_bytes), kp_buffer_records gives them */
+	uint64_t offset;       /* of the frame in the log: its records (used
+	                          bytes; decoded: its LZ4 block, wire_bytes)
+	                          follow the frame's header and its chunk's or
+	                          buffer's (kp_buffer_payload);
+	                          kp_buffer_records gives the records        */
 	uint32_t frame_seq;
 	uint32_t buffer_seq;   /* the sub-buffer's number (v2: the chunk's)   */
 	uint32_t used;         /* bytes of records                            */
@@ -82,19 +85,27 @@ struct kp_buffer {              /* one per frame kept: 40 bytes (a 4 GiB log
 	bool bad_reported : 1; /* a malformed record in it was reported       */
 	bool decoded : 1;      /* encoding 1, 2: delta + LZ4, decoded when read */
 	bool rules1 : 1;       /* ... encoding 1 (TD_RULES_1), else 2         */
-	bool kept : 1;         /* ... kept decoded: data is the records (not
-	                          in the log)                                 */
+	bool kept : 1;         /* ... kept decoded: the records are a copy
+	                          (kp_log.kept), not in the log              */
 };
+_Static_assert(sizeof(struct kp_buffer) == 32, "a frame is 32 bytes of the log's index");
+
+/* Where b's payload lies past the frame's header: after the chunk's header
+ * (v2) or the buffer's (v1). */
+static inline uint64_t kp_buffer_payload_at(const struct kp_buffer *b)
+{
+	return b->offset + KPROF_FRAME_HEADER_SIZE +
+	       (b->chunk ? sizeof(struct kprof_chunk_header) : sizeof(struct kprof_buffer_header));
+}
 
 /* The log offset given for byte off of b's records: where it is in the
  * log, or for a decoded chunk a point of its compressed payload in
  * proportion (log order kept, never outside the frame). */
-static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, const uint8_t *log_bytes, uint32_t off)
+static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, uint32_t off)
 {
 	if (!b->decoded)
-		return (uint64_t)(b->data - log_bytes) + off;
-	return b->offset + KPROF_FRAME_HEADER_SIZE + sizeof(struct kprof_chunk_header) +
-	       (b->used ? (uint64_t)off * b->wire_bytes / b->used : 0);
+		return kp_buffer_payload_at(b) + off;
+	return kp_buffer_payload_at(b) + (b->used ? (uint64_t)off * b->wire_bytes / b->used : 0);
 }
 
 /* A buffer's records (b->used bytes): in the log; for a compressed chunk
@@ -228,6 +239,9 @@ struct kp_log {
 	bool run_seen;              /* any run-level frame yet                */
 	uint8_t **kept;             /* compressed chunks' records kept decoded */
 	size_t nkept, kept_cap;     /* (the first KPROF_DECODED_KEEP_MB)      */
+	uint64_t *kept_offset;      /* their frames' offsets, and the index of */
+	size_t kept_offset_cap;
+	struct kp_index kept_ix;    /* them (kp_buffer_records finds a copy)  */
 	uint64_t kept_bytes;
 	struct kp_chunk_ring *ring; /* the others', decoded as they are read  */
 	                            /* (frames.c)                             */

@@ -50,7 +50,7 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 		if (!header_ok(&h) || c->offset + h.Size > used) {
 			if (!b->bad_reported) /* once, however often the records are walked */
 				kp_issue_add(c->log, KP_ISSUE_BAD_RECORD,
-				     kp_buffer_log_offset(b, c->log->bytes, c->offset), c->cpu, b->frame_seq, b->frame_seq,
+				     kp_buffer_log_offset(b, c->offset), c->cpu, b->frame_seq, b->frame_seq,
 				     "cpu %u buffer %u: malformed record at byte %u (marker 0x%08x size %u); rest of the "
 				     "buffer skipped", c->cpu, b->buffer_seq, c->offset, h.Marker, h.Size);
 			b->bad_reported = true;
@@ -64,7 +64,7 @@ bool kp_cursor_next(struct kp_cpu_cursor *c, struct kp_record *r)
 		r->payload = c->records + c->offset + sizeof(h);
 		r->payload_size = (uint16_t)(h.Size - sizeof(h));
 		r->version = (uint8_t)PERFINFO_MARKER_VERSION(h.Marker);
-		r->log_offset = kp_buffer_log_offset(b, c->log->bytes, c->offset);
+		r->log_offset = kp_buffer_log_offset(b, c->offset);
 		r->buffer = b;
 		r->at = c->offset;
 		r->back = c->timed && h.TimeStamp < c->last_ts ? c->last_ts - h.TimeStamp : 0;

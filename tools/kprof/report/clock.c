@@ -97,7 +97,14 @@ void kp_report_clock(FILE *f, const struct kp_report *r)
 			       tick, 1000 / tick, 1000000 / tick % 1000, tick_set ? "tick_hz=" : "the default",
 			       interval, interval / 10000, interval / 10 % 1000,
 			       interval_set ? "profile.interval=" : "the default");
-	if ((seen = r->m->hz > 0 ? seen_interval(r->log) : 0))
+	if (r->cache && r->cache->have_seen) {
+		seen = r->cache->seen;
+	} else {
+		seen = r->m->hz > 0 ? seen_interval(r->log) : 0;
+		if (r->cache)
+			r->cache->seen = seen, r->cache->have_seen = true;
+	}
+	if (seen)
 		snprintf(line + len, sizeof(line) - len, "; seen between samples: %s per period (median)",
 			 kp_report_time(r->log, seen, t, sizeof(t)));
 	kp_wrap(f, "clock", 10, 10, " ", line);

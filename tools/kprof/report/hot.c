@@ -32,14 +32,14 @@ struct sample {
 	uint64_t w2;      /* their weights' squares summed                      */
 };
 
-struct samples {
+struct kp_hot_samples {
 	struct sample *v;
 	size_t n, cap;
 	struct kp_index ix;
 };
 
 /* The sum of (group, cpu, ip), made on first sight. */
-static struct sample *sum_of(const struct kp_report *rp, struct samples *s, uint32_t group, uint32_t cpu, uint64_t ip)
+static struct sample *sum_of(const struct kp_report *rp, struct kp_hot_samples *s, uint32_t group, uint32_t cpu, uint64_t ip)
 {
 	uint64_t h = kp_hash_u64(ip, kp_hash_u64(((uint64_t)group << 32) | cpu, 2));
 	size_t it;
@@ -58,11 +58,11 @@ static struct sample *sum_of(const struct kp_report *rp, struct samples *s, uint
 
 /* Every sample of the log, CPU by CPU in time order, but those of kprof's
  * own measurement (model/measure.c), summed with their functions. */
-static void collect_samples(const struct kp_report *rp, struct samples *s)
+static void collect_samples(const struct kp_report *rp, struct kp_hot_samples *s)
 {
 	const struct kp_model *m = rp->m;
 
-	*s = (struct samples){ 0 };
+	*s = (struct kp_hot_samples){ 0 };
 	for (uint32_t cpu = 0; cpu < m->ncpus && cpu < rp->log->ncpus; cpu++) {
 		struct kp_cpu_cursor cur;
 		struct kp_record r;
@@ -109,6 +109,31 @@ static int cmp_sample(const void *a, const void *b)
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
 	return kp_cmp_u64(x->ip, y->ip);
+}
+
+void kp_hot_samples_free(struct kp_hot_samples *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	free(s);
+}
+
+/* The log's samples summed, sorted (cmp_sample): rp->cache's (made on
+ * first use), else made for the caller, who frees *own. */
+static const struct kp_hot_samples *samples_of(const struct kp_report *rp, struct kp_hot_samples **own)
+{
+	*own = NULL;
+	if (rp->cache && rp->cache->samples)
+		return rp->cache->samples;
+	struct kp_hot_samples *s = kp_xcalloc(1, sizeof(*s));
+	collect_samples(rp, s);
+	kp_sort(s->v, s->n, sizeof(*s->v), cmp_sample);
+	if (rp->cache)
+		rp->cache->samples = s;
+	else
+		*own = s;
+	return s;
 }
 
 int kp_hot_row_cmp(const void *a, const void *b)
@@ -259,82 +284,78 @@ static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *
 
 void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
 {
-	struct samples s = { 0 };
+	struct kp_hot_samples *own;
 
 	kp_report_section(f, "Hot spots");
-	collect_samples(rp, &s);
+	const struct kp_hot_samples *s = samples_of(rp, &own);
 	if (rp->m->measure_samples)
 		fprintf(f, "Left out: %" PRIu64 " samples of kprof's own measurement (KprofMeasure: scenario=profile's\n"
 			   "interrupt cost, whose self-IPIs write real samples, at arch_send_ipi).\n\n",
 			rp->m->measure_samples);
-	if (!s.n) {
-		free(s.v);
+	if (!s->n) {
+		kp_hot_samples_free(own);
 		fprintf(f, "No SampledProfile or PmcInterrupt records%s.\n",
 			kp_report_group_on(rp->log, PERF_PROFILE) || kp_report_group_on(rp->log, PERF_PMC_PROFILE)
 				? " in the trace"
 				: ": the run's trace= had neither profile nor pmc");
 		return;
 	}
-	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
-	for (size_t i = 0; i < s.n;) {
+	for (size_t i = 0; i < s->n;) {
 		size_t j = i;
-		while (j < s.n && s.v[j].group == s.v[i].group)
+		while (j < s->n && s->v[j].group == s->v[i].group)
 			j++;
-		hot_group(f, rp, s.v + i, j - i);
+		hot_group(f, rp, s->v + i, j - i);
 		i = j;
 	}
-	free(s.v);
+	kp_hot_samples_free(own);
 }
 
 /* The hottest functions of each sample group, all CPUs. */
 void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 {
-	struct samples s = { 0 };
+	struct kp_hot_samples *own;
+	const struct kp_hot_samples *s = samples_of(rp, &own);
 
-	collect_samples(rp, &s);
-	if (!s.n) {
-		free(s.v);
+	if (!s->n) {
+		kp_hot_samples_free(own);
 		fprintf(f, "hot spots: no samples in the trace\n");
 		return;
 	}
 	if (rp->m->measure_samples)
 		fprintf(f, "hot spots: %" PRIu64 " samples of kprof's own measurement left out (KprofMeasure)\n",
 			rp->m->measure_samples);
-	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
-	for (size_t i = 0; i < s.n;) {
+	for (size_t i = 0; i < s->n;) {
 		size_t j = i;
 		char sbuf[32];
-		while (j < s.n && s.v[j].group == s.v[i].group)
+		while (j < s->n && s->v[j].group == s->v[i].group)
 			j++;
 		struct kp_hot_row *rows = kp_xcalloc(j - i, sizeof(*rows)), outside;
-		size_t nr = make_rows(s.v + i, j - i, -1, rows, &outside);
+		size_t nr = make_rows(s->v + i, j - i, -1, rows, &outside);
 		fprintf(f, "\nhottest functions (%s, %" PRIu64 " samples):\n",
-			s.v[i].group ? kp_source_name(s.v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime",
-			samples_in(s.v + i, j - i));
-		hot_table(f, rp->syms, rows, nr, &outside, s.v[i].group == 0, TOP_SUMMARY, false);
+			s->v[i].group ? kp_source_name(s->v[i].group - 1, sbuf, sizeof(sbuf)) : "ProfileTime",
+			samples_in(s->v + i, j - i));
+		hot_table(f, rp->syms, rows, nr, &outside, s->v[i].group == 0, TOP_SUMMARY, false);
 		free(rows);
 		i = j;
 	}
-	free(s.v);
+	kp_hot_samples_free(own);
 }
 
 size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows, struct kp_hot_row *all)
 {
-	struct samples s = { 0 };
+	struct kp_hot_samples *own;
+	const struct kp_hot_samples *s = samples_of(rp, &own);
 	size_t n = 0, nr;
 
-	collect_samples(rp, &s);
-	kp_sort(s.v, s.n, sizeof(*s.v), cmp_sample);
-	while (n < s.n && s.v[n].group == 0)
+	while (n < s->n && s->v[n].group == 0)
 		n++;
 	*rows = kp_xcalloc(n ? n : 1, sizeof(**rows));
-	nr = make_rows(s.v, n, -1, *rows, all);
+	nr = make_rows(s->v, n, -1, *rows, all);
 	for (size_t i = 0; i < nr; i++) { /* the table's totals, as hot_table() sums them */
 		all->weight += (*rows)[i].weight;
 		all->count += (*rows)[i].count;
 		all->w2 += (*rows)[i].w2;
 	}
-	free(s.v);
+	kp_hot_samples_free(own);
 	return nr;
 }
-

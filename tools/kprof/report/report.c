@@ -15,6 +15,9 @@
  * This file builds the run's model once, hands it to every section, and
  * writes either the whole report or the --summary form `make run` prints,
  * or (-o FILE --with-summary) both from the one model, as make run asks.
+ * The sections that read records from the log themselves (locks,
+ * resources, hot spots, the clock's seen interval) keep what they made in
+ * the report's cache, so the summary reads the log no more for them.
  */
 #include "tools/kprof/report/report.h"
 
@@ -142,17 +145,28 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	 * model, only what is made of them; the lock sections read the
 	 * SpinLock records. */
 	kp_model_build_keeping(&m, log, 0);
-	struct kp_report r = { .log = log, .m = &m, .syms = syms };
+	struct kp_report_cache cache = { 0 }; /* the whole report and its summary share it */
+	struct kp_report r = { .log = log, .m = &m, .syms = syms, .cache = &cache };
 	if (o->summary)
 		write_summary(out, &r);
 	else
 		write_report(out, &r, o);
 	if (o->with_summary) /* make run: both from one model of the log */
 		write_summary(stdout, &r);
+	kp_report_cache_free(&cache);
 	kp_model_free(&m);
 	kp_symbols_close(syms);
 	int rc = kp_out_close(out, o->output);
 	if (o->with_summary && kp_out_close(stdout, NULL))
 		rc = 3;
 	return rc ? rc : kp_summary(log, o, o->output);
+}
+
+void kp_report_cache_free(struct kp_report_cache *c)
+{
+	if (c->have_locks)
+		kp_lock_table_free(&c->locks);
+	kp_res_table_free(c->resources);
+	kp_hot_samples_free(c->samples);
+	*c = (struct kp_report_cache){ 0 };
 }

@@ -28,11 +28,17 @@
 #define TOP_SUMMARY      5  /* --summary: functions and threads          */
 #define TOP_BUCKET_FUNCS 20 /* functions listed per profile object       */
 
-/* What every section reads. */
+struct kp_report_cache;
+
+/* What every section reads.  cache: where the sections that read the log
+ * themselves (locks, resources, hot spots, the clock's seen interval)
+ * keep what they made, so that the whole report and its summary read the
+ * log once for it (report.c); NULL: each makes its own and frees it. */
 struct kp_report {
 	struct kp_log *log;
 	const struct kp_model *m;
 	const struct kp_symbols *syms;
+	struct kp_report_cache *cache;
 };
 
 /* ---- sections, in report order ---- */
@@ -272,11 +278,28 @@ struct kp_lock_table {
 	struct kp_lock_group all;
 	struct kp_lock_group *locks, *sites;
 	size_t nlocks, nsites;
-	unsigned readings;            /* of the stream after the first (quantiles.h) */
 };
 void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t);
 void kp_lock_table_free(struct kp_lock_table *t);
 /* Release sites: total wait descending, then traced descending, then address. */
 int kp_lock_site_order(const void *a, const void *b);
+
+/* ---- what the sections made, kept for the report's other sections ---- */
+
+struct kp_res_table;                  /* resources.c                                */
+struct kp_hot_samples;                /* hot.c                                      */
+struct kp_report_cache {
+	bool have_locks, have_seen;
+	struct kp_lock_table locks;
+	struct kp_res_table *resources;
+	struct kp_hot_samples *samples;
+	uint64_t seen;                    /* clock.c: the seen profile interval         */
+};
+/* The lock table: rp->cache's (made on first use), else made into *own,
+ * which the caller frees (kp_lock_table_free) when it is what came back. */
+const struct kp_lock_table *kp_report_lock_table(const struct kp_report *rp, struct kp_lock_table *own);
+void kp_res_table_free(struct kp_res_table *t);
+void kp_hot_samples_free(struct kp_hot_samples *s);
+void kp_report_cache_free(struct kp_report_cache *c);
 
 #endif

@@ -280,7 +280,6 @@ void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
 		}
 		kp_lock_stream_close(&s);
 	}
-	t->readings = kp_quantiles_readings(q);
 	group_stats(q, 0, &t->all);
 	for (size_t i = 0; i < t->nlocks; i++)
 		group_stats(q, b.lock_gid[i], &t->locks[i]);
@@ -308,4 +307,19 @@ void kp_lock_table_free(struct kp_lock_table *t)
 	free(t->locks);
 	free(t->sites);
 	*t = (struct kp_lock_table){ 0 };
+}
+
+const struct kp_lock_table *kp_report_lock_table(const struct kp_report *rp, struct kp_lock_table *own)
+{
+	struct kp_report_cache *c = rp->cache;
+
+	if (!c) {
+		kp_lock_table(rp, own);
+		return own;
+	}
+	if (!c->have_locks) {
+		kp_lock_table(rp, &c->locks);
+		c->have_locks = true;
+	}
+	return &c->locks;
 }

@@ -254,21 +254,22 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
 	struct kp_lock_sampling smp;
-	struct kp_lock_table t;
+	struct kp_lock_table own;
 	char p[16], us[32], st[64];
 
 	kp_report_section(f, "Spin locks");
-	kp_lock_table(rp, &t);
-	if (!t.all.traced) {
+	const struct kp_lock_table *t = kp_report_lock_table(rp, &own);
+	if (!t->all.traced) {
 		fprintf(f, "no SpinLock records (spin-lock tracing is the group trace=spinlock)\n");
-		kp_lock_table_free(&t);
+		if (t == &own)
+			kp_lock_table_free(&own);
 		return;
 	}
 	kp_lock_sampling_init(&smp, rp);
-	const struct kp_lock_group *all = &t.all, *sites = t.sites;
-	size_t nlocks = t.nlocks, nsites = t.nsites;
+	const struct kp_lock_group *all = &t->all, *sites = t->sites;
+	size_t nlocks = t->nlocks, nsites = t->nsites;
 
-	print_leaders(f, rp, t.locks, nlocks, sites);
+	print_leaders(f, rp, t->locks, nlocks, sites);
 	kp_lock_sampling_print(f, &smp);
 	fprintf(f, "\"estimate\": each traced record counts <its sampling rate> acquisitions (1 if held past "
 		   "threshold)\n");
@@ -291,9 +292,13 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 		   "95%% CI: of the estimates, normal, from the Horvitz-Thompson variance sum w(w-1)\n");
 	kp_report_lost_note(f, log);
 
-	kp_sort(t.locks, nlocks, sizeof(*t.locks), lock_order);
+	struct kp_lock_group *order = kp_xcalloc(nlocks, sizeof(*order)); /* the table stays in address order */
+	memcpy(order, t->locks, nlocks * sizeof(*order));
+	kp_sort(order, nlocks, sizeof(*order), lock_order);
 	fprintf(f, "\nLocks by total wait (top %d of %zu)\n", nlocks > TOP_LOCKS ? TOP_LOCKS : (int)nlocks, nlocks);
 	for (size_t i = 0; i < nlocks && i < TOP_LOCKS; i++)
-		print_lock(f, rp, (int)i + 1, &t.locks[i], sites);
-	kp_lock_table_free(&t);
+		print_lock(f, rp, (int)i + 1, &order[i], sites);
+	free(order);
+	if (t == &own)
+		kp_lock_table_free(&own);
 }

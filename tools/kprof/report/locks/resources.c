@@ -68,7 +68,7 @@ struct rs_group {
 };
 
 /* The section's figures, made as the records come. */
-struct rs_table {
+struct kp_res_table {
 	struct rs_totals totals[NACTIONS];
 	struct rs_group *groups;
 	size_t ngroups, cap, records;
@@ -96,7 +96,7 @@ static unsigned action_index(uint32_t action)
 	return A_OTHER;
 }
 
-static size_t group_of(struct rs_table *t, uint64_t addr)
+static size_t group_of(struct kp_res_table *t, uint64_t addr)
 {
 	uint64_t h = kp_hash_u64(addr, 3);
 	size_t it;
@@ -115,7 +115,7 @@ enum { S_HOLD, S_WAIT, SERIES };
 
 /* The log's Resource records in time order: to the table and the
  * counting (take), or to a reading of the order statistics. */
-static void read_records(const struct kp_report *rp, struct rs_table *t, struct kp_quantiles *q, bool take)
+static void read_records(const struct kp_report *rp, struct kp_res_table *t, struct kp_quantiles *q, bool take)
 {
 	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = take ? kp_quantiles_count : kp_quantiles_add;
 	struct kp_merge mg;
@@ -165,11 +165,11 @@ static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stat
 }
 
 /* Every resource's row, in address order. */
-static void make_table(const struct kp_report *rp, struct rs_table *t)
+static void make_table(const struct kp_report *rp, struct kp_res_table *t)
 {
 	struct kp_quantiles *q = kp_quantiles_new();
 
-	*t = (struct rs_table){ 0 };
+	*t = (struct kp_res_table){ 0 };
 	read_records(rp, t, q, true);
 	while (kp_quantiles_replay(q))
 		read_records(rp, t, q, false);
@@ -261,31 +261,58 @@ static void print_actions(FILE *f, const struct rs_totals *t)
 	}
 }
 
+void kp_res_table_free(struct kp_res_table *t)
+{
+	if (!t)
+		return;
+	free(t->groups);
+	free(t);
+}
+
+/* The table: rp->cache's (made on first use), else one of its own that the
+ * caller frees (*own). */
+static const struct kp_res_table *table(const struct kp_report *rp, struct kp_res_table **own)
+{
+	*own = NULL;
+	if (rp->cache && rp->cache->resources)
+		return rp->cache->resources;
+	struct kp_res_table *t = kp_xcalloc(1, sizeof(*t));
+	make_table(rp, t);
+	if (rp->cache)
+		rp->cache->resources = t;
+	else
+		*own = t;
+	return t;
+}
+
 void kp_report_resources(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
-	struct rs_table t;
+	struct kp_res_table *own;
 
 	kp_report_section(f, "Executive resources");
-	make_table(rp, &t);
-	if (!t.records) {
+	const struct kp_res_table *t = table(rp, &own);
+	if (!t->records) {
 		fprintf(f, "no Resource records (executive resources are the group trace=resource)\n");
-		free(t.groups);
+		kp_res_table_free(own);
 		return;
 	}
-	print_most_waited(f, rp, t.groups, t.ngroups);
-	fprintf(f, "%zu Resource records for %zu resource addresses\n", t.records, t.ngroups);
-	print_actions(f, t.totals);
+	print_most_waited(f, rp, t->groups, t->ngroups);
+	fprintf(f, "%zu Resource records for %zu resource addresses\n", t->records, t->ngroups);
+	print_actions(f, t->totals);
 	fprintf(f, "hold: HoldTime and wait: WaitTime (of those that waited) of the releases; median, p99\n"
 		   "(nearest rank), max.  WaitExcessiveFor... records: a wait slice ended without the resource,\n"
 		   "WaitTime the time waited so far (so not summed: \"-\"; longest: the longest so far).  Per\n"
 		   "resource they are put back into waits: excessive waits (the wait went on) apart from\n"
 		   "time-outs (the caller gave up; waited: each wait's final WaitTime, once)\n");
 	kp_report_lost_note(f, log);
-	kp_sort(t.groups, t.ngroups, sizeof(*t.groups), group_order);
-	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", t.ngroups < TOP_RESOURCES ? t.ngroups : TOP_RESOURCES,
-		t.ngroups);
-	for (size_t i = 0; i < t.ngroups && i < TOP_RESOURCES; i++)
-		print_group(f, rp, (int)i + 1, &t.groups[i]);
-	free(t.groups);
+	struct rs_group *order = kp_xcalloc(t->ngroups, sizeof(*order)); /* the table stays in address order */
+	memcpy(order, t->groups, t->ngroups * sizeof(*order));
+	kp_sort(order, t->ngroups, sizeof(*order), group_order);
+	fprintf(f, "\nResources by total wait (top %zu of %zu)\n", t->ngroups < TOP_RESOURCES ? t->ngroups : TOP_RESOURCES,
+		t->ngroups);
+	for (size_t i = 0; i < t->ngroups && i < TOP_RESOURCES; i++)
+		print_group(f, rp, (int)i + 1, &order[i]);
+	free(order);
+	kp_res_table_free(own);
 }
