@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tools/kprof/report/quantiles.h"
+#include "tools/kprof/util/alloc.h"
 
 #define DEFAULT_TICK_HZ 100
 #define DEFAULT_PROFILE_INTERVAL 10000 /* 100 ns units: 1 ms */
@@ -39,43 +40,77 @@ static bool cmdline_value(const char *cmdline, const char *key, uint64_t *v)
 	return false;
 }
 
-/* Each CPU's ProfileTime samples from the log, in time order: the cycles
- * per period between one and the next, to q (counting, or adding in a
- * reading). */
-static void intervals(struct kp_log *log, struct kp_quantiles *q, bool count)
-{
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
-		struct kp_cpu_cursor cur;
-		struct kp_record r;
-		struct kp_sample s, prev;
-		bool have = false;
+/* The reader of the seen interval (walk.c): each CPU's ProfileTime
+ * samples in time order, the cycles per period between one and the next
+ * into the order statistics (exact, in bounded memory: the log read again
+ * when it has more than they keep); the median, 0 without two samples. */
+struct seen_reader {
+	struct kp_quantiles *q;
+	struct seen_prev {
+		uint64_t ts;          /* per CPU: its last sample's stamp      */
+		bool have;            /* ... once it has had one               */
+	} *prev;
+	uint32_t ncpus;
+	bool counting;
+	uint64_t *seen;
+};
 
-		kp_cursor_init(&cur, log, cpu);
-		while (kp_cursor_next(&cur, &r)) {
-			if (kp_model_kind(&r) != PERFINFO_LOG_TYPE_SAMPLED_PROFILE)
-				continue;
-			kp_sample_of(&r, &s);
-			if (have && s.count && s.ts > prev.ts)
-				(count ? kp_quantiles_count : kp_quantiles_add)(q, 0, (s.ts - prev.ts) / s.count, 1);
-			prev = s, have = true;
-		}
-	}
+static void seen_take(void *ctx, const struct kp_record *r, uint16_t kind)
+{
+	struct seen_reader *x = ctx;
+	struct kp_sample s;
+
+	if (kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE || r->cpu >= x->ncpus)
+		return;
+	kp_sample_of(r, &s);
+	struct seen_prev *prev = &x->prev[r->cpu];
+	if (prev->have && s.count && s.ts > prev->ts)
+		(x->counting ? kp_quantiles_count : kp_quantiles_add)(x->q, 0, (s.ts - prev->ts) / s.count, 1);
+	*prev = (struct seen_prev){ s.ts, true };
+}
+
+static bool seen_again(void *ctx)
+{
+	struct seen_reader *x = ctx;
+
+	x->counting = false;
+	memset(x->prev, 0, x->ncpus * sizeof(*x->prev));
+	return kp_quantiles_replay(x->q);
+}
+
+static void seen_finish(void *ctx)
+{
+	struct seen_reader *x = ctx;
+	struct kp_quantile_result r;
+
+	kp_quantiles_get(x->q, 0, &r);
+	*x->seen = r.median;
+	kp_quantiles_free(x->q);
+	free(x->prev);
+	free(x);
+}
+
+void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct kp_report_reader *out)
+{
+	struct seen_reader *x = kp_xcalloc(1, sizeof(*x));
+
+	*x = (struct seen_reader){ .q = kp_quantiles_new(), .ncpus = rp->log->ncpus, .counting = true, .seen = seen,
+				   .prev = kp_xcalloc(rp->log->ncpus + 1, sizeof(*x->prev)) };
+	*out = (struct kp_report_reader){ x, seen_take, seen_again, seen_finish };
 }
 
 /* Median cycles per profile period between consecutive ProfileTime
- * samples of a CPU; 0 without two of them.  Exact, in bounded memory
- * (quantiles.h: the log read again when it has more than it keeps). */
-static uint64_t seen_interval(struct kp_log *log)
+ * samples of a CPU; 0 without two of them, or without a TSC rate. */
+static uint64_t seen_interval(const struct kp_report *rp)
 {
-	struct kp_quantiles *q = kp_quantiles_new();
-	struct kp_quantile_result r;
+	struct kp_report_reader r;
+	uint64_t seen = 0;
 
-	intervals(log, q, true);
-	while (kp_quantiles_replay(q))
-		intervals(log, q, false);
-	kp_quantiles_get(q, 0, &r);
-	kp_quantiles_free(q);
-	return r.median;
+	if (!(rp->m->hz > 0))
+		return 0;
+	kp_seen_interval_reader(rp, &seen, &r);
+	kp_report_walk(rp->log, &r, 1);
+	return seen;
 }
 
 void kp_report_clock(FILE *f, const struct kp_report *r)
@@ -100,7 +135,7 @@ void kp_report_clock(FILE *f, const struct kp_report *r)
 	if (r->cache && r->cache->have_seen) {
 		seen = r->cache->seen;
 	} else {
-		seen = r->m->hz > 0 ? seen_interval(r->log) : 0;
+		seen = seen_interval(r);
 		if (r->cache)
 			r->cache->seen = seen, r->cache->have_seen = true;
 	}

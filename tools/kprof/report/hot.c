@@ -56,35 +56,53 @@ static struct sample *sum_of(const struct kp_report *rp, struct kp_hot_samples *
 	return &s->v[s->n - 1];
 }
 
-/* Every sample of the log, CPU by CPU in time order, but those of kprof's
- * own measurement (model/measure.c), summed with their functions. */
-static void collect_samples(const struct kp_report *rp, struct kp_hot_samples *s)
+/* The samples' reader (walk.c): every sample of the log but those of
+ * kprof's own measurement (model/measure.c: each CPU's walk of its
+ * KprofMeasure spans, its samples coming in time order), summed with
+ * their functions; then sorted (cmp_sample). */
+struct samples_reader {
+	const struct kp_report *rp;
+	struct kp_hot_samples *s;
+	size_t *walk;                 /* per CPU, kp_measure_in's               */
+};
+
+static void samples_take(void *ctx, const struct kp_record *r, uint16_t kind)
 {
-	const struct kp_model *m = rp->m;
+	struct samples_reader *x = ctx;
+	struct kp_sample k;
 
-	*s = (struct kp_hot_samples){ 0 };
-	for (uint32_t cpu = 0; cpu < m->ncpus && cpu < rp->log->ncpus; cpu++) {
-		struct kp_cpu_cursor cur;
-		struct kp_record r;
-		size_t walk = 0;
+	if ((kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE && kind != PERFINFO_LOG_TYPE_PMC_INTERRUPT) ||
+	    r->cpu >= x->rp->m->ncpus)
+		return;
+	kp_sample_of(r, &k);
+	if (kp_measure_in(&x->rp->m->cpu[r->cpu], &x->walk[r->cpu], k.ts))
+		return; /* kprof's own measurement (model/measure.c) */
+	uint64_t w = k.pmc ? 1 : k.count;
+	struct sample *e = sum_of(x->rp, x->s, k.pmc ? 1u + k.source : 0, r->cpu, k.ip);
+	e->weight += w;
+	e->count++;
+	e->w2 += w * w;
+}
 
-		kp_cursor_init(&cur, rp->log, cpu);
-		while (kp_cursor_next(&cur, &r)) {
-			uint16_t kind = kp_model_kind(&r);
-			struct kp_sample k;
-			if (kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE && kind != PERFINFO_LOG_TYPE_PMC_INTERRUPT)
-				continue;
-			kp_sample_of(&r, &k);
-			if (kp_measure_in(&m->cpu[cpu], &walk, k.ts))
-				continue; /* kprof's own measurement (model/measure.c) */
-			uint64_t w = k.pmc ? 1 : k.count;
-			struct sample *x = sum_of(rp, s, k.pmc ? 1u + k.source : 0, cpu, k.ip);
-			x->weight += w;
-			x->count++;
-			x->w2 += w * w;
-		}
-	}
-	kp_index_free(&s->ix);
+static int cmp_sample(const void *a, const void *b);
+
+static void samples_finish(void *ctx)
+{
+	struct samples_reader *x = ctx;
+
+	kp_index_free(&x->s->ix);
+	kp_sort(x->s->v, x->s->n, sizeof(*x->s->v), cmp_sample);
+	free(x->walk);
+	free(x);
+}
+
+void kp_hot_samples_reader(const struct kp_report *rp, struct kp_hot_samples **s, struct kp_report_reader *out)
+{
+	struct samples_reader *x = kp_xcalloc(1, sizeof(*x));
+
+	*s = kp_xcalloc(1, sizeof(**s));
+	*x = (struct samples_reader){ .rp = rp, .s = *s, .walk = kp_xcalloc(rp->m->ncpus + 1, sizeof(*x->walk)) };
+	*out = (struct kp_report_reader){ .ctx = x, .take = samples_take, .finish = samples_finish };
 }
 
 /* Samples (not sums) in v[0..n). */
@@ -126,9 +144,10 @@ static const struct kp_hot_samples *samples_of(const struct kp_report *rp, struc
 	*own = NULL;
 	if (rp->cache && rp->cache->samples)
 		return rp->cache->samples;
-	struct kp_hot_samples *s = kp_xcalloc(1, sizeof(*s));
-	collect_samples(rp, s);
-	kp_sort(s->v, s->n, sizeof(*s->v), cmp_sample);
+	struct kp_hot_samples *s;
+	struct kp_report_reader r;
+	kp_hot_samples_reader(rp, &s, &r);
+	kp_report_walk(rp->log, &r, 1);
 	if (rp->cache)
 		rp->cache->samples = s;
 	else

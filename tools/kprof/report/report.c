@@ -147,6 +147,7 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	kp_model_build_keeping(&m, log, 0);
 	struct kp_report_cache cache = { 0 }; /* the whole report and its summary share it */
 	struct kp_report r = { .log = log, .m = &m, .syms = syms, .cache = &cache };
+	kp_report_gather(&r, !o->summary); /* one walk for the sections' own records */
 	if (o->summary)
 		write_summary(out, &r);
 	else

@@ -284,10 +284,36 @@ void kp_lock_table_free(struct kp_lock_table *t);
 /* Release sites: total wait descending, then traced descending, then address. */
 int kp_lock_site_order(const void *a, const void *b);
 
-/* ---- what the sections made, kept for the report's other sections ---- */
+/* ---- one walk of the log for the sections that read records (walk.c) ---- */
 
 struct kp_res_table;                  /* resources.c                                */
 struct kp_hot_samples;                /* hot.c                                      */
+
+/* A section's reader: take() gets every record of a kind the model reads
+ * (kp_model_kind's, passed as kind) in time order; after each walk,
+ * again() says whether it must take them all again (its order
+ * statistics' next reading; NULL: never), and once none does, finish()
+ * makes what it was for and frees ctx (NULL: nothing to do). */
+struct kp_report_reader {
+	void *ctx;
+	void (*take)(void *ctx, const struct kp_record *r, uint16_t kind);
+	bool (*again)(void *ctx);
+	void (*finish)(void *ctx);
+};
+void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n);
+
+/* The readers that make the sections' tables (each section's file).
+ * kp_lock_table_reader fills *t, the others a table they allocate. */
+void kp_lock_table_reader(const struct kp_report *rp, struct kp_lock_table *t, struct kp_report_reader *out);
+void kp_res_table_reader(const struct kp_report *rp, struct kp_res_table **t, struct kp_report_reader *out);
+void kp_hot_samples_reader(const struct kp_report *rp, struct kp_hot_samples **s, struct kp_report_reader *out);
+void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct kp_report_reader *out);
+/* Fill rp->cache with all of them (the clock's seen interval only with
+ * `clock`: the summary does not show it) in one walk, and its readings. */
+void kp_report_gather(const struct kp_report *rp, bool clock);
+
+/* ---- what the sections made, kept for the report's other sections ---- */
+
 struct kp_report_cache {
 	bool have_locks, have_seen;
 	struct kp_lock_table locks;

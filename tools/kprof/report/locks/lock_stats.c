@@ -56,6 +56,17 @@ static void classify(const struct kp_lock_sampling *s, struct kp_lock_rec *r)
 	r->weight = long_hold || !rate ? 1 : rate;
 }
 
+/* A SpinLock record r written under setting `config`, as counted. */
+static void counted(const struct kp_model *m, const struct kp_lock_sampling *smp, const struct kp_record *r, int config,
+		    struct kp_lock_rec *out)
+{
+	WMI_SPINLOCK w;
+
+	memcpy(&w, r->payload, sizeof(w));
+	rec_of(m, &w, r->cpu, config, out);
+	classify(smp, out);
+}
+
 void kp_lock_stream_open(struct kp_lock_stream *s, const struct kp_report *rp)
 {
 	*s = (struct kp_lock_stream){ .rp = rp, .config = -1 };
@@ -74,10 +85,7 @@ bool kp_lock_stream_next(struct kp_lock_stream *s, struct kp_lock_rec *out)
 		if (kind == KPROF_LOG_TYPE_SPINLOCK_CONFIG) {
 			s->config++;
 		} else if (kind == PERFINFO_LOG_TYPE_SPINLOCK) {
-			WMI_SPINLOCK w;
-			memcpy(&w, r.payload, sizeof(w));
-			rec_of(s->rp->m, &w, r.cpu, s->config, out);
-			classify(&s->smp, out);
+			counted(s->rp->m, &s->smp, &r, s->config, out);
 			return true;
 		}
 	}
@@ -252,44 +260,64 @@ static int by_lock_then(const void *a, const void *b)
 	return kp_lock_site_order(a, b);
 }
 
-void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
+/* The table's reader (walk.c): the SpinLock records counted into the
+ * rows and the order statistics, then as many readings as they ask. */
+struct table_reader {
+	const struct kp_report *rp;
+	struct building b;
+	struct kp_quantiles *q;
+	struct kp_lock_sampling smp;
+	int config;                   /* KprofSpinlockConfig records this walk - 1 */
+	bool counting;                /* the first walk                          */
+};
+
+static void table_take(void *ctx, const struct kp_record *r, uint16_t kind)
 {
-	struct building b = { .t = t, .ngroups = 1 };
-	struct kp_quantiles *q = kp_quantiles_new();
-	struct kp_lock_stream s;
-	struct kp_lock_rec r;
+	struct table_reader *x = ctx;
+	struct kp_lock_rec rec;
 	struct kp_lock_group *g[3];
 	size_t gid[3];
 
-	*t = (struct kp_lock_table){ 0 };
-	kp_lock_stream_open(&s, rp);
-	while (kp_lock_stream_next(&s, &r)) {
-		groups_of(&b, &r, gid, g);
-		for (int i = 0; i < 3; i++) {
-			group_add(g[i], &r);
-			series_of(q, gid[i], &r, true);
-		}
+	if (kind == KPROF_LOG_TYPE_SPINLOCK_CONFIG) {
+		x->config++;
+		return;
 	}
-	kp_lock_stream_close(&s);
-	while (kp_quantiles_replay(q)) {
-		kp_lock_stream_open(&s, rp);
-		while (kp_lock_stream_next(&s, &r)) {
-			groups_of(&b, &r, gid, g);
-			for (int i = 0; i < 3; i++)
-				series_of(q, gid[i], &r, false);
-		}
-		kp_lock_stream_close(&s);
+	if (kind != PERFINFO_LOG_TYPE_SPINLOCK)
+		return;
+	counted(x->rp->m, &x->smp, r, x->config, &rec);
+	groups_of(&x->b, &rec, gid, g);
+	for (int i = 0; i < 3; i++) {
+		if (x->counting)
+			group_add(g[i], &rec);
+		series_of(x->q, gid[i], &rec, x->counting);
 	}
-	group_stats(q, 0, &t->all);
+}
+
+static bool table_again(void *ctx)
+{
+	struct table_reader *x = ctx;
+
+	x->config = -1;
+	x->counting = false;
+	return kp_quantiles_replay(x->q);
+}
+
+static void table_finish(void *ctx)
+{
+	struct table_reader *x = ctx;
+	struct kp_lock_table *t = x->b.t;
+
+	group_stats(x->q, 0, &t->all);
 	for (size_t i = 0; i < t->nlocks; i++)
-		group_stats(q, b.lock_gid[i], &t->locks[i]);
+		group_stats(x->q, x->b.lock_gid[i], &t->locks[i]);
 	for (size_t i = 0; i < t->nsites; i++)
-		group_stats(q, b.site_gid[i], &t->sites[i]);
-	kp_quantiles_free(q);
-	kp_index_free(&b.lock_ix);
-	kp_index_free(&b.site_ix);
-	free(b.lock_gid);
-	free(b.site_gid);
+		group_stats(x->q, x->b.site_gid[i], &t->sites[i]);
+	kp_quantiles_free(x->q);
+	kp_index_free(&x->b.lock_ix);
+	kp_index_free(&x->b.site_ix);
+	free(x->b.lock_gid);
+	free(x->b.site_gid);
+	free(x);
 
 	/* locks in address order, each with its sites in print order */
 	kp_sort(t->locks, t->nlocks, sizeof(*t->locks), by_addr);
@@ -300,6 +328,25 @@ void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
 			k++;
 		t->locks[i].nsites = k - t->locks[i].site0;
 	}
+}
+
+void kp_lock_table_reader(const struct kp_report *rp, struct kp_lock_table *t, struct kp_report_reader *out)
+{
+	struct table_reader *x = kp_xcalloc(1, sizeof(*x));
+
+	*t = (struct kp_lock_table){ 0 };
+	*x = (struct table_reader){ .rp = rp, .b = { .t = t, .ngroups = 1 }, .q = kp_quantiles_new(), .config = -1,
+				    .counting = true };
+	kp_lock_sampling_init(&x->smp, rp);
+	*out = (struct kp_report_reader){ x, table_take, table_again, table_finish };
+}
+
+void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
+{
+	struct kp_report_reader r;
+
+	kp_lock_table_reader(rp, t, &r);
+	kp_report_walk(rp->log, &r, 1);
 }
 
 void kp_lock_table_free(struct kp_lock_table *t)

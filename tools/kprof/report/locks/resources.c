@@ -113,47 +113,62 @@ static size_t group_of(struct kp_res_table *t, uint64_t addr)
  * of those that waited. */
 enum { S_HOLD, S_WAIT, SERIES };
 
-/* The log's Resource records in time order: to the table and the
- * counting (take), or to a reading of the order statistics. */
-static void read_records(const struct kp_report *rp, struct kp_res_table *t, struct kp_quantiles *q, bool take)
-{
-	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = take ? kp_quantiles_count : kp_quantiles_add;
-	struct kp_merge mg;
-	struct kp_record rec;
+/* The table's reader (walk.c): the Resource records, in time order, into
+ * the rows and the order statistics (the first walk), or to a reading of
+ * them. */
+struct res_reader {
+	struct kp_res_table *t;
+	struct kp_quantiles *q;
+	bool counting;
+};
 
-	kp_merge_init(&mg, rp->log);
-	while (kp_merge_next(&mg, &rec)) {
-		WMI_RESOURCE r;
-		if (kp_model_kind(&rec) != PERFINFO_LOG_TYPE_RESOURCE)
-			continue;
-		memcpy(&r, rec.payload, sizeof(r));
-		unsigned a = action_index(r.Action);
-		size_t gi = group_of(t, r.Resource);
-		struct rs_group *g = &t->groups[gi];
-		if (take) {
-			struct rs_totals *to = &t->totals[a];
-			t->records++;
-			to->records++;
-			to->waited += r.WaitTime != 0;
-			to->wait_total += r.WaitTime;
-			to->wait_max = r.WaitTime > to->wait_max ? r.WaitTime : to->wait_max;
-			to->hold_total += r.HoldTime;
-			g->count[a]++;
-			kp_res_waits_take(&g->waits, &r, rec.h.TimeStamp);
-		}
-		if (a != A_REL_X && a != A_REL_S)
-			continue;
-		give(q, gi * SERIES + S_HOLD, r.HoldTime, 1);
-		if (r.WaitTime)
-			give(q, gi * SERIES + S_WAIT, r.WaitTime, 1);
-		if (!take)
-			continue;
-		if (r.WaitTime)
-			g->waited++, g->wait_total += r.WaitTime;
-		g->contention += r.ContentionDelta;
-		g->max_depth = r.MaxRecursionDepth > g->max_depth ? r.MaxRecursionDepth : g->max_depth;
-	}
-	kp_merge_free(&mg);
+static void take_record(struct kp_res_table *t, struct rs_group *g, unsigned a, const WMI_RESOURCE *r, uint64_t ts)
+{
+	struct rs_totals *to = &t->totals[a];
+
+	t->records++;
+	to->records++;
+	to->waited += r->WaitTime != 0;
+	to->wait_total += r->WaitTime;
+	to->wait_max = r->WaitTime > to->wait_max ? r->WaitTime : to->wait_max;
+	to->hold_total += r->HoldTime;
+	g->count[a]++;
+	kp_res_waits_take(&g->waits, r, ts);
+	if (a != A_REL_X && a != A_REL_S)
+		return;
+	if (r->WaitTime)
+		g->waited++, g->wait_total += r->WaitTime;
+	g->contention += r->ContentionDelta;
+	g->max_depth = r->MaxRecursionDepth > g->max_depth ? r->MaxRecursionDepth : g->max_depth;
+}
+
+static void res_take(void *ctx, const struct kp_record *rec, uint16_t kind)
+{
+	struct res_reader *x = ctx;
+	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = x->counting ? kp_quantiles_count
+										       : kp_quantiles_add;
+	WMI_RESOURCE r;
+
+	if (kind != PERFINFO_LOG_TYPE_RESOURCE)
+		return;
+	memcpy(&r, rec->payload, sizeof(r));
+	unsigned a = action_index(r.Action);
+	size_t gi = group_of(x->t, r.Resource);
+	if (x->counting)
+		take_record(x->t, &x->t->groups[gi], a, &r, rec->h.TimeStamp);
+	if (a != A_REL_X && a != A_REL_S)
+		return;
+	give(x->q, gi * SERIES + S_HOLD, r.HoldTime, 1);
+	if (r.WaitTime)
+		give(x->q, gi * SERIES + S_WAIT, r.WaitTime, 1);
+}
+
+static bool res_again(void *ctx)
+{
+	struct res_reader *x = ctx;
+
+	x->counting = false;
+	return kp_quantiles_replay(x->q);
 }
 
 static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stats *s)
@@ -165,22 +180,29 @@ static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stat
 }
 
 /* Every resource's row, in address order. */
-static void make_table(const struct kp_report *rp, struct kp_res_table *t)
+static void res_finish(void *ctx)
 {
-	struct kp_quantiles *q = kp_quantiles_new();
+	struct res_reader *x = ctx;
+	struct kp_res_table *t = x->t;
 
-	*t = (struct kp_res_table){ 0 };
-	read_records(rp, t, q, true);
-	while (kp_quantiles_replay(q))
-		read_records(rp, t, q, false);
 	for (size_t i = 0; i < t->ngroups; i++) {
-		stats_of(q, i * SERIES + S_HOLD, &t->groups[i].hold);
-		stats_of(q, i * SERIES + S_WAIT, &t->groups[i].wait);
+		stats_of(x->q, i * SERIES + S_HOLD, &t->groups[i].hold);
+		stats_of(x->q, i * SERIES + S_WAIT, &t->groups[i].wait);
 		kp_res_waits_end(&t->groups[i].waits);
 	}
-	kp_quantiles_free(q);
+	kp_quantiles_free(x->q);
 	kp_index_free(&t->ix);
 	kp_sort(t->groups, t->ngroups, sizeof(*t->groups), by_addr);
+	free(x);
+}
+
+void kp_res_table_reader(const struct kp_report *rp, struct kp_res_table **t, struct kp_report_reader *out)
+{
+	struct res_reader *x = kp_xcalloc(1, sizeof(*x));
+
+	*t = kp_xcalloc(1, sizeof(**t));
+	*x = (struct res_reader){ .t = *t, .q = kp_quantiles_new(), .counting = true };
+	*out = (struct kp_report_reader){ x, res_take, res_again, res_finish };
 }
 
 static void print_group(FILE *f, const struct kp_report *rp, int rank, const struct rs_group *g)
@@ -276,8 +298,10 @@ static const struct kp_res_table *table(const struct kp_report *rp, struct kp_re
 	*own = NULL;
 	if (rp->cache && rp->cache->resources)
 		return rp->cache->resources;
-	struct kp_res_table *t = kp_xcalloc(1, sizeof(*t));
-	make_table(rp, t);
+	struct kp_res_table *t;
+	struct kp_report_reader r;
+	kp_res_table_reader(rp, &t, &r);
+	kp_report_walk(rp->log, &r, 1);
 	if (rp->cache)
 		rp->cache->resources = t;
 	else
