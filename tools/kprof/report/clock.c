@@ -45,7 +45,7 @@ static bool cmdline_value(const char *cmdline, const char *key, uint64_t *v)
  * into the order statistics (exact, in bounded memory: the log read again
  * when it has more than they keep); the median, 0 without two samples. */
 struct seen_reader {
-	struct kp_quantiles *q;
+	struct kp_report_stats st;
 	struct seen_prev {
 		uint64_t ts;          /* per CPU: its last sample's stamp      */
 		bool have;            /* ... once it has had one               */
@@ -65,17 +65,18 @@ static void seen_take(void *ctx, const struct kp_record *r, uint16_t kind)
 	kp_sample_of(r, &s);
 	struct seen_prev *prev = &x->prev[r->cpu];
 	if (prev->have && s.count && s.ts > prev->ts)
-		(x->counting ? kp_quantiles_count : kp_quantiles_add)(x->q, 0, (s.ts - prev->ts) / s.count, 1);
+		(x->counting ? kp_quantiles_count : kp_quantiles_add)(x->st.q, kp_report_series(&x->st, 0),
+								      (s.ts - prev->ts) / s.count, 1);
 	*prev = (struct seen_prev){ s.ts, true };
 }
 
-static bool seen_again(void *ctx)
+static void seen_begin(void *ctx, const struct kp_report_stats *st, bool first)
 {
 	struct seen_reader *x = ctx;
 
-	x->counting = false;
+	x->st = *st;
+	x->counting = first;
 	memset(x->prev, 0, x->ncpus * sizeof(*x->prev));
-	return kp_quantiles_replay(x->q);
 }
 
 static void seen_finish(void *ctx)
@@ -83,9 +84,8 @@ static void seen_finish(void *ctx)
 	struct seen_reader *x = ctx;
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(x->q, 0, &r);
+	kp_quantiles_get(x->st.q, kp_report_series(&x->st, 0), &r);
 	*x->seen = r.median;
-	kp_quantiles_free(x->q);
 	free(x->prev);
 	free(x);
 }
@@ -94,9 +94,9 @@ void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct 
 {
 	struct seen_reader *x = kp_xcalloc(1, sizeof(*x));
 
-	*x = (struct seen_reader){ .q = kp_quantiles_new(), .ncpus = rp->log->ncpus, .counting = true, .seen = seen,
+	*x = (struct seen_reader){ .ncpus = rp->log->ncpus, .seen = seen,
 				   .prev = kp_xcalloc(rp->log->ncpus + 1, sizeof(*x->prev)) };
-	*out = (struct kp_report_reader){ x, seen_take, seen_again, seen_finish };
+	*out = (struct kp_report_reader){ x, seen_begin, seen_take, seen_finish };
 }
 
 /* Median cycles per profile period between consecutive ProfileTime

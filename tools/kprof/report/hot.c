@@ -64,14 +64,21 @@ struct samples_reader {
 	const struct kp_report *rp;
 	struct kp_hot_samples *s;
 	size_t *walk;                 /* per CPU, kp_measure_in's               */
+	bool first;                   /* the first walk: the others are the     */
+	                              /* other sections' readings               */
 };
+
+static void samples_begin(void *ctx, const struct kp_report_stats *st, bool first)
+{
+	((struct samples_reader *)ctx)->first = first;
+}
 
 static void samples_take(void *ctx, const struct kp_record *r, uint16_t kind)
 {
 	struct samples_reader *x = ctx;
 	struct kp_sample k;
 
-	if ((kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE && kind != PERFINFO_LOG_TYPE_PMC_INTERRUPT) ||
+	if (!x->first || (kind != PERFINFO_LOG_TYPE_SAMPLED_PROFILE && kind != PERFINFO_LOG_TYPE_PMC_INTERRUPT) ||
 	    r->cpu >= x->rp->m->ncpus)
 		return;
 	kp_sample_of(r, &k);
@@ -102,7 +109,7 @@ void kp_hot_samples_reader(const struct kp_report *rp, struct kp_hot_samples **s
 
 	*s = kp_xcalloc(1, sizeof(**s));
 	*x = (struct samples_reader){ .rp = rp, .s = *s, .walk = kp_xcalloc(rp->m->ncpus + 1, sizeof(*x->walk)) };
-	*out = (struct kp_report_reader){ .ctx = x, .take = samples_take, .finish = samples_finish };
+	*out = (struct kp_report_reader){ x, samples_begin, samples_take, samples_finish };
 }
 
 /* Samples (not sums) in v[0..n). */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "tools/kprof/model/model.h"
+#include "tools/kprof/report/quantiles.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/read/records.h"
 #include "tools/kprof/elf/symbols.h"
@@ -289,15 +290,29 @@ int kp_lock_site_order(const void *a, const void *b);
 struct kp_res_table;                  /* resources.c                                */
 struct kp_hot_samples;                /* hot.c                                      */
 
-/* A section's reader: take() gets every record of a kind the model reads
- * (kp_model_kind's, passed as kind) in time order; after each walk,
- * again() says whether it must take them all again (its order
- * statistics' next reading; NULL: never), and once none does, finish()
- * makes what it was for and frees ctx (NULL: nothing to do). */
+/* The order statistics the readers of one walk share, so that one budget
+ * of values kept bounds them all (quantiles.h): reader i of n numbers its
+ * series s as s * n + i. */
+struct kp_report_stats {
+	struct kp_quantiles *q;
+	size_t i, n;
+};
+static inline size_t kp_report_series(const struct kp_report_stats *st, size_t s)
+{
+	return s * st->n + st->i;
+}
+
+/* A section's reader.  Before each walk, begin() (NULL: none) gets the
+ * shared order statistics and whether the walk is the first (the records
+ * counted) or a reading of them (the same values added again); take()
+ * gets every record of a kind the model reads (kp_model_kind's, passed
+ * as kind) in time order; the walks go on while the order statistics ask
+ * (kp_quantiles_replay), then finish() makes what the reader was for,
+ * the statistics still there, and frees ctx (NULL: nothing to do). */
 struct kp_report_reader {
 	void *ctx;
+	void (*begin)(void *ctx, const struct kp_report_stats *st, bool first);
 	void (*take)(void *ctx, const struct kp_record *r, uint16_t kind);
-	bool (*again)(void *ctx);
 	void (*finish)(void *ctx);
 };
 void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n);

@@ -2,9 +2,9 @@
  * walk.c - one walk of the log for every section that reads records
  * itself (the spin locks, the executive resources, the hot spots, the
  * clock's seen interval), so that the report reads the log once for all
- * of them, not once each; and again, only for those whose order
- * statistics ask for another reading (quantiles.h), all of them in the
- * same walks.
+ * of them, not once each; and again while their order statistics ask for
+ * another reading (quantiles.h).  The readers share one set of order
+ * statistics, so that one budget of values kept bounds them all.
  *
  * The records come in time order (kp_merge: the CPUs merged, each CPU's
  * in its own order), each with its kind by the model's rule
@@ -14,38 +14,35 @@
 
 #include <stdlib.h>
 
-#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/report/quantiles.h"
 
 void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n)
 {
-	bool *active = kp_xcalloc(n ? n : 1, sizeof(*active));
-	size_t left = n;
+	struct kp_quantiles *q = kp_quantiles_new();
+	bool first = true;
 
-	for (size_t i = 0; i < n; i++)
-		active[i] = true;
-	while (left) {
+	do {
 		struct kp_merge mg;
 		struct kp_record r;
 
+		for (size_t i = 0; i < n; i++)
+			if (readers[i].begin)
+				readers[i].begin(readers[i].ctx, &(struct kp_report_stats){ q, i, n }, first);
 		kp_merge_init(&mg, log);
 		while (kp_merge_next(&mg, &r)) {
 			uint16_t kind = kp_model_kind(&r);
 			if (!kind)
 				continue;
 			for (size_t i = 0; i < n; i++)
-				if (active[i])
-					readers[i].take(readers[i].ctx, &r, kind);
+				readers[i].take(readers[i].ctx, &r, kind);
 		}
 		kp_merge_free(&mg);
-		left = 0;
-		for (size_t i = 0; i < n; i++)
-			if (active[i])
-				left += active[i] = readers[i].again && readers[i].again(readers[i].ctx);
-	}
+		first = false;
+	} while (kp_quantiles_replay(q));
 	for (size_t i = 0; i < n; i++)
 		if (readers[i].finish)
 			readers[i].finish(readers[i].ctx);
-	free(active);
+	kp_quantiles_free(q);
 }
 
 void kp_report_gather(const struct kp_report *rp, bool clock)

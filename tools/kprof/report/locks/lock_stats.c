@@ -221,29 +221,29 @@ static void groups_of(struct building *b, const struct kp_lock_rec *r, size_t gi
 	gid[2] = b->site_gid[s], g[2] = &b->t->sites[s];
 }
 
-static void series_of(struct kp_quantiles *q, size_t gid, const struct kp_lock_rec *r, bool count)
+static void series_of(const struct kp_report_stats *st, size_t gid, const struct kp_lock_rec *r, bool count)
 {
 	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = count ? kp_quantiles_count : kp_quantiles_add;
 
 	if (r->wait)
-		give(q, gid * SERIES + S_WAIT, r->wait, 1);
-	give(q, gid * SERIES + S_HOLD, r->hold, 1);
-	give(q, gid * SERIES + S_HOLD_EST, r->hold, r->weight);
+		give(st->q, kp_report_series(st, gid * SERIES + S_WAIT), r->wait, 1);
+	give(st->q, kp_report_series(st, gid * SERIES + S_HOLD), r->hold, 1);
+	give(st->q, kp_report_series(st, gid * SERIES + S_HOLD_EST), r->hold, r->weight);
 }
 
-static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stats *s)
+static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
 {
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(q, series, &r);
+	kp_quantiles_get(st->q, kp_report_series(st, series), &r);
 	*s = (struct kp_stats){ .n = (size_t)r.weight, .median = r.median, .p99 = r.p99, .max = r.max };
 }
 
-static void group_stats(const struct kp_quantiles *q, size_t gid, struct kp_lock_group *g)
+static void group_stats(const struct kp_report_stats *st, size_t gid, struct kp_lock_group *g)
 {
-	stats_of(q, gid * SERIES + S_WAIT, &g->wait);
-	stats_of(q, gid * SERIES + S_HOLD, &g->hold);
-	stats_of(q, gid * SERIES + S_HOLD_EST, &g->hold_est);
+	stats_of(st, gid * SERIES + S_WAIT, &g->wait);
+	stats_of(st, gid * SERIES + S_HOLD, &g->hold);
+	stats_of(st, gid * SERIES + S_HOLD_EST, &g->hold_est);
 }
 
 static int by_addr(const void *a, const void *b)
@@ -265,11 +265,20 @@ static int by_lock_then(const void *a, const void *b)
 struct table_reader {
 	const struct kp_report *rp;
 	struct building b;
-	struct kp_quantiles *q;
+	struct kp_report_stats st;
 	struct kp_lock_sampling smp;
 	int config;                   /* KprofSpinlockConfig records this walk - 1 */
 	bool counting;                /* the first walk                          */
 };
+
+static void table_begin(void *ctx, const struct kp_report_stats *st, bool first)
+{
+	struct table_reader *x = ctx;
+
+	x->st = *st;
+	x->counting = first;
+	x->config = -1;
+}
 
 static void table_take(void *ctx, const struct kp_record *r, uint16_t kind)
 {
@@ -289,17 +298,8 @@ static void table_take(void *ctx, const struct kp_record *r, uint16_t kind)
 	for (int i = 0; i < 3; i++) {
 		if (x->counting)
 			group_add(g[i], &rec);
-		series_of(x->q, gid[i], &rec, x->counting);
+		series_of(&x->st, gid[i], &rec, x->counting);
 	}
-}
-
-static bool table_again(void *ctx)
-{
-	struct table_reader *x = ctx;
-
-	x->config = -1;
-	x->counting = false;
-	return kp_quantiles_replay(x->q);
 }
 
 static void table_finish(void *ctx)
@@ -307,12 +307,11 @@ static void table_finish(void *ctx)
 	struct table_reader *x = ctx;
 	struct kp_lock_table *t = x->b.t;
 
-	group_stats(x->q, 0, &t->all);
+	group_stats(&x->st, 0, &t->all);
 	for (size_t i = 0; i < t->nlocks; i++)
-		group_stats(x->q, x->b.lock_gid[i], &t->locks[i]);
+		group_stats(&x->st, x->b.lock_gid[i], &t->locks[i]);
 	for (size_t i = 0; i < t->nsites; i++)
-		group_stats(x->q, x->b.site_gid[i], &t->sites[i]);
-	kp_quantiles_free(x->q);
+		group_stats(&x->st, x->b.site_gid[i], &t->sites[i]);
 	kp_index_free(&x->b.lock_ix);
 	kp_index_free(&x->b.site_ix);
 	free(x->b.lock_gid);
@@ -335,10 +334,9 @@ void kp_lock_table_reader(const struct kp_report *rp, struct kp_lock_table *t, s
 	struct table_reader *x = kp_xcalloc(1, sizeof(*x));
 
 	*t = (struct kp_lock_table){ 0 };
-	*x = (struct table_reader){ .rp = rp, .b = { .t = t, .ngroups = 1 }, .q = kp_quantiles_new(), .config = -1,
-				    .counting = true };
+	*x = (struct table_reader){ .rp = rp, .b = { .t = t, .ngroups = 1 } };
 	kp_lock_sampling_init(&x->smp, rp);
-	*out = (struct kp_report_reader){ x, table_take, table_again, table_finish };
+	*out = (struct kp_report_reader){ x, table_begin, table_take, table_finish };
 }
 
 void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)

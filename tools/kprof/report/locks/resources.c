@@ -118,9 +118,17 @@ enum { S_HOLD, S_WAIT, SERIES };
  * them. */
 struct res_reader {
 	struct kp_res_table *t;
-	struct kp_quantiles *q;
+	struct kp_report_stats st;
 	bool counting;
 };
+
+static void res_begin(void *ctx, const struct kp_report_stats *st, bool first)
+{
+	struct res_reader *x = ctx;
+
+	x->st = *st;
+	x->counting = first;
+}
 
 static void take_record(struct kp_res_table *t, struct rs_group *g, unsigned a, const WMI_RESOURCE *r, uint64_t ts)
 {
@@ -158,24 +166,16 @@ static void res_take(void *ctx, const struct kp_record *rec, uint16_t kind)
 		take_record(x->t, &x->t->groups[gi], a, &r, rec->h.TimeStamp);
 	if (a != A_REL_X && a != A_REL_S)
 		return;
-	give(x->q, gi * SERIES + S_HOLD, r.HoldTime, 1);
+	give(x->st.q, kp_report_series(&x->st, gi * SERIES + S_HOLD), r.HoldTime, 1);
 	if (r.WaitTime)
-		give(x->q, gi * SERIES + S_WAIT, r.WaitTime, 1);
+		give(x->st.q, kp_report_series(&x->st, gi * SERIES + S_WAIT), r.WaitTime, 1);
 }
 
-static bool res_again(void *ctx)
-{
-	struct res_reader *x = ctx;
-
-	x->counting = false;
-	return kp_quantiles_replay(x->q);
-}
-
-static void stats_of(const struct kp_quantiles *q, size_t series, struct kp_stats *s)
+static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
 {
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(q, series, &r);
+	kp_quantiles_get(st->q, kp_report_series(st, series), &r);
 	*s = (struct kp_stats){ .n = (size_t)r.count, .median = r.median, .p99 = r.p99, .max = r.max };
 }
 
@@ -186,11 +186,10 @@ static void res_finish(void *ctx)
 	struct kp_res_table *t = x->t;
 
 	for (size_t i = 0; i < t->ngroups; i++) {
-		stats_of(x->q, i * SERIES + S_HOLD, &t->groups[i].hold);
-		stats_of(x->q, i * SERIES + S_WAIT, &t->groups[i].wait);
+		stats_of(&x->st, i * SERIES + S_HOLD, &t->groups[i].hold);
+		stats_of(&x->st, i * SERIES + S_WAIT, &t->groups[i].wait);
 		kp_res_waits_end(&t->groups[i].waits);
 	}
-	kp_quantiles_free(x->q);
 	kp_index_free(&t->ix);
 	kp_sort(t->groups, t->ngroups, sizeof(*t->groups), by_addr);
 	free(x);
@@ -201,8 +200,8 @@ void kp_res_table_reader(const struct kp_report *rp, struct kp_res_table **t, st
 	struct res_reader *x = kp_xcalloc(1, sizeof(*x));
 
 	*t = kp_xcalloc(1, sizeof(**t));
-	*x = (struct res_reader){ .t = *t, .q = kp_quantiles_new(), .counting = true };
-	*out = (struct kp_report_reader){ x, res_take, res_again, res_finish };
+	*x = (struct res_reader){ .t = *t };
+	*out = (struct kp_report_reader){ x, res_begin, res_take, res_finish };
 }
 
 static void print_group(FILE *f, const struct kp_report *rp, int rank, const struct rs_group *g)
