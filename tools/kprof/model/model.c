@@ -233,7 +233,8 @@ static void measure_sample(struct kp_model *m, const struct kp_record *r, size_t
 /* The second pass: the schedule's runs and the latency walk, from the
  * CSwitch and ReadyThread records (schedule.c), with the span, the holes,
  * the stalls and the thread table the first gave; and the samples in
- * kprof's own measurements. */
+ * kprof's own measurements.  A sink that takes records gets every one the
+ * model reads. */
 static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sched *s)
 {
 	size_t *walk = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*walk));
@@ -245,6 +246,8 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 	kp_merge_init(&mg, log);
 	while (kp_merge_next(&mg, &r)) {
 		uint16_t kind = kp_model_kind(&r);
+		if (kind && s->sink && s->sink->record)
+			s->sink->record(s->sink->ctx, &r, kind);
 		if (kind == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
 			WMI_CONTEXTSWAP w;
 			memcpy(&w, r.payload, sizeof(w));

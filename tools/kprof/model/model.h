@@ -278,6 +278,11 @@ struct kp_run_sink {
 	void (*start)(void *ctx, const struct kp_model *m);
 	void (*run)(void *ctx, uint32_t cpu, const struct kp_run *r);
 	void *ctx;
+	/* NULL, or every record of a kind the model reads too (kp_model_kind,
+	 * passed as kind), in time order, as the second pass meets them: a
+	 * reader that draws samples or Resource records need not have the
+	 * model keep them. */
+	void (*record)(void *ctx, const struct kp_record *r, uint16_t kind);
 };
 void kp_model_build_with(struct kp_model *m, struct kp_log *log, unsigned keep, const struct kp_run_sink *sink);
 /* Keeping none of them: the summary's fidelity statement's, which reads

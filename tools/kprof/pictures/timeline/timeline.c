@@ -115,7 +115,7 @@ static void draw_header(const struct tl *t, double height)
 static void draw(const struct tl *t)
 {
 	const struct kp_model *m = t->m;
-	uint32_t rows = m->ncpus + (tl_has_resources(m) ? 1 : 0);
+	uint32_t rows = m->ncpus + (tl_has_resources(t) ? 1 : 0);
 	double rows_end = tl_row_y(rows), axis_y = rows_end + 2, legend_y = axis_y + 66;
 	double height = legend_y + tl_legend_height(t) + 28;
 
@@ -215,6 +215,12 @@ static void plan_run(void *ctx, uint32_t cpu, const struct kp_run *r)
 	tl_plan_run(&run.plan, cpu, r);
 }
 
+static void plan_record(void *ctx, const struct kp_record *r, uint16_t kind)
+{
+	(void)ctx;
+	tl_plan_record(&run.plan, r, kind);
+}
+
 static void write_timeline(FILE *f, const struct kp_log *log, const struct kp_model *m,
 			   const struct kp_symbols *syms)
 {
@@ -254,13 +260,14 @@ static const char *lacks(const struct kp_model *m)
 
 int kp_cmd_timeline(struct kp_log *log, const struct kp_options *o)
 {
-	static const struct kp_run_sink sink = { plan_views, plan_run, NULL };
+	static const struct kp_run_sink sink = { .start = plan_views, .run = plan_run, .record = plan_record };
 
 	run.output = o->output;
 	tl_phases_read(&run.phases, log, UINT64_MAX);
-	/* the runs planned as they are made, the waits drawn: neither the runs
-	 * nor the ReadyThread records kept */
-	int rc = kp_write_model(log, o, KP_KEEP_WAITS | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES, &sink, lacks, write_timeline);
+	/* the runs, the samples and the ERESOURCE waits planned as they come,
+	 * the spin-lock waits drawn: the runs, samples, ReadyThread and
+	 * Resource records not kept */
+	int rc = kp_write_model(log, o, KP_KEEP_WAITS, &sink, lacks, write_timeline);
 	tl_plan_free(&run.plan);
 	tl_phases_free(&run.phases);
 	return rc ? rc : run.rc;

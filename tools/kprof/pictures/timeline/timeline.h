@@ -79,7 +79,8 @@ struct tl {
 };
 
 /* timeline_plan.c: the runs as the rows draw them, planned per view as
- * the model makes them (the model keeps none). */
+ * the model makes them, and the samples' tick marks (the model keeps
+ * neither). */
 #define TL_TOP_SHARES 6    /* threads named in a merged rectangle's title */
 struct tl_seg {            /* consecutive runs drawn as one rectangle     */
 	struct kp_run first;   /* the first run (all of it when n is 1)       */
@@ -93,16 +94,35 @@ struct tl_seg {            /* consecutive runs drawn as one rectangle     */
 	unsigned ntop;
 	uint64_t other;        /* cycles of threads not in top[]              */
 };
+struct tl_ticks {          /* a CPU's samples of one kind in a view       */
+	uint64_t *cols;        /* the plot's pixel columns that hold any (a   */
+	                       /* bit each), NULL while none                  */
+	uint64_t n, periods;   /* samples; their Count (1 for a PMC sample)   */
+};
 struct tl_row_plan {
 	struct tl_seg *v;      /* in time order                               */
 	size_t n, cap;
 	struct tl_seg cur;     /* being merged                                */
 	uint64_t busy;         /* a phase's view: the CPU's busy cycles in it */
+	struct tl_ticks ticks[2]; /* ProfileTime, PMC samples                 */
+};
+/* A release that waited for its ERESOURCE: what its band and tooltip need. */
+struct tl_res_wait {
+	uint64_t acquire, wait, hold; /* AcquireTime, WaitTime, HoldTime      */
+	uint64_t resource;
+	uint32_t tid;
+	bool exclusive;        /* CompleteReleaseExclusive, else shared       */
+};
+struct tl_res_waits {
+	struct tl_res_wait *v; /* in time order                               */
+	size_t n, cap;
+	uint64_t records;      /* Resource records of any kind                */
 };
 struct tl_view_plan {
 	struct tl t;           /* the view's span (t0, t1, span, view)        */
 	struct tl_row_plan *cpu;
 	uint64_t *thread_cycles; /* a phase's view: by thread row, run cycles */
+	const struct tl_res_waits *res; /* every view's: the plan's           */
 };
 struct tl_plan {
 	const struct kp_model *m;
@@ -110,9 +130,16 @@ struct tl_plan {
 	struct tl_view_plan *views;
 	size_t nviews;
 	uint64_t *first;       /* by thread row: its first run's start        */
+	struct tl_res_waits res;
 };
 void tl_plan_init(struct tl_plan *p, const struct kp_model *m, const struct tl *views, size_t nviews);
 void tl_plan_run(struct tl_plan *p, uint32_t cpu, const struct kp_run *r);
+/* A record the model's sink gives (the model keeping neither samples nor
+ * Resource records): a sample's pixel column marked in each view it falls
+ * in; a Resource record counted, and kept (struct tl_res_wait) when it is
+ * a wait the ERESOURCE row draws (timeline_resources.c). */
+#define TL_COLUMNS ((size_t)TL_PLOT_W + 1)
+void tl_plan_record(struct tl_plan *p, const struct kp_record *r, uint16_t kind);
 void tl_plan_finish(struct tl_plan *p);
 void tl_plan_free(struct tl_plan *p);
 
@@ -172,7 +199,9 @@ void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, do
  * log has Resource records; returns the rows it took (0 or 1). */
 unsigned tl_draw_resources(const struct tl *t, uint32_t row);
 /* Whether the model has a row for them. */
-bool tl_has_resources(const struct kp_model *m);
+bool tl_has_resources(const struct tl *t);
+/* A release that waited (the waits the row draws). */
+bool tl_resource_waited(const WMI_RESOURCE *r);
 /* A lock's or resource's name (KprofObjectName) and address. */
 void tl_object_label(const struct tl *t, uint64_t object, uint64_t ts);
 

@@ -11,6 +11,11 @@
  * a phase's view, the CPU's busy cycles in it and each thread's run
  * cycles in it (the legend's).  For the palette: each thread's first run.
  * A CPU's runs come in time order, which is all the merging needs.
+ *
+ * And per view, CPU and kind of sample (ProfileTime or PMC), the pixel
+ * columns that hold samples (the row draws a tick in each), their number
+ * and periods: a bit per column, not the samples.  And the ERESOURCE
+ * waits, 40 bytes each, not every Resource record.
  */
 #include "tools/kprof/pictures/timeline/timeline.h"
 
@@ -27,6 +32,7 @@ void tl_plan_init(struct tl_plan *p, const struct kp_model *m, const struct tl *
 		p->views[v].t = views[v];
 		p->views[v].cpu = kp_xcalloc(m->ncpus, sizeof(*p->views[v].cpu));
 		p->views[v].thread_cycles = kp_xcalloc(m->nthreads + 1, sizeof(*p->views[v].thread_cycles));
+		p->views[v].res = &p->res;
 	}
 	p->first = kp_xcalloc(m->nthreads + 1, sizeof(*p->first));
 	for (size_t i = 0; i < m->nthreads; i++)
@@ -90,6 +96,43 @@ void tl_plan_run(struct tl_plan *p, uint32_t cpu, const struct kp_run *r)
 	}
 }
 
+static void plan_sample(struct tl_plan *p, uint32_t cpu, const struct kp_sample *s)
+{
+	if (cpu >= p->ncpus)
+		return;
+	for (size_t v = 0; v < p->nviews; v++) {
+		const struct tl *t = &p->views[v].t;
+		struct tl_ticks *k = &p->views[v].cpu[cpu].ticks[s->pmc];
+		if (s->ts < t->t0 || s->ts > t->t1)
+			continue;
+		size_t col = (size_t)(long)(tl_px(t, s->ts) - TL_LEFT);
+		if (!k->cols)
+			k->cols = kp_xcalloc((TL_COLUMNS + 63) / 64, sizeof(*k->cols));
+		if (col < TL_COLUMNS)
+			k->cols[col / 64] |= (uint64_t)1 << (col % 64);
+		k->n++;
+		k->periods += s->count;
+	}
+}
+
+void tl_plan_record(struct tl_plan *p, const struct kp_record *r, uint16_t kind)
+{
+	if (kind == PERFINFO_LOG_TYPE_SAMPLED_PROFILE || kind == PERFINFO_LOG_TYPE_PMC_INTERRUPT) {
+		struct kp_sample s;
+		kp_sample_of(r, &s);
+		plan_sample(p, r->cpu, &s);
+	} else if (kind == PERFINFO_LOG_TYPE_RESOURCE) {
+		WMI_RESOURCE w;
+		memcpy(&w, r->payload, sizeof(w));
+		p->res.records++;
+		if (tl_resource_waited(&w))
+			KP_PUSH(p->res.v, p->res.n, p->res.cap,
+				((struct tl_res_wait){ .acquire = w.AcquireTime, .wait = w.WaitTime, .hold = w.HoldTime,
+						       .resource = w.Resource, .tid = w.ThreadId,
+						       .exclusive = w.Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE }));
+	}
+}
+
 void tl_plan_finish(struct tl_plan *p)
 {
 	for (size_t v = 0; v < p->nviews; v++)
@@ -104,12 +147,16 @@ void tl_plan_finish(struct tl_plan *p)
 void tl_plan_free(struct tl_plan *p)
 {
 	for (size_t v = 0; v < p->nviews; v++) {
-		for (uint32_t c = 0; c < p->ncpus; c++)
+		for (uint32_t c = 0; c < p->ncpus; c++) {
 			free(p->views[v].cpu[c].v);
+			free(p->views[v].cpu[c].ticks[0].cols);
+			free(p->views[v].cpu[c].ticks[1].cols);
+		}
 		free(p->views[v].cpu);
 		free(p->views[v].thread_cycles);
 	}
 	free(p->views);
 	free(p->first);
+	free(p->res.v);
 	*p = (struct tl_plan){ 0 };
 }

@@ -10,7 +10,9 @@
  * (CompleteReleaseExclusive or CompleteReleaseShared) with a WaitTime,
  * from AcquireTime - WaitTime to AcquireTime.  Waits of several threads at
  * once count once in a band's share (their union); the tooltip names the
- * resource (KprofObjectName), the thread and the hold that followed.
+ * resource (KprofObjectName), the thread and the hold that followed.  The
+ * waits are the plan's (timeline_plan.c), gathered as the model is made:
+ * the model keeps no Resource record.
  */
 #include "tools/kprof/pictures/timeline/timeline.h"
 
@@ -20,20 +22,17 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
-static bool is_release(const WMI_RESOURCE *r)
+bool tl_resource_waited(const WMI_RESOURCE *r)
 {
-	return r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
-	       r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
+	bool release = r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
+		       r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
+
+	return release && r->WaitTime && r->WaitTime <= r->AcquireTime;
 }
 
-static bool is_wait(const WMI_RESOURCE *r)
+bool tl_has_resources(const struct tl *t)
 {
-	return is_release(r) && r->WaitTime && r->WaitTime <= r->AcquireTime;
-}
-
-bool tl_has_resources(const struct kp_model *m)
-{
-	return m->nresources > 0;
+	return t->plan->res->records > 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -44,29 +43,28 @@ static int by_start(const void *a, const void *b)
 	return kp_cmp_u64(x->i, y->i);
 }
 
-static void wait_title(const struct tl *t, const WMI_RESOURCE *r)
+static void wait_title(const struct tl *t, const struct tl_res_wait *r)
 {
 	char d[32], h[32], label[64];
 
-	fprintf(t->f, "ERESOURCE wait of %s from +%.6f ms\nresource ", tl_duration(t, r->WaitTime, d, sizeof(d)),
-		kp_model_ms(t->m, r->AcquireTime - r->WaitTime));
-	tl_object_label(t, r->Resource, r->AcquireTime);
-	fprintf(t->f, " (%s)\nthread ",
-		r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ? "exclusive" : "shared");
-	kp_xml_text(t->f, kp_model_thread_label(t->m, r->ThreadId, label, sizeof(label)));
-	fprintf(t->f, ", then held it for %s", tl_duration(t, r->HoldTime, h, sizeof(h)));
+	fprintf(t->f, "ERESOURCE wait of %s from +%.6f ms\nresource ", tl_duration(t, r->wait, d, sizeof(d)),
+		kp_model_ms(t->m, r->acquire - r->wait));
+	tl_object_label(t, r->resource, r->acquire);
+	fprintf(t->f, " (%s)\nthread ", r->exclusive ? "exclusive" : "shared");
+	kp_xml_text(t->f, kp_model_thread_label(t->m, r->tid, label, sizeof(label)));
+	fprintf(t->f, ", then held it for %s", tl_duration(t, r->hold, h, sizeof(h)));
 }
 
 static void res_title(const struct tl *t, size_t i, const void *ctx)
 {
-	wait_title(t, &((const WMI_RESOURCE *)ctx)[i]);
+	wait_title(t, &((const struct tl_res_wait *)ctx)[i]);
 }
 
 static uint64_t res_object(size_t i, const void *ctx, uint64_t *ts)
 {
-	const WMI_RESOURCE *r = &((const WMI_RESOURCE *)ctx)[i];
-	*ts = r->AcquireTime;
-	return r->Resource;
+	const struct tl_res_wait *r = &((const struct tl_res_wait *)ctx)[i];
+	*ts = r->acquire;
+	return r->resource;
 }
 
 static const struct tl_wait_kind eresource = { "ERESOURCE", "resource", TL_RES_COLOUR, "reswait", res_title,
@@ -74,18 +72,16 @@ static const struct tl_wait_kind eresource = { "ERESOURCE", "resource", TL_RES_C
 
 unsigned tl_draw_resources(const struct tl *t, uint32_t row)
 {
-	const struct kp_model *m = t->m;
+	const struct tl_res_waits *w = t->plan->res;
 	struct tl_interval *v;
-	size_t n = 0, shown = 0;
+	size_t n = w->n, shown = 0;
 	double y = tl_row_y(row);
 
-	if (!tl_has_resources(m))
+	if (!tl_has_resources(t))
 		return 0;
-	v = kp_xcalloc(m->nresources + 1, sizeof(*v));
-	for (size_t i = 0; i < m->nresources; i++)
-		if (is_wait(&m->resources[i]))
-			v[n++] = (struct tl_interval){ m->resources[i].AcquireTime - m->resources[i].WaitTime,
-						       m->resources[i].AcquireTime, i };
+	v = kp_xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct tl_interval){ w->v[i].acquire - w->v[i].wait, w->v[i].acquire, i };
 	kp_sort(v, n, sizeof(*v), by_start);
 	for (size_t i = 0; i < n; i++)
 		shown += v[i].end > t->t0 && v[i].start < t->t1;
@@ -94,7 +90,7 @@ unsigned tl_draw_resources(const struct tl *t, uint32_t row)
 		      "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT - 10, y + TL_RES_Y + 11, TL_LEFT - 10, y + TL_RES_Y + 24, shown, TL_LEFT, y + TL_RES_Y, TL_PLOT_W,
 		TL_RES_H);
-	tl_draw_bands(t, v, n, y + TL_RES_Y, TL_RES_H, &eresource, m->resources);
+	tl_draw_bands(t, v, n, y + TL_RES_Y, TL_RES_H, &eresource, w->v);
 	fputs("</g>\n", t->f);
 	free(v);
 	return 1;

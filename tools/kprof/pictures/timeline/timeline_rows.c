@@ -235,34 +235,25 @@ static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_
 
 /* ---------------------------------------------------------------- samples */
 
-/* One tick per pixel column that holds samples of the kind, in one path. */
-static void draw_ticks(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu, bool pmc)
+/* One tick per pixel column that holds samples of the kind, in one path
+ * (the plan marked the columns: timeline_plan.c). */
+static void draw_ticks(const struct tl *t, uint32_t cpu, bool pmc)
 {
-	uint64_t n = 0, periods = 0;
-	long last = -1;
+	const struct tl_ticks *k = &t->plan->cpu[cpu].ticks[pmc];
 
-	for (size_t i = 0; i < c->nsamples; i++) {
-		const struct kp_sample *s = &c->samples[i];
-		if (s->pmc != pmc || s->ts < t->t0 || s->ts > t->t1)
-			continue;
-		long col = (long)(tl_px(t, s->ts) - TL_LEFT);
-		if (!n)
-			fprintf(t->f, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\" d=\"",
-				pmc ? "pmc-samples" : "samples", pmc ? "#1050c0" : "#505050");
-		if (col != last)
-			fprintf(t->f, "M%ld.5 %.1fv%.0f", (long)TL_LEFT + col, tl_row_y(cpu), TL_TICK_H);
-		last = col;
-		n++;
-		periods += s->count;
-	}
-	if (!n)
+	if (!k->n)
 		return;
+	fprintf(t->f, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"1\" fill=\"none\" d=\"",
+		pmc ? "pmc-samples" : "samples", pmc ? "#1050c0" : "#505050");
+	for (size_t col = 0; col < TL_COLUMNS; col++)
+		if (k->cols[col / 64] >> (col % 64) & 1)
+			fprintf(t->f, "M%ld.5 %.1fv%.0f", (long)TL_LEFT + (long)col, tl_row_y(cpu), TL_TICK_H);
 	if (pmc)
-		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " PMC samples</title></path>\n", cpu, n);
+		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " PMC samples</title></path>\n", cpu, k->n);
 	else
 		fprintf(t->f, "\"><title>CPU %u: %" PRIu64 " samples standing for %" PRIu64
 			      " profile periods</title></path>\n",
-			cpu, n, periods);
+			cpu, k->n, k->periods);
 }
 
 /* ---------------------------------------------------------------- holes */
@@ -363,8 +354,8 @@ void tl_draw_row(const struct tl *t, uint32_t cpu)
 	tl_draw_noise(t, cpu);
 	draw_holes(t, c, cpu);
 	draw_waits(t, c, cpu);
-	draw_ticks(t, c, cpu, false);
-	draw_ticks(t, c, cpu, true);
+	draw_ticks(t, cpu, false);
+	draw_ticks(t, cpu, true);
 	tl_draw_steps(t, c, cpu);
 	fputs("</g>\n", t->f);
 }
