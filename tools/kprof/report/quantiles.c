@@ -84,20 +84,12 @@ struct kp_quantiles {
 	struct slice *slices;          /* SLICED windows' slices            */
 };
 
-struct kp_quantiles *kp_quantiles_new_budget(size_t budget)
+struct kp_quantiles *kp_quantiles_new(size_t budget)
 {
 	struct kp_quantiles *q = kp_xcalloc(1, sizeof(*q));
 
 	q->budget = budget ? budget : 1;
 	return q;
-}
-
-struct kp_quantiles *kp_quantiles_new(void)
-{
-	const char *env = getenv("KPROF_QUANTILE_BUDGET");
-	unsigned long long b = env ? strtoull(env, NULL, 10) : 0;
-
-	return kp_quantiles_new_budget(b ? (size_t)b : KP_QUANTILE_BUDGET);
 }
 
 void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w)

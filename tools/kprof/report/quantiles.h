@@ -3,7 +3,7 @@
  * weighted) of many series of values, in memory bounded whatever the
  * number of values, over values the caller can give again (quantiles.c).
  *
- *	struct kp_quantiles *q = kp_quantiles_new();
+ *	struct kp_quantiles *q = kp_quantiles_new(budget);
  *	for each value:   kp_quantiles_count(q, series, v, w);
  *	while (kp_quantiles_replay(q))
  *		for each value, the same again:   kp_quantiles_add(q, series, v, w);
@@ -22,10 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Values kept at once by default (16 bytes each: 16 MiB; 32 MiB read no
- * faster: a 20 M-record log takes as many readings with either); the
- * environment's KPROF_QUANTILE_BUDGET sets another (at least 1), which the
- * tests use to make a small log take several readings. */
+/* Values kept at once, the report's (16 bytes each: 16 MiB; 32 MiB read no
+ * faster: a 20 M-record log takes as many readings with either).  The
+ * environment's KPROF_QUANTILE_BUDGET sets another (report/walk.c), which
+ * the tests use to make a small log take several readings. */
 #define KP_QUANTILE_BUDGET ((size_t)1 << 20)
 
 struct kp_quantiles;
@@ -38,9 +38,8 @@ struct kp_quantile_result {
 	uint64_t median, p99, max;
 };
 
-struct kp_quantiles *kp_quantiles_new(void);
-/* The same with a budget of values kept at once (>= 1). */
-struct kp_quantiles *kp_quantiles_new_budget(size_t budget);
+/* Keeping at most `budget` values at once (0 is taken as 1). */
+struct kp_quantiles *kp_quantiles_new(size_t budget);
 void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w);
 /* After the counting or a reading: true when every value must be given
  * again (kp_quantiles_add), false when every answer is known. */

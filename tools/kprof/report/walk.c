@@ -14,11 +14,15 @@
 
 #include <stdlib.h>
 
+#include "tools/kprof/read/frames.h"
 #include "tools/kprof/report/quantiles.h"
 
 void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n)
 {
-	struct kp_quantiles *q = kp_quantiles_new();
+	/* KPROF_QUANTILE_BUDGET: a whole number of values from 1 (the tests'
+	 * many readings); anything else is said on stderr and the default used */
+	struct kp_quantiles *q =
+		kp_quantiles_new(kp_env_number("KPROF_QUANTILE_BUDGET", KP_QUANTILE_BUDGET, 1, (size_t)1 << 40));
 	bool first = true;
 
 	do {

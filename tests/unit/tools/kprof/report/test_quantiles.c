@@ -75,7 +75,7 @@ static void expect(const struct val *sorted, size_t n, uint32_t series, struct k
 /* Runs the module over vals with the budget; returns its readings. */
 static unsigned check_with(const struct val *vals, size_t n, uint32_t nseries, size_t budget)
 {
-	struct kp_quantiles *q = kp_quantiles_new_budget(budget);
+	struct kp_quantiles *q = kp_quantiles_new(budget);
 	struct val *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	unsigned readings;
 
