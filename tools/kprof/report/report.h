@@ -252,18 +252,21 @@ struct kp_lock_group {
 	size_t site0, nsites;         /* locks: their call sites in sites[]         */
 };
 
-/* The log's SpinLock records as the section counts them, in time order:
- * the wait less its stalled part, contended or not and the acquisitions
- * each stands for under the sampling in force (lock_sampling.c). */
-struct kp_lock_stream {
-	struct kp_merge mg;
-	const struct kp_report *rp;
+/* A walk's counting of the log's SpinLock records as the section counts
+ * them: the wait less its stalled part, contended or not and the
+ * acquisitions each stands for under the sampling in force
+ * (lock_sampling.c).  config -1 at each walk's start; kp_lock_counted
+ * fills *out and is true for a SpinLock record, and a KprofSpinlockConfig
+ * record moves the setting on. */
+struct kp_lock_counting {
+	const struct kp_model *m;
 	struct kp_lock_sampling smp;
-	int config;                   /* KprofSpinlockConfig records so far - 1    */
+	int config;                   /* KprofSpinlockConfig records met - 1       */
 };
-void kp_lock_stream_open(struct kp_lock_stream *s, const struct kp_report *rp);
-bool kp_lock_stream_next(struct kp_lock_stream *s, struct kp_lock_rec *r);
-void kp_lock_stream_close(struct kp_lock_stream *s);
+void kp_lock_counting_init(struct kp_lock_counting *c, const struct kp_report *rp);
+bool kp_lock_counted(struct kp_lock_counting *c, const struct kp_record *r, uint16_t kind, struct kp_lock_rec *out);
+/* r's part of g's totals and estimates (not its order statistics). */
+void kp_lock_group_add(struct kp_lock_group *g, const struct kp_lock_rec *r);
 /* All of them, sorted by lock, then release site; *n of them, malloc'd. */
 struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp, size_t *n);
 /* Fill g (zeroed, g->addr set) from recs[0..n); v and vw: room for n
@@ -271,7 +274,7 @@ struct kp_lock_rec *kp_lock_recs(const struct kp_report *rp, size_t *n);
 void kp_lock_summarise(struct kp_lock_group *g, const struct kp_lock_rec *recs, size_t n, uint64_t *v,
 		       struct kp_weighted *vw);
 
-/* The section's table, from the stream, its size that of the locks and
+/* The section's table (lock_table.c), its size that of the locks and
  * sites, not of the records: all of them, every lock (in address order)
  * and every release site (each lock's at sites[site0..site0 + nsites), in
  * kp_lock_site_order). */
