@@ -758,11 +758,12 @@ PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
 # 40 bytes a record), also the file whose making holds much more memory
 # than the rest, growing with the trace (docs/testing.md, the host tool on
 # a big log): the protobuf trace (the model, the threads' slices and the
-# wake-up flows: about 100 bytes a record).  Left: the report and the
-# timeline (the samples, SpinLock and Resource records they count or draw,
-# about 10 to 15 bytes a record), the flame graph (the thread names), the
-# LTTng-style CTF (2 bytes a ReadyThread record), and trace.etl and the
-# plain CTF, written as the records are walked.
+# wake-up flows: about 100 bytes a record).  Left: the report (a row per
+# lock, resource and function: it reads the log again for its medians),
+# the timeline (the spin-lock and ERESOURCE waits it draws, about 4 bytes a
+# record), the flame graph (the thread names), the LTTng-style CTF (2
+# bytes a ReadyThread record), and trace.etl and the plain CTF, written as
+# the records are walked.
 HUGE_TRACE_MB = 1024
 MEMORY_OUTPUTS = ("trace.perfetto-trace",)
 
@@ -824,7 +825,7 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
     if huge:
         print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 100 bytes a record, against 15 at most for the report and the pictures); OUTPUTS=all "
+              "the trace (about 100 bytes a record, against 4 at most for the report and the pictures); OUTPUTS=all "
               "writes it, or build/kprof perfetto on %s"
               % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
     left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
