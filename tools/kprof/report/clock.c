@@ -65,8 +65,7 @@ static void seen_take(void *ctx, const struct kp_record *r, uint16_t kind)
 	kp_sample_of(r, &s);
 	struct seen_prev *prev = &x->prev[r->cpu];
 	if (prev->have && s.count && s.ts > prev->ts)
-		(x->counting ? kp_quantiles_count : kp_quantiles_add)(x->st.q, kp_report_series(&x->st, 0),
-								      (s.ts - prev->ts) / s.count, 1);
+		(x->counting ? kp_quantiles_count : kp_quantiles_add)(x->st.q, x->st.space, 0, (s.ts - prev->ts) / s.count, 1);
 	*prev = (struct seen_prev){ s.ts, true };
 }
 
@@ -84,7 +83,7 @@ static void seen_finish(void *ctx)
 	struct seen_reader *x = ctx;
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(x->st.q, kp_report_series(&x->st, 0), &r);
+	kp_quantiles_get(x->st.q, x->st.space, 0, &r);
 	*x->seen = r.median;
 	free(x->prev);
 	free(x);

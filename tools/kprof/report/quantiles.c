@@ -25,7 +25,10 @@
  * answered within 9 readings of its own, one whose values fit the budget
  * in the first.  Memory: the budget's values (16 bytes each) and the
  * slices (4 KiB a window), whatever the number of values; the series
- * themselves (about 150 bytes each).
+ * themselves (56 bytes each), and the windows of those the counting did
+ * not answer (a series of one value, or of equal values, has none).
+ * Series are numbered in spaces (one per caller that shares the budget),
+ * each dense from 0.
  *
  * Invariant of a window: `below` is the weight of the series' values
  * under lo, so a rank r lies in the window at r - below of its own weight.
@@ -67,19 +70,34 @@ struct window {
 
 struct series {
 	uint64_t count, weight, least, most;
-	uint64_t rank[RANKS];          /* the running weight to reach       */
 	uint64_t value[RANKS];
+	uint32_t open;                 /* 1 + its entry in kp_quantiles.open */
+	                               /* while a rank is not answered, 0   */
+};
+
+/* A series whose ranks the counting did not answer. */
+struct open {
+	struct series *s;              /* (its space's array does not move  */
+	                               /* once counting is over)            */
+	uint64_t rank[RANKS];          /* the running weight to reach       */
 	int8_t win[RANKS];             /* its window in w[], -1: answered   */
 	uint8_t nw;
 	struct window w[RANKS];
 };
 
-struct kp_quantiles {
+struct space {
 	struct series *s;
 	size_t n, cap;
+};
+
+struct kp_quantiles {
+	struct space *spaces;
+	size_t nspaces;
 	size_t budget;
 	bool counted;                  /* the first replay call was made    */
 	unsigned readings;
+	struct open *open;             /* the series not yet answered       */
+	size_t nopen;
 	struct pair *pairs;            /* the kept values of every window   */
 	struct slice *slices;          /* SLICED windows' slices            */
 };
@@ -92,14 +110,20 @@ struct kp_quantiles *kp_quantiles_new(size_t budget)
 	return q;
 }
 
-void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w)
+void kp_quantiles_count(struct kp_quantiles *q, size_t space, size_t series, uint64_t v, uint64_t w)
 {
-	if (series >= q->n) {
-		q->s = kp_grow(q->s, &q->cap, series + 1, sizeof(*q->s));
-		memset(&q->s[q->n], 0, (series + 1 - q->n) * sizeof(*q->s));
-		q->n = series + 1;
+	if (space >= q->nspaces) {
+		q->spaces = kp_xrealloc(q->spaces, space + 1, sizeof(*q->spaces));
+		memset(&q->spaces[q->nspaces], 0, (space + 1 - q->nspaces) * sizeof(*q->spaces));
+		q->nspaces = space + 1;
 	}
-	struct series *s = &q->s[series];
+	struct space *sp = &q->spaces[space];
+	if (series >= sp->n) {
+		sp->s = kp_grow(sp->s, &sp->cap, series + 1, sizeof(*sp->s));
+		memset(&sp->s[sp->n], 0, (series + 1 - sp->n) * sizeof(*sp->s));
+		sp->n = series + 1;
+	}
+	struct series *s = &sp->s[series];
 	if (!s->count || v < s->least)
 		s->least = v;
 	if (!s->count || v > s->most)
@@ -108,14 +132,17 @@ void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint6
 	s->weight += w;
 }
 
-void kp_quantiles_add(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w)
+void kp_quantiles_add(struct kp_quantiles *q, size_t space, size_t series, uint64_t v, uint64_t w)
 {
-	if (series >= q->n) /* not counted: the readings differ */
+	if (space >= q->nspaces || series >= q->spaces[space].n) /* not counted: the readings differ */
 		return;
-	struct series *s = &q->s[series];
+	const struct series *s = &q->spaces[space].s[series];
+	if (!s->open)
+		return;
+	struct open *o = &q->open[s->open - 1];
 
-	for (unsigned i = 0; i < s->nw; i++) {
-		struct window *x = &s->w[i];
+	for (unsigned i = 0; i < o->nw; i++) {
+		struct window *x = &o->w[i];
 		if (x->how == WAIT || v < x->lo || v > x->hi)
 			continue;
 		if (x->how == KEEP) {
@@ -134,25 +161,25 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* Rank k answered: its value is v. */
-static void answer(struct series *s, unsigned k, uint64_t v)
+static void answer(struct open *o, unsigned k, uint64_t v)
 {
-	s->value[k] = v;
-	s->win[k] = -1;
+	o->s->value[k] = v;
+	o->win[k] = -1;
 }
 
 /* The window of rank k after a reading, in the new windows nw[] (*n of
  * them, shared by the ranks that fall in one slice). */
-static void narrow(struct kp_quantiles *q, struct series *s, unsigned k, struct window *nw, uint8_t *n)
+static void narrow(struct kp_quantiles *q, struct open *o, unsigned k, struct window *nw, uint8_t *n)
 {
-	const struct window *x = &s->w[s->win[k]];
-	uint64_t need = s->rank[k] - x->below, cum = 0;
+	const struct window *x = &o->w[o->win[k]];
+	uint64_t need = o->rank[k] - x->below, cum = 0;
 
 	if (x->how == KEEP) {
 		const struct pair *p = &q->pairs[x->at];
 		size_t i = 0;
 		while (i + 1 < x->n && (cum += p[i].w) < need)
 			i++;
-		answer(s, k, x->n ? p[i].v : x->lo); /* none: only if the readings differed */
+		answer(o, k, x->n ? p[i].v : x->lo); /* none: only if the readings differed */
 		return;
 	}
 	unsigned j = 0, last = 0;
@@ -167,78 +194,83 @@ static void narrow(struct kp_quantiles *q, struct series *s, unsigned k, struct 
 	if (j == SLICES) /* not reached: only if the readings differed; the last value's slice */
 		j = last, cum -= x->slices[last].weight;
 	uint64_t lo = x->lo + ((uint64_t)j << x->shift);
-	uint64_t hi = x->shift >= 64 || x->hi - lo < ((uint64_t)1 << x->shift) - 1 ? x->hi
-										   : lo + ((uint64_t)1 << x->shift) - 1;
+	uint64_t hi = x->hi - lo < ((uint64_t)1 << x->shift) - 1 ? x->hi : lo + ((uint64_t)1 << x->shift) - 1;
 	if (lo == hi) {
-		answer(s, k, lo);
+		answer(o, k, lo);
 		return;
 	}
 	for (uint8_t i = 0; i < *n; i++)
 		if (nw[i].lo == lo) {
-			s->win[k] = (int8_t)i;
+			o->win[k] = (int8_t)i;
 			return;
 		}
 	nw[*n] = (struct window){ .lo = lo, .hi = hi, .below = x->below + cum, .count = x->slices[j].count };
-	s->win[k] = (int8_t)(*n)++;
+	o->win[k] = (int8_t)(*n)++;
 }
 
 /* Every window read in the last reading is answered or narrowed. */
 static void resolve(struct kp_quantiles *q)
 {
-	for (size_t i = 0; i < q->n; i++) {
-		struct series *s = &q->s[i];
+	for (size_t i = 0; i < q->nopen; i++) {
+		struct open *o = &q->open[i];
 		struct window nw[RANKS];
 		uint8_t n = 0;
 		int8_t moved[RANKS];
 
-		for (unsigned w = 0; w < s->nw; w++)
-			if (s->w[w].how == KEEP)
-				kp_sort(&q->pairs[s->w[w].at], s->w[w].n, sizeof(struct pair), cmp_pair);
+		for (unsigned w = 0; w < o->nw; w++)
+			if (o->w[w].how == KEEP)
+				kp_sort(&q->pairs[o->w[w].at], o->w[w].n, sizeof(struct pair), cmp_pair);
 		for (unsigned k = 0; k < RANKS; k++) {
 			moved[k] = -1;
-			if (s->win[k] < 0)
+			if (o->win[k] < 0)
 				continue;
-			if (s->w[s->win[k]].how == WAIT) { /* not read: kept as it is */
-				nw[n] = s->w[s->win[k]];
+			if (o->w[o->win[k]].how == WAIT) { /* not read: kept as it is */
+				nw[n] = o->w[o->win[k]];
 				for (unsigned j = 0; j < k; j++)
-					if (moved[j] >= 0 && s->win[j] == s->win[k])
+					if (moved[j] >= 0 && o->win[j] == o->win[k])
 						moved[k] = moved[j];
 				if (moved[k] < 0)
 					moved[k] = (int8_t)n++;
 				continue;
 			}
-			narrow(q, s, k, nw, &n);
+			narrow(q, o, k, nw, &n);
 		}
 		for (unsigned k = 0; k < RANKS; k++)
 			if (moved[k] >= 0)
-				s->win[k] = moved[k];
-		memcpy(s->w, nw, n * sizeof(*nw));
-		s->nw = n;
+				o->win[k] = moved[k];
+		memcpy(o->w, nw, n * sizeof(*nw));
+		o->nw = n;
 		for (unsigned w = 0; w < n; w++)
-			s->w[w].how = WAIT, s->w[w].n = 0, s->w[w].slices = NULL;
+			o->w[w].how = WAIT, o->w[w].n = 0, o->w[w].slices = NULL;
 	}
 }
 
-/* After the counting: one window per series, over all its values. */
+/* After the counting: every series with two values or more is open, with
+ * one window over all its values. */
 static void first_windows(struct kp_quantiles *q)
 {
-	for (size_t i = 0; i < q->n; i++) {
-		struct series *s = &q->s[i];
-		s->nw = 0;
-		for (unsigned k = 0; k < RANKS; k++) {
-			s->rank[k] = (pct[k] * s->weight + 99) / 100;
-			s->win[k] = -1;
-			if (!s->count)
-				continue;
-			if (s->least == s->most) {
-				answer(s, k, s->least);
-				continue;
-			}
-			s->win[k] = 0;
-			s->nw = 1;
+	size_t n = 0;
+
+	for (size_t sp = 0; sp < q->nspaces; sp++)
+		for (size_t i = 0; i < q->spaces[sp].n; i++) {
+			struct series *s = &q->spaces[sp].s[i];
+			if (s->count && s->least == s->most)
+				s->value[0] = s->value[1] = s->least;
+			n += s->count && s->least != s->most;
 		}
-		s->w[0] = (struct window){ .lo = s->least, .hi = s->most, .count = s->count };
-	}
+	q->open = n ? kp_xcalloc(n, sizeof(*q->open)) : NULL;
+	for (size_t sp = 0; sp < q->nspaces; sp++)
+		for (size_t i = 0; i < q->spaces[sp].n; i++) {
+			struct series *s = &q->spaces[sp].s[i];
+			if (!s->count || s->least == s->most)
+				continue;
+			struct open *o = &q->open[q->nopen++];
+			*o = (struct open){ .s = s, .nw = 1 };
+			for (unsigned k = 0; k < RANKS; k++)
+				o->rank[k] = (pct[k] * s->weight + 99) / 100;
+			o->w[0] = (struct window){ .lo = s->least, .hi = s->most, .count = s->count };
+			s->open = (uint32_t)q->nopen;
+		}
 }
 
 static int cmp_window_count(const void *a, const void *b)
@@ -259,13 +291,13 @@ bool kp_quantiles_replay(struct kp_quantiles *q)
 		q->readings++;
 		resolve(q);
 	}
-	for (size_t i = 0; i < q->n; i++)
-		n += q->s[i].nw;
+	for (size_t i = 0; i < q->nopen; i++)
+		n += q->open[i].nw;
 	todo = kp_xcalloc(n ? n : 1, sizeof(*todo));
 	n = 0;
-	for (size_t i = 0; i < q->n; i++)
-		for (unsigned w = 0; w < q->s[i].nw; w++)
-			todo[n++] = &q->s[i].w[w];
+	for (size_t i = 0; i < q->nopen; i++)
+		for (unsigned w = 0; w < q->open[i].nw; w++)
+			todo[n++] = &q->open[i].w[w];
 	kp_sort(todo, n, sizeof(*todo), cmp_window_count); /* the fewest values first */
 	for (size_t i = 0; i < n; i++) {
 		struct window *x = todo[i];
@@ -288,7 +320,14 @@ bool kp_quantiles_replay(struct kp_quantiles *q)
 		if (todo[i]->how == SLICE)
 			todo[i]->slices = &q->slices[todo[i]->at * SLICES];
 	free(todo);
-	return n > 0;
+	if (n)
+		return true;
+	for (size_t i = 0; i < q->nopen; i++) /* all answered: nothing open */
+		q->open[i].s->open = 0;
+	free(q->open);
+	q->open = NULL;
+	q->nopen = 0;
+	return false;
 }
 
 unsigned kp_quantiles_readings(const struct kp_quantiles *q)
@@ -296,12 +335,12 @@ unsigned kp_quantiles_readings(const struct kp_quantiles *q)
 	return q->readings;
 }
 
-void kp_quantiles_get(const struct kp_quantiles *q, size_t series, struct kp_quantile_result *r)
+void kp_quantiles_get(const struct kp_quantiles *q, size_t space, size_t series, struct kp_quantile_result *r)
 {
 	*r = (struct kp_quantile_result){ 0 };
-	if (series >= q->n || !q->s[series].count)
+	if (space >= q->nspaces || series >= q->spaces[space].n || !q->spaces[space].s[series].count)
 		return;
-	const struct series *s = &q->s[series];
+	const struct series *s = &q->spaces[space].s[series];
 	*r = (struct kp_quantile_result){ .count = s->count, .weight = s->weight, .median = s->value[0],
 					  .p99 = s->value[1], .max = s->most };
 }
@@ -310,7 +349,10 @@ void kp_quantiles_free(struct kp_quantiles *q)
 {
 	if (!q)
 		return;
-	free(q->s);
+	for (size_t i = 0; i < q->nspaces; i++)
+		free(q->spaces[i].s);
+	free(q->spaces);
+	free(q->open);
 	free(q->pairs);
 	free(q->slices);
 	free(q);

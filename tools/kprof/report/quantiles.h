@@ -4,14 +4,16 @@
  * number of values, over values the caller can give again (quantiles.c).
  *
  *	struct kp_quantiles *q = kp_quantiles_new(budget);
- *	for each value:   kp_quantiles_count(q, series, v, w);
+ *	for each value:   kp_quantiles_count(q, space, series, v, w);
  *	while (kp_quantiles_replay(q))
- *		for each value, the same again:   kp_quantiles_add(q, series, v, w);
- *	kp_quantiles_get(q, series, &r);
+ *		for each value, the same again:   kp_quantiles_add(q, space, series, v, w);
+ *	kp_quantiles_get(q, space, series, &r);
  *	kp_quantiles_free(q);
  *
  * A series is a small number chosen by the caller (0, 1, 2 ...: the
- * arrays grow to the largest one counted); w is 1 for a plain series.
+ * arrays grow to the largest one counted), in a space (0, 1, ...: one per
+ * caller sharing the budget, each numbering its series from 0); w is 1
+ * for a plain series.
  * Every reading must give the same values, each to the same series; the
  * order within a reading does not matter.
  */
@@ -40,14 +42,14 @@ struct kp_quantile_result {
 
 /* Keeping at most `budget` values at once (0 is taken as 1). */
 struct kp_quantiles *kp_quantiles_new(size_t budget);
-void kp_quantiles_count(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w);
+void kp_quantiles_count(struct kp_quantiles *q, size_t space, size_t series, uint64_t v, uint64_t w);
 /* After the counting or a reading: true when every value must be given
  * again (kp_quantiles_add), false when every answer is known. */
 bool kp_quantiles_replay(struct kp_quantiles *q);
-void kp_quantiles_add(struct kp_quantiles *q, size_t series, uint64_t v, uint64_t w);
+void kp_quantiles_add(struct kp_quantiles *q, size_t space, size_t series, uint64_t v, uint64_t w);
 /* Readings done after the counting (for the tests and the bench). */
 unsigned kp_quantiles_readings(const struct kp_quantiles *q);
-void kp_quantiles_get(const struct kp_quantiles *q, size_t series, struct kp_quantile_result *r);
+void kp_quantiles_get(const struct kp_quantiles *q, size_t space, size_t series, struct kp_quantile_result *r);
 void kp_quantiles_free(struct kp_quantiles *q);
 
 #endif

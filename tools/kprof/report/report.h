@@ -294,16 +294,12 @@ struct kp_res_table;                  /* resources.c                            
 struct kp_hot_samples;                /* hot.c                                      */
 
 /* The order statistics the readers of one walk share, so that one budget
- * of values kept bounds them all (quantiles.h): reader i of n numbers its
- * series s as s * n + i. */
+ * of values kept bounds them all (quantiles.h): reader i's series are in
+ * space i. */
 struct kp_report_stats {
 	struct kp_quantiles *q;
-	size_t i, n;
+	size_t space;
 };
-static inline size_t kp_report_series(const struct kp_report_stats *st, size_t s)
-{
-	return s * st->n + st->i;
-}
 
 /* A section's reader.  Before each walk, begin() (NULL: none) gets the
  * shared order statistics and whether the walk is the first (the records

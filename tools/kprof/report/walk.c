@@ -31,7 +31,7 @@ void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t
 
 		for (size_t i = 0; i < n; i++)
 			if (readers[i].begin)
-				readers[i].begin(readers[i].ctx, &(struct kp_report_stats){ q, i, n }, first);
+				readers[i].begin(readers[i].ctx, &(struct kp_report_stats){ q, i }, first);
 		kp_merge_init(&mg, log);
 		while (kp_merge_next(&mg, &r)) {
 			uint16_t kind = kp_model_kind(&r);

@@ -81,19 +81,19 @@ static void groups_of(struct building *b, const struct kp_lock_rec *r, size_t gi
 
 static void series_of(const struct kp_report_stats *st, size_t gid, const struct kp_lock_rec *r, bool count)
 {
-	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = count ? kp_quantiles_count : kp_quantiles_add;
+	void (*give)(struct kp_quantiles *, size_t, size_t, uint64_t, uint64_t) = count ? kp_quantiles_count : kp_quantiles_add;
 
 	if (r->wait)
-		give(st->q, kp_report_series(st, gid * SERIES + S_WAIT), r->wait, 1);
-	give(st->q, kp_report_series(st, gid * SERIES + S_HOLD), r->hold, 1);
-	give(st->q, kp_report_series(st, gid * SERIES + S_HOLD_EST), r->hold, r->weight);
+		give(st->q, st->space, gid * SERIES + S_WAIT, r->wait, 1);
+	give(st->q, st->space, gid * SERIES + S_HOLD, r->hold, 1);
+	give(st->q, st->space, gid * SERIES + S_HOLD_EST, r->hold, r->weight);
 }
 
 static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
 {
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(st->q, kp_report_series(st, series), &r);
+	kp_quantiles_get(st->q, st->space, series, &r);
 	*s = (struct kp_stats){ .n = (size_t)r.weight, .median = r.median, .p99 = r.p99, .max = r.max };
 }
 

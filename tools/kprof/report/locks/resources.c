@@ -153,7 +153,7 @@ static void take_record(struct kp_res_table *t, struct rs_group *g, unsigned a, 
 static void res_take(void *ctx, const struct kp_record *rec, uint16_t kind)
 {
 	struct res_reader *x = ctx;
-	void (*give)(struct kp_quantiles *, size_t, uint64_t, uint64_t) = x->counting ? kp_quantiles_count
+	void (*give)(struct kp_quantiles *, size_t, size_t, uint64_t, uint64_t) = x->counting ? kp_quantiles_count
 										       : kp_quantiles_add;
 	WMI_RESOURCE r;
 
@@ -166,16 +166,16 @@ static void res_take(void *ctx, const struct kp_record *rec, uint16_t kind)
 		take_record(x->t, &x->t->groups[gi], a, &r, rec->h.TimeStamp);
 	if (a != A_REL_X && a != A_REL_S)
 		return;
-	give(x->st.q, kp_report_series(&x->st, gi * SERIES + S_HOLD), r.HoldTime, 1);
+	give(x->st.q, x->st.space, gi * SERIES + S_HOLD, r.HoldTime, 1);
 	if (r.WaitTime)
-		give(x->st.q, kp_report_series(&x->st, gi * SERIES + S_WAIT), r.WaitTime, 1);
+		give(x->st.q, x->st.space, gi * SERIES + S_WAIT, r.WaitTime, 1);
 }
 
 static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
 {
 	struct kp_quantile_result r;
 
-	kp_quantiles_get(st->q, kp_report_series(st, series), &r);
+	kp_quantiles_get(st->q, st->space, series, &r);
 	*s = (struct kp_stats){ .n = (size_t)r.count, .median = r.median, .p99 = r.p99, .max = r.max };
 }
 

@@ -80,15 +80,15 @@ static unsigned check_with(const struct val *vals, size_t n, uint32_t nseries, s
 	unsigned readings;
 
 	for (size_t i = 0; i < n; i++)
-		kp_quantiles_count(q, vals[i].series, vals[i].v, vals[i].w);
+		kp_quantiles_count(q, vals[i].series % 2, vals[i].series / 2, vals[i].v, vals[i].w);
 	while (kp_quantiles_replay(q))
 		for (size_t i = n; i-- > 0;) /* another order than the counting's */
-			kp_quantiles_add(q, vals[i].series, vals[i].v, vals[i].w);
+			kp_quantiles_add(q, vals[i].series % 2, vals[i].series / 2, vals[i].v, vals[i].w);
 	memcpy(sorted, vals, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp_val);
 	for (uint32_t s = 0; s < nseries + 2; s++) {
 		struct kp_quantile_result got, want;
-		kp_quantiles_get(q, s, &got);
+		kp_quantiles_get(q, s % 2, s / 2, &got);
 		expect(sorted, n, s, &want);
 		if (memcmp(&got, &want, sizeof(got)))
 			fail_msg("series %u of %u, %zu values, budget %zu: got n %llu w %llu median %llu p99 %llu max "
