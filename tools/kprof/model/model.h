@@ -273,7 +273,7 @@ void kp_model_build_keeping(struct kp_model *m, struct kp_log *log, unsigned kee
 /* A reader of the runs as the schedule makes them, whole (the timeline's
  * plan: it need not keep them): start once before the first, with the
  * model's span, holes, stalls and thread table made; then each run, a
- * CPU's in time order (the CPUs' interleaved). */
+ * CPU's in time order (the CPUs' interleaved; run NULL: none). */
 struct kp_run_sink {
 	void (*start)(void *ctx, const struct kp_model *m);
 	void (*run)(void *ctx, uint32_t cpu, const struct kp_run *r);

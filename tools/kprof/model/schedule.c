@@ -104,7 +104,7 @@ static void made(struct kp_sched *s, uint32_t cpu, struct kp_run r)
 	sc->run_end = r.end;
 	if (s->keep)
 		KP_PUSH(c->runs, c->nruns, sc->cap, r);
-	if (s->sink)
+	if (s->sink && s->sink->run)
 		s->sink->run(s->sink->ctx, cpu, &r);
 	if (r.tid && !r.to_end)
 		kp_sched_order_add(&s->order, (struct kp_sched_event){ .ts = r.end, .tid = r.tid, .type = KP_SCHED_OUT,

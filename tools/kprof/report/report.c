@@ -117,6 +117,28 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
 	free(per_cpu);
 }
 
+/* The model's build, with the sections' gathering riding its second pass
+ * (its sink: the thread table, stalls and sampling settings are made by
+ * then, which the sections read). */
+struct gather {
+	struct kp_report *r;
+	bool clock;
+	struct kp_report_gathering g;
+};
+
+static void gather_start(void *ctx, const struct kp_model *m)
+{
+	struct gather *x = ctx;
+
+	(void)m;
+	kp_report_gather_start(x->r, x->clock, &x->g);
+}
+
+static void gather_record(void *ctx, const struct kp_record *r, uint16_t kind)
+{
+	kp_report_walk_take(&((struct gather *)ctx)->g.walk, r, kind);
+}
+
 int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 {
 	struct kp_symbols *syms;
@@ -142,12 +164,15 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	/* Every record is walked here (kp_totals() again in the sections): any
 	 * malformed one is an issue before the header reports the issues.  No
 	 * section reads a run, a spin-lock wait or a ReadyThread record of the
-	 * model, only what is made of them; the lock sections read the
-	 * SpinLock records. */
-	kp_model_build_keeping(&m, log, 0);
+	 * model, only what is made of them; the lock, resource and hot-spot
+	 * sections and the clock line read their records as the model's
+	 * second pass meets them (walk.c), and again if their medians ask. */
 	struct kp_report_cache cache = { 0 }; /* the whole report and its summary share it */
 	struct kp_report r = { .log = log, .m = &m, .syms = syms, .cache = &cache };
-	kp_report_gather(&r, !o->summary); /* one walk for the sections' own records */
+	struct gather g = { .r = &r, .clock = !o->summary };
+	const struct kp_run_sink sink = { .start = gather_start, .record = gather_record, .ctx = &g };
+	kp_model_build_with(&m, log, 0, &sink);
+	kp_report_walk_end(&g.g.walk); /* the sections' further readings, if any */
 	if (o->summary)
 		write_summary(out, &r);
 	else

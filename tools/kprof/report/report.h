@@ -315,6 +315,18 @@ struct kp_report_reader {
 	void (*finish)(void *ctx);
 };
 void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n);
+/* The same with the first walk the caller's: start, each record of a kind
+ * the model reads to take (in time order), then end, which walks again as
+ * often as the order statistics ask and finishes the readers. */
+struct kp_report_walk {
+	struct kp_log *log;
+	struct kp_report_reader *readers;
+	size_t n;
+	struct kp_quantiles *q;
+};
+void kp_report_walk_start(struct kp_report_walk *w, struct kp_log *log, struct kp_report_reader *readers, size_t n);
+void kp_report_walk_take(struct kp_report_walk *w, const struct kp_record *r, uint16_t kind);
+void kp_report_walk_end(struct kp_report_walk *w);
 
 /* The readers that make the sections' tables (each section's file).
  * kp_lock_table_reader fills *t, the others a table they allocate. */
@@ -323,8 +335,14 @@ void kp_res_table_reader(const struct kp_report *rp, struct kp_res_table **t, st
 void kp_hot_samples_reader(const struct kp_report *rp, struct kp_hot_samples **s, struct kp_report_reader *out);
 void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct kp_report_reader *out);
 /* Fill rp->cache with all of them (the clock's seen interval only with
- * `clock`: the summary does not show it) in one walk, and its readings. */
-void kp_report_gather(const struct kp_report *rp, bool clock);
+ * `clock`: the summary does not show it) in one walk, and its readings:
+ * the walk started (the model's second pass gives the first walk's
+ * records), then kp_report_walk_end(&g->walk). */
+struct kp_report_gathering {
+	struct kp_report_reader r[4];
+	struct kp_report_walk walk;
+};
+void kp_report_gather_start(const struct kp_report *rp, bool clock, struct kp_report_gathering *g);
 
 /* ---- what the sections made, kept for the report's other sections ---- */
 

@@ -8,7 +8,10 @@
  *
  * The records come in time order (kp_merge: the CPUs merged, each CPU's
  * in its own order), each with its kind by the model's rule
- * (kp_model_kind: 0 for a kind no section reads, or one too short).
+ * (kp_model_kind: 0 for a kind no section reads, or one too short).  The
+ * first walk may be another's: the report's is the model's second pass,
+ * whose sink hands every record on (report.c), so the sections' counting
+ * costs no walk of its own.
  */
 #include "tools/kprof/report/report.h"
 
@@ -17,53 +20,78 @@
 #include "tools/kprof/read/frames.h"
 #include "tools/kprof/report/quantiles.h"
 
-void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n)
+void kp_report_walk_start(struct kp_report_walk *w, struct kp_log *log, struct kp_report_reader *readers, size_t n)
 {
 	/* KPROF_QUANTILE_BUDGET: a whole number of values from 1 (the tests'
 	 * many readings); anything else is said on stderr and the default used */
-	struct kp_quantiles *q =
-		kp_quantiles_new(kp_env_number("KPROF_QUANTILE_BUDGET", KP_QUANTILE_BUDGET, 1, (size_t)1 << 40));
-	bool first = true;
+	*w = (struct kp_report_walk){ .log = log, .readers = readers, .n = n,
+				      .q = kp_quantiles_new(kp_env_number("KPROF_QUANTILE_BUDGET", KP_QUANTILE_BUDGET, 1,
+									  (size_t)1 << 40)) };
+	for (size_t i = 0; i < n; i++)
+		if (readers[i].begin)
+			readers[i].begin(readers[i].ctx, &(struct kp_report_stats){ w->q, i }, true);
+}
 
-	do {
+void kp_report_walk_take(struct kp_report_walk *w, const struct kp_record *r, uint16_t kind)
+{
+	for (size_t i = 0; i < w->n; i++)
+		w->readers[i].take(w->readers[i].ctx, r, kind);
+}
+
+void kp_report_walk_end(struct kp_report_walk *w)
+{
+	while (kp_quantiles_replay(w->q)) {
 		struct kp_merge mg;
 		struct kp_record r;
 
-		for (size_t i = 0; i < n; i++)
-			if (readers[i].begin)
-				readers[i].begin(readers[i].ctx, &(struct kp_report_stats){ q, i }, first);
-		kp_merge_init(&mg, log);
+		for (size_t i = 0; i < w->n; i++)
+			if (w->readers[i].begin)
+				w->readers[i].begin(w->readers[i].ctx, &(struct kp_report_stats){ w->q, i }, false);
+		kp_merge_init(&mg, w->log);
 		while (kp_merge_next(&mg, &r)) {
 			uint16_t kind = kp_model_kind(&r);
-			if (!kind)
-				continue;
-			for (size_t i = 0; i < n; i++)
-				readers[i].take(readers[i].ctx, &r, kind);
+			if (kind)
+				kp_report_walk_take(w, &r, kind);
 		}
 		kp_merge_free(&mg);
-		first = false;
-	} while (kp_quantiles_replay(q));
-	for (size_t i = 0; i < n; i++)
-		if (readers[i].finish)
-			readers[i].finish(readers[i].ctx);
-	kp_quantiles_free(q);
+	}
+	for (size_t i = 0; i < w->n; i++)
+		if (w->readers[i].finish)
+			w->readers[i].finish(w->readers[i].ctx);
+	kp_quantiles_free(w->q);
 }
 
-void kp_report_gather(const struct kp_report *rp, bool clock)
+void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n)
+{
+	struct kp_report_walk w;
+	struct kp_merge mg;
+	struct kp_record r;
+
+	kp_report_walk_start(&w, log, readers, n);
+	kp_merge_init(&mg, log);
+	while (kp_merge_next(&mg, &r)) {
+		uint16_t kind = kp_model_kind(&r);
+		if (kind)
+			kp_report_walk_take(&w, &r, kind);
+	}
+	kp_merge_free(&mg);
+	kp_report_walk_end(&w);
+}
+
+void kp_report_gather_start(const struct kp_report *rp, bool clock, struct kp_report_gathering *g)
 {
 	struct kp_report_cache *c = rp->cache;
-	struct kp_report_reader r[4];
 	size_t n = 0;
 
 	if (!c->have_locks)
-		kp_lock_table_reader(rp, &c->locks, &r[n++]), c->have_locks = true;
+		kp_lock_table_reader(rp, &c->locks, &g->r[n++]), c->have_locks = true;
 	if (!c->resources)
-		kp_res_table_reader(rp, &c->resources, &r[n++]);
+		kp_res_table_reader(rp, &c->resources, &g->r[n++]);
 	if (!c->samples)
-		kp_hot_samples_reader(rp, &c->samples, &r[n++]);
+		kp_hot_samples_reader(rp, &c->samples, &g->r[n++]);
 	if (clock && !c->have_seen && rp->m->hz > 0)
-		kp_seen_interval_reader(rp, &c->seen, &r[n++]);
+		kp_seen_interval_reader(rp, &c->seen, &g->r[n++]);
 	if (clock)
 		c->have_seen = true;
-	kp_report_walk(rp->log, r, n);
+	kp_report_walk_start(&g->walk, rp->log, g->r, n);
 }
