@@ -394,7 +394,7 @@ static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, c
 {
 	struct kprof_chunk_header ch;
 	struct kp_cpu *c = kp_cpu_slot(log, h->cpu);
-	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset, .chunk = true };
+	struct kp_buffer b = { .cpu = h->cpu, .frame_seq = h->seq, .offset = (uint32_t)offset, .chunk = true };
 	uint32_t used = (uint32_t)(h->length - sizeof(ch)), n = 0;
 
 	memcpy(&ch, payload, sizeof(ch));
@@ -438,15 +438,16 @@ static void take_buffer(struct kp_log *log, const struct kprof_frame_header *h, 
 	struct kprof_buffer_header bh;
 
 	memcpy(&bh, payload, sizeof(bh));
-	struct kp_buffer b = { .cpu = (uint16_t)h->cpu, .frame_seq = h->seq, .offset = offset,
-			       .buffer_seq = bh.buffer_seq, .used = bh.used, .records = bh.records,
-			       .flags = (uint8_t)(bh.flags & (KPROF_BUFFER_FINAL | KPROF_BUFFER_LOSSES)) };
-	if (b.used > h->length - hsize) {
+	uint32_t used = bh.used; /* as it says, before it is held to what the frame carries */
+	if (used > h->length - hsize) {
 		kp_issue_add(log, KP_ISSUE_BAD_RECORD, offset, h->cpu, h->seq, h->seq,
 			     "buffer frame at offset %llu says %u bytes of records but carries %u",
-			     (unsigned long long)offset, b.used, (unsigned)(h->length - hsize));
-		b.used = (uint32_t)(h->length - hsize);
+			     (unsigned long long)offset, used, (unsigned)(h->length - hsize));
+		used = (uint32_t)(h->length - hsize);
 	}
+	struct kp_buffer b = { .cpu = h->cpu, .frame_seq = h->seq, .offset = (uint32_t)offset,
+			       .buffer_seq = bh.buffer_seq, .used = used, .records = bh.records,
+			       .flags = bh.flags & (KPROF_BUFFER_FINAL | KPROF_BUFFER_LOSSES) };
 	kp_store_add(log, kp_cpu_slot(log, h->cpu), &b, late);
 }
 

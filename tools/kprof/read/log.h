@@ -66,20 +66,22 @@ struct kp_issue {
 	char what[200];        /* one line for people                         */
 };
 
-struct kp_buffer {              /* one per frame kept: 32 bytes (a 4 GiB log
+struct kp_buffer {              /* one per frame kept: 24 bytes (a 4 GiB log
                                    has about four million of them)     */
-	uint64_t offset;       /* of the frame in the log: its records (used
-	                          bytes; decoded: its LZ4 block, wire_bytes)
-	                          follow the frame's header and its chunk's or
-	                          buffer's (kp_buffer_payload);
+	uint32_t offset;       /* of the frame in the log (a log is at most
+	                          KP_LOG_LIMIT_MB): its records (used bytes;
+	                          decoded: its LZ4 block, wire_bytes) follow
+	                          the frame's header and its chunk's or
+	                          buffer's (kp_buffer_payload_at);
 	                          kp_buffer_records gives the records        */
 	uint32_t frame_seq;
 	uint32_t buffer_seq;   /* the sub-buffer's number (v2: the chunk's)   */
-	uint32_t used;         /* bytes of records                            */
 	uint32_t records;      /* records, as its header says                 */
-	uint32_t wire_bytes;   /* decoded: the LZ4 block's size               */
-	uint16_t cpu;          /* < KP_MAX_CPUS                               */
-	uint8_t flags;         /* KPROF_BUFFER_FINAL, _LOSSES (v2: from the
+	uint32_t used : 20;    /* bytes of records (a frame's payload is      */
+	                       /* under KPROF_FRAME_MAX_PAYLOAD, 1 MiB)       */
+	uint32_t cpu : 12;     /* < KP_MAX_CPUS                               */
+	uint32_t wire_bytes : 20; /* decoded: the LZ4 block's size            */
+	uint32_t flags : 2;    /* KPROF_BUFFER_FINAL, _LOSSES (v2: from the
 	                          chunk's flags)                              */
 	bool chunk : 1;        /* a v2 chunk frame, not a v1 buffer frame     */
 	bool bad_reported : 1; /* a malformed record in it was reported       */
@@ -88,7 +90,9 @@ struct kp_buffer {              /* one per frame kept: 32 bytes (a 4 GiB log
 	bool kept : 1;         /* ... kept decoded: the records are a copy
 	                          (kp_log.kept), not in the log              */
 };
-_Static_assert(sizeof(struct kp_buffer) == 32, "a frame is 32 bytes of the log's index");
+_Static_assert(sizeof(struct kp_buffer) == 24, "a frame is 24 bytes of the log's index");
+_Static_assert(KPROF_FRAME_MAX_PAYLOAD <= (1u << 20), "a frame's payload fits kp_buffer.used and .wire_bytes");
+_Static_assert((KPROF_BUFFER_FINAL | KPROF_BUFFER_LOSSES) < 4u, "the buffer flags fit kp_buffer.flags");
 
 /* Where b's payload lies past the frame's header: after the chunk's header
  * (v2) or the buffer's (v1). */
@@ -274,6 +278,7 @@ static inline uint64_t kp_drop_start(const struct kp_drop *d)
 /* The largest log read, in MiB (the environment's KPROF_LOG_LIMIT_MB may
  * set a lower limit): a trace file from the stick is under 4 GiB. */
 #define KP_LOG_LIMIT_MB 4096ull
+_Static_assert(KP_LOG_LIMIT_MB << 20 <= 1ull << 32, "every offset in a log fits kp_buffer.offset");
 /* Read and scan a log: a regular file, a pipe or a character device of
  * at most the limit; 0, or -1 with errno set if it cannot be read (EISDIR,
  * ENODEV: another kind of file; EFBIG: over the limit). */
