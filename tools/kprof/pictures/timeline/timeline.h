@@ -79,8 +79,8 @@ struct tl {
 };
 
 /* timeline_plan.c: the runs as the rows draw them, planned per view as
- * the model makes them, and the samples' tick marks (the model keeps
- * neither). */
+ * the model makes them, the samples' tick marks and the ERESOURCE waits
+ * (the model keeps none of them). */
 #define TL_TOP_SHARES 6    /* threads named in a merged rectangle's title */
 struct tl_seg {            /* consecutive runs drawn as one rectangle     */
 	struct kp_run first;   /* the first run (all of it when n is 1)       */
@@ -198,7 +198,7 @@ void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, do
 /* timeline_resources.c: the ERESOURCE waits' row under the CPUs, if the
  * log has Resource records; returns the rows it took (0 or 1). */
 unsigned tl_draw_resources(const struct tl *t, uint32_t row);
-/* Whether the model has a row for them. */
+/* Whether the log has Resource records: a row for them. */
 bool tl_has_resources(const struct tl *t);
 /* A release that waited (the waits the row draws). */
 bool tl_resource_waited(const WMI_RESOURCE *r);
