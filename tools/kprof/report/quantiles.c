@@ -15,16 +15,21 @@
  *   - kept: its values are kept whole while the values kept in all stay
  *     within the budget; after the reading they are sorted and the ranks
  *     read off;
- *   - sliced: else, for at most SLICED windows, the window is cut into 256
- *     slices of equal width by value, of which the reading counts the
- *     values and their weight; the slice where the running weight reaches
- *     a rank is that rank's next window (two ranks in one slice share
- *     it), 256 times narrower, or its value when one wide;
+ *   - sliced: else, for at most SLICED windows, the window is cut into
+ *     1,024 slices by value, of which the reading counts the values and
+ *     their weight; the slice where the running weight reaches a rank is
+ *     that rank's next window (two ranks in one slice share it), or its
+ *     value when one wide.  A series' first window is cut by octaves of
+ *     the distance from its least value (log_slice: each slice at most a
+ *     16th of its values' size), which narrows a skewed series (waits
+ *     mostly short, a few very long) in one reading; any later one, and a
+ *     first one under 1,024 wide, into slices of equal width, 1,024 times
+ *     narrower;
  *   - waiting: the rest, for a later reading.
- * A window narrows 256 times a reading, so a series of 64-bit values is
- * answered within 9 readings of its own, one whose values fit the budget
- * in the first.  Memory: the budget's values (16 bytes each) and the
- * slices (4 KiB a window), whatever the number of values; the series
+ * So a series of 64-bit values is answered within 8 readings of its own,
+ * one whose values fit the budget in the first; the bench's 20 M-record
+ * log takes two.  Memory: the budget's values (16 bytes each) and the
+ * slices (16 KiB a window, 4 MiB at most), whatever the number of values; the series
  * themselves (56 bytes each), and the windows of those the counting did
  * not answer (a series of one value, or of equal values, has none).
  * Series are numbered in spaces (one per caller that shares the budget),
@@ -41,9 +46,11 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
-#define SLICE_BITS 8
-#define SLICES (1u << SLICE_BITS)
-#define SLICED 1024                    /* sliced windows in one reading    */
+#define SLICE_BITS 10
+#define SLICES (1u << SLICE_BITS)      /* 16 KiB a sliced window           */
+#define SLICED 256                     /* sliced windows in one reading    */
+#define EXACT 32                       /* log slices: the first, 1 wide    */
+#define PER_OCTAVE 16                  /* then this many per power of two  */
 #define RANKS 2                        /* the median, the 99th percentile  */
 
 static const unsigned pct[RANKS] = { 50, 99 };
@@ -63,7 +70,9 @@ struct window {
 	uint64_t below;                /* weight of the values under lo     */
 	uint64_t count;                /* values in it (known)              */
 	enum how how;                  /* in the coming reading             */
-	unsigned shift;                /* SLICE: a value's slice (v-lo)>>shift */
+	bool whole;                    /* the series' first: [least, most]  */
+	bool octaves;                  /* SLICE: by octave (log_slice), else */
+	unsigned shift;                /* ... (v - lo) >> shift             */
 	size_t at, n;                  /* KEEP: its values at pairs[at..]   */
 	struct slice *slices;          /* SLICE: SLICES of them             */
 };
@@ -132,6 +141,33 @@ void kp_quantiles_count(struct kp_quantiles *q, size_t space, size_t series, uin
 	s->weight += w;
 }
 
+/* A series' first window, wider than SLICES values, is cut by octaves of
+ * d = v - lo: the first EXACT slices one value wide, then PER_OCTAVE
+ * slices of equal width in each power of two (so a slice is at most 1/16
+ * of its values' size): a skewed series (waits mostly short, a few long)
+ * narrows to a few percent of its values in one reading.  At most
+ * 32 + 59 * 16 slices. */
+static unsigned log_slice(uint64_t d)
+{
+	if (d < EXACT)
+		return (unsigned)d;
+	unsigned b = 64 - (unsigned)__builtin_clzll(d); /* 6 .. 64 */
+	return EXACT + (b - 6) * PER_OCTAVE + (unsigned)((d >> (b - 5)) & (PER_OCTAVE - 1));
+}
+
+/* The values of slice j of a window sliced by octaves: [*from, *to] of d. */
+static void log_slice_range(unsigned j, uint64_t *from, uint64_t *to)
+{
+	if (j < EXACT) {
+		*from = *to = j;
+		return;
+	}
+	unsigned b = (j - EXACT) / PER_OCTAVE + 6, m = (j - EXACT) % PER_OCTAVE;
+	*from = (uint64_t)(PER_OCTAVE + m) << (b - 5);
+	*to = *from + (((uint64_t)1 << (b - 5)) - 1);
+}
+_Static_assert(EXACT + 59 * PER_OCTAVE <= SLICES, "every octave's slices fit");
+
 void kp_quantiles_add(struct kp_quantiles *q, size_t space, size_t series, uint64_t v, uint64_t w)
 {
 	if (space >= q->nspaces || series >= q->spaces[space].n) /* not counted: the readings differ */
@@ -148,7 +184,7 @@ void kp_quantiles_add(struct kp_quantiles *q, size_t space, size_t series, uint6
 		if (x->how == KEEP) {
 			q->pairs[x->at + x->n++] = (struct pair){ v, w };
 		} else {
-			struct slice *sl = &x->slices[(v - x->lo) >> x->shift];
+			struct slice *sl = &x->slices[x->octaves ? log_slice(v - x->lo) : (v - x->lo) >> x->shift];
 			sl->count++;
 			sl->weight += w;
 		}
@@ -193,8 +229,11 @@ static void narrow(struct kp_quantiles *q, struct open *o, unsigned k, struct wi
 	}
 	if (j == SLICES) /* not reached: only if the readings differed; the last value's slice */
 		j = last, cum -= x->slices[last].weight;
-	uint64_t lo = x->lo + ((uint64_t)j << x->shift);
-	uint64_t hi = x->hi - lo < ((uint64_t)1 << x->shift) - 1 ? x->hi : lo + ((uint64_t)1 << x->shift) - 1;
+	uint64_t from = (uint64_t)j << x->shift, to = from + (((uint64_t)1 << x->shift) - 1);
+	if (x->octaves)
+		log_slice_range(j, &from, &to);
+	uint64_t lo = x->lo + from;
+	uint64_t hi = x->hi - x->lo < to ? x->hi : x->lo + to;
 	if (lo == hi) {
 		answer(o, k, lo);
 		return;
@@ -268,7 +307,7 @@ static void first_windows(struct kp_quantiles *q)
 			*o = (struct open){ .s = s, .nw = 1 };
 			for (unsigned k = 0; k < RANKS; k++)
 				o->rank[k] = (pct[k] * s->weight + 99) / 100;
-			o->w[0] = (struct window){ .lo = s->least, .hi = s->most, .count = s->count };
+			o->w[0] = (struct window){ .lo = s->least, .hi = s->most, .count = s->count, .whole = true };
 			s->open = (uint32_t)q->nopen;
 		}
 }
@@ -308,7 +347,8 @@ bool kp_quantiles_replay(struct kp_quantiles *q)
 		} else if (sliced < SLICED) {
 			unsigned bits = 64 - (unsigned)__builtin_clzll(x->hi - x->lo);
 			x->how = SLICE;
-			x->shift = bits > SLICE_BITS ? bits - SLICE_BITS : 0;
+			x->octaves = x->whole && bits > SLICE_BITS;
+			x->shift = x->octaves || bits <= SLICE_BITS ? 0 : bits - SLICE_BITS;
 			x->at = sliced++;
 		}
 	}
