@@ -32,9 +32,13 @@ int kp_run_load(struct kp_runlog *r, const char *path, const char *kernel, bool 
 	kp_totals(&r->log, &r->totals, NULL);
 	/* compare's threads and both's lock figures; no wait or ready is read */
 	kp_model_build_keeping(&r->m, &r->log, KP_KEEP_RUNS);
-	r->rp = (struct kp_report){ .log = &r->log, .m = &r->m, .syms = r->syms };
+	struct kp_report_cache cache = { 0 }; /* the samples' sums, for the rows */
+	r->rp = (struct kp_report){ .log = &r->log, .m = &r->m, .syms = r->syms, .cache = &cache };
 	r->locks = kp_lock_recs(&r->rp, &r->nlocks);
+	kp_report_gather(&r->rp, KP_GATHER_SAMPLES);
 	r->nhot = kp_hot_profile_rows(&r->rp, &r->hot, &r->hot_all);
+	kp_report_cache_free(&cache);
+	r->rp.cache = NULL;
 	return 0;
 }
 

@@ -98,20 +98,6 @@ void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct 
 	*out = (struct kp_report_reader){ x, seen_begin, seen_take, seen_finish };
 }
 
-/* Median cycles per profile period between consecutive ProfileTime
- * samples of a CPU; 0 without two of them, or without a TSC rate. */
-static uint64_t seen_interval(const struct kp_report *rp)
-{
-	struct kp_report_reader r;
-	uint64_t seen = 0;
-
-	if (!(rp->m->hz > 0))
-		return 0;
-	kp_seen_interval_reader(rp, &seen, &r);
-	kp_report_walk(rp->log, &r, 1);
-	return seen;
-}
-
 void kp_report_clock(FILE *f, const struct kp_report *r)
 {
 	const char *cmdline = r->log->have_header ? r->log->cmdline : "";
@@ -131,14 +117,7 @@ void kp_report_clock(FILE *f, const struct kp_report *r)
 			       tick, 1000 / tick, 1000000 / tick % 1000, tick_set ? "tick_hz=" : "the default",
 			       interval, interval / 10000, interval / 10 % 1000,
 			       interval_set ? "profile.interval=" : "the default");
-	if (r->cache && r->cache->have_seen) {
-		seen = r->cache->seen;
-	} else {
-		seen = seen_interval(r);
-		if (r->cache)
-			r->cache->seen = seen, r->cache->have_seen = true;
-	}
-	if (seen)
+	if ((seen = r->cache->seen)) /* gathered (walk.c); 0 without a TSC rate or two samples */
 		snprintf(line + len, sizeof(line) - len, "; seen between samples: %s per period (median)",
 			 kp_report_time(r->log, seen, t, sizeof(t)));
 	kp_wrap(f, "clock", 10, 10, " ", line);

@@ -144,24 +144,6 @@ void kp_hot_samples_free(struct kp_hot_samples *s)
 	free(s);
 }
 
-/* The log's samples summed, sorted (cmp_sample): rp->cache's (made on
- * first use), else made for the caller, who frees *own. */
-static const struct kp_hot_samples *samples_of(const struct kp_report *rp, struct kp_hot_samples **own)
-{
-	*own = NULL;
-	if (rp->cache && rp->cache->samples)
-		return rp->cache->samples;
-	struct kp_hot_samples *s;
-	struct kp_report_reader r;
-	kp_hot_samples_reader(rp, &s, &r);
-	kp_report_walk(rp->log, &r, 1);
-	if (rp->cache)
-		rp->cache->samples = s;
-	else
-		*own = s;
-	return s;
-}
-
 int kp_hot_row_cmp(const void *a, const void *b)
 {
 	const struct kp_hot_row *x = a, *y = b;
@@ -310,16 +292,14 @@ static void hot_group(FILE *f, const struct kp_report *rp, const struct sample *
 
 void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
 {
-	struct kp_hot_samples *own;
+	const struct kp_hot_samples *s = rp->cache->samples; /* gathered (walk.c) */
 
 	kp_report_section(f, "Hot spots");
-	const struct kp_hot_samples *s = samples_of(rp, &own);
 	if (rp->m->measure_samples)
 		fprintf(f, "Left out: %" PRIu64 " samples of kprof's own measurement (KprofMeasure: scenario=profile's\n"
 			   "interrupt cost, whose self-IPIs write real samples, at arch_send_ipi).\n\n",
 			rp->m->measure_samples);
 	if (!s->n) {
-		kp_hot_samples_free(own);
 		fprintf(f, "No SampledProfile or PmcInterrupt records%s.\n",
 			kp_report_group_on(rp->log, PERF_PROFILE) || kp_report_group_on(rp->log, PERF_PMC_PROFILE)
 				? " in the trace"
@@ -333,17 +313,14 @@ void kp_report_hot_spots(FILE *f, const struct kp_report *rp)
 		hot_group(f, rp, s->v + i, j - i);
 		i = j;
 	}
-	kp_hot_samples_free(own);
 }
 
 /* The hottest functions of each sample group, all CPUs. */
 void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 {
-	struct kp_hot_samples *own;
-	const struct kp_hot_samples *s = samples_of(rp, &own);
+	const struct kp_hot_samples *s = rp->cache->samples; /* gathered (walk.c) */
 
 	if (!s->n) {
-		kp_hot_samples_free(own);
 		fprintf(f, "hot spots: no samples in the trace\n");
 		return;
 	}
@@ -364,13 +341,11 @@ void kp_report_hot_summary(FILE *f, const struct kp_report *rp)
 		free(rows);
 		i = j;
 	}
-	kp_hot_samples_free(own);
 }
 
 size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows, struct kp_hot_row *all)
 {
-	struct kp_hot_samples *own;
-	const struct kp_hot_samples *s = samples_of(rp, &own);
+	const struct kp_hot_samples *s = rp->cache->samples; /* gathered (walk.c) */
 	size_t n = 0, nr;
 
 	while (n < s->n && s->v[n].group == 0)
@@ -382,6 +357,5 @@ size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows,
 		all->count += (*rows)[i].count;
 		all->w2 += (*rows)[i].w2;
 	}
-	kp_hot_samples_free(own);
 	return nr;
 }

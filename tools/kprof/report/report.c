@@ -122,7 +122,7 @@ static void write_report(FILE *f, const struct kp_report *r, const struct kp_opt
  * then, which the sections read). */
 struct gather {
 	struct kp_report *r;
-	bool clock;
+	unsigned what;                /* KP_GATHER_*                             */
 	struct kp_report_gathering g;
 };
 
@@ -131,7 +131,7 @@ static void gather_start(void *ctx, const struct kp_model *m)
 	struct gather *x = ctx;
 
 	(void)m;
-	kp_report_gather_start(x->r, x->clock, &x->g);
+	kp_report_gather_start(x->r, x->what, &x->g);
 }
 
 static void gather_record(void *ctx, const struct kp_record *r, uint16_t kind)
@@ -169,7 +169,8 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 	 * second pass meets them (walk.c), and again if their medians ask. */
 	struct kp_report_cache cache = { 0 }; /* the whole report and its summary share it */
 	struct kp_report r = { .log = log, .m = &m, .syms = syms, .cache = &cache };
-	struct gather g = { .r = &r, .clock = !o->summary };
+	struct gather g = { .r = &r, .what = KP_GATHER_LOCKS | KP_GATHER_RESOURCES | KP_GATHER_SAMPLES |
+						     (o->summary ? 0 : KP_GATHER_SEEN) };
 	const struct kp_run_sink sink = { .start = gather_start, .record = gather_record, .ctx = &g };
 	kp_model_build_with(&m, log, 0, &sink);
 	kp_report_walk_end(&g.g.walk); /* the sections' further readings, if any */
@@ -190,8 +191,7 @@ int kp_cmd_report(struct kp_log *log, const struct kp_options *o)
 
 void kp_report_cache_free(struct kp_report_cache *c)
 {
-	if (c->have_locks)
-		kp_lock_table_free(&c->locks);
+	kp_lock_table_free(&c->locks);
 	kp_res_table_free(c->resources);
 	kp_hot_samples_free(c->samples);
 	*c = (struct kp_report_cache){ 0 };

@@ -31,10 +31,10 @@
 
 struct kp_report_cache;
 
-/* What every section reads.  cache: where the sections that read the log
- * themselves (locks, resources, hot spots, the clock's seen interval)
- * keep what they made, so that the whole report and its summary read the
- * log once for it (report.c); NULL: each makes its own and frees it. */
+/* What every section reads.  cache: what the sections that read the log
+ * themselves (locks, resources, hot spots, the clock's seen interval) read
+ * from, gathered before any of them is written (kp_report_gather), so that
+ * the whole report and its summary read the log once for it. */
 struct kp_report {
 	struct kp_log *log;
 	const struct kp_model *m;
@@ -94,7 +94,8 @@ void kp_hot_rows(FILE *f, const struct kp_symbols *syms, const struct kp_hot_row
 /* The rows of the ProfileTime table over all CPUs (the first table of
  * Hot spots: samples of kprof's own measurement left out), heaviest first,
  * into *rows (malloc'd); *all gets their totals with the samples outside
- * any function.  Returns the number of rows. */
+ * any function, from rp->cache's samples (KP_GATHER_SAMPLES).  Returns the
+ * number of rows. */
 size_t kp_hot_profile_rows(const struct kp_report *rp, struct kp_hot_row **rows, struct kp_hot_row *all);
 /* One row: weight, share of total, count, with `all` (the table's totals)
  * the 95% interval of the row's share (NULL: none), and the name cut to
@@ -283,7 +284,6 @@ struct kp_lock_table {
 	struct kp_lock_group *locks, *sites;
 	size_t nlocks, nsites;
 };
-void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t);
 void kp_lock_table_free(struct kp_lock_table *t);
 /* Release sites: total wait descending, then traced descending, then address. */
 int kp_lock_site_order(const void *a, const void *b);
@@ -334,28 +334,32 @@ void kp_lock_table_reader(const struct kp_report *rp, struct kp_lock_table *t, s
 void kp_res_table_reader(const struct kp_report *rp, struct kp_res_table **t, struct kp_report_reader *out);
 void kp_hot_samples_reader(const struct kp_report *rp, struct kp_hot_samples **s, struct kp_report_reader *out);
 void kp_seen_interval_reader(const struct kp_report *rp, uint64_t *seen, struct kp_report_reader *out);
-/* Fill rp->cache with all of them (the clock's seen interval only with
- * `clock`: the summary does not show it) in one walk, and its readings:
- * the walk started (the model's second pass gives the first walk's
- * records), then kp_report_walk_end(&g->walk). */
+/* Fill rp->cache with those of `what` (KP_GATHER_*) in one walk and its
+ * readings: kp_report_gather_start, the walk's first records given by the
+ * caller (the report's: the model's second pass), then
+ * kp_report_walk_end(&g->walk); or kp_report_gather, a walk of its own. */
+enum {
+	KP_GATHER_LOCKS = 1u << 0,
+	KP_GATHER_RESOURCES = 1u << 1,
+	KP_GATHER_SAMPLES = 1u << 2,
+	KP_GATHER_SEEN = 1u << 3,        /* the clock line's (the summary has none) */
+};
 struct kp_report_gathering {
 	struct kp_report_reader r[4];
 	struct kp_report_walk walk;
 };
-void kp_report_gather_start(const struct kp_report *rp, bool clock, struct kp_report_gathering *g);
+void kp_report_gather_start(const struct kp_report *rp, unsigned what, struct kp_report_gathering *g);
+void kp_report_gather(const struct kp_report *rp, unsigned what);
 
 /* ---- what the sections made, kept for the report's other sections ---- */
 
 struct kp_report_cache {
-	bool have_locks, have_seen;
+	unsigned have;                    /* KP_GATHER_* gathered                       */
 	struct kp_lock_table locks;
 	struct kp_res_table *resources;
 	struct kp_hot_samples *samples;
-	uint64_t seen;                    /* clock.c: the seen profile interval         */
+	uint64_t seen;                    /* clock.c: the seen profile interval (0: none) */
 };
-/* The lock table: rp->cache's (made on first use), else made into *own,
- * which the caller frees (kp_lock_table_free) when it is what came back. */
-const struct kp_lock_table *kp_report_lock_table(const struct kp_report *rp, struct kp_lock_table *own);
 void kp_res_table_free(struct kp_res_table *t);
 void kp_hot_samples_free(struct kp_hot_samples *s);
 void kp_report_cache_free(struct kp_report_cache *c);

@@ -38,22 +38,28 @@ void kp_report_walk_take(struct kp_report_walk *w, const struct kp_record *r, ui
 		w->readers[i].take(w->readers[i].ctx, r, kind);
 }
 
+/* Every record of a kind the model reads, in time order, to w's readers. */
+static void walk_once(struct kp_report_walk *w)
+{
+	struct kp_merge mg;
+	struct kp_record r;
+
+	kp_merge_init(&mg, w->log);
+	while (kp_merge_next(&mg, &r)) {
+		uint16_t kind = kp_model_kind(&r);
+		if (kind)
+			kp_report_walk_take(w, &r, kind);
+	}
+	kp_merge_free(&mg);
+}
+
 void kp_report_walk_end(struct kp_report_walk *w)
 {
 	while (kp_quantiles_replay(w->q)) {
-		struct kp_merge mg;
-		struct kp_record r;
-
 		for (size_t i = 0; i < w->n; i++)
 			if (w->readers[i].begin)
 				w->readers[i].begin(w->readers[i].ctx, &(struct kp_report_stats){ w->q, i }, false);
-		kp_merge_init(&mg, w->log);
-		while (kp_merge_next(&mg, &r)) {
-			uint16_t kind = kp_model_kind(&r);
-			if (kind)
-				kp_report_walk_take(w, &r, kind);
-		}
-		kp_merge_free(&mg);
+		walk_once(w);
 	}
 	for (size_t i = 0; i < w->n; i++)
 		if (w->readers[i].finish)
@@ -64,34 +70,35 @@ void kp_report_walk_end(struct kp_report_walk *w)
 void kp_report_walk(struct kp_log *log, struct kp_report_reader *readers, size_t n)
 {
 	struct kp_report_walk w;
-	struct kp_merge mg;
-	struct kp_record r;
 
 	kp_report_walk_start(&w, log, readers, n);
-	kp_merge_init(&mg, log);
-	while (kp_merge_next(&mg, &r)) {
-		uint16_t kind = kp_model_kind(&r);
-		if (kind)
-			kp_report_walk_take(&w, &r, kind);
-	}
-	kp_merge_free(&mg);
+	walk_once(&w);
 	kp_report_walk_end(&w);
 }
 
-void kp_report_gather_start(const struct kp_report *rp, bool clock, struct kp_report_gathering *g)
+void kp_report_gather_start(const struct kp_report *rp, unsigned what, struct kp_report_gathering *g)
 {
 	struct kp_report_cache *c = rp->cache;
 	size_t n = 0;
 
-	if (!c->have_locks)
-		kp_lock_table_reader(rp, &c->locks, &g->r[n++]), c->have_locks = true;
-	if (!c->resources)
+	what &= ~c->have;
+	if (what & KP_GATHER_LOCKS)
+		kp_lock_table_reader(rp, &c->locks, &g->r[n++]);
+	if (what & KP_GATHER_RESOURCES)
 		kp_res_table_reader(rp, &c->resources, &g->r[n++]);
-	if (!c->samples)
+	if (what & KP_GATHER_SAMPLES)
 		kp_hot_samples_reader(rp, &c->samples, &g->r[n++]);
-	if (clock && !c->have_seen && rp->m->hz > 0)
+	if ((what & KP_GATHER_SEEN) && rp->m->hz > 0) /* else 0: no time to show it in */
 		kp_seen_interval_reader(rp, &c->seen, &g->r[n++]);
-	if (clock)
-		c->have_seen = true;
+	c->have |= what;
 	kp_report_walk_start(&g->walk, rp->log, g->r, n);
+}
+
+void kp_report_gather(const struct kp_report *rp, unsigned what)
+{
+	struct kp_report_gathering g;
+
+	kp_report_gather_start(rp, what, &g);
+	walk_once(&g.walk);
+	kp_report_walk_end(&g.walk);
 }

@@ -191,32 +191,9 @@ void kp_lock_table_reader(const struct kp_report *rp, struct kp_lock_table *t, s
 	*out = (struct kp_report_reader){ x, table_begin, table_take, table_finish };
 }
 
-void kp_lock_table(const struct kp_report *rp, struct kp_lock_table *t)
-{
-	struct kp_report_reader r;
-
-	kp_lock_table_reader(rp, t, &r);
-	kp_report_walk(rp->log, &r, 1);
-}
-
 void kp_lock_table_free(struct kp_lock_table *t)
 {
 	free(t->locks);
 	free(t->sites);
 	*t = (struct kp_lock_table){ 0 };
-}
-
-const struct kp_lock_table *kp_report_lock_table(const struct kp_report *rp, struct kp_lock_table *own)
-{
-	struct kp_report_cache *c = rp->cache;
-
-	if (!c) {
-		kp_lock_table(rp, own);
-		return own;
-	}
-	if (!c->have_locks) {
-		kp_lock_table(rp, &c->locks);
-		c->have_locks = true;
-	}
-	return &c->locks;
 }

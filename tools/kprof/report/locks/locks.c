@@ -254,15 +254,12 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
 	struct kp_lock_sampling smp;
-	struct kp_lock_table own;
+	const struct kp_lock_table *t = &rp->cache->locks; /* gathered (walk.c) */
 	char p[16], us[32], st[64];
 
 	kp_report_section(f, "Spin locks");
-	const struct kp_lock_table *t = kp_report_lock_table(rp, &own);
 	if (!t->all.traced) {
 		fprintf(f, "no SpinLock records (spin-lock tracing is the group trace=spinlock)\n");
-		if (t == &own)
-			kp_lock_table_free(&own);
 		return;
 	}
 	kp_lock_sampling_init(&smp, rp);
@@ -299,6 +296,4 @@ void kp_report_locks(FILE *f, const struct kp_report *rp)
 	for (size_t i = 0; i < nlocks && i < TOP_LOCKS; i++)
 		print_lock(f, rp, (int)i + 1, &order[i], sites);
 	free(order);
-	if (t == &own)
-		kp_lock_table_free(&own);
 }

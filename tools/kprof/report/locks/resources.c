@@ -290,34 +290,14 @@ void kp_res_table_free(struct kp_res_table *t)
 	free(t);
 }
 
-/* The table: rp->cache's (made on first use), else one of its own that the
- * caller frees (*own). */
-static const struct kp_res_table *table(const struct kp_report *rp, struct kp_res_table **own)
-{
-	*own = NULL;
-	if (rp->cache && rp->cache->resources)
-		return rp->cache->resources;
-	struct kp_res_table *t;
-	struct kp_report_reader r;
-	kp_res_table_reader(rp, &t, &r);
-	kp_report_walk(rp->log, &r, 1);
-	if (rp->cache)
-		rp->cache->resources = t;
-	else
-		*own = t;
-	return t;
-}
-
 void kp_report_resources(FILE *f, const struct kp_report *rp)
 {
 	struct kp_log *log = rp->log;
-	struct kp_res_table *own;
+	const struct kp_res_table *t = rp->cache->resources; /* gathered (walk.c) */
 
 	kp_report_section(f, "Executive resources");
-	const struct kp_res_table *t = table(rp, &own);
 	if (!t->records) {
 		fprintf(f, "no Resource records (executive resources are the group trace=resource)\n");
-		kp_res_table_free(own);
 		return;
 	}
 	print_most_waited(f, rp, t->groups, t->ngroups);
@@ -337,5 +317,4 @@ void kp_report_resources(FILE *f, const struct kp_report *rp)
 	for (size_t i = 0; i < t->ngroups && i < TOP_RESOURCES; i++)
 		print_group(f, rp, (int)i + 1, &order[i]);
 	free(order);
-	kp_res_table_free(own);
 }
