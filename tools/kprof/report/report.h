@@ -300,6 +300,9 @@ struct kp_report_stats {
 	struct kp_quantiles *q;
 	size_t space;
 };
+/* A series' figures as the sections print them: n its total weight (its
+ * count when plain), median, 99th percentile, max (walk.c). */
+void kp_report_stats_get(const struct kp_report_stats *st, size_t series, struct kp_stats *s);
 
 /* A section's reader.  Before each walk, begin() (NULL: none) gets the
  * shared order statistics and whether the walk is the first (the records

@@ -38,6 +38,14 @@ void kp_report_walk_take(struct kp_report_walk *w, const struct kp_record *r, ui
 		w->readers[i].take(w->readers[i].ctx, r, kind);
 }
 
+void kp_report_stats_get(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
+{
+	struct kp_quantile_result r;
+
+	kp_quantiles_get(st->q, st->space, series, &r);
+	*s = (struct kp_stats){ .n = (size_t)r.weight, .median = r.median, .p99 = r.p99, .max = r.max };
+}
+
 /* Every record of a kind the model reads, in time order, to w's readers. */
 static void walk_once(struct kp_report_walk *w)
 {

@@ -89,19 +89,11 @@ static void series_of(const struct kp_report_stats *st, size_t gid, const struct
 	give(st->q, st->space, gid * SERIES + S_HOLD_EST, r->hold, r->weight);
 }
 
-static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
-{
-	struct kp_quantile_result r;
-
-	kp_quantiles_get(st->q, st->space, series, &r);
-	*s = (struct kp_stats){ .n = (size_t)r.weight, .median = r.median, .p99 = r.p99, .max = r.max };
-}
-
 static void group_stats(const struct kp_report_stats *st, size_t gid, struct kp_lock_group *g)
 {
-	stats_of(st, gid * SERIES + S_WAIT, &g->wait);
-	stats_of(st, gid * SERIES + S_HOLD, &g->hold);
-	stats_of(st, gid * SERIES + S_HOLD_EST, &g->hold_est);
+	kp_report_stats_get(st, gid * SERIES + S_WAIT, &g->wait);
+	kp_report_stats_get(st, gid * SERIES + S_HOLD, &g->hold);
+	kp_report_stats_get(st, gid * SERIES + S_HOLD_EST, &g->hold_est);
 }
 
 static int by_addr(const void *a, const void *b)

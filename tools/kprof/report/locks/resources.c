@@ -171,14 +171,6 @@ static void res_take(void *ctx, const struct kp_record *rec, uint16_t kind)
 		give(x->st.q, x->st.space, gi * SERIES + S_WAIT, r.WaitTime, 1);
 }
 
-static void stats_of(const struct kp_report_stats *st, size_t series, struct kp_stats *s)
-{
-	struct kp_quantile_result r;
-
-	kp_quantiles_get(st->q, st->space, series, &r);
-	*s = (struct kp_stats){ .n = (size_t)r.count, .median = r.median, .p99 = r.p99, .max = r.max };
-}
-
 /* Every resource's row, in address order. */
 static void res_finish(void *ctx)
 {
@@ -186,8 +178,8 @@ static void res_finish(void *ctx)
 	struct kp_res_table *t = x->t;
 
 	for (size_t i = 0; i < t->ngroups; i++) {
-		stats_of(&x->st, i * SERIES + S_HOLD, &t->groups[i].hold);
-		stats_of(&x->st, i * SERIES + S_WAIT, &t->groups[i].wait);
+		kp_report_stats_get(&x->st, i * SERIES + S_HOLD, &t->groups[i].hold);
+		kp_report_stats_get(&x->st, i * SERIES + S_WAIT, &t->groups[i].wait);
 		kp_res_waits_end(&t->groups[i].waits);
 	}
 	kp_index_free(&t->ix);
