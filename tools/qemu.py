@@ -601,9 +601,6 @@ def parser():
     p.add_argument("--big-trace-mb", type=nonnegative_int, default=BIG_TRACE_MB,
                    help="the trace size (MiB of the log or the stick's trace file) from which --outputs=auto "
                         "leaves those out (default %(default)s)")
-    p.add_argument("--huge-trace-mb", type=nonnegative_int, default=HUGE_TRACE_MB,
-                   help="the trace size from which --outputs=auto also leaves out the protobuf trace and the "
-                        "LTTng-style CTF, whose making holds the most memory (default %(default)s)")
     return p
 
 
@@ -754,18 +751,10 @@ OUTPUTS = [
 # takes about 370 bytes a record, trace.txt 250), unless OUTPUTS=all.
 BIG_TRACE_MB = 256
 PER_RECORD_OUTPUTS = ("trace.json", "trace.txt", "trace.jsonl")
-# A huge trace: above this many MiB (about 27 million records at the mix's
-# 40 bytes a record), also the file whose making holds much more memory
-# than the rest, growing with the trace (docs/testing.md, the host tool on
-# a big log): the protobuf trace (the model, the threads' slices and the
-# wake-up flows: about 100 bytes a record).  Left: the report (a row per
-# lock, resource and function: it reads the log again for its medians),
-# the timeline (the spin-lock and ERESOURCE waits it draws, about 4 bytes a
-# record), the flame graph (the thread names), the LTTng-style CTF (2
-# bytes a ReadyThread record), and trace.etl and the plain CTF, written as
-# the records are walked.
-HUGE_TRACE_MB = 1024
-MEMORY_OUTPUTS = ("trace.perfetto-trace",)
+# Every other file is made in memory that does not grow with the trace
+# (docs/trace-and-tool.md: the report, the pictures, trace.etl, both CTF
+# traces and the protobuf trace, which sorts on disk what it cannot hold),
+# so no size leaves them out.
 
 # In every folder `run` writes: the next run may empty it.
 RUN_MARK = ".kprof-run"
@@ -799,14 +788,12 @@ def fresh_out(out):
         f.write("the files of one kprof run (tools/qemu.py); the next run into this folder empties it first\n")
 
 
-def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=BIG_TRACE_MB,
-                  huge_mb=HUGE_TRACE_MB):
+def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=BIG_TRACE_MB):
     """Turn the frames in the trace (source: the serial log unless a trace
     file from the stick is given) into the files people open, print the
     report's summary, and list every file with what opens it.  With
     outputs "auto", a trace of more than big_mb MiB gets every file but
-    PER_RECORD_OUTPUTS, one of more than huge_mb MiB not MEMORY_OUTPUTS
-    either, and the run says so.  The report's run prints the summary too
+    PER_RECORD_OUTPUTS, and the run says so.  The report's run prints the summary too
     (--with-summary): the log's model is built once for both."""
     if not kprof or not os.path.exists(kprof):
         return
@@ -817,18 +804,12 @@ def convert_trace(kprof, log, out, kernel, source=None, outputs="auto", big_mb=B
         return
     size = os.path.getsize(log)
     big = outputs == "auto" and size > big_mb << 20
-    huge = outputs == "auto" and size > huge_mb << 20
     if big:
         print("kprof: a big trace (%.0f MiB, more than %d): %s left out, a line or an object per record (several "
               "times the trace's size, and no browser opens a JSON that big); OUTPUTS=all writes them, or "
               "build/kprof decode / perfetto --format json on %s" % (size / 1048576.0, big_mb,
                                                                        ", ".join(PER_RECORD_OUTPUTS), log))
-    if huge:
-        print("kprof: a huge trace (more than %d MiB): %s left out too, whose making holds memory that grows with "
-              "the trace (about 100 bytes a record, against 4 at most for the report and the pictures); OUTPUTS=all "
-              "writes it, or build/kprof perfetto on %s"
-              % (huge_mb, ", ".join(n.rstrip("/") for n in MEMORY_OUTPUTS), log))
-    left_out = (PER_RECORD_OUTPUTS if big else ()) + (MEMORY_OUTPUTS if huge else ())
+    left_out = PER_RECORD_OUTPUTS if big else ()
     outputs = [(name, what.format(file=os.path.join(out, name.rstrip("/"))),
                 [a.format(log=log, kernel=kernel, file=os.path.join(out, name.rstrip("/"))) for a in args])
                for name, what, args in OUTPUTS if name not in left_out]
@@ -973,7 +954,7 @@ def run_into(opts):
         res.outcome, banner, res.elapsed_s, res.accel.upper()))
     print("kprof: serial output saved in %s" % log)
     convert_trace(opts.kprof, log, opts.out, opts.kernel, choose_trace(opts.kprof, log, res), opts.outputs,
-                  opts.big_trace_mb, opts.huge_trace_mb)
+                  opts.big_trace_mb)
     return res.status
 
 

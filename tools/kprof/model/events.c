@@ -25,6 +25,7 @@ static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp
 	memcpy(&w, r->payload, sizeof(w));
 	if (!w.WaitTimeInCycles || w.WaitTimeInCycles > w.AcquireTime)
 		return; /* no wait (or a time stamp that cannot be) */
+	c->waited++;
 	if (m->not_kept & KP_KEEP_WAITS) {
 		m->waits++;
 		return;

@@ -130,6 +130,8 @@ static void take(struct kp_model *m, struct pass *p, const struct kp_record *r)
 		break;
 	}
 	default:
+		if (r->h.HookId == KPROF_LOG_TYPE_NOISE_GAP || r->h.HookId == KPROF_LOG_TYPE_TIMER_LATENCY)
+			m->noise_records++;
 		break;
 	}
 }

@@ -161,6 +161,7 @@ struct kp_model_cpu {
 	size_t nruns;
 	struct kp_wait *waits;     /* by start; a wait that starts inside    */
 	size_t nwaits;             /* another ends inside it (nested)        */
+	uint64_t waited;           /* the waits, kept or not                 */
 	struct kp_sample *samples; /* by time                                */
 	size_t nsamples;
 	struct kp_ready *readies;  /* by time                                */
@@ -238,6 +239,8 @@ struct kp_model {
 	uint64_t thread_records;   /* KprofThread records                    */
 	uint64_t stall_records;    /* KprofClockLate records, all CPUs       */
 	uint64_t smi_records;      /* KprofSmiCount records, all CPUs        */
+	uint64_t noise_records;    /* KprofNoiseGap and KprofTimerLatency    */
+	                           /* records (scenario=noise's: not read)   */
 	uint64_t measure_samples;  /* samples in KprofMeasure spans, all CPUs */
 	unsigned not_kept;         /* KP_KEEP_* a model built keeping less    */
 	                           /* left out (their arrays NULL, counts 0;  */

@@ -1,7 +1,7 @@
 /*
  * perfetto.c - `kprof perfetto LOG [--kernel ELF] [--format proto|json]
  * -o FILE`: the trace for ui.perfetto.dev, as Perfetto's own protobuf
- * trace (proto/proto.h: 20-odd bytes a record, for big runs) or in the
+ * trace (proto/proto.h: about 40 bytes a record, for big runs) or in the
  * Chrome JSON trace format (with every record's fields as args), which
  * ui.perfetto.dev, chrome://tracing, Chrome DevTools and speedscope open.
  * --format picks; without it a FILE ending ".json" is JSON, any other
@@ -21,7 +21,9 @@
  * no two slices of a track overlap.  Events are written in time order.
  * The runs and waits are the model's (model/model.h): the same schedule
  * the report and the timeline show.  The events are gathered by collect.c
- * for this JSON writer and the protobuf one (proto/) alike.
+ * from the model's records for this JSON writer; the protobuf one (proto/)
+ * streams: it takes them as the model's second pass meets them
+ * (pb_gather_sink), and the model keeps none.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -102,7 +104,17 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 		return 2;
 	}
 	perfetto_log = log;
-	int rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES, NULL, lacks, write);
+	int rc;
+	if (write == pf_write_proto) { /* streamed: the model keeps no record */
+		struct kp_run_sink sink = pb_gather_sink;
+		sink.ctx = pb_writer_now = pb_writer_new();
+		rc = kp_write_model(log, o, 0, &sink, lacks, write);
+		pb_writer_free(pb_writer_now);
+		pb_writer_now = NULL;
+	} else {
+		rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES,
+				    NULL, lacks, write);
+	}
 	perfetto_log = NULL;
 	return rc;
 }

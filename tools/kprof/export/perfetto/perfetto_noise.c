@@ -191,7 +191,8 @@ void pf_noise_events(struct pf *p)
 
 	p->noise = nz;
 	p->noise_cpus = kp_xcalloc(p->m->ncpus ? p->m->ncpus : 1, sizeof(*p->noise_cpus));
-	gather(p, nz);
+	if (p->m->noise_records) /* else no walk of the log for none */
+		gather(p, nz);
 	for (size_t i = 0; i < nz->ngaps; i++) {
 		if (nz->gaps[i].cpu < p->m->ncpus)
 			p->noise_cpus[nz->gaps[i].cpu]++;

@@ -49,7 +49,7 @@ static void cpu_tracks(struct pf *p, const struct pf_track_sink *s)
 		const struct kp_model_cpu *c = &p->m->cpu[cpu];
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		track(p, PF_CPUS_PID, CPU_TID + cpu, name, 4L * cpu);
-		if (c->nwaits) {
+		if (c->waited) { /* the protobuf writer's model keeps none */
 			snprintf(name, sizeof(name), "CPU %u lock waits", cpu);
 			track(p, PF_CPUS_PID, WAIT_TID + cpu, name, 4L * cpu + 1);
 		}

@@ -194,6 +194,8 @@ void pf_user_events(struct pf *p)
 
 	p->user = u;
 	u->cpu_last = kp_xcalloc(log->ncpus + 1, sizeof(*u->cpu_last));
+	if (!log->user_types || !log->user_types->n)
+		return; /* no type: no record is the workload's own (kp_user_type_of) */
 	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++) {
 		struct kp_cpu_cursor c;
 		struct kp_record r;

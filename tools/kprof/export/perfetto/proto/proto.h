@@ -14,41 +14,54 @@
  *     process ("CPUs", "name (tid)") and under it a track per JSON
  *     thread, in its order; a counter track per user counter type and
  *     field;
- *   TrackEvents (events.c) in time order: a slice as SLICE_BEGIN and
- *     SLICE_END (JSON "X"), an INSTANT ("i"), a COUNTER ("C"); a flow's
- *     ends as flow_ids and terminating_flow_ids on the slices the JSON's
- *     "s" and "f" bind to.  Names are interned (InternedData event_names,
- *     iid from 1, the same on every sequence), sent on a sequence with the
- *     first of its events that uses them.
+ *   TrackEvents (emit.c), a track at a time, each track's in time order:
+ *     a slice as SLICE_BEGIN and SLICE_END (JSON "X"), an INSTANT ("i"),
+ *     a COUNTER ("C"); a flow's ends as flow_ids and terminating_flow_ids
+ *     on the slices the JSON's "s" and "f" bind to.  Names are interned
+ *     (InternedData event_names, iid from 1, the same on every sequence),
+ *     sent on a sequence with the first of its events that uses them.
  *
  * The JSON's args are left out: they are what makes it ~370 bytes a
  * record.  The protobuf trace is for big runs; the JSON keeps them.
+ *
+ * Streamed, in bounded memory: the model keeps no record for it.  Its
+ * second pass hands every run and record to gather.c, which puts what
+ * the trace is made of into external sorts (spill.h: a buffer of 16 MiB
+ * each, the rest on disk in $TMPDIR); sweeps over them in order nest the
+ * spin-lock waits per CPU (waits.c) and lay out each thread's tracks
+ * (threads.c); the events' sort gives each track's events in order
+ * (emit.c).  The JSON writer (perfetto.c) still keeps the model's
+ * records: it is for small runs.
  */
 #ifndef KPROF_TOOL_PERFETTO_PROTO_H
 #define KPROF_TOOL_PERFETTO_PROTO_H
 
 #include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/export/perfetto/proto/pb.h"
+#include "tools/kprof/export/perfetto/proto/spill.h"
 #include "tools/kprof/util/hash.h"
 
-/* One TrackEvent, waiting for its place in time order (events.c). */
-struct pb_event {
-	uint64_t ts;           /* nanoseconds since the origin               */
-	uint64_t sub, order;   /* the order at one ts (events.c)             */
-	uint8_t cls;
-	uint8_t type;          /* TYPE_*                                     */
-	uint32_t track;        /* its track's uuid                           */
-	uint32_t name;         /* its name's iid, 0: none                    */
-	int64_t value;         /* TYPE_COUNTER                               */
-	size_t flows;          /* its first flow (+ 1) in w->flows, 0: none  */
+/* An event of the trace, as the writer sorts it (emit.c): by track, then
+ * time, then the order at one time (emit.c), then seq.  32 bytes: a big
+ * log has one or two for every record, and they go through the disk. */
+enum pb_ev_type {
+	EV_SLICE,              /* ts .. end                                  */
+	EV_INSTANT,
+	EV_COUNTER,            /* value                                      */
+	EV_SAMPLE,             /* an instant named after the function at the */
+	EV_PMC_SAMPLE,         /* instruction pointer value (--kernel)       */
+	EV_FLOW_OUT,           /* a flow's ends (id value): on the slice     */
+	EV_FLOW_IN,            /* that begins at ts on the track             */
 };
-
-/* A flow's end on an event of the instant being written. */
-struct pb_flow {
-	uint64_t id;
-	bool terminating;
-	size_t next;           /* the event's next flow (+ 1), 0: none       */
+struct pb_ev {
+	uint64_t ts;           /* nanoseconds since the origin (pf_ns)       */
+	uint64_t end;          /* a slice's end (ns), else its value         */
+	uint32_t track;        /* its track's key (pb_track_key)             */
+	uint32_t name;         /* its name's iid (0: none, or a sample's)    */
+	uint32_t seq;          /* its place as gathered: ties broken by it   */
+	uint8_t type;          /* enum pb_ev_type                            */
 };
+_Static_assert(sizeof(struct pb_ev) == 32, "an event is 32 bytes");
 
 /* A track: a JSON process (tid PB_PROCESS), a JSON thread, or a counter
  * (pid and tid 0). */
@@ -61,7 +74,11 @@ struct pb_track {
 	char *name;
 };
 
+/* What each sort holds: the events (emit.c), the spin-lock waits before
+ * they nest (waits.c), the CPUs' runs and ReadyThread records (waits.c:
+ * who readied), the threads' slices and wake-ups (threads.c). */
 #define PB_TRACK_HITS 1024 /* a power of two */
+#define PB_STARTS 8
 struct pb_writer {
 	struct pf pf;          /* first: the sinks get &w->pf                */
 	struct pb_buf out;     /* packets not yet written to pf.f            */
@@ -76,28 +93,43 @@ struct pb_writer {
 	char **names;          /* iid k + 1 is names[k]                      */
 	size_t nnames, capnames;
 	struct kp_index name_ix;
-	struct pb_keyed {      /* names by their key (pf.h: name_key)        */
-		uint64_t key;
+	struct pb_keyed {      /* names by their key (pf.h: name_key: kind  */
+		uint64_t key;      /* 0), the samples' by instruction pointer    */
+		uint64_t kind;     /* (names.c's kinds)                         */
 		uint32_t iid;
 	} *keyed;
 	size_t nkeyed, capkeyed;
 	struct kp_index keyed_ix;
-	struct pb_event *now;  /* the events of the instant being written    */
-	size_t nnow, capnow;
-	struct pb_flow *flows; /* their flows                                */
-	size_t nflows, capflows;
-	struct pb_begun {      /* per track: its first SLICE_BEGIN in now[]  */
-		uint64_t instant;  /* (which instant: its count + 1, 0: none)  */
-		size_t at;
-	} *begun;
-	uint64_t instants;     /* instants written                           */
-	struct pb_event *ends; /* the SLICE_ENDs still to come: a heap       */
-	size_t nends, capends;
+	uint64_t *keys;        /* the events' tracks: key k is (pid << 32 | */
+	size_t nkeys, capkeys; /* tid) of a JSON track, (0, uuid) a counter */
+	struct kp_index key_ix;
 	uint64_t *last;        /* per track: its last packet's time (ns)    */
-	uint64_t *sent;        /* (track, iid) interned on its sequence      */
-	size_t nsent, capsent;
-	struct kp_index sent_ix;
+	uint32_t *sent_on;     /* per iid: the track it was last interned on */
+	size_t nsent_on;
+	struct pb_spill events, waits, threads;
+	struct pb_cpu {        /* per CPU, who readied (gather.c): its last  */
+		uint64_t starts[PB_STARTS]; /* runs' starts, and the          */
+		uint64_t nstarts;  /* ReadyThread records waiting for the run */
+		struct pb_pending { /* after theirs                          */
+			uint64_t ts, seq;
+			uint32_t tid;
+		} *pending;
+		size_t head, npending, cappending;
+	} *cpu;
+	uint64_t seq;          /* the next element's, in any of the sorts    */
+	uint32_t ncpus;
+	uint64_t *runs;        /* per CPU: its runs so far                   */
+	uint64_t flows;        /* flow ids given                             */
+	uint64_t resources;    /* Resource records met                       */
+	uint32_t ready_name;   /* "ReadyThread"'s iid, once interned        */
 };
+
+/* names.c: a name's iid (interned once); an event's (by its key when it
+ * has one); a sample's, after the function at ip (with --kernel). */
+uint32_t pb_intern(struct pb_writer *w, const char *name);
+uint32_t pb_intern_event(struct pb_writer *w, const struct pf_event *d);
+uint32_t pb_intern_sample(struct pb_writer *w, uint64_t ip, bool pmc);
+void pb_names_free(struct pb_writer *w);
 
 /* tracks.c: a JSON track's uuid (0: none such), a counter's (made if
  * new); the descriptors of every track, as packets. */
@@ -107,20 +139,65 @@ void pb_tracks_declare(struct pb_writer *w);
 void pb_write_descriptors(struct pb_writer *w);
 void pb_tracks_free(struct pb_writer *w);
 
-/* events.c: the counter tracks of the queue's items (before the
- * descriptors are written); then every item as TrackEvents, in time order,
- * each handed to write (after the descriptors); and what they held (the
- * name table, the instant's events, the ends to come) freed. */
-void pb_counters_declare(struct pb_writer *w);
-void pb_events(struct pb_writer *w, void (*write)(struct pb_writer *w, const struct pb_event *e));
-void pb_events_free(struct pb_writer *w);
+/* gather.c: the sink the model's second pass feeds (its runs and
+ * records, into the sorts), made before the model is; the holes, stalls
+ * and steps the model kept, the workload's events and scenario=noise's
+ * (after it). */
+void pb_gather_init(struct pb_writer *w);
+extern const struct kp_run_sink pb_gather_sink;
+void pb_gather_finish(struct pb_writer *w);
+void pb_gather_kept(struct pb_writer *w);
+/* An event into the events' sort on the JSON track (pid, tid) (its
+ * track and seq given here); a counter's track is (0, its uuid). */
+void pb_add(struct pb_writer *w, uint32_t pid, uint32_t tid, struct pb_ev e);
+uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid);
+/* A slice from a to b (TSC) on the JSON track (pid, tid). */
+void pb_add_slice(struct pb_writer *w, uint32_t pid, uint32_t tid, uint64_t a, uint64_t b, uint32_t name);
+
+/* waits.c: the spin-lock waits nested per CPU (their CPU's track and,
+ * into the threads' sort, their thread's); who readied (the readier's
+ * run, into the threads' sort).  threads.c: the threads' tracks, their
+ * lanes (pf.lanes), ready time and the wake-up flows. */
+struct pb_wait_fact {
+	uint64_t start, end, lock, seq;
+	uint32_t tid, cpu;
+};
+struct pb_thread_fact {
+	uint64_t t;            /* a slice's start, a ReadyThread's time      */
+	uint64_t end;          /* a slice's end; a record's readier's run's  */
+	                       /* start                                      */
+	uint64_t order;        /* its place among the thread's slices        */
+	uint32_t tid;
+	uint32_t what;         /* a slice's name (iid), a record's CPU, and: */
+};
+_Static_assert(sizeof(struct pb_thread_fact) == 32, "a thread's fact is 32 bytes");
+#define PB_TF_VALUE   0x0FFFFFFFu /* the iid or the CPU                      */
+#define PB_TF_WAITS   (1u << 28)  /* a wait (else a run or a record)         */
+#define PB_TF_READY   (1u << 29)  /* a ReadyThread record                    */
+#define PB_TF_BY      (1u << 30)  /* ... whose CPU was running a thread      */
+int pb_wait_cmp(const void *a, const void *b);
+int pb_thread_cmp(const void *a, const void *b);
+void pb_wait_sort(void *base, size_t n);
+void pb_thread_sort(void *base, size_t n);
+void pb_waits_nest(struct pb_writer *w);
+void pb_threads_lanes(struct pb_writer *w);
+
+/* emit.c: the order of the events' sort; every event, a track at a time,
+ * as packets (after the descriptors). */
+int pb_ev_cmp(const void *a, const void *b);
+void pb_ev_sort(void *base, size_t n);
+void pb_emit(struct pb_writer *w);
 
 /* packet.c: a packet's start and end on track's sequence, at ts (the
  * packet's fields go between, into w->out). */
 size_t pb_packet_open(struct pb_writer *w, uint32_t track, uint64_t ts);
 void pb_packet_close(struct pb_writer *w, size_t start);
 
-/* write.c: the whole trace to f. */
+/* write.c: the whole trace to f, from the model pb_gather_sink was given
+ * to (perfetto.c makes the writer, pb_writer_new, before the model). */
+struct pb_writer *pb_writer_new(void);
+void pb_writer_free(struct pb_writer *w);
 void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms);
+extern struct pb_writer *pb_writer_now;
 
 #endif

@@ -1,11 +1,11 @@
 /*
  * write.c - the protobuf trace's packets, in the order proto.h gives:
  * per track its sequence's first packet (the clock and the defaults) and
- * its descriptor, then the events in time order, as events.c hands them
- * over.  A packet's timestamp is the nanoseconds since the one before on
- * its sequence (clock 64, incremental); an event whose name its sequence
- * has not seen yet carries it (InternedData).  A packet's start and end
- * are packet.c's.
+ * its descriptor, then the events a track at a time (emit.c), once the
+ * sweeps over the sorts the model's second pass filled have made them
+ * (waits.c, threads.c) and the rest is gathered (gather.c).  A packet's
+ * timestamp is the nanoseconds since the one before on its sequence
+ * (clock 64, incremental).  A packet's start and end are packet.c's.
  */
 #include <stdlib.h>
 
@@ -42,64 +42,55 @@ static void open_sequence(struct pb_writer *w, uint32_t track)
 	pb_packet_close(w, packet);
 }
 
-/* Is name iid interned on the track's sequence yet?  (Then it is.) */
-static bool sent(struct pb_writer *w, uint32_t track, uint32_t iid)
-{
-	uint64_t key = (uint64_t)track << 32 | iid, h = kp_hash_u64(key, 0);
-	size_t it;
+struct pb_writer *pb_writer_now;
 
-	for (size_t at = kp_index_first(&w->sent_ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&w->sent_ix, h, &it))
-		if (w->sent[at] == key)
-			return true;
-	kp_index_add(&w->sent_ix, h, w->nsent);
-	KP_PUSH(w->sent, w->nsent, w->capsent, key);
-	return false;
+struct pb_writer *pb_writer_new(void)
+{
+	struct pb_writer *w = kp_xcalloc(1, sizeof(*w));
+
+	w->pf.first = true;
+	pb_gather_init(w);
+	return w;
 }
 
-static void write_event(struct pb_writer *w, const struct pb_event *e)
+void pb_writer_free(struct pb_writer *w)
 {
-	size_t packet = pb_packet_open(w, e->track, e->ts), te;
-
-	if (e->name && !sent(w, e->track, e->name)) {
-		size_t in = pb_open(&w->out), en = pb_open(&w->out);
-		pb_uint(&w->out, EVENT_NAME_IID, e->name);
-		pb_string(&w->out, EVENT_NAME_NAME, w->names[e->name - 1]);
-		pb_close(&w->out, INTERNED_EVENT_NAMES, en);
-		pb_close(&w->out, PACKET_INTERNED_DATA, in);
-	}
-	te = pb_open(&w->out);
-	pb_uint(&w->out, EVENT_TYPE, e->type);
-	if (e->name)
-		pb_uint(&w->out, EVENT_NAME_IID_F, e->name);
-	if (e->type == TYPE_COUNTER)
-		pb_uint(&w->out, EVENT_COUNTER_VALUE, (uint64_t)e->value);
-	for (size_t f = e->flows; f; f = w->flows[f - 1].next)
-		pb_fixed64(&w->out, w->flows[f - 1].terminating ? EVENT_TERMINATING_FLOW_IDS : EVENT_FLOW_IDS,
-			   w->flows[f - 1].id);
-	pb_close(&w->out, PACKET_TRACK_EVENT, te);
-	pb_packet_close(w, packet);
+	if (!w)
+		return;
+	pb_spill_free(&w->events);
+	pb_spill_free(&w->waits);
+	pb_spill_free(&w->threads);
+	pb_free(&w->out);
+	free(w->last);
+	free(w->runs);
+	for (uint32_t c = 0; w->cpu && c < w->ncpus; c++) /* the model is gone: not w->pf.m */
+		free(w->cpu[c].pending);
+	free(w->cpu);
+	free(w->keys);
+	kp_index_free(&w->key_ix);
+	pb_names_free(w);
+	pb_tracks_free(w);
+	free(w);
 }
 
 void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m, const struct kp_symbols *syms)
 {
-	struct pb_writer *w = kp_xcalloc(1, sizeof(*w));
+	struct pb_writer *w = pb_writer_now;
 
-	w->pf = (struct pf){ .f = f, .m = m, .syms = syms, .first = true, .log = log };
-	pf_collect(&w->pf, (struct kp_log *)log, false); /* read only: cursors over its records */
-	pb_tracks_declare(w);
-	pb_counters_declare(w);
+	w->pf.f = f;
+	w->pf.m = m;
+	w->pf.syms = syms;
+	w->pf.log = log;
+	pb_gather_finish(w);
+	pb_waits_nest(w);
+	pb_threads_lanes(w);
+	pb_gather_kept(w);
 	w->last = kp_xcalloc(w->ntracks + 1, sizeof(*w->last));
 	for (uint32_t k = 1; k <= w->ntracks; k++)
 		open_sequence(w, k);
 	pb_write_descriptors(w);
-	pb_events(w, write_event);
+	pb_emit(w);
 	fwrite(w->out.d, 1, w->out.n, f);
-	pb_free(&w->out);
-	free(w->last);
-	free(w->sent);
-	kp_index_free(&w->sent_ix);
-	pb_events_free(w);
-	pb_tracks_free(w);
-	pf_collect_free(&w->pf);
-	free(w);
+	w->out.n = 0;
+	pf_collect_free(&w->pf); /* while the model is there */
 }

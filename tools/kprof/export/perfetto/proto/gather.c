@@ -1,0 +1,311 @@
+/*
+ * gather.c - what the protobuf trace is made of, gathered as the model's
+ * second pass meets it (pb_gather_sink), so that the model keeps none of
+ * the records (proto.h):
+ *
+ *   a run: its slice on "CPU n" (named after its thread), its start for
+ *     who-readied (the CPUs' sort), and, not the idle thread's, its slice
+ *     for the thread's tracks (the threads' sort);
+ *   a sample: an instant on "CPU n", named after its function when the
+ *     events are written (--kernel is opened after the model is made);
+ *   a ReadyThread record: an instant on "CPU n", and itself for
+ *     who-readied (the CPUs' sort);
+ *   a SpinLock record that waited: its wait, to nest with its CPU's (the
+ *     waits' sort), as the model's events.c takes it;
+ *   a Resource release that waited: the thread's wait (the threads' sort),
+ *     as perfetto_threads.c takes it.
+ *
+ * After the model, the rest goes through the JSON's own part files, whose
+ * queue then holds only what the model kept (holes, stalls, clock steps)
+ * and the workload's and scenario=noise's events: each is described
+ * (pf_kind.describe) into the events' sort.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/export/perfetto/proto/proto.h"
+#include "tools/kprof/read/frames.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
+
+/* Each sort's buffer: four of them at most at once, so that the writer's
+ * own memory stays near 64 MiB (and qsort's scratch while one spills). */
+#define SORT_BUDGET (16u << 20)
+
+void pb_gather_init(struct pb_writer *w)
+{
+	/* KPROF_SPILL_BUDGET: bytes, for tests (every sort made to spill) */
+	size_t budget = kp_env_number("KPROF_SPILL_BUDGET", SORT_BUDGET, 1, SIZE_MAX);
+
+	pb_spill_init(&w->events, sizeof(struct pb_ev), pb_ev_cmp, pb_ev_sort, budget);
+	pb_spill_init(&w->waits, sizeof(struct pb_wait_fact), pb_wait_cmp, pb_wait_sort, budget);
+	pb_spill_init(&w->threads, sizeof(struct pb_thread_fact), pb_thread_cmp, pb_thread_sort, budget);
+}
+
+uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid, h = kp_hash_u64(key, 0);
+	size_t it;
+
+	if (w->nkeys && w->keys[w->nkeys - 1] == key) /* a track's events come in runs */
+		return (uint32_t)(w->nkeys - 1);
+	for (size_t at = kp_index_first(&w->key_ix, h, &it); at != KP_INDEX_NONE; at = kp_index_next(&w->key_ix, h, &it))
+		if (w->keys[at] == key)
+			return (uint32_t)at;
+	kp_index_add(&w->key_ix, h, w->nkeys);
+	KP_PUSH(w->keys, w->nkeys, w->capkeys, key);
+	return (uint32_t)(w->nkeys - 1);
+}
+
+void pb_add(struct pb_writer *w, uint32_t pid, uint32_t tid, struct pb_ev e)
+{
+	KP_ASSERT(w->seq < UINT32_MAX, "%llu events", (unsigned long long)w->seq);
+	e.track = pb_track_key(w, pid, tid);
+	e.seq = (uint32_t)w->seq++;
+	pb_spill_add(&w->events, &e);
+}
+
+void pb_add_slice(struct pb_writer *w, uint32_t pid, uint32_t tid, uint64_t a, uint64_t b, uint32_t name)
+{
+	uint64_t x = pf_ns(w->pf.m, a), y = pf_ns(w->pf.m, b);
+
+	pb_add(w, pid, tid, (struct pb_ev){ .ts = x, .end = y < x ? x : y, .name = name, .type = EV_SLICE });
+}
+
+static void start(void *ctx, const struct kp_model *m)
+{
+	struct pb_writer *w = ctx;
+
+	w->pf.m = m;
+	w->ncpus = m->ncpus;
+	w->runs = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->runs));
+	w->cpu = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->cpu));
+}
+
+/* ---------------------------------------------------------------- who readied */
+
+/* A ReadyThread record's readier is its CPU's run that started last at
+ * or before it (pf_running_at's rule), where the wake-up flow starts.
+ * A CPU's records come in time order and its runs, end to end, each at
+ * its end, so a record waits only for the run after the one it falls
+ * in: once a run starting after it is made, the one before is its. */
+static void readied(struct pb_writer *w, uint32_t cpu, const struct pb_pending *r, bool any, uint64_t by)
+{
+	struct pb_thread_fact t = { .t = r->ts, .end = by, .order = (uint64_t)cpu << 44 | r->seq, .tid = r->tid,
+				    .what = cpu | PB_TF_READY | (any ? PB_TF_BY : 0) };
+	pb_spill_add(&w->threads, &t);
+}
+
+/* The CPU's run that started last at or before ts, from its last few
+ * (a record older than its CPU's last run cannot come in time order). */
+static bool running_at(const struct pb_cpu *c, uint64_t ts, uint64_t *start)
+{
+	for (uint64_t k = c->nstarts; k && c->nstarts - k < PB_STARTS; k--)
+		if (c->starts[(k - 1) % PB_STARTS] <= ts) {
+			*start = c->starts[(k - 1) % PB_STARTS];
+			return true;
+		}
+	return false;
+}
+
+/* Run `start` made on the CPU: the records before it are the run
+ * before's. */
+static void run_started(struct pb_writer *w, uint32_t cpu, uint64_t start)
+{
+	struct pb_cpu *c = &w->cpu[cpu];
+	uint64_t by = 0;
+	bool any = running_at(c, UINT64_MAX, &by);
+
+	for (; c->head < c->npending && c->pending[c->head].ts < start; c->head++)
+		readied(w, cpu, &c->pending[c->head], any, by);
+	if (c->head == c->npending)
+		c->head = c->npending = 0;
+	c->starts[c->nstarts++ % PB_STARTS] = start;
+}
+
+static void ready_on(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid)
+{
+	struct pb_cpu *c = &w->cpu[cpu];
+	struct pb_pending r = { ts, w->seq++, tid };
+	uint64_t by = 0;
+
+	KP_ASSERT(r.seq < (1ull << 44) && cpu <= UINT16_MAX, "record %llu of cpu %u", (unsigned long long)r.seq, cpu);
+	if (c->nstarts && ts < c->starts[(c->nstarts - 1) % PB_STARTS]) { /* not in time order */
+		bool any = running_at(c, ts, &by);
+		readied(w, cpu, &r, any, by);
+		return;
+	}
+	KP_PUSH(c->pending, c->npending, c->cappending, r);
+}
+
+/* After the last run: the records still waiting are the last run's. */
+void pb_gather_finish(struct pb_writer *w)
+{
+	for (uint32_t cpu = 0; cpu < w->pf.m->ncpus; cpu++) {
+		struct pb_cpu *c = &w->cpu[cpu];
+		uint64_t by = 0;
+		bool any = running_at(c, UINT64_MAX, &by);
+		for (; c->head < c->npending; c->head++)
+			readied(w, cpu, &c->pending[c->head], any, by);
+		free(c->pending);
+		c->pending = NULL;
+		c->head = c->npending = c->cappending = 0;
+	}
+}
+
+static void run(void *ctx, uint32_t cpu, const struct kp_run *r)
+{
+	struct pb_writer *w = ctx;
+	struct pf_event d = { .name_key = PF_NAME_KEY(PF_NAME_THREAD, r ? r->tid : 0) };
+
+	if (!r)
+		return;
+	KP_ASSERT(cpu <= UINT16_MAX && w->runs[cpu] < (1ull << 44), "run %llu of cpu %u",
+		  (unsigned long long)w->runs[cpu], cpu);
+	pb_add_slice(w, PF_CPUS_PID, CPU_TID + cpu, r->start, r->end, pb_intern_event(w, &d));
+	run_started(w, cpu, r->start);
+	if (r->tid) {
+		struct pf_event on = { .name_key = PF_NAME_KEY(PF_NAME_ON_CPU, cpu) };
+		struct pb_thread_fact t = { .t = r->start, .end = r->end, .order = (uint64_t)cpu << 44 | w->runs[cpu],
+					    .tid = r->tid, .what = pb_intern_event(w, &on) };
+		pb_spill_add(&w->threads, &t);
+	}
+	w->runs[cpu]++;
+}
+
+static void spinlock(struct pb_writer *w, const struct kp_record *r)
+{
+	WMI_SPINLOCK s;
+
+	memcpy(&s, r->payload, sizeof(s));
+	if (!s.WaitTimeInCycles || s.WaitTimeInCycles > s.AcquireTime)
+		return; /* no wait (or a time stamp that cannot be): events.c's rule */
+	struct pb_wait_fact f = { .start = s.AcquireTime - s.WaitTimeInCycles, .end = s.AcquireTime,
+				  .lock = s.SpinLockAddress, .seq = w->seq++, .tid = s.ThreadId, .cpu = r->cpu };
+	if (f.start < w->pf.m->begin)
+		f.start = w->pf.m->begin;
+	pb_spill_add(&w->waits, &f);
+}
+
+static void ready(struct pb_writer *w, const struct kp_record *r)
+{
+	WMI_READY_THREAD p;
+
+	memcpy(&p, r->payload, sizeof(p));
+	if (!w->ready_name)
+		w->ready_name = pb_intern(w, "ReadyThread");
+	pb_add(w, PF_CPUS_PID, CPU_TID + r->cpu,
+	       (struct pb_ev){ .ts = pf_ns(w->pf.m, r->h.TimeStamp), .name = w->ready_name, .type = EV_INSTANT });
+	ready_on(w, r->cpu, r->h.TimeStamp, p.TThreadId);
+}
+
+/* A release that waited: the thread's wait, "resource NAME". */
+static void resource(struct pb_writer *w, const struct kp_record *r)
+{
+	const struct kp_model *m = w->pf.m;
+	WMI_RESOURCE x;
+	char name[64], label[40];
+
+	memcpy(&x, r->payload, sizeof(x));
+	uint64_t order = 1ull << 63 | w->resources++; /* after every CPU's waits */
+	bool release = x.Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
+		       x.Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
+	if (!release || !x.ThreadId || !x.WaitTime || x.AcquireTime <= x.WaitTime || x.AcquireTime - x.WaitTime < m->begin)
+		return;
+	uint64_t from = x.AcquireTime - x.WaitTime;
+	snprintf(name, sizeof(name), "resource %s", kp_model_object_label(m, x.Resource, from, label, sizeof(label)));
+	struct pb_thread_fact t = { .t = from, .end = x.AcquireTime, .order = order, .tid = x.ThreadId,
+				    .what = pb_intern(w, name) | PB_TF_WAITS };
+	pb_spill_add(&w->threads, &t);
+}
+
+static void record(void *ctx, const struct kp_record *r, uint16_t kind)
+{
+	struct pb_writer *w = ctx;
+
+	switch (kind) {
+	case PERFINFO_LOG_TYPE_SPINLOCK: spinlock(w, r); break;
+	case PERFINFO_LOG_TYPE_READY_THREAD: ready(w, r); break;
+	case PERFINFO_LOG_TYPE_RESOURCE: resource(w, r); break;
+	case PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
+	case PERFINFO_LOG_TYPE_PMC_INTERRUPT: {
+		struct kp_sample k;
+		kp_sample_of(r, &k);
+		pb_add(w, PF_CPUS_PID, CPU_TID + r->cpu,
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, k.ts), .end = k.ip, .type = k.pmc ? EV_PMC_SAMPLE : EV_SAMPLE });
+		break;
+	}
+	default: break;
+	}
+}
+
+const struct kp_run_sink pb_gather_sink = { .start = start, .run = run, .record = record };
+
+/* An event the JSON's part files queued, described into the events'
+ * sort: a slice, an instant, a counter per series, a flow's end. */
+static void describe(struct pb_writer *w, const struct pf_item *it)
+{
+	struct pf_event d;
+	char name[320];
+
+	it->kind->describe(&w->pf, it, &d);
+	uint64_t ts = pf_ns(w->pf.m, d.start);
+	switch (d.ph) {
+	case 'X': pb_add_slice(w, d.pid, d.tid, d.start, d.end, pb_intern_event(w, &d)); break;
+	case 'i':
+		pb_add(w, d.pid, d.tid, (struct pb_ev){ .ts = ts, .name = pb_intern_event(w, &d), .type = EV_INSTANT });
+		break;
+	case 'C':
+		for (unsigned i = 0; i < d.nseries; i++) {
+			snprintf(name, sizeof(name), "%s %s", d.name, d.series[i]);
+			pb_add(w, 0, pb_counter_uuid(w, name),
+			       (struct pb_ev){ .ts = ts, .end = (uint64_t)d.value[i], .type = EV_COUNTER });
+		}
+		break;
+	default: /* 's', 'f' */
+		pb_add(w, d.pid, d.tid,
+		       (struct pb_ev){ .ts = ts, .end = d.flow, .name = pb_intern_event(w, &d),
+				       .type = d.ph == 'f' ? EV_FLOW_IN : EV_FLOW_OUT });
+		break;
+	}
+}
+
+/* The counter tracks, in the order the workload's events first name
+ * them (before any other track is declared after them). */
+static void declare_counters(struct pb_writer *w)
+{
+	struct pf_event d;
+	char name[320];
+
+	for (size_t i = w->pf.user_first; i < w->pf.user_end; i++) {
+		w->pf.items[i].kind->describe(&w->pf, &w->pf.items[i], &d);
+		for (unsigned k = 0; d.ph == 'C' && k < d.nseries; k++) {
+			snprintf(name, sizeof(name), "%s %s", d.name, d.series[k]);
+			pb_counter_uuid(w, name);
+		}
+	}
+}
+
+void pb_gather_kept(struct pb_writer *w)
+{
+	struct pf *p = &w->pf;
+
+	pf_cpu_events(p); /* the model kept no run, wait, sample or ReadyThread */
+	p->user_first = p->nitems;
+	pf_user_events(p);
+	p->user_end = p->nitems;
+	p->flows = w->flows; /* the noise links' ids follow the wake-ups' */
+	pf_noise_events(p);
+	pb_tracks_declare(w);
+	declare_counters(w);
+	for (size_t i = 0; i < p->nitems; i++)
+		describe(w, &p->items[i]);
+	for (size_t k = 0; k < p->narrays; k++) {
+		const struct pf_array *a = &p->arrays[k];
+		for (size_t i = 0; i < a->n; i++) {
+			struct pf_item it = { .kind = a->kind, .obj = a->base + i * a->stride, .cpu = a->cpu };
+			memcpy(&it.ts, (const char *)it.obj + a->ts_at, sizeof(it.ts));
+			describe(w, &it);
+		}
+	}
+}

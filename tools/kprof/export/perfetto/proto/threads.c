@@ -1,0 +1,146 @@
+/*
+ * threads.c - the threads' tracks in the protobuf trace, made in one
+ * sweep over each thread's facts (proto.h) sorted by (thread, group,
+ * time, ReadyThread records first, place), with what perfetto_threads.c
+ * makes of the whole model for the JSON:
+ *
+ *   group 0: its runs ("on CPU n" on "running") and the ReadyThread
+ *     records that readied it.  A record belongs to the thread's first
+ *     run that starts at or after it; the run's ready time is a slice
+ *     "ready" from the first of its records (or the end of the thread's
+ *     runs before, if later) to its start; each of its records whose CPU
+ *     was running something (waits.c) is a wake-up flow from that run's
+ *     start on "CPU n" to this run's start;
+ *   group 1: its spin-lock waits (waits.c) and resource waits (gather.c)
+ *     on "waits".
+ *
+ * A slice goes to the first lane of its group whose last slice has ended
+ * (perfetto_threads.c's rule: of the lanes still busy, the one that ends
+ * first, after eight), so no two slices of a track overlap; pf.lanes
+ * counts the lanes for the track list.  A run's ready time goes into the
+ * sweep just before the run: no other slice of the thread's group 0
+ * starts between the two, so it gets the lane it would get in its place.
+ * What is held is one thread's records waiting for its next run.
+ */
+#include <stdlib.h>
+
+#include "tools/kprof/export/perfetto/proto/proto.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/sort.h"
+
+static inline int pb_thread_cmp_of(const struct pb_thread_fact *x, const struct pb_thread_fact *y)
+{
+	int c;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if ((x->what ^ y->what) & PB_TF_WAITS)
+		return x->what & PB_TF_WAITS ? 1 : -1;
+	if ((c = kp_cmp_u64(x->t, y->t)))
+		return c;
+	if ((x->what ^ y->what) & PB_TF_READY) /* a record before the run that starts at its time */
+		return x->what & PB_TF_READY ? -1 : 1;
+	return kp_cmp_u64(x->order, y->order);
+}
+
+int pb_thread_cmp(const void *a, const void *b)
+{
+	return pb_thread_cmp_of(a, b);
+}
+
+PB_SORT_DEFINE(pb_thread_sort, struct pb_thread_fact, pb_thread_cmp_of)
+
+struct sweep {
+	uint32_t tid;
+	bool group;             /* the waits (else the runs)                   */
+	uint64_t end[PF_LANES]; /* each lane's last slice's end (0: none)      */
+	uint64_t last_end;      /* the thread's runs so far end here           */
+	bool readied;           /* a record waits for the next run:            */
+	uint64_t from;          /* the first one's time (nonzero)              */
+	struct wake {           /* those whose CPU was running a thread        */
+		uint64_t by;
+		uint16_t cpu;
+	} *wakes;
+	size_t nwakes, capwakes;
+	struct pf_lanes *lanes; /* the thread's, or NULL (not in the table)    */
+};
+
+/* perfetto_threads.c's assign_lanes, for one slice. */
+static uint32_t lane_for(struct sweep *s, uint64_t start, uint64_t end)
+{
+	uint32_t lane = 0;
+
+	for (uint32_t l = 1; l < PF_LANES && s->end[lane] > start; l++)
+		if (s->end[l] < s->end[lane])
+			lane = l;
+	if (end > s->end[lane] || !s->end[lane])
+		s->end[lane] = end;
+	if (s->lanes && s->group && s->lanes->waits < lane + 1)
+		s->lanes->waits = (uint8_t)(lane + 1);
+	if (s->lanes && !s->group && s->lanes->runs < lane + 1)
+		s->lanes->runs = (uint8_t)(lane + 1);
+	return lane;
+}
+
+static void run(struct pb_writer *w, struct sweep *s, const struct pb_thread_fact *f)
+{
+	uint32_t pid = PF_THREAD_PID(f->tid);
+
+	if (s->readied) {
+		uint64_t from = s->from > s->last_end ? s->from : s->last_end;
+		if (from < f->t) {
+			uint32_t lane = lane_for(s, from, f->t);
+			pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), from, f->t, pb_intern(w, "ready"));
+		}
+	}
+	uint32_t lane = lane_for(s, f->t, f->end);
+	pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), f->t, f->end, f->what & PB_TF_VALUE); /* "on CPU n" */
+	uint64_t at = pf_ns(w->pf.m, f->t);
+	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0;
+	for (size_t i = 0; i < s->nwakes; i++) {
+		uint64_t id = ++w->flows;
+		pb_add(w, PF_CPUS_PID, CPU_TID + s->wakes[i].cpu,
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, s->wakes[i].by), .end = id, .name = wakeup, .type = EV_FLOW_OUT });
+		pb_add(w, pid, PF_RUN_TID(f->tid, lane),
+		       (struct pb_ev){ .ts = at, .end = id, .name = wakeup, .type = EV_FLOW_IN });
+	}
+	s->readied = false;
+	s->nwakes = 0;
+	if (f->end > s->last_end)
+		s->last_end = f->end;
+}
+
+void pb_threads_lanes(struct pb_writer *w)
+{
+	const struct kp_model *m = w->pf.m;
+	const struct pb_thread_fact *f;
+	struct sweep s = { .tid = UINT32_MAX };
+
+	w->pf.lanes = kp_xcalloc(m->nthreads + 1, sizeof(*w->pf.lanes));
+	pb_spill_sorted(&w->threads);
+	while ((f = pb_spill_next(&w->threads))) {
+		bool waits = f->what & PB_TF_WAITS;
+		if (f->tid != s.tid || waits != s.group) {
+			const struct kp_model_thread *t = kp_model_thread(m, f->tid);
+			s = (struct sweep){ .tid = f->tid, .group = waits, .wakes = s.wakes, .capwakes = s.capwakes,
+					    .lanes = t ? &w->pf.lanes[t - m->threads] : NULL };
+		}
+		if (waits) {
+			uint32_t lane = lane_for(&s, f->t, f->end);
+			pb_add_slice(w, PF_THREAD_PID(f->tid), PF_WAIT_TID(f->tid, lane), f->t, f->end,
+				     f->what & PB_TF_VALUE);
+		} else if (f->what & PB_TF_READY) {
+			if (f->t && (!s.readied || f->t < s.from)) {
+				s.readied = true;
+				s.from = f->t;
+			}
+			if (f->what & PB_TF_BY)
+				KP_PUSH(s.wakes, s.nwakes, s.capwakes,
+					((struct wake){ f->end, (uint16_t)(f->what & PB_TF_VALUE) }));
+		} else {
+			run(w, &s, f);
+		}
+	}
+	free(s.wakes);
+	pb_spill_free(&w->threads);
+}
