@@ -111,6 +111,32 @@ static int cmp_ready(const void *a, const void *b)
 	return kp_cmp_u64(((const struct kp_ready *)a)->ts, ((const struct kp_ready *)b)->ts);
 }
 
+/* A CPU's waits by start: they come by release, so by start but for the
+ * few around a nested one.  An insertion sort puts those in place without
+ * qsort's copy of the array (as big as the array: the timeline's peak on a
+ * big log); past 8 moves a wait it gives up to qsort.  Both are stable,
+ * so waits alike stay in the order they came either way. */
+static void sort_waits(struct kp_wait *v, size_t n)
+{
+	size_t moves = 0, budget = 8 * n + 64;
+
+	for (size_t j = 1; j < n; j++) {
+		if (cmp_wait(&v[j - 1], &v[j]) <= 0)
+			continue;
+		struct kp_wait x = v[j];
+		size_t k = j;
+		for (; k && cmp_wait(&v[k - 1], &x) > 0; k--) {
+			v[k] = v[k - 1];
+			if (++moves > budget) {
+				v[k - 1] = x; /* a permutation again, alike ones in order */
+				kp_sort(v, n, sizeof(*v), cmp_wait);
+				return;
+			}
+		}
+		v[k] = x;
+	}
+}
+
 static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 {
 	uint64_t stack[64];
@@ -119,7 +145,7 @@ static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 	for (size_t i = 0; i < c->nwaits; i++)
 		if (c->waits[i].start < m->begin)
 			c->waits[i].start = m->begin;
-	kp_sort(c->waits, c->nwaits, sizeof(*c->waits), cmp_wait);
+	sort_waits(c->waits, c->nwaits);
 	for (size_t i = 0; i < c->nwaits; i++) {
 		struct kp_wait *w = &c->waits[i];
 		while (depth && stack[depth - 1] <= w->start)

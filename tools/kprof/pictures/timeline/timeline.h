@@ -14,6 +14,7 @@
 #define KPROF_TOOL_TIMELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -167,18 +168,21 @@ void tl_draw_noise(const struct tl *t, uint32_t cpu);
  * thread's CPU time there). */
 uint64_t tl_run_cycles(const struct tl *t, const struct kp_model_cpu *c, const struct kp_run *r);
 
-/* timeline_bands.c: intervals drawn as wait bands, merged below a pixel. */
+/* timeline_bands.c: intervals drawn as wait bands, merged below a pixel.
+ * An interval is any element that begins with its start and end (a
+ * struct tl_interval, the model's struct kp_wait), found by its index in
+ * the caller's array. */
 struct tl_interval {
 	uint64_t start, end;
 	size_t i;              /* the caller's index                         */
 };
 struct tl_band {
-	const struct tl_interval *first;
+	size_t first;          /* the first interval's index                 */
 	size_t n;
 	uint64_t start, end;   /* first start, latest end                    */
 	uint64_t waited;       /* the union of the intervals                 */
 	uint64_t longest;
-	const struct tl_interval *longest_i;
+	size_t longest_at;     /* its index (SIZE_MAX: none yet)             */
 	double x0, w;          /* drawn: at least TL_MIN_PX wide             */
 	double share;          /* waited / the cycles of w: fill-opacity     */
 };
@@ -187,13 +191,17 @@ struct tl_wait_kind {
 	const char *kind, *object;     /* "spin-lock", "lock"                */
 	const char *colour, *cls;      /* fill, and the rectangles' class    */
 	/* A single wait's tooltip; the object (and the time to name it at)
-	 * of wait i, for a merged band's tooltip. */
+	 * of wait i (its index in the array drawn), for a merged band's
+	 * tooltip. */
 	void (*title)(const struct tl *t, size_t i, const void *ctx);
 	uint64_t (*object_of)(size_t i, const void *ctx, uint64_t *ts);
 };
-/* Draw v[0..n) (by start) at y, h high; ctx goes to k's functions. */
-void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, double y, double h,
+/* Draw the n intervals at v, stride bytes apart (by start), at y, h
+ * high; ctx goes to k's functions.  The array is read in place: the
+ * spin-lock waits are the model's own, not copied. */
+void tl_draw_bands(const struct tl *t, const void *v, size_t stride, size_t n, double y, double h,
 		   const struct tl_wait_kind *k, const void *ctx);
+_Static_assert(offsetof(struct tl_interval, end) == sizeof(uint64_t), "an interval begins with start, end");
 
 /* timeline_resources.c: the ERESOURCE waits' row under the CPUs, if the
  * log has Resource records; returns the rows it took (0 or 1). */

@@ -18,6 +18,8 @@
 
 #include "tools/kprof/util/format.h"
 
+#include <string.h>
+
 /* The band's tooltip: a single wait's own (with its share of the pixel
  * when it is narrower), or the merged waits' count, time, share and
  * longest wait's object. */
@@ -28,7 +30,7 @@ static void title(const struct tl *t, const struct tl_band *b, const struct tl_w
 
 	kp_pct(pct, sizeof(pct), (uint64_t)(b->share * 1e6), 1000000, 1);
 	if (b->n == 1) {
-		k->title(t, b->first->i, ctx);
+		k->title(t, b->first, ctx);
 		if (b->share < 1)
 			fprintf(t->f, "\nnarrower than a pixel: drawn a pixel wide, %s of it waiting", pct);
 		return;
@@ -36,7 +38,7 @@ static void title(const struct tl *t, const struct tl_band *b, const struct tl_w
 	fprintf(t->f, "%zu %s waits, %s of waiting between +%.6f ms and +%.6f ms (%s of the band)\nlongest %s, %s ",
 		b->n, k->kind, tl_duration(t, b->waited, d, sizeof(d)), kp_model_ms(t->m, b->start),
 		kp_model_ms(t->m, b->end), pct, tl_duration(t, b->longest, d2, sizeof(d2)), k->object);
-	object = k->object_of(b->longest_i->i, ctx, &ts);
+	object = k->object_of(b->longest_at, ctx, &ts);
 	tl_object_label(t, object, ts);
 }
 
@@ -54,7 +56,16 @@ static void emit(const struct tl *t, struct tl_band *b, double x1, double y, dou
 	fputs("</title></rect>\n", t->f);
 }
 
-void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, double y, double h,
+/* Interval i's start and end (each element begins with them). */
+static void span_of(const void *v, size_t stride, size_t i, uint64_t *start, uint64_t *end)
+{
+	const unsigned char *e = (const unsigned char *)v + i * stride;
+
+	memcpy(start, e, sizeof(*start));
+	memcpy(end, e + sizeof(*start), sizeof(*end));
+}
+
+void tl_draw_bands(const struct tl *t, const void *v, size_t stride, size_t n, double y, double h,
 		   const struct tl_wait_kind *k, const void *ctx)
 {
 	struct tl_band b = { 0 };
@@ -62,8 +73,10 @@ void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, do
 	double bx1 = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t s = v[i].start > t->t0 ? v[i].start : t->t0, e = v[i].end < t->t1 ? v[i].end : t->t1;
-		if (e < s || v[i].end <= t->t0 || v[i].start >= t->t1)
+		uint64_t vs, ve;
+		span_of(v, stride, i, &vs, &ve);
+		uint64_t s = vs > t->t0 ? vs : t->t0, e = ve < t->t1 ? ve : t->t1;
+		if (e < s || ve <= t->t0 || vs >= t->t1)
 			continue;
 		double x0 = tl_px(t, s), x1 = tl_px(t, e);
 		if (b.n && x0 > bx1 + TL_MIN_PX) {
@@ -71,7 +84,7 @@ void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, do
 			b.n = 0;
 		}
 		if (!b.n) {
-			b = (struct tl_band){ .first = &v[i], .x0 = x0, .start = s, .end = e };
+			b = (struct tl_band){ .first = i, .x0 = x0, .start = s, .end = e, .longest_at = SIZE_MAX };
 			bx1 = x1;
 			covered = s;
 		}
@@ -84,9 +97,9 @@ void tl_draw_bands(const struct tl *t, const struct tl_interval *v, size_t n, do
 			b.waited += e - (s > covered ? s : covered);
 			covered = e;
 		}
-		if (e - s > b.longest || !b.longest_i) {
+		if (e - s > b.longest || b.longest_at == SIZE_MAX) {
 			b.longest = e - s;
-			b.longest_i = &v[i];
+			b.longest_at = i;
 		}
 	}
 	if (b.n)

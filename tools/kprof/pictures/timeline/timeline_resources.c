@@ -55,14 +55,26 @@ static void wait_title(const struct tl *t, const struct tl_res_wait *r)
 	fprintf(t->f, ", then held it for %s", tl_duration(t, r->hold, h, sizeof(h)));
 }
 
+/* The bands' intervals (by start) and the waits they index. */
+struct res_ctx {
+	const struct tl_interval *v;
+	const struct tl_res_wait *waits;
+};
+
+static const struct tl_res_wait *res_of(size_t i, const void *ctx)
+{
+	const struct res_ctx *c = ctx;
+	return &c->waits[c->v[i].i];
+}
+
 static void res_title(const struct tl *t, size_t i, const void *ctx)
 {
-	wait_title(t, &((const struct tl_res_wait *)ctx)[i]);
+	wait_title(t, res_of(i, ctx));
 }
 
 static uint64_t res_object(size_t i, const void *ctx, uint64_t *ts)
 {
-	const struct tl_res_wait *r = &((const struct tl_res_wait *)ctx)[i];
+	const struct tl_res_wait *r = res_of(i, ctx);
 	*ts = r->acquire;
 	return r->resource;
 }
@@ -90,7 +102,8 @@ unsigned tl_draw_resources(const struct tl *t, uint32_t row)
 		      "<rect class=\"lane\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>\n",
 		TL_LEFT - 10, y + TL_RES_Y + 11, TL_LEFT - 10, y + TL_RES_Y + 24, shown, TL_LEFT, y + TL_RES_Y, TL_PLOT_W,
 		TL_RES_H);
-	tl_draw_bands(t, v, n, y + TL_RES_Y, TL_RES_H, &eresource, w->v);
+	struct res_ctx ctx = { v, w->v };
+	tl_draw_bands(t, v, sizeof(*v), n, y + TL_RES_Y, TL_RES_H, &eresource, &ctx);
 	fputs("</g>\n", t->f);
 	free(v);
 	return 1;

@@ -223,14 +223,12 @@ static uint64_t spin_lock(size_t i, const void *ctx, uint64_t *ts)
 
 static const struct tl_wait_kind spin = { "spin-lock", "lock", TL_SPIN_COLOUR, "wait", spin_title, spin_lock };
 
+_Static_assert(offsetof(struct kp_wait, start) == 0 && offsetof(struct kp_wait, end) == sizeof(uint64_t),
+	       "a wait begins with its start and end: the bands read the model's waits in place");
+
 static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
 {
-	struct tl_interval *v = kp_xcalloc(c->nwaits + 1, sizeof(*v));
-
-	for (size_t i = 0; i < c->nwaits; i++)
-		v[i] = (struct tl_interval){ c->waits[i].start, c->waits[i].end, i };
-	tl_draw_bands(t, v, c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, c);
-	free(v);
+	tl_draw_bands(t, c->waits, sizeof(*c->waits), c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, c);
 }
 
 /* ---------------------------------------------------------------- samples */
