@@ -16,7 +16,26 @@
 #include <string.h>
 
 #include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
 #include "tools/kprof/util/sort.h"
+
+/* The index of what a wait shares with others, kept once. */
+static uint32_t wait_site(struct kp_model *m, const struct kp_wait_site *k)
+{
+	uint64_t h = kp_hash_u64(k->lock ^ (k->caller << 1) ^ ((uint64_t)k->tid << 32) ^ k->mode, k->caller);
+	size_t it;
+
+	for (size_t at = kp_index_first(&m->wait_site_ix, h, &it); at != KP_INDEX_NONE;
+	     at = kp_index_next(&m->wait_site_ix, h, &it)) {
+		const struct kp_wait_site *x = &m->wait_sites[at];
+		if (x->lock == k->lock && x->caller == k->caller && x->tid == k->tid && x->mode == k->mode)
+			return (uint32_t)at;
+	}
+	KP_ASSERT(m->nwait_sites < UINT32_MAX, "%zu wait sites", m->nwait_sites);
+	kp_index_add(&m->wait_site_ix, h, m->nwait_sites);
+	KP_PUSH(m->wait_sites, m->nwait_sites, m->capwait_sites, *k);
+	return (uint32_t)(m->nwait_sites - 1);
+}
 
 static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp_record *r)
 {
@@ -30,10 +49,16 @@ static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp
 		m->waits++;
 		return;
 	}
+	struct kp_wait_site site = { .lock = w.SpinLockAddress, .caller = w.CallerAddress, .tid = w.ThreadId,
+				     .mode = w.Flags & SPINLOCK_ACQUIRE_MODE_MASK };
 	struct kp_wait k = { .start = w.AcquireTime - w.WaitTimeInCycles, .end = w.AcquireTime,
-			     .lock = w.SpinLockAddress, .caller = w.CallerAddress, .tid = w.ThreadId,
-			     .spins = w.SpinCount, .mode = w.Flags & SPINLOCK_ACQUIRE_MODE_MASK };
+			     .site = wait_site(m, &site), .spins = w.SpinCount };
 	KP_PUSH(c->waits, c->nwaits, c->capwaits, k);
+}
+
+const struct kp_wait_site *kp_wait_site_of(const struct kp_model *m, const struct kp_wait *w)
+{
+	return &m->wait_sites[w->site];
 }
 
 void kp_sample_of(const struct kp_record *r, struct kp_sample *s)
@@ -111,32 +136,6 @@ static int cmp_ready(const void *a, const void *b)
 	return kp_cmp_u64(((const struct kp_ready *)a)->ts, ((const struct kp_ready *)b)->ts);
 }
 
-/* A CPU's waits by start: they come by release, so by start but for the
- * few around a nested one.  An insertion sort puts those in place without
- * qsort's copy of the array (as big as the array: the timeline's peak on a
- * big log); past 8 moves a wait it gives up to qsort.  Both are stable,
- * so waits alike stay in the order they came either way. */
-static void sort_waits(struct kp_wait *v, size_t n)
-{
-	size_t moves = 0, budget = 8 * n + 64;
-
-	for (size_t j = 1; j < n; j++) {
-		if (cmp_wait(&v[j - 1], &v[j]) <= 0)
-			continue;
-		struct kp_wait x = v[j];
-		size_t k = j;
-		for (; k && cmp_wait(&v[k - 1], &x) > 0; k--) {
-			v[k] = v[k - 1];
-			if (++moves > budget) {
-				v[k - 1] = x; /* a permutation again, alike ones in order */
-				kp_sort(v, n, sizeof(*v), cmp_wait);
-				return;
-			}
-		}
-		v[k] = x;
-	}
-}
-
 static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 {
 	uint64_t stack[64];
@@ -145,7 +144,7 @@ static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 	for (size_t i = 0; i < c->nwaits; i++)
 		if (c->waits[i].start < m->begin)
 			c->waits[i].start = m->begin;
-	sort_waits(c->waits, c->nwaits);
+	kp_sort_nearly(c->waits, c->nwaits, sizeof(*c->waits), cmp_wait); /* they come by release */
 	for (size_t i = 0; i < c->nwaits; i++) {
 		struct kp_wait *w = &c->waits[i];
 		while (depth && stack[depth - 1] <= w->start)
@@ -160,6 +159,6 @@ static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c)
 {
 	nest_waits(m, c);
-	kp_sort(c->samples, c->nsamples, sizeof(*c->samples), cmp_sample);
-	kp_sort(c->readies, c->nreadies, sizeof(*c->readies), cmp_ready);
+	kp_sort_nearly(c->samples, c->nsamples, sizeof(*c->samples), cmp_sample); /* they come by time */
+	kp_sort_nearly(c->readies, c->nreadies, sizeof(*c->readies), cmp_ready);
 }

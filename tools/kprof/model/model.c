@@ -356,6 +356,8 @@ void kp_model_free(struct kp_model *m)
 	free(m->resources);
 	free(m->resource_ts);
 	free(m->object_names);
+	free(m->wait_sites);
+	kp_index_free(&m->wait_site_ix);
 	*m = (struct kp_model){ 0 };
 }
 

@@ -64,14 +64,24 @@ struct kp_run {
 };
 _Static_assert(sizeof(struct kp_run) == 40, "a run is 40 bytes");
 
-/* A spin-lock wait: from the first try (AcquireTime - WaitTimeInCycles)
- * to AcquireTime. */
-struct kp_wait {
-	uint64_t start, end;
+/* What a wait's SpinLock record says besides its times and spins: the
+ * lock, the release site, the thread and the mode.  Waits share it (a big
+ * log has millions of waits and a few thousand of these), so the model
+ * keeps each once (m->wait_sites) and a wait its index. */
+struct kp_wait_site {
 	uint64_t lock, caller;
-	uint32_t tid, spins;
+	uint32_t tid;
 	uint8_t mode;          /* AcquireMode                                */
 };
+
+/* A spin-lock wait: from the first try (AcquireTime - WaitTimeInCycles)
+ * to AcquireTime.  24 bytes: the timeline keeps every one. */
+struct kp_wait {
+	uint64_t start, end;
+	uint32_t site;         /* its kp_wait_site: kp_wait_site_of          */
+	uint32_t spins;
+};
+_Static_assert(sizeof(struct kp_wait) == 24, "a wait is 24 bytes");
 
 /* A SampledProfile or PmcInterrupt record. */
 struct kp_sample {
@@ -116,9 +126,9 @@ struct kp_hole {
  * and merged where they overlap. */
 struct kp_stall {
 	uint64_t start, end;
-	uint64_t ip;           /* InstructionPointer of the (first) record   */
 	uint32_t records;      /* KprofClockLate records merged into it      */
 };
+_Static_assert(sizeof(struct kp_stall) == 24, "a stall is 24 bytes: a big log has millions");
 
 /* A thread's scheduling latency: from ready (a ReadyThread record, or a
  * switch out in state Ready) to its next switch in (latency.c). */
@@ -229,6 +239,9 @@ struct kp_model {
 	size_t nresources;
 	struct kp_object_name *object_names; /* in time order                */
 	size_t nobject_names;
+	struct kp_wait_site *wait_sites; /* what the kept waits share        */
+	size_t nwait_sites, capwait_sites;
+	struct kp_index wait_site_ix;
 	bool any;                  /* any record at all                      */
 	uint64_t begin, end;       /* span of the trace (TSC), see the top   */
 	uint64_t origin;           /* time 0: begin                          */
@@ -304,6 +317,9 @@ void kp_model_free(struct kp_model *m);
 /* For the commands that place records in time: true when the run header
  * gives the TSC rate, else false with a message naming the log. */
 bool kp_model_need_clock(const struct kp_model *m, const char *path);
+
+/* What wait w shares with others: its lock, release site, thread, mode. */
+const struct kp_wait_site *kp_wait_site_of(const struct kp_model *m, const struct kp_wait *w);
 
 /* The thread with this id, or NULL. */
 const struct kp_model_thread *kp_model_thread(const struct kp_model *m, uint32_t tid);

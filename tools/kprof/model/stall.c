@@ -35,8 +35,7 @@ void kp_stall_add(struct kp_model_cpu *c, const struct kp_record *r)
 	c->stall_records++;
 	if (!k.LateCycles || k.DueTime + k.LateCycles < k.DueTime)
 		return; /* not late after all, or a span that cannot be */
-	struct kp_stall s = { .start = k.DueTime, .end = k.DueTime + k.LateCycles, .ip = k.InstructionPointer,
-			      .records = 1 };
+	struct kp_stall s = { .start = k.DueTime, .end = k.DueTime + k.LateCycles, .records = 1 };
 	KP_PUSH(c->stalls, c->nstalls, c->capstalls, s);
 }
 
@@ -59,7 +58,7 @@ void kp_stall_finish(const struct kp_model *m, struct kp_model_cpu *c)
 			c->stalls[n++] = s;
 	}
 	c->nstalls = n;
-	kp_sort(c->stalls, n, sizeof(*c->stalls), cmp_stall);
+	kp_sort_nearly(c->stalls, n, sizeof(*c->stalls), cmp_stall); /* they come by time */
 	n = 0;
 	for (size_t i = 0; i < c->nstalls; i++) { /* merge: disjoint, by start */
 		struct kp_stall *last = n ? &c->stalls[n - 1] : NULL;

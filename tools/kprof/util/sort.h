@@ -27,6 +27,35 @@ static inline void kp_sort(void *base, size_t n, size_t size, int (*cmp)(const v
 		qsort(base, n, size, cmp);
 }
 
+/* kp_sort() for an array that is nearly in order already (a CPU's
+ * records gathered as they come, a few out of place): an insertion sort,
+ * without qsort's scratch copy of the whole array (as big as the array:
+ * on a big log, the peak of the commands that keep one).  Past 8 moves an
+ * element it gives up to kp_sort.  Both are stable (glibc's qsort is a
+ * merge sort while the copy fits in memory), so elements alike keep their
+ * order either way, and the result is kp_sort's. */
+static inline void kp_sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	unsigned char *v = base, x[size ? size : 1];
+	size_t moves = 0, budget = 8 * n + 64;
+
+	for (size_t j = 1; j < n; j++) {
+		if (cmp(v + (j - 1) * size, v + j * size) <= 0)
+			continue;
+		memcpy(x, v + j * size, size);
+		size_t k = j;
+		for (; k && cmp(v + (k - 1) * size, x) > 0; k--) {
+			memcpy(v + k * size, v + (k - 1) * size, size);
+			if (++moves > budget) {
+				memcpy(v + (k - 1) * size, x, size); /* a permutation again, alike ones in order */
+				kp_sort(base, n, size, cmp);
+				return;
+			}
+		}
+		memcpy(v + k * size, x, size);
+	}
+}
+
 /* kp_sort()'s comparison of two doubles, ascending. */
 /* qsort comparators of uint64_t and of double elements. */
 static inline int kp_cmp_u64s(const void *x, const void *y)

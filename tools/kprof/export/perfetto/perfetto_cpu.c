@@ -72,44 +72,46 @@ void pf_key_name(const struct pf *p, uint64_t key, char *name, size_t size)
 		snprintf(name, size, "on CPU %" PRIu32, v);
 }
 
-/* "lock hot0" from the lock's KprofObjectName record, else "lock 0x<address>". */
-void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size)
+/* "lock hot0" from the lock's KprofObjectName record (in use at ts),
+ * else "lock 0x<address>". */
+void pf_wait_name(const struct pf *p, uint64_t lock, uint64_t ts, char *name, size_t size)
 {
 	char label[40];
 
-	if (kp_model_object_name(p->m, w->lock, w->start))
-		snprintf(name, size, "lock %s", kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label)));
+	if (kp_model_object_name(p->m, lock, ts))
+		snprintf(name, size, "lock %s", kp_model_object_label(p->m, lock, ts, label, sizeof(label)));
 	else
-		snprintf(name, size, "lock 0x%016" PRIx64, w->lock);
+		snprintf(name, size, "lock 0x%016" PRIx64, lock);
 }
 
 void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e)
 {
 	*e = (struct pf_event){ .ph = 'X', .pid = pid, .tid = tid, .start = w->start, .end = w->end };
-	pf_wait_name(p, w, e->name, sizeof(e->name));
+	pf_wait_name(p, kp_wait_site_of(p->m, w)->lock, w->start, e->name, sizeof(e->name));
 }
 
 void pf_wait_body(struct pf *p, const struct kp_wait *w)
 {
-	const struct kp_object_name *on = kp_model_object_name(p->m, w->lock, w->start);
+	const struct kp_wait_site *site = kp_wait_site_of(p->m, w);
+	const struct kp_object_name *on = kp_model_object_name(p->m, site->lock, w->start);
 	char name[64], label[40];
 
 	pf_span(p, w->start, w->end);
-	pf_wait_name(p, w, name, sizeof(name));
+	pf_wait_name(p, site->lock, w->start, name, sizeof(name));
 	if (on)
-		kp_model_object_label(p->m, w->lock, w->start, label, sizeof(label));
+		kp_model_object_label(p->m, site->lock, w->start, label, sizeof(label));
 	pf_str_arg(p, "name", name);
 	fputs(",\"cat\":\"spinlock\",\"args\":{", p->f);
-	fprintf(p->f, "\"SpinLockAddress\":\"0x%016" PRIx64 "\"", w->lock);
+	fprintf(p->f, "\"SpinLockAddress\":\"0x%016" PRIx64 "\"", site->lock);
 	if (on) {
 		pf_str_arg(p, "LockName", label);
 		pf_str_arg(p, "LockKind", kp_object_kind_name(on->kind));
 	}
-	pf_str_arg(p, "AcquireMode", kp_acquire_mode_name(w->mode));
-	fprintf(p->f, ",\"SpinCount\":%" PRIu32 ",\"ThreadId\":%" PRIu32, w->spins, w->tid);
-	pf_thread_arg(p, "Thread", w->tid);
-	pf_addr_arg(p, "CallerAddress", w->caller);
-	pf_function_arg(p, "Caller", w->caller);
+	pf_str_arg(p, "AcquireMode", kp_acquire_mode_name(site->mode));
+	fprintf(p->f, ",\"SpinCount\":%" PRIu32 ",\"ThreadId\":%" PRIu32, w->spins, site->tid);
+	pf_thread_arg(p, "Thread", site->tid);
+	pf_addr_arg(p, "CallerAddress", site->caller);
+	pf_function_arg(p, "Caller", site->caller);
 	fputs("}}", p->f);
 }
 

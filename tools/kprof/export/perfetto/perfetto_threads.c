@@ -161,9 +161,11 @@ static void collect(struct pf *p, struct segs *s)
 		for (size_t i = 0; i < c->nruns; i++)
 			if (c->runs[i].tid)
 				push(s, c->runs[i].start, c->runs[i].end, c->runs[i].tid, cpu, SEG_RUN, &c->runs[i]);
-		for (size_t i = 0; i < c->nwaits; i++)
-			if (c->waits[i].tid)
-				push(s, c->waits[i].start, c->waits[i].end, c->waits[i].tid, cpu, SEG_SPIN, &c->waits[i]);
+		for (size_t i = 0; i < c->nwaits; i++) {
+			uint32_t tid = kp_wait_site_of(m, &c->waits[i])->tid;
+			if (tid)
+				push(s, c->waits[i].start, c->waits[i].end, tid, cpu, SEG_SPIN, &c->waits[i]);
+		}
 	}
 	for (size_t i = 0; i < m->nresources; i++) {
 		const WMI_RESOURCE *r = &m->resources[i];

@@ -220,7 +220,7 @@ void pf_thread_arg(struct pf *p, const char *key, uint32_t tid);
 void pf_wait_body(struct pf *p, const struct kp_wait *w);
 /* "lock hot0" (its KprofObjectName), else "lock 0x<address>"; and the
  * wait as an event on track tid of pid. */
-void pf_wait_name(const struct pf *p, const struct kp_wait *w, char *name, size_t size);
+void pf_wait_name(const struct pf *p, uint64_t lock, uint64_t ts, char *name, size_t size);
 void pf_wait_event(const struct pf *p, const struct kp_wait *w, uint32_t pid, uint32_t tid, struct pf_event *e);
 /* perfetto_cpu.c: the name of a key: a thread's label (the CPU tracks'
  * runs, "pong (12)") or "on CPU n" (the threads' runs); the JSON names

@@ -191,34 +191,42 @@ void tl_object_label(const struct tl *t, uint64_t lock, uint64_t ts)
 	fprintf(t->f, "0x%016" PRIx64, lock);
 }
 
+/* A CPU's waits, and the model their sites are in. */
+struct tl_spin {
+	const struct kp_model *m;
+	const struct kp_model_cpu *c;
+};
+
 static void wait_title(const struct tl *t, const struct kp_wait *w)
 {
+	const struct kp_wait_site *site = kp_wait_site_of(t->m, w);
 	char d[32], label[64], caller[160];
 
 	if (t->syms)
-		kp_symbols_format(t->syms, w->caller, caller, sizeof(caller));
+		kp_symbols_format(t->syms, site->caller, caller, sizeof(caller));
 	else
-		snprintf(caller, sizeof(caller), "0x%016" PRIx64, w->caller);
+		snprintf(caller, sizeof(caller), "0x%016" PRIx64, site->caller);
 	fprintf(t->f, "spin-lock wait of %s from +%.6f ms\nlock ", tl_duration(t, w->end - w->start, d, sizeof(d)),
 		kp_model_ms(t->m, w->start));
-	tl_object_label(t, w->lock, w->start);
-	fprintf(t->f, " (%s), %" PRIu32 " spins\n", kp_acquire_mode_name(w->mode), w->spins);
+	tl_object_label(t, site->lock, w->start);
+	fprintf(t->f, " (%s), %" PRIu32 " spins\n", kp_acquire_mode_name(site->mode), w->spins);
 	fputs("thread ", t->f);
-	kp_xml_text(t->f, kp_model_thread_label(t->m, w->tid, label, sizeof(label)));
+	kp_xml_text(t->f, kp_model_thread_label(t->m, site->tid, label, sizeof(label)));
 	fputs(", released by ", t->f);
 	kp_xml_text(t->f, caller);
 }
 
 static void spin_title(const struct tl *t, size_t i, const void *ctx)
 {
-	wait_title(t, &((const struct kp_model_cpu *)ctx)->waits[i]);
+	wait_title(t, &((const struct tl_spin *)ctx)->c->waits[i]);
 }
 
 static uint64_t spin_lock(size_t i, const void *ctx, uint64_t *ts)
 {
-	const struct kp_wait *w = &((const struct kp_model_cpu *)ctx)->waits[i];
+	const struct tl_spin *s = ctx;
+	const struct kp_wait *w = &s->c->waits[i];
 	*ts = w->start;
-	return w->lock;
+	return kp_wait_site_of(s->m, w)->lock;
 }
 
 static const struct tl_wait_kind spin = { "spin-lock", "lock", TL_SPIN_COLOUR, "wait", spin_title, spin_lock };
@@ -228,7 +236,9 @@ _Static_assert(offsetof(struct kp_wait, start) == 0 && offsetof(struct kp_wait, 
 
 static void draw_waits(const struct tl *t, const struct kp_model_cpu *c, uint32_t cpu)
 {
-	tl_draw_bands(t, c->waits, sizeof(*c->waits), c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, c);
+	struct tl_spin ctx = { t->m, c };
+
+	tl_draw_bands(t, c->waits, sizeof(*c->waits), c->nwaits, tl_row_y(cpu) + TL_WAIT_Y, TL_WAIT_H, &spin, &ctx);
 }
 
 /* ---------------------------------------------------------------- samples */

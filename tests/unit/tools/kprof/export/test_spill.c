@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "support/xorshift.h"
+
 #include "tools/kprof/export/perfetto/proto/spill.h"
 
 struct el {
@@ -34,10 +36,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static inline int cmp_el(const struct el *x, const struct el *y)

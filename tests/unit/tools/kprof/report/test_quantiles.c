@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "support/xorshift.h"
+
 #include "tools/kprof/report/quantiles.h"
 
 struct val {
@@ -31,10 +33,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static int cmp_val(const void *a, const void *b)

@@ -47,20 +47,20 @@ void pb_waits_nest(struct pb_writer *w)
 			depth = 0;
 			k = 0;
 		}
-		struct kp_wait x = { .start = f->start, .end = f->end, .lock = f->lock, .tid = f->tid };
-		while (depth && stack[depth - 1] <= x.start)
+		uint64_t start = f->start, end = f->end;
+		while (depth && stack[depth - 1] <= start)
 			depth--;
-		if (depth && x.end > stack[depth - 1])
-			x.end = stack[depth - 1];
+		if (depth && end > stack[depth - 1])
+			end = stack[depth - 1];
 		if (depth < sizeof(stack) / sizeof(stack[0]))
-			stack[depth++] = x.end;
-		pf_wait_name(&w->pf, &x, name, sizeof(name));
+			stack[depth++] = end;
+		pf_wait_name(&w->pf, f->lock, start, name, sizeof(name));
 		uint32_t iid = pb_intern(w, name);
-		pb_add_slice(w, PF_CPUS_PID, WAIT_TID + cpu, x.start, x.end, iid);
+		pb_add_slice(w, PF_CPUS_PID, WAIT_TID + cpu, start, end, iid);
 		KP_ASSERT(k < (1ull << 44) && cpu <= UINT16_MAX, "wait %llu of cpu %u", (unsigned long long)k, cpu);
-		if (x.tid) {
-			struct pb_thread_fact t = { .t = x.start, .end = x.end, .order = (uint64_t)cpu << 44 | k,
-						    .tid = x.tid, .what = iid | PB_TF_WAITS };
+		if (f->tid) {
+			struct pb_thread_fact t = { .t = start, .end = end, .order = (uint64_t)cpu << 44 | k,
+						    .tid = f->tid, .what = iid | PB_TF_WAITS };
 			pb_spill_add(&w->threads, &t);
 		}
 		k++;
