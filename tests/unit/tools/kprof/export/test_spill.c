@@ -106,15 +106,46 @@ static void test_merge_sort(void **state)
 	}
 }
 
-/* n elements through a sort of `budget` elements' bytes, read back. */
-static void through(size_t n, uint64_t keys, size_t budget)
+/* A codec as the writer's: the key and the sequence number as varint
+ * differences from the element before, the rest whole. */
+static size_t el_encode(const void *prev_, const void *e_, unsigned char *out)
+{
+	const struct el *prev = prev_, *e = e_;
+	size_t o = 0;
+
+	o += pb_put_varint(out + o, prev ? e->key - prev->key : e->key);
+	o += pb_put_varint(out + o, pb_zigzag(e->seq, prev ? prev->seq : 0));
+	memcpy(out + o, e->pad, sizeof(e->pad));
+	return o + sizeof(e->pad);
+}
+
+static size_t el_decode(const void *prev_, const unsigned char *in, void *e_)
+{
+	const struct el *prev = prev_;
+	struct el *e = e_;
+	uint64_t v;
+	size_t o = 0;
+
+	o += pb_get_varint(in + o, &v);
+	e->key = prev ? prev->key + v : v;
+	o += pb_get_varint(in + o, &v);
+	e->seq = pb_unzigzag(v, prev ? prev->seq : 0);
+	memcpy(e->pad, in + o, sizeof(e->pad));
+	return o + sizeof(e->pad);
+}
+
+static const struct pb_spill_codec el_codec = { el_encode, el_decode, 20 + 2 * 10 };
+
+/* n elements through a sort of `budget` elements' bytes, read back,
+ * written whole or through the codec. */
+static void through_with(size_t n, uint64_t keys, size_t budget, const struct pb_spill_codec *codec)
 {
 	struct el *v = make(n, keys), *got = calloc(n ? n : 1, sizeof(*got));
 	struct pb_spill s;
 	const struct el *e;
 	size_t k = 0;
 
-	pb_spill_init(&s, sizeof(struct el), cmp_void, sort_el, budget * sizeof(struct el));
+	pb_spill_init(&s, sizeof(struct el), cmp_void, sort_el, codec, budget * sizeof(struct el));
 	for (size_t i = 0; i < n; i++)
 		pb_spill_add(&s, &v[i]);
 	assert_int_equal(s.count, n);
@@ -130,6 +161,12 @@ static void through(size_t n, uint64_t keys, size_t budget)
 	pb_spill_free(&s);
 	free(v);
 	free(got);
+}
+
+static void through(size_t n, uint64_t keys, size_t budget)
+{
+	through_with(n, keys, budget, NULL);
+	through_with(n, keys, budget, &el_codec);
 }
 
 static void test_budgets(void **state)
@@ -156,7 +193,7 @@ static void test_no_room(void **state)
 		struct el e = { 0 };
 		setenv("TMPDIR", "/nonexistent-kprof-test-dir", 1);
 		freopen("/dev/null", "w", stderr);
-		pb_spill_init(&s, sizeof(e), cmp_void, sort_el, sizeof(e));
+		pb_spill_init(&s, sizeof(e), cmp_void, sort_el, NULL, sizeof(e));
 		pb_spill_add(&s, &e);
 		pb_spill_add(&s, &e); /* the first run goes out */
 		_exit(0);

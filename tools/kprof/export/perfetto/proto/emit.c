@@ -64,6 +64,49 @@ int pb_ev_cmp(const void *a, const void *b)
 
 PB_SORT_DEFINE(pb_ev_sort, struct pb_ev, pb_ev_cmp_of)
 
+/* An event in a run of the events' sort, against the one before it (the
+ * same track, mostly, a little later): its type, the track's and the
+ * time's differences, a slice's length (else its value), its name and
+ * its place's difference.  About 10 bytes, not 32. */
+static size_t ev_encode(const void *prev_, const void *e_, unsigned char *out)
+{
+	const struct pb_ev *prev = prev_, *e = e_;
+	bool same = prev && prev->track == e->track;
+	size_t o = 0;
+
+	out[o++] = e->type;
+	o += pb_put_varint(out + o, prev ? e->track - prev->track : e->track);
+	o += pb_put_varint(out + o, same ? e->ts - prev->ts : e->ts);
+	o += pb_put_varint(out + o, e->type == EV_SLICE ? e->end - e->ts : e->end);
+	o += pb_put_varint(out + o, e->name);
+	o += pb_put_varint(out + o, pb_zigzag(e->seq, prev ? prev->seq : 0));
+	return o;
+}
+
+static size_t ev_decode(const void *prev_, const unsigned char *in, void *e_)
+{
+	const struct pb_ev *prev = prev_;
+	struct pb_ev *e = e_;
+	uint64_t v;
+	size_t o = 0;
+
+	*e = (struct pb_ev){ .type = in[o++] };
+	o += pb_get_varint(in + o, &v);
+	e->track = (uint32_t)(prev ? prev->track + v : v);
+	bool same = prev && prev->track == e->track;
+	o += pb_get_varint(in + o, &v);
+	e->ts = same ? prev->ts + v : v;
+	o += pb_get_varint(in + o, &v);
+	e->end = e->type == EV_SLICE ? e->ts + v : v;
+	o += pb_get_varint(in + o, &v);
+	e->name = (uint32_t)v;
+	o += pb_get_varint(in + o, &v);
+	e->seq = (uint32_t)pb_unzigzag(v, prev ? prev->seq : 0);
+	return o;
+}
+
+const struct pb_spill_codec pb_ev_codec = { ev_encode, ev_decode, 64 };
+
 /* An END to come, in the heap, as events.c ordered them. */
 struct end {
 	uint64_t ts, sub, order;

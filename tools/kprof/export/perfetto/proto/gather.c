@@ -37,9 +37,10 @@ void pb_gather_init(struct pb_writer *w)
 	/* KPROF_SPILL_BUDGET: bytes, for tests (every sort made to spill) */
 	size_t budget = kp_env_number("KPROF_SPILL_BUDGET", SORT_BUDGET, 1, SIZE_MAX);
 
-	pb_spill_init(&w->events, sizeof(struct pb_ev), pb_ev_cmp, pb_ev_sort, budget);
-	pb_spill_init(&w->waits, sizeof(struct pb_wait_fact), pb_wait_cmp, pb_wait_sort, budget);
-	pb_spill_init(&w->threads, sizeof(struct pb_thread_fact), pb_thread_cmp, pb_thread_sort, budget);
+	pb_spill_init(&w->events, sizeof(struct pb_ev), pb_ev_cmp, pb_ev_sort, &pb_ev_codec, budget);
+	pb_spill_init(&w->waits, sizeof(struct pb_wait_fact), pb_wait_cmp, pb_wait_sort, NULL, budget);
+	pb_spill_init(&w->threads, sizeof(struct pb_thread_fact), pb_thread_cmp, pb_thread_sort, &pb_thread_codec,
+		      budget);
 }
 
 uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid)

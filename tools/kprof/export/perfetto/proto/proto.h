@@ -179,6 +179,7 @@ int pb_wait_cmp(const void *a, const void *b);
 int pb_thread_cmp(const void *a, const void *b);
 void pb_wait_sort(void *base, size_t n);
 void pb_thread_sort(void *base, size_t n);
+extern const struct pb_spill_codec pb_thread_codec;
 void pb_waits_nest(struct pb_writer *w);
 void pb_threads_lanes(struct pb_writer *w);
 
@@ -186,6 +187,7 @@ void pb_threads_lanes(struct pb_writer *w);
  * as packets (after the descriptors). */
 int pb_ev_cmp(const void *a, const void *b);
 void pb_ev_sort(void *base, size_t n);
+extern const struct pb_spill_codec pb_ev_codec;
 void pb_emit(struct pb_writer *w);
 
 /* packet.c: a packet's start and end on track's sequence, at ts (the

@@ -1,7 +1,8 @@
 /*
  * spill.c - the protobuf writer's external sort (spill.h): a buffer
- * sorted and written out as a run whenever it fills, the runs merged
- * through a heap of their next elements when read.
+ * sorted and written out as a run whenever it fills, each element coded
+ * against the one before it (the sort's codec) or copied whole, the runs
+ * merged through a heap of their next elements when read.
  */
 #include "tools/kprof/export/perfetto/proto/spill.h"
 
@@ -15,12 +16,15 @@
 
 #define BLOCK_BYTES (64u * 1024u)
 #define BLOCK_MIN (4u * 1024u)
+#define STAGE_BYTES (1u << 20) /* a run is written a megabyte at a time */
 
 struct pb_spill_run {
-	uint64_t first;         /* its first element's offset in the file     */
-	size_t n, next;         /* its elements, the next one to load         */
-	unsigned char *blk;     /* loaded: blkn elements, blkat the next      */
-	size_t blkn, blkat, blkcap;
+	uint64_t first, bytes;  /* its bytes in the file                      */
+	uint64_t read;          /* those read into blk so far                 */
+	size_t n, left;         /* its elements, those not decoded yet        */
+	unsigned char *blk;     /* read, not decoded yet: blk[at..have)       */
+	size_t at, have, cap;
+	unsigned char *cur, *prev; /* its next element, and the one before   */
 };
 
 /* Where the runs go: $TMPDIR, else /tmp. */
@@ -39,10 +43,11 @@ static void fail(const char *what)
 }
 
 void pb_spill_init(struct pb_spill *s, size_t size, int (*cmp)(const void *, const void *),
-		   void (*sort)(void *base, size_t n), size_t budget)
+		   void (*sort)(void *base, size_t n), const struct pb_spill_codec *codec, size_t budget)
 {
-	*s = (struct pb_spill){ .size = size, .cmp = cmp, .sort = sort, .fd = -1 };
+	*s = (struct pb_spill){ .size = size, .cmp = cmp, .sort = sort, .codec = codec, .fd = -1 };
 	s->cap = budget / size ? budget / size : 1;
+	s->max_code = codec ? codec->max_bytes : size;
 }
 
 static void open_file(struct pb_spill *s)
@@ -56,25 +61,49 @@ static void open_file(struct pb_spill *s)
 	unlink(path);
 }
 
-/* The buffer sorted and written out as a run. */
+static void write_at(struct pb_spill *s, const unsigned char *p, size_t bytes)
+{
+	size_t done = 0;
+
+	while (done < bytes) {
+		ssize_t k = pwrite(s->fd, p + done, bytes - done, (off_t)(s->written + done));
+		if (k <= 0)
+			fail("cannot write to");
+		done += (size_t)k;
+	}
+	s->written += bytes;
+}
+
+/* The buffer sorted and written out as a run, each element coded against
+ * the one before it. */
 static void spill(struct pb_spill *s)
 {
-	size_t bytes = s->n * s->size, done = 0;
+	uint64_t first = s->written;
+	size_t staged = 0;
 
 	if (!s->n)
 		return;
 	if (s->fd < 0)
 		open_file(s);
+	if (!s->stage)
+		s->stage = kp_xrealloc(NULL, STAGE_BYTES + s->max_code, 1);
 	s->sort(s->buf, s->n);
-	while (done < bytes) {
-		ssize_t k = pwrite(s->fd, s->buf + done, bytes - done, (off_t)(s->written + done));
-		if (k <= 0)
-			fail("cannot write to");
-		done += (size_t)k;
+	for (size_t i = 0; i < s->n; i++) {
+		const unsigned char *e = s->buf + i * s->size;
+		if (s->codec) {
+			staged += s->codec->encode(i ? e - s->size : NULL, e, s->stage + staged);
+		} else {
+			memcpy(s->stage + staged, e, s->size);
+			staged += s->size;
+		}
+		if (staged >= STAGE_BYTES) {
+			write_at(s, s->stage, staged);
+			staged = 0;
+		}
 	}
+	write_at(s, s->stage, staged);
 	KP_PUSH(s->runs, s->nruns, s->capruns,
-		((struct pb_spill_run){ .first = s->written, .n = s->n }));
-	s->written += bytes;
+		((struct pb_spill_run){ .first = first, .bytes = s->written - first, .n = s->n, .left = s->n }));
 	s->n = 0;
 }
 
@@ -89,41 +118,52 @@ void pb_spill_add(struct pb_spill *s, const void *e)
 	s->count++;
 }
 
-/* The run's next block read in; false when it has no element left. */
-static bool load(struct pb_spill *s, struct pb_spill_run *r)
+/* At least the longest code of the run's bytes in blk, or all it has
+ * left. */
+static void refill(struct pb_spill *s, struct pb_spill_run *r)
 {
-	size_t k = r->n - r->next, bytes, done = 0;
-
-	if (!k)
-		return false;
-	if (k > r->blkcap)
-		k = r->blkcap;
-	bytes = k * s->size;
-	while (done < bytes) {
-		ssize_t got = pread(s->fd, r->blk + done, bytes - done,
-				    (off_t)(r->first + r->next * s->size + done));
+	if (r->have - r->at >= s->max_code || r->read == r->bytes)
+		return;
+	memmove(r->blk, r->blk + r->at, r->have - r->at);
+	r->have -= r->at;
+	r->at = 0;
+	size_t want = r->cap - r->have;
+	if (want > r->bytes - r->read)
+		want = (size_t)(r->bytes - r->read);
+	for (size_t done = 0; done < want;) {
+		ssize_t got = pread(s->fd, r->blk + r->have + done, want - done, (off_t)(r->first + r->read + done));
 		if (got <= 0)
 			fail("cannot read back");
 		done += (size_t)got;
 	}
-	r->next += k;
-	r->blkn = k;
-	r->blkat = 0;
-	return true;
+	r->read += want;
+	r->have += want;
 }
 
-static const void *head(const struct pb_spill *s, size_t run)
+/* The run's next element decoded into cur; false when it has none left. */
+static bool step(struct pb_spill *s, struct pb_spill_run *r)
 {
-	const struct pb_spill_run *r = &s->runs[run];
-
-	return r->blk + r->blkat * s->size;
+	if (!r->left)
+		return false;
+	refill(s, r);
+	unsigned char *t = r->prev;
+	r->prev = r->cur;
+	r->cur = t;
+	if (s->codec) {
+		r->at += s->codec->decode(r->left == r->n ? NULL : r->prev, r->blk + r->at, r->cur);
+	} else {
+		memcpy(r->cur, r->blk + r->at, s->size);
+		r->at += s->size;
+	}
+	r->left--;
+	return true;
 }
 
 static bool before(const void *a, const void *b, const void *ctx)
 {
 	const struct pb_spill *s = ctx;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = s->cmp(head(s, x), head(s, y));
+	int c = s->cmp(s->runs[x].cur, s->runs[y].cur);
 
 	return c ? c < 0 : x < y;
 }
@@ -138,18 +178,23 @@ void pb_spill_sorted(struct pb_spill *s)
 	spill(s);
 	free(s->buf);
 	s->buf = NULL;
+	free(s->stage);
+	s->stage = NULL;
 	s->heap = kp_xcalloc(s->nruns, sizeof(*s->heap));
 	/* the runs' blocks together take about the buffer's budget (at most
-	 * 64 KiB and at least 4 KiB each): many runs, smaller blocks */
+	 * 64 KiB and at least 4 KiB each, and twice the longest code): many
+	 * runs, smaller blocks */
 	size_t block = s->cap * s->size / s->nruns;
 	block = block > BLOCK_BYTES ? BLOCK_BYTES : block < BLOCK_MIN ? BLOCK_MIN : block;
+	if (block < 2 * s->max_code)
+		block = 2 * s->max_code;
 	for (size_t i = 0; i < s->nruns; i++) {
 		struct pb_spill_run *r = &s->runs[i];
-		r->blkcap = block / s->size ? block / s->size : 1;
-		if (r->blkcap > r->n)
-			r->blkcap = r->n;
-		r->blk = kp_xrealloc(NULL, r->blkcap, s->size);
-		if (load(s, r))
+		r->cap = block;
+		r->blk = kp_xrealloc(NULL, r->cap, 1);
+		r->cur = kp_xrealloc(NULL, 2, s->size);
+		r->prev = r->cur + s->size;
+		if (step(s, r))
 			s->heap[s->nheap++] = i;
 	}
 	for (size_t i = s->nheap / 2; i-- > 0;)
@@ -161,9 +206,8 @@ const void *pb_spill_next(struct pb_spill *s)
 	if (!s->nruns)
 		return s->at < s->n ? s->buf + s->size * s->at++ : NULL;
 	if (s->advance) { /* the top's element was given last: step past it */
-		struct pb_spill_run *r = &s->runs[s->heap[0]];
 		s->advance = false;
-		if (++r->blkat == r->blkn && !load(s, r))
+		if (!step(s, &s->runs[s->heap[0]]))
 			s->heap[0] = s->heap[--s->nheap];
 		if (s->nheap)
 			kp_heap_down(s->heap, s->nheap, 0, sizeof(*s->heap), before, s);
@@ -171,16 +215,19 @@ const void *pb_spill_next(struct pb_spill *s)
 	if (!s->nheap)
 		return NULL;
 	s->advance = true;
-	return head(s, s->heap[0]);
+	return s->runs[s->heap[0]].cur;
 }
 
 void pb_spill_free(struct pb_spill *s)
 {
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = 0; i < s->nruns; i++) {
 		free(s->runs[i].blk);
+		free(s->runs[i].cur < s->runs[i].prev ? s->runs[i].cur : s->runs[i].prev);
+	}
 	free(s->runs);
 	free(s->heap);
 	free(s->buf);
+	free(s->stage);
 	if (s->fd >= 0)
 		close(s->fd);
 	*s = (struct pb_spill){ .fd = -1 };

@@ -5,7 +5,8 @@
  * a full buffer is sorted and written to a temporary file (in $TMPDIR,
  * else /tmp, unlinked at once) as a run; reading merges the runs through
  * a heap, each run read a block at a time.  A sort that fits its budget
- * never touches the disk.
+ * never touches the disk.  A run's elements are written whole, or coded
+ * against the one before (struct pb_spill_codec).
  *
  * The comparison must be a total order (ties broken by a sequence number
  * in the element): the merge of the runs breaks no ties of its own, so
@@ -31,10 +32,26 @@
 
 struct pb_spill_run;
 
+/* How a sort writes its runs, if not each element whole: encode puts e
+ * into out, coded against prev (the element before it in the run, NULL
+ * for the first), and returns the bytes, at most max_bytes; decode reads
+ * it back the same way and returns the bytes it read.  A run's elements
+ * are in order, so a codec can write differences from the one before
+ * (the events' tracks and times): a third of the bytes, and of the
+ * kernel's copying into the page cache. */
+struct pb_spill_codec {
+	size_t (*encode)(const void *prev, const void *e, unsigned char *out);
+	size_t (*decode)(const void *prev, const unsigned char *in, void *e);
+	size_t max_bytes;
+};
+
 struct pb_spill {
 	size_t size;            /* an element's bytes                         */
 	int (*cmp)(const void *, const void *);
 	void (*sort)(void *base, size_t n); /* n elements in cmp's order     */
+	const struct pb_spill_codec *codec; /* or NULL: elements whole      */
+	size_t max_code;        /* an element's bytes in a run, at most       */
+	unsigned char *stage;   /* a run's bytes on their way out             */
 	unsigned char *buf;     /* the elements not yet spilled               */
 	size_t n, cap;          /* in buf; cap: what the budget holds         */
 	int fd;                 /* the runs' file, -1: none yet               */
@@ -49,8 +66,49 @@ struct pb_spill {
 	uint64_t count;         /* elements added                             */
 };
 
+/* A codec's pieces: a base-128 varint (least significant group first)
+ * put at p, read from p (each returns its bytes); a difference that may
+ * be negative as a small unsigned number (zigzag). */
+static inline size_t pb_put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+static inline size_t pb_get_varint(const unsigned char *p, uint64_t *v)
+{
+	size_t n = 0;
+	uint64_t x = 0;
+
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char b = p[n++];
+		x |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80) || shift >= 63)
+			break;
+	}
+	*v = x;
+	return n;
+}
+
+static inline uint64_t pb_zigzag(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static inline uint64_t pb_unzigzag(uint64_t z, uint64_t b)
+{
+	return b + ((z >> 1) ^ (0 - (z & 1)));
+}
+
 void pb_spill_init(struct pb_spill *s, size_t size, int (*cmp)(const void *, const void *),
-		   void (*sort)(void *base, size_t n), size_t budget);
+		   void (*sort)(void *base, size_t n), const struct pb_spill_codec *codec, size_t budget);
 
 /* fn(base, n): a merge sort of n elements of type T in the order of
  * cmp(const T *, const T *), for a sort's buffer: cmp inlined and the

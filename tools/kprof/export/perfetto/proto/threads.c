@@ -50,6 +50,47 @@ int pb_thread_cmp(const void *a, const void *b)
 
 PB_SORT_DEFINE(pb_thread_sort, struct pb_thread_fact, pb_thread_cmp_of)
 
+/* A thread's fact in a run of the threads' sort, against the one before
+ * it (the same thread and group, mostly, a little later): what it is,
+ * the thread's and the time's differences, its end (or readier) from its
+ * time, its place's difference.  About 12 bytes, not 32. */
+static size_t tf_encode(const void *prev_, const void *e_, unsigned char *out)
+{
+	const struct pb_thread_fact *prev = prev_, *e = e_;
+	bool same = prev && prev->tid == e->tid && !((prev->what ^ e->what) & PB_TF_WAITS);
+	size_t o = 0;
+
+	o += pb_put_varint(out + o, e->what);
+	o += pb_put_varint(out + o, prev ? e->tid - prev->tid : e->tid);
+	o += pb_put_varint(out + o, same ? e->t - prev->t : e->t);
+	o += pb_put_varint(out + o, pb_zigzag(e->end, e->t));
+	o += pb_put_varint(out + o, pb_zigzag(e->order, prev ? prev->order : 0));
+	return o;
+}
+
+static size_t tf_decode(const void *prev_, const unsigned char *in, void *e_)
+{
+	const struct pb_thread_fact *prev = prev_;
+	struct pb_thread_fact *e = e_;
+	uint64_t v;
+	size_t o = 0;
+
+	o += pb_get_varint(in + o, &v);
+	e->what = (uint32_t)v;
+	o += pb_get_varint(in + o, &v);
+	e->tid = (uint32_t)(prev ? prev->tid + v : v);
+	bool same = prev && prev->tid == e->tid && !((prev->what ^ e->what) & PB_TF_WAITS);
+	o += pb_get_varint(in + o, &v);
+	e->t = same ? prev->t + v : v;
+	o += pb_get_varint(in + o, &v);
+	e->end = pb_unzigzag(v, e->t);
+	o += pb_get_varint(in + o, &v);
+	e->order = pb_unzigzag(v, prev ? prev->order : 0);
+	return o;
+}
+
+const struct pb_spill_codec pb_thread_codec = { tf_encode, tf_decode, 64 };
+
 struct sweep {
 	uint32_t tid;
 	bool group;             /* the waits (else the runs)                   */
