@@ -37,7 +37,8 @@ static const char *spill_dir(void)
 
 static void fail(const char *what)
 {
-	fprintf(stderr, "kprof: %s the protobuf writer's sort file in %s: %s (set TMPDIR to a directory with room)\n",
+	fprintf(stderr, "kprof: %s the protobuf writer's sort file in %s: %s; the trace is not complete (set TMPDIR "
+			"to a directory with room: about 40 bytes a record)\n",
 		what, spill_dir(), strerror(errno ? errno : EIO));
 	exit(3);
 }
