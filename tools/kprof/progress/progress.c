@@ -4,7 +4,8 @@
  * Records walked are counted over every walk of the command; a walk covers
  * the log's records once, so the count divided by the log's records gives
  * the pass and the share of it done.  The time left is the current pass's,
- * at the rate measured since the command started.  The first line comes
+ * at the rate measured since the command started.  A phase after the
+ * walks (kp_progress_phase) counts its own items from 0.  The first line comes
  * after a second (KPROF_PROGRESS_DELAY_MS sets another delay: the tests
  * use 0), then at most one every half second.
  */
@@ -25,6 +26,10 @@ static struct {
 	double t0, last;
 	double delay;          /* s before the first line                 */
 	bool shown;
+	const char *phase;     /* after the walks: kp_progress_phase's     */
+	const char *items;
+	uint64_t total;
+	double phase_t0;
 } p;
 
 static double now(void)
@@ -46,6 +51,7 @@ void kp_progress_start(const char *what, uint64_t records, uint64_t bytes, bool 
 	p.bytes = bytes;
 	p.t0 = p.last = now();
 	p.shown = false;
+	p.phase = NULL;
 	const char *env = getenv("KPROF_PROGRESS_DELAY_MS");
 	p.delay = env && *env ? atof(env) / 1000.0 : 1.0;
 	kp_progress_next = CHECK_EVERY;
@@ -60,6 +66,14 @@ void kp_progress_slow(uint64_t log_offset)
 		return;
 	p.last = t;
 	p.shown = true;
+	if (p.phase) {
+		double rate = (double)kp_progress_n / (t - p.phase_t0 > 0 ? t - p.phase_t0 : 1e-9);
+		double left = rate > 0 && p.total > kp_progress_n ? (double)(p.total - kp_progress_n) / rate : 0;
+		fprintf(stderr, "\r\033[Kkprof %s: %s: %.1f of %.1f M %s, %.2f M %s/s, %.0f s left", p.what, p.phase,
+			(double)kp_progress_n / 1e6, (double)p.total / 1e6, p.items, rate / 1e6, p.items, left);
+		fflush(stderr);
+		return;
+	}
 	uint64_t pass = kp_progress_n / p.records + 1, done = kp_progress_n % p.records;
 	double rate = (double)kp_progress_n / elapsed;
 	double left = rate > 0 ? (double)(p.records - done) / rate : 0;
@@ -67,6 +81,19 @@ void kp_progress_slow(uint64_t log_offset)
 		p.what, (unsigned long long)pass, (double)done / 1e6, (double)p.records / 1e6, (double)log_offset / 1e6,
 		(double)p.bytes / 1e6, rate / 1e6, left);
 	fflush(stderr);
+}
+
+void kp_progress_phase(const char *phase, const char *items, uint64_t total)
+{
+	if (kp_progress_next == UINT64_MAX)
+		return; /* no line */
+	p.phase = phase;
+	p.items = items;
+	p.total = total;
+	p.phase_t0 = now();
+	p.last = 0; /* the phase's first look shows it */
+	kp_progress_n = 0;
+	kp_progress_next = CHECK_EVERY;
 }
 
 void kp_progress_end(void)

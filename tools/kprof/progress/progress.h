@@ -26,6 +26,12 @@ extern uint64_t kp_progress_n, kp_progress_next;
  * `bytes` bytes; does nothing (and the ticks stay idle) unless stderr is a
  * terminal and !quiet. */
 void kp_progress_start(const char *what, uint64_t records, uint64_t bytes, bool quiet);
+/* After the walks over the records, a phase of the command's own over
+ * `total` items (the protobuf writer's thread facts, then its events):
+ * the line reads "kprof perfetto: writing: 12.3 of 45.0 M events, 3.21 M
+ * events/s, 4 s left", and each item is a kp_progress_record() (its
+ * log_offset unused).  Nothing when the line is not shown. */
+void kp_progress_phase(const char *phase, const char *items, uint64_t total);
 /* Erases the line, if shown; later ticks do nothing. */
 void kp_progress_end(void);
 void kp_progress_slow(uint64_t log_offset);

@@ -24,6 +24,7 @@
 
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/export/perfetto/proto/schema.h"
+#include "tools/kprof/progress/progress.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
@@ -257,7 +258,9 @@ void pb_emit(struct pb_writer *w)
 	uint64_t skipped = 0;
 
 	pb_spill_sorted(&w->events);
+	kp_progress_phase("writing", "events", w->events.count);
 	while ((e = pb_spill_next(&w->events))) {
+		kp_progress_record(0);
 		if (!any || e->track != track) {
 			if (t.nnow)
 				one_time(w, &t);

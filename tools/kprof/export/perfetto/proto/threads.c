@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "tools/kprof/export/perfetto/proto/proto.h"
+#include "tools/kprof/progress/progress.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/sort.h"
 
@@ -159,7 +160,9 @@ void pb_threads_lanes(struct pb_writer *w)
 
 	w->pf.lanes = kp_xcalloc(m->nthreads + 1, sizeof(*w->pf.lanes));
 	pb_spill_sorted(&w->threads);
+	kp_progress_phase("laying out the threads", "facts", w->threads.count);
 	while ((f = pb_spill_next(&w->threads))) {
+		kp_progress_record(0);
 		bool waits = f->what & PB_TF_WAITS;
 		if (f->tid != s.tid || waits != s.group) {
 			const struct kp_model_thread *t = kp_model_thread(m, f->tid);
