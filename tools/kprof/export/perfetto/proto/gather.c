@@ -4,12 +4,12 @@
  * the records (proto.h):
  *
  *   a run: its slice on "CPU n" (named after its thread), its start for
- *     who-readied (the CPUs' sort), and, not the idle thread's, its slice
- *     for the thread's tracks (the threads' sort);
+ *     who readied (the ReadyThread records waiting for it), and, not the
+ *     idle thread's, its slice for the thread's tracks (the threads' sort);
  *   a sample: an instant on "CPU n", named after its function when the
  *     events are written (--kernel is opened after the model is made);
- *   a ReadyThread record: an instant on "CPU n", and itself for
- *     who-readied (the CPUs' sort);
+ *   a ReadyThread record: an instant on "CPU n", and itself, once its
+ *     readier's run is known, for the threads' sort;
  *   a SpinLock record that waited: its wait, to nest with its CPU's (the
  *     waits' sort), as the model's events.c takes it;
  *   a Resource release that waited: the thread's wait (the threads' sort),
@@ -28,8 +28,9 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/kpassert.h"
 
-/* Each sort's buffer: four of them at most at once, so that the writer's
- * own memory stays near 64 MiB (and qsort's scratch while one spills). */
+/* Each sort's buffer: three of them at once, so that the writer's own
+ * memory stays near 64 MiB (with the merge sort's scratch while one
+ * spills). */
 #define SORT_BUDGET (16u << 20)
 
 void pb_gather_init(struct pb_writer *w)

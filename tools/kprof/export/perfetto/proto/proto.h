@@ -75,8 +75,9 @@ struct pb_track {
 };
 
 /* What each sort holds: the events (emit.c), the spin-lock waits before
- * they nest (waits.c), the CPUs' runs and ReadyThread records (waits.c:
- * who readied), the threads' slices and wake-ups (threads.c). */
+ * they nest (waits.c), the threads' runs, waits and the ReadyThread
+ * records that readied them (threads.c).  Who readied is found as the
+ * runs come (gather.c: pb_cpu). */
 #define PB_TRACK_HITS 1024 /* a power of two */
 #define PB_STARTS 8
 struct pb_writer {
@@ -140,9 +141,10 @@ void pb_write_descriptors(struct pb_writer *w);
 void pb_tracks_free(struct pb_writer *w);
 
 /* gather.c: the sink the model's second pass feeds (its runs and
- * records, into the sorts), made before the model is; the holes, stalls
- * and steps the model kept, the workload's events and scenario=noise's
- * (after it). */
+ * records, into the sorts), made before the model is; after it, the
+ * ReadyThread records still waiting for their CPU's next run (finish),
+ * then the holes, stalls and steps the model kept, the workload's events
+ * and scenario=noise's (kept). */
 void pb_gather_init(struct pb_writer *w);
 extern const struct kp_run_sink pb_gather_sink;
 void pb_gather_finish(struct pb_writer *w);
@@ -155,9 +157,8 @@ uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid);
 void pb_add_slice(struct pb_writer *w, uint32_t pid, uint32_t tid, uint64_t a, uint64_t b, uint32_t name);
 
 /* waits.c: the spin-lock waits nested per CPU (their CPU's track and,
- * into the threads' sort, their thread's); who readied (the readier's
- * run, into the threads' sort).  threads.c: the threads' tracks, their
- * lanes (pf.lanes), ready time and the wake-up flows. */
+ * into the threads' sort, their thread's).  threads.c: the threads'
+ * tracks, their lanes (pf.lanes), ready time and the wake-up flows. */
 struct pb_wait_fact {
 	uint64_t start, end, lock, seq;
 	uint32_t tid, cpu;
