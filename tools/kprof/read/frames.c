@@ -16,9 +16,12 @@
  * A chunk of encoding 1 or 2 (delta + LZ4) is decoded as it is taken, to
  * check it and count its records: LZ4_decompress_safe into exactly its
  * raw_bytes, then trace_delta_decode_rules(), the kernel's own inverse.
- * The log's first KP_DECODED_KEEP_MB MiB of decoded records are kept, so
- * a small log is decoded once; past them a chunk's are not kept: a walk
- * that reaches the chunk decodes it again (kp_buffer_records) into the
+ * A log's decoded records are kept when all of them fit in
+ * KP_DECODED_KEEP_MB MiB, so a small log is decoded once; a bigger one
+ * keeps none (kp_kept_settle lets go of the first ones once the log is
+ * read: they would spare each walk only its first chunks, and hold 64
+ * MiB all along): a walk that reaches a chunk decodes it again
+ * (kp_buffer_records) into the
  * next slot of a ring of KP_CHUNK_RING, which holds it until that many
  * other chunks are decoded after it.  So a big compressed log costs what a
  * raw one does, not 2.2 times its wire bytes held decoded; a record a
@@ -376,7 +379,7 @@ static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h
 		return false;
 	}
 	*n = count_records(raw, b->used);
-	if (log->kept_bytes + b->used <= keep_budget()) { /* a small log: decoded once */
+	if (!log->kept_partial && log->kept_bytes + b->used <= keep_budget()) { /* a small log: decoded once */
 		uint8_t *copy = kp_xrealloc(NULL, b->used, 1);
 		memcpy(copy, raw, b->used);
 		KP_PUSH(log->kept, log->nkept, log->kept_cap, copy);
@@ -385,8 +388,35 @@ static bool inflate_chunk(struct kp_log *log, const struct kprof_frame_header *h
 		kp_index_add(&log->kept_ix, kp_hash_u64(offset, 0), log->nkept - 1);
 		log->kept_bytes += b->used;
 		b->kept = true;
+	} else {
+		log->kept_partial = true;
 	}
 	return true;
+}
+
+void kp_kept_plan(struct kp_log *log, uint64_t log_bytes)
+{
+	/* a chunk decodes to at least its wire bytes: a log bigger than the
+	 * budget cannot fit it, so none is kept from the start */
+	log->kept_partial = log_bytes > keep_budget();
+}
+
+void kp_kept_settle(struct kp_log *log)
+{
+	if (!log->kept_partial || !log->nkept)
+		return;
+	for (uint32_t c = 0; c < log->ncpus; c++)
+		for (size_t i = 0; i < log->cpus[c].nbuffers; i++)
+			log->cpus[c].buffers[i].kept = false;
+	for (size_t i = 0; i < log->nkept; i++)
+		free(log->kept[i]);
+	free(log->kept);
+	free(log->kept_offset);
+	kp_index_free(&log->kept_ix);
+	log->kept = NULL;
+	log->kept_offset = NULL;
+	log->nkept = log->kept_cap = log->kept_offset_cap = 0;
+	log->kept_bytes = 0;
 }
 
 static void take_chunk(struct kp_log *log, const struct kprof_frame_header *h, const uint8_t *payload,

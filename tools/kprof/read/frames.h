@@ -22,6 +22,11 @@ struct kp_cpu *kp_cpu_slot(struct kp_log *log, uint32_t cpu);
 size_t kp_env_number(const char *name, size_t dflt, size_t min, size_t max);
 /* The ring compressed chunks are decoded into, let go. */
 void kp_chunk_ring_free(struct kp_log *log);
+/* Before the log is read, from its size: a log bigger than the budget
+ * keeps no decoded records.  Once it is read: its decoded records kept
+ * only if all of them were (a small log); the first ones let go if not. */
+void kp_kept_plan(struct kp_log *log, uint64_t log_bytes);
+void kp_kept_settle(struct kp_log *log);
 /* Frames first..last of a CPU (or KPROF_FRAME_CPU_NONE) missing. */
 void kp_gap_add(struct kp_log *log, uint32_t cpu, uint32_t first, uint32_t last, uint64_t offset);
 

@@ -148,6 +148,7 @@ static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 	memset(log, 0, sizeof(*log));
 	log->bytes = bytes;
 	log->size = size;
+	kp_kept_plan(log, size);
 	log->mapped = mapped;
 	size_t release_at = KP_LOG_RELEASE_BYTES;
 	log->console = kp_xrealloc(NULL, size + 1, 1);
@@ -220,6 +221,7 @@ static void scan(struct kp_log *log, uint8_t *bytes, size_t size, bool mapped)
 	kp_log_finish(log);
 	kp_drops_find(log);
 	kp_user_types_find(log);
+	kp_kept_settle(log);
 }
 
 void kp_log_scan(struct kp_log *log, uint8_t *bytes, size_t size)

@@ -113,8 +113,9 @@ static inline uint64_t kp_buffer_log_offset(const struct kp_buffer *b, uint32_t 
 }
 
 /* A buffer's records (b->used bytes): in the log; for a compressed chunk
- * kept decoded, that copy (the log's first KP_DECODED_KEEP_MB MiB of
- * them, KPROF_DECODED_KEEP_MB in the environment sets another amount);
+ * kept decoded, that copy (a log's are kept when all of them fit in
+ * KP_DECODED_KEEP_MB MiB, KPROF_DECODED_KEEP_MB in the environment sets
+ * another amount);
  * for any other compressed chunk decoded now into the next of the log's
  * KP_CHUNK_RING slots (KPROF_CHUNK_RING, at least 2, sets another number:
  * for tests), which hold it until as many other chunks are decoded after
@@ -242,11 +243,12 @@ struct kp_log {
 	uint64_t run_next_seq;      /* run-level frame expected next          */
 	bool run_seen;              /* any run-level frame yet                */
 	uint8_t **kept;             /* compressed chunks' records kept decoded */
-	size_t nkept, kept_cap;     /* (the first KPROF_DECODED_KEEP_MB)      */
+	size_t nkept, kept_cap;     /* (all of them, or none: frames.c)       */
 	uint64_t *kept_offset;      /* their frames' offsets, and the index of */
 	size_t kept_offset_cap;
 	struct kp_index kept_ix;    /* them (kp_buffer_records finds a copy)  */
 	uint64_t kept_bytes;
+	bool kept_partial;          /* a decoded chunk did not fit: keep none */
 	struct kp_chunk_ring *ring; /* the others', decoded as they are read  */
 	                            /* (frames.c)                             */
 	size_t damaged_chunks;      /* CRC good but would not decode: dropped */
