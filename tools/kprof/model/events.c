@@ -136,24 +136,27 @@ static int cmp_ready(const void *a, const void *b)
 	return kp_cmp_u64(((const struct kp_ready *)a)->ts, ((const struct kp_ready *)b)->ts);
 }
 
+uint64_t kp_wait_nest(struct kp_wait_nesting *n, uint64_t start, uint64_t end)
+{
+	while (n->depth && n->stack[n->depth - 1] <= start)
+		n->depth--;
+	if (n->depth && end > n->stack[n->depth - 1])
+		end = n->stack[n->depth - 1];
+	if (n->depth < sizeof(n->stack) / sizeof(n->stack[0]))
+		n->stack[n->depth++] = end;
+	return end;
+}
+
 static void nest_waits(const struct kp_model *m, struct kp_model_cpu *c)
 {
-	uint64_t stack[64];
-	size_t depth = 0;
+	struct kp_wait_nesting n = { .depth = 0 };
 
 	for (size_t i = 0; i < c->nwaits; i++)
 		if (c->waits[i].start < m->begin)
 			c->waits[i].start = m->begin;
 	kp_sort_nearly(c->waits, c->nwaits, sizeof(*c->waits), cmp_wait); /* they come by release */
-	for (size_t i = 0; i < c->nwaits; i++) {
-		struct kp_wait *w = &c->waits[i];
-		while (depth && stack[depth - 1] <= w->start)
-			depth--;
-		if (depth && w->end > stack[depth - 1])
-			w->end = stack[depth - 1];
-		if (depth < sizeof(stack) / sizeof(stack[0]))
-			stack[depth++] = w->end;
-	}
+	for (size_t i = 0; i < c->nwaits; i++)
+		c->waits[i].end = kp_wait_nest(&n, c->waits[i].start, c->waits[i].end);
 }
 
 void kp_events_finish(struct kp_model *m, struct kp_model_cpu *c)

@@ -318,6 +318,16 @@ void kp_model_free(struct kp_model *m);
  * gives the TSC rate, else false with a message naming the log. */
 bool kp_model_need_clock(const struct kp_model *m, const char *path);
 
+/* A CPU's spin-lock waits nested, one at a time in start order (the
+ * outer one first): kp_wait_nest gives wait [start, end)'s end, cut to the
+ * end of the wait it starts inside when it ends after it (events.c's
+ * rule, which the protobuf writer's sweep applies too). */
+struct kp_wait_nesting {
+	uint64_t stack[64];
+	size_t depth;
+};
+uint64_t kp_wait_nest(struct kp_wait_nesting *n, uint64_t start, uint64_t end);
+
 /* What wait w shares with others: its lock, release site, thread, mode. */
 const struct kp_wait_site *kp_wait_site_of(const struct kp_model *m, const struct kp_wait *w);
 

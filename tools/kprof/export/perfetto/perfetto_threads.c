@@ -261,13 +261,8 @@ static void assign_lanes(struct pf *p, struct segs *s)
 			tid = v->tid;
 			memset(end, 0, sizeof(end));
 		}
-		uint32_t lane = 0;
-		for (uint32_t l = 1; l < PF_LANES && end[w][lane] > v->start; l++)
-			if (end[w][l] < end[w][lane])
-				lane = l;
+		uint32_t lane = pf_lane_for(end[w], v->start, v->end);
 		v->lane = (uint8_t)lane;
-		if (v->end > end[w][lane] || !end[w][lane])
-			end[w][lane] = v->end;
 		const struct kp_model_thread *t = kp_model_thread(p->m, tid);
 		struct pf_lanes *pl = t ? &p->lanes[t - p->m->threads] : NULL;
 		if (pl && w && pl->waits < lane + 1)

@@ -53,6 +53,23 @@ struct pf_wake {
 	int8_t priority;       /* it runs at                                 */
 };
 
+/* The lane of a thread's track a slice [start, end) goes to, in start
+ * order: the first whose last slice has ended, else (of the busy ones,
+ * after PF_LANES) the one that ends first; end[] holds each lane's last
+ * end (0: none) and is updated (perfetto_threads.c, and the protobuf
+ * writer's proto/threads.c). */
+static inline uint32_t pf_lane_for(uint64_t end[PF_LANES], uint64_t start, uint64_t slice_end)
+{
+	uint32_t lane = 0;
+
+	for (uint32_t l = 1; l < PF_LANES && end[lane] > start; l++)
+		if (end[l] < end[lane])
+			lane = l;
+	if (slice_end > end[lane] || !end[lane])
+		end[lane] = slice_end;
+	return lane;
+}
+
 /* Per thread (as m->threads): lanes its runs and its waits take. */
 struct pf_lanes {
 	uint8_t runs, waits;

@@ -24,22 +24,10 @@ static size_t varint_size(uint64_t v)
 	return n;
 }
 
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 void pb_varint(struct pb_buf *b, uint64_t v)
 {
 	room(b, 10);
-	b->n += put_varint(b->d + b->n, v);
+	b->n += pb_put_varint(b->d + b->n, v);
 }
 
 void pb_tag(struct pb_buf *b, unsigned field, unsigned wire)
@@ -96,7 +84,7 @@ void pb_close(struct pb_buf *b, unsigned field, size_t start)
 
 	room(b, head);
 	memmove(b->d + start + head, b->d + start, len);
-	put_varint(b->d + start + put_varint(b->d + start, key), len);
+	pb_put_varint(b->d + start + pb_put_varint(b->d + start, key), len);
 	b->n += head;
 }
 

@@ -25,6 +25,48 @@ struct pb_buf {
 /* Wire types. */
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2 };
 
+/* A base-128 varint (least significant group first) put at p, read from
+ * p (each returns its bytes); a difference that may be negative as a
+ * small unsigned number (zigzag): the encoder's own, and the pieces of
+ * the writer's sort codecs (spill.h). */
+static inline size_t pb_put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+static inline size_t pb_get_varint(const unsigned char *p, uint64_t *v)
+{
+	size_t n = 0;
+	uint64_t x = 0;
+
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char b = p[n++];
+		x |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80) || shift >= 63)
+			break;
+	}
+	*v = x;
+	return n;
+}
+
+static inline uint64_t pb_zigzag(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(a - b);
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static inline uint64_t pb_unzigzag(uint64_t z, uint64_t b)
+{
+	return b + ((z >> 1) ^ (0 - (z & 1)));
+}
+
 void pb_varint(struct pb_buf *b, uint64_t v);
 void pb_tag(struct pb_buf *b, unsigned field, unsigned wire);
 /* A uint32/uint64/int32/int64/bool/enum field (negative int64 as its

@@ -107,16 +107,12 @@ struct sweep {
 	struct pf_lanes *lanes; /* the thread's, or NULL (not in the table)    */
 };
 
-/* perfetto_threads.c's assign_lanes, for one slice. */
+/* The slice's lane (pf_lane_for, as the JSON's), counted for the track
+ * list. */
 static uint32_t lane_for(struct sweep *s, uint64_t start, uint64_t end)
 {
-	uint32_t lane = 0;
+	uint32_t lane = pf_lane_for(s->end, start, end);
 
-	for (uint32_t l = 1; l < PF_LANES && s->end[lane] > start; l++)
-		if (s->end[l] < s->end[lane])
-			lane = l;
-	if (end > s->end[lane] || !s->end[lane])
-		s->end[lane] = end;
 	if (s->lanes && s->group && s->lanes->waits < lane + 1)
 		s->lanes->waits = (uint8_t)(lane + 1);
 	if (s->lanes && !s->group && s->lanes->runs < lane + 1)

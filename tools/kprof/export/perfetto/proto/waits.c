@@ -1,7 +1,7 @@
 /*
  * waits.c - the spin-lock waits of the protobuf trace (proto.h), from the
  * waits' sort (gather.c) in a sweep over each CPU's in start order (the
- * outer one first): nested as the model's events.c nests them (a wait
+ * outer one first): nested by the model's own rule (kp_wait_nest: a wait
  * that starts inside another and ends after it is cut to end with it),
  * each a slice on "CPU n lock waits" named after its lock
  * (pf_wait_name), and, but the idle thread's, a slice for its thread's
@@ -35,8 +35,8 @@ PB_SORT_DEFINE(pb_wait_sort, struct pb_wait_fact, pb_wait_cmp_of)
 void pb_waits_nest(struct pb_writer *w)
 {
 	const struct pb_wait_fact *f;
-	uint64_t stack[64], k = 0;
-	size_t depth = 0;
+	struct kp_wait_nesting nest = { .depth = 0 };
+	uint64_t k = 0;
 	uint32_t cpu = UINT32_MAX;
 	char name[64];
 
@@ -44,16 +44,10 @@ void pb_waits_nest(struct pb_writer *w)
 	while ((f = pb_spill_next(&w->waits))) {
 		if (f->cpu != cpu) {
 			cpu = f->cpu;
-			depth = 0;
+			nest.depth = 0;
 			k = 0;
 		}
-		uint64_t start = f->start, end = f->end;
-		while (depth && stack[depth - 1] <= start)
-			depth--;
-		if (depth && end > stack[depth - 1])
-			end = stack[depth - 1];
-		if (depth < sizeof(stack) / sizeof(stack[0]))
-			stack[depth++] = end;
+		uint64_t start = f->start, end = kp_wait_nest(&nest, start, f->end);
 		pf_wait_name(&w->pf, f->lock, start, name, sizeof(name));
 		uint32_t iid = pb_intern(w, name);
 		pb_add_slice(w, PF_CPUS_PID, WAIT_TID + cpu, start, end, iid);
