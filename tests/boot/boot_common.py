@@ -29,13 +29,8 @@ class BootTest:
     def __init__(self, name, doc, check, boot="direct", cpus=1, cmdline="", accel="tcg", machine="q35",
                  cpu="", mem="512M", timeout=60, smp="", usb_hc="qemu-xhci", usb_hub="0", prepare_disk=None,
                  usb_readonly=False, qemu_args=(), usb_write_error=None, usb_write_throttle=None, on_output=None,
-                 kernel="default", modules=(), tries=1):
+                 kernel="default", modules=()):
         self.name, self.doc, self.check = name, doc, check
-        # Runs a failure is tried again, for a test that stops the host's
-        # QEMU process and depends on how the host schedules its threads
-        # (noise-stop): a failed try is printed with its reason, and a
-        # broken kernel fails every try.
-        self.tries = tries
         # The modules (source folders) it tests that its name does not say:
         # the table of module and test (tools/test-table.py) reads them.
         self.modules = tuple(modules)

@@ -194,11 +194,7 @@ TESTS = [
              "a gap of the stop's length on both CPUs at once, marked correlated, nothing else that large",
              check_noise(NOISE_STOP, 2), cpus=2,
              cmdline="scenario=noise noise.ms=2000 noise.window_ms=2000 noise.width_ms=1900",
-             on_output=NOISE_STOP.make, timeout=120,
-             # on a busy TCG host a virtual CPU sometimes saw no gap for the
-             # stop (cpu 1, 3 runs in 9 on one host, the other CPU's gap
-             # uncorrelated): tried again; a broken detector fails all three
-             tries=3),
+             on_output=NOISE_STOP.make, timeout=120),
     BootTest("sched-4", "scenario=sched on 4 CPUs: every context switch checked against the dispatcher's rules",
              check_sched(4), cpus=4, cmdline="scenario=sched trace=cswitch,clock", timeout=120),
     BootTest("clock-fault-4", "scenario=sched on 4 CPUs with clock.fault_ppm=5000: the TSC found unstable, "

@@ -164,11 +164,6 @@ def main():
                 print("  SKIP %-22s skipped: KVM unusable: %s" % (t.name, why), flush=True)
                 continue
         res, error, skip = run_test(t, opts)
-        tried = 1
-        while error and not skip and tried < t.tries:
-            print("  RETRY %s: try %d failed: %s" % (t.name, tried, error), flush=True)
-            res, error, skip = run_test(t, opts)
-            tried += 1
         if skip:
             skipped.append(t.name)
             print("  SKIP %-22s skipped: %s" % (t.name, skip), flush=True)
@@ -185,8 +180,8 @@ def main():
         else:
             if os.path.exists(log):
                 os.unlink(log)
-            print("  PASS %-22s boot to banner %-7s whole run %.2f s (%s)%s" % (
-                t.name, banner, res.elapsed_s, res.accel, " on try %d" % tried if tried > 1 else ""), flush=True)
+            print("  PASS %-22s boot to banner %-7s whole run %.2f s (%s)" % (
+                t.name, banner, res.elapsed_s, res.accel), flush=True)
             if res.banner_s is not None:
                 banner_times.setdefault(t.boot, []).append(res.banner_s)
 

@@ -172,6 +172,83 @@ static void test_longest_kept(void **state)
 	}
 }
 
+/* The machine stopped while a gap was being kept (the clock read right
+ * after the gap's bookkeeping jumps): the gap lasts to that read, it is
+ * counted once, and its SMI count is read again after it.  A detector
+ * that read the clock again after its bookkeeping without checking the
+ * step lost such a stop (under TCG, 1 run in 4 of the noise-stop test). */
+static void test_stop_in_bookkeeping(void **state)
+{
+	(void)state;
+	static const uint64_t at[] = { 100, 150 }, len[] = { 50, 100000 };
+	struct model m = { .at = at, .len = len, .n = 2, .smis = 3, .smi_per_gap = 1 };
+	static struct noise_scan s;
+
+	scan(&s, &m, 0, 200000, 20, true);
+	assert_int_equal(s.count, 1);
+	assert_int_equal(s.kept, 1);
+	assert_int_equal(s.gap[0].start, 100);
+	assert_int_equal(s.gap[0].cycles, 100050);
+	assert_int_equal(s.total, 100050);
+	assert_int_equal(s.max, 100050);
+	assert_int_equal(s.gap[0].smi_before, 3);
+	assert_int_equal(s.gap[0].smi_after, 5); /* both jumps' SMIs */
+}
+
+/* A bookkeeping slower than the threshold lengthens its gap, once: the
+ * lengthening's own bookkeeping is not checked again, so a slow one
+ * does not start a chain of gaps (here every read after bookkeeping is
+ * 30 cycles late against a threshold of 20). */
+static void test_slow_bookkeeping_no_chain(void **state)
+{
+	(void)state;
+	static const uint64_t at[] = { 100, 150, 180 }, len[] = { 50, 30, 30 };
+	struct model m = { .at = at, .len = len, .n = 3 };
+	static struct noise_scan s;
+
+	scan(&s, &m, 0, 1000, 20, false);
+	assert_int_equal(s.count, 1);
+	assert_int_equal(s.gap[0].start, 100);
+	assert_int_equal(s.gap[0].cycles, 80);
+	assert_int_equal(s.total, 80);
+}
+
+/* With every slot taken, a gap too short to be kept that the machine
+ * then lengthens during its bookkeeping is kept at its whole length, in
+ * place of the shortest. */
+static void test_lengthened_gap_kept(void **state)
+{
+	(void)state;
+	enum { N = NOISE_GAPS_MAX + 2 };
+	static uint64_t at[N], len[N];
+	uint64_t t = 0;
+	for (uint32_t i = 0; i < NOISE_GAPS_MAX; i++) { /* lengths 1000 .. 1255 */
+		t += 10;
+		at[i] = t;
+		len[i] = 1000 + i;
+		t += len[i];
+	}
+	t += 10;
+	at[NOISE_GAPS_MAX] = t; /* 100: shorter than every kept gap */
+	len[NOISE_GAPS_MAX] = 100;
+	t += 100;
+	at[NOISE_GAPS_MAX + 1] = t; /* the read after its bookkeeping: 5000 later */
+	len[NOISE_GAPS_MAX + 1] = 5000;
+	t += 5000;
+	struct model m = { .at = at, .len = len, .n = N };
+	static struct noise_scan s;
+
+	scan(&s, &m, 0, t + 100, 50, false);
+	assert_int_equal(s.count, NOISE_GAPS_MAX + 1);
+	assert_int_equal(s.kept, NOISE_GAPS_MAX);
+	assert_int_equal(s.max, 5100);
+	assert_int_equal(s.gap[NOISE_GAPS_MAX - 1].cycles, 5100); /* the last in time */
+	assert_int_equal(s.gap[NOISE_GAPS_MAX - 1].start, at[NOISE_GAPS_MAX]);
+	assert_int_equal(s.gap[0].cycles, 1001); /* 1000, the shortest, gave its place */
+	for (uint32_t i = 1; i < s.kept; i++)
+		assert_true(s.gap[i - 1].start < s.gap[i].start);
+}
+
 /* Three CPUs: a stop seen by all (overlapping, not equal), one gap of
  * CPU 0's that only touches CPU 1's end (start == end: no overlap), one
  * gap of CPU 2 alone.  Each scan's gaps in time order, as noise_scan_run
@@ -275,6 +352,9 @@ int main(void)
 		cmocka_unit_test(test_begin_ahead),
 		cmocka_unit_test(test_smi_counts),
 		cmocka_unit_test(test_longest_kept),
+		cmocka_unit_test(test_stop_in_bookkeeping),
+		cmocka_unit_test(test_slow_bookkeeping_no_chain),
+		cmocka_unit_test(test_lengthened_gap_kept),
 		cmocka_unit_test(test_correlate),
 		cmocka_unit_test(test_correlate_counts_cpus),
 		cmocka_unit_test(test_correlate_matches_pairwise),
