@@ -42,8 +42,8 @@ static void add_wait(struct kp_model *m, struct kp_model_cpu *c, const struct kp
 	WMI_SPINLOCK w;
 
 	memcpy(&w, r->payload, sizeof(w));
-	if (!w.WaitTimeInCycles || w.WaitTimeInCycles > w.AcquireTime)
-		return; /* no wait (or a time stamp that cannot be) */
+	if (!kp_spinlock_waited(&w))
+		return;
 	c->waited++;
 	if (m->not_kept & KP_KEEP_WAITS) {
 		m->waits++;

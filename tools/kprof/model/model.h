@@ -328,6 +328,31 @@ struct kp_wait_nesting {
 };
 uint64_t kp_wait_nest(struct kp_wait_nesting *n, uint64_t start, uint64_t end);
 
+/* A SpinLock record's wait, [AcquireTime - WaitTimeInCycles, AcquireTime):
+ * none when it did not wait, or when its wait would begin before time 0
+ * (a time stamp that cannot be).  The model's waits (events.c) and the
+ * protobuf writer's (proto/gather.c) both take this rule. */
+static inline bool kp_spinlock_waited(const WMI_SPINLOCK *s)
+{
+	return s->WaitTimeInCycles && s->WaitTimeInCycles <= s->AcquireTime;
+}
+
+/* A Resource record's wait as a thread's slice, [*from, AcquireTime): a
+ * release (exclusive or shared) by a known thread whose wait began after
+ * the trace's (m->begin).  The JSON writer's and the protobuf writer's
+ * rule (perfetto_threads.c, proto/gather.c). */
+static inline bool kp_resource_wait(const struct kp_model *m, const WMI_RESOURCE *r, uint64_t *from)
+{
+	bool release = r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
+		       r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
+
+	if (!release || !r->ThreadId || !r->WaitTime || r->AcquireTime <= r->WaitTime ||
+	    r->AcquireTime - r->WaitTime < m->begin)
+		return false;
+	*from = r->AcquireTime - r->WaitTime;
+	return true;
+}
+
 /* What wait w shares with others: its lock, release site, thread, mode. */
 const struct kp_wait_site *kp_wait_site_of(const struct kp_model *m, const struct kp_wait *w);
 

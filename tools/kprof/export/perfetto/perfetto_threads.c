@@ -169,11 +169,9 @@ static void collect(struct pf *p, struct segs *s)
 	}
 	for (size_t i = 0; i < m->nresources; i++) {
 		const WMI_RESOURCE *r = &m->resources[i];
-		bool release = r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
-			       r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
-		if (release && r->ThreadId && r->WaitTime && r->AcquireTime > r->WaitTime &&
-		    r->AcquireTime - r->WaitTime >= m->begin)
-			push(s, r->AcquireTime - r->WaitTime, r->AcquireTime, r->ThreadId, 0, SEG_RESOURCE, r);
+		uint64_t from;
+		if (kp_resource_wait(m, r, &from))
+			push(s, from, r->AcquireTime, r->ThreadId, 0, SEG_RESOURCE, r);
 	}
 }
 

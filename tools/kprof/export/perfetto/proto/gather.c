@@ -180,8 +180,8 @@ static void spinlock(struct pb_writer *w, const struct kp_record *r)
 	WMI_SPINLOCK s;
 
 	memcpy(&s, r->payload, sizeof(s));
-	if (!s.WaitTimeInCycles || s.WaitTimeInCycles > s.AcquireTime)
-		return; /* no wait (or a time stamp that cannot be): events.c's rule */
+	if (!kp_spinlock_waited(&s))
+		return;
 	struct pb_wait_fact f = { .start = s.AcquireTime - s.WaitTimeInCycles, .end = s.AcquireTime,
 				  .lock = s.SpinLockAddress, .seq = w->seq++, .tid = s.ThreadId, .cpu = r->cpu };
 	if (f.start < w->pf.m->begin)
@@ -210,11 +210,9 @@ static void resource(struct pb_writer *w, const struct kp_record *r)
 
 	memcpy(&x, r->payload, sizeof(x));
 	uint64_t order = 1ull << 63 | w->resources++; /* after every CPU's waits */
-	bool release = x.Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
-		       x.Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_SHARED;
-	if (!release || !x.ThreadId || !x.WaitTime || x.AcquireTime <= x.WaitTime || x.AcquireTime - x.WaitTime < m->begin)
+	uint64_t from;
+	if (!kp_resource_wait(m, &x, &from))
 		return;
-	uint64_t from = x.AcquireTime - x.WaitTime;
 	snprintf(name, sizeof(name), "resource %s", kp_model_object_label(m, x.Resource, from, label, sizeof(label)));
 	struct pb_thread_fact t = { .t = from, .end = x.AcquireTime, .order = order, .tid = x.ThreadId,
 				    .what = pb_intern(w, name) | PB_TF_WAITS };
