@@ -330,8 +330,9 @@ uint64_t kp_wait_nest(struct kp_wait_nesting *n, uint64_t start, uint64_t end);
 
 /* A SpinLock record's wait, [AcquireTime - WaitTimeInCycles, AcquireTime):
  * none when it did not wait, or when its wait would begin before time 0
- * (a time stamp that cannot be).  The model's waits (events.c) and the
- * protobuf writer's (proto/gather.c) both take this rule. */
+ * (a time stamp that cannot be).  The model's waits (events.c) and
+ * the protobuf writer's (tools/kprof/export/perfetto/proto/gather.c)
+ * both take this rule. */
 static inline bool kp_spinlock_waited(const WMI_SPINLOCK *s)
 {
 	return s->WaitTimeInCycles && s->WaitTimeInCycles <= s->AcquireTime;
@@ -340,7 +341,8 @@ static inline bool kp_spinlock_waited(const WMI_SPINLOCK *s)
 /* A Resource record's wait as a thread's slice, [*from, AcquireTime): a
  * release (exclusive or shared) by a known thread whose wait began after
  * the trace's (m->begin).  The JSON writer's and the protobuf writer's
- * rule (perfetto_threads.c, proto/gather.c). */
+ * rule (tools/kprof/export/perfetto/perfetto_threads.c and
+ * tools/kprof/export/perfetto/proto/gather.c). */
 static inline bool kp_resource_wait(const struct kp_model *m, const WMI_RESOURCE *r, uint64_t *from)
 {
 	bool release = r->Action == WMI_RESOURCE_ACTION_COMPLETE_RELEASE_EXCLUSIVE ||
