@@ -250,6 +250,8 @@ static void schedule_pass(struct kp_model *m, struct kp_log *log, struct kp_sche
 		uint16_t kind = kp_model_kind(&r);
 		if (kind && s->sink && s->sink->record)
 			s->sink->record(s->sink->ctx, &r, kind);
+		else if (!kind && s->sink && s->sink->other)
+			s->sink->other(s->sink->ctx, &r);
 		if (kind == PERFINFO_LOG_TYPE_CONTEXTSWAP) {
 			WMI_CONTEXTSWAP w;
 			memcpy(&w, r.payload, sizeof(w));

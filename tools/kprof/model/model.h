@@ -299,6 +299,10 @@ struct kp_run_sink {
 	 * reader that draws samples or Resource records need not have the
 	 * model keep them. */
 	void (*record)(void *ctx, const struct kp_record *r, uint16_t kind);
+	/* NULL, or every other record (of no kind the model reads: the
+	 * workload's own events among them), in time order, as the second
+	 * pass meets them. */
+	void (*other)(void *ctx, const struct kp_record *r);
 };
 void kp_model_build_with(struct kp_model *m, struct kp_log *log, unsigned keep, const struct kp_run_sink *sink);
 /* Keeping none of them: the summary's fidelity statement's, which reads

@@ -108,6 +108,9 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 	if (write == pf_write_proto) { /* streamed: the model keeps no record */
 		struct kp_run_sink sink = pb_gather_sink;
 		sink.ctx = pb_writer_now = pb_writer_new();
+		pb_writer_now->pf.log = log;
+		if (!log->user_types || !log->user_types->n)
+			sink.other = NULL; /* no type: no record is the workload's own */
 		rc = kp_write_model(log, o, 0, &sink, lacks, write);
 		pb_writer_free(pb_writer_now);
 		pb_writer_now = NULL;

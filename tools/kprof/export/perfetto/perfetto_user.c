@@ -33,11 +33,6 @@ struct pf_user {
 	uint64_t *cpu_last;      /* per CPU: its last record's time          */
 };
 
-static uint32_t user_tid(uint32_t cpu, uint16_t id)
-{
-	return USER_TID + cpu * 256u + id;
-}
-
 /* A field a counter draws: a number (not text, an enumeration or an address). */
 static bool counter_series(const struct kp_field *f)
 {
@@ -99,7 +94,7 @@ static void write_user(struct pf *p, const struct pf_item *it)
 	}
 	if (t->kind == KprofEventKindSpan && r->payload[2] == KprofEventBegin) {
 		size_t e = u->end[it->a];
-		pf_begin(p, "X", PF_CPUS_PID, user_tid(r->cpu, t->id));
+		pf_begin(p, "X", PF_CPUS_PID, pf_user_tid(r->cpu, t->id));
 		pf_span(p, r->h.TimeStamp, e != SIZE_MAX ? u->recs[e].h.TimeStamp : u->cpu_last[r->cpu]);
 		pf_str_arg(p, "name", t->name);
 		fputs(",\"cat\":\"user\",\"args\":{\"TypeId\":", p->f);
@@ -113,7 +108,7 @@ static void write_user(struct pf *p, const struct pf_item *it)
 		return;
 	}
 	/* an instant, or an End without a Begin */
-	pf_begin(p, "i", PF_CPUS_PID, user_tid(r->cpu, 0));
+	pf_begin(p, "i", PF_CPUS_PID, pf_user_tid(r->cpu, 0));
 	fputs(",\"s\":\"t\"", p->f);
 	pf_time(p, "ts", r->h.TimeStamp);
 	pf_str_arg(p, "name", t->name);
@@ -131,22 +126,16 @@ static void describe_user(struct pf *p, const struct pf_item *it, struct pf_even
 	const struct kp_record *r = &u->recs[it->a];
 	const struct kp_user_type *t = kp_user_type_of(p->log, r);
 
-	*e = (struct pf_event){ .ph = 'i', .pid = PF_CPUS_PID, .tid = user_tid(r->cpu, 0), .start = r->h.TimeStamp };
+	*e = (struct pf_event){ .ph = 'i', .pid = PF_CPUS_PID, .tid = pf_user_tid(r->cpu, 0), .start = r->h.TimeStamp };
 	snprintf(e->name, sizeof(e->name), "%s", t->name);
 	if (t->kind == KprofEventKindCounter) {
 		e->ph = 'C';
 		e->tid = CPU_TID + r->cpu;
-		for (unsigned i = 0; i < t->ev.nfields && e->nseries < PF_SERIES_MAX; i++) {
-			const struct kp_field *f = &t->ev.fields[i];
-			if (f->offset < sizeof(KPROF_USER_EVENT) || !counter_series(f))
-				continue;
-			e->series[e->nseries] = f->name;
-			e->value[e->nseries++] = (int64_t)kp_field_value(f, r->payload);
-		}
+		e->nseries = pf_user_series(t, r, e->series, e->value);
 	} else if (t->kind == KprofEventKindSpan && r->payload[2] == KprofEventBegin) {
 		size_t end = u->end[it->a];
 		e->ph = 'X';
-		e->tid = user_tid(r->cpu, t->id);
+		e->tid = pf_user_tid(r->cpu, t->id);
 		e->end = end != SIZE_MAX ? u->recs[end].h.TimeStamp : u->cpu_last[r->cpu];
 	}
 }
@@ -185,6 +174,42 @@ static void pair_spans(struct pf_user *u, const struct kp_log *log)
 		free(stack[id]);
 }
 
+unsigned pf_user_series(const struct kp_user_type *t, const struct kp_record *r, const char **series,
+			int64_t *value)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->ev.nfields && n < PF_SERIES_MAX; i++) {
+		const struct kp_field *f = &t->ev.fields[i];
+		if (f->offset < sizeof(KPROF_USER_EVENT) || !counter_series(f))
+			continue;
+		if (r)
+			value[n] = (int64_t)kp_field_value(f, r->payload);
+		series[n++] = f->name;
+	}
+	return n;
+}
+
+void pf_user_seen_add(struct pf *p, const struct kp_user_type *t, const struct kp_record *r)
+{
+	struct pf_user_seen *s = p->user_seen;
+	bool slice = t->kind == KprofEventKindSpan && r->payload[2] == KprofEventBegin;
+	uint16_t id = slice ? t->id : 0;
+
+	if (t->kind == KprofEventKindCounter || r->cpu >= p->m->ncpus)
+		return;
+	if (!s) {
+		s = p->user_seen = kp_xcalloc(1, sizeof(*s));
+		s->ncpus = p->m->ncpus;
+		s->cpu = kp_xcalloc(s->ncpus, sizeof(*s->cpu));
+	}
+	struct pf_user_seen_cpu *c = &s->cpu[r->cpu];
+	if (!c->used[id]) {
+		c->used[id] = true;
+		c->id[c->n++] = id;
+	}
+}
+
 static const struct pf_kind user_kind = { write_user, describe_user };
 
 void pf_user_events(struct pf *p)
@@ -210,6 +235,7 @@ void pf_user_events(struct pf *p)
 			r.raw = copy;
 			r.payload = copy + sizeof(r.h);
 			KP_PUSH(u->recs, u->n, u->cap, r);
+			pf_user_seen_add(p, kp_user_type_of(log, &r), &r);
 		}
 	}
 	pair_spans(u, log);
@@ -222,37 +248,35 @@ void pf_user_events(struct pf *p)
 	}
 }
 
-/* Names of the tracks the events use: "CPU n events", "CPU n TYPE". */
+/* Names of the tracks the events use: "CPU n events", "CPU n TYPE", a
+ * CPU's in the order its events first use them (pf_user_seen_add). */
 void pf_user_tracks(struct pf *p, void (*track)(struct pf *, uint32_t, uint32_t, const char *, long))
 {
-	const struct pf_user *u = p->user;
-	bool *named;
+	const struct pf_user_seen *s = p->user_seen;
 	char name[80];
 
-	if (!u || !u->n)
-		return;
-	named = kp_xcalloc((size_t)p->m->ncpus * 256u + 256u, sizeof(*named));
-	for (size_t i = 0; i < u->n; i++) {
-		const struct kp_record *r = &u->recs[i];
-		const struct kp_user_type *t = kp_user_type_of(p->log, r);
-		bool slice = t->kind == KprofEventKindSpan && r->payload[2] == KprofEventBegin;
-		uint16_t id = slice ? t->id : 0;
-		if (t->kind == KprofEventKindCounter || r->cpu >= p->m->ncpus || named[r->cpu * 256u + id])
-			continue;
-		named[r->cpu * 256u + id] = true;
-		if (slice)
-			snprintf(name, sizeof(name), "CPU %u %s", r->cpu, t->name);
-		else
-			snprintf(name, sizeof(name), "CPU %u events", r->cpu);
-		track(p, PF_CPUS_PID, user_tid(r->cpu, id), name, 4L * p->m->ncpus + 256L * r->cpu + id);
+	for (uint32_t cpu = 0; s && cpu < s->ncpus; cpu++) {
+		const struct pf_user_seen_cpu *c = &s->cpu[cpu];
+		for (uint16_t k = 0; k < c->n; k++) {
+			uint16_t id = c->id[k];
+			if (id)
+				snprintf(name, sizeof(name), "CPU %u %s", cpu, p->log->user_types->by_id[id]->name);
+			else
+				snprintf(name, sizeof(name), "CPU %u events", cpu);
+			track(p, PF_CPUS_PID, pf_user_tid(cpu, id), name, 4L * p->m->ncpus + 256L * cpu + id);
+		}
 	}
-	free(named);
 }
 
 void pf_user_events_free(struct pf *p)
 {
 	struct pf_user *u = p->user;
 
+	if (p->user_seen) {
+		free(p->user_seen->cpu);
+		free(p->user_seen);
+		p->user_seen = NULL;
+	}
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->n; i++)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "include/kprof/user_event.h"
 #include "tools/kprof/model/model.h"
 #include "tools/kprof/read/log.h"
 #include "tools/kprof/elf/symbols.h"
@@ -77,6 +78,7 @@ struct pf_lanes {
 
 struct pf;
 struct pf_stacks;
+struct kp_user_type;
 struct pf_item;
 
 /* An event as a writer other than the JSON one (the protobuf trace,
@@ -147,6 +149,7 @@ struct pf {
 	bool first;             /* no event written yet                       */
 	const struct kp_log *log; /* its user event types                    */
 	struct pf_user *user;   /* perfetto_user.c's events                   */
+	struct pf_user_seen *user_seen; /* the tracks they use                 */
 	uint64_t flows_one_instant; /* wake-up flows whose two ends share a time */
 	uint64_t flows;         /* flow ids given (wake-ups, then noise links) */
 	struct pf_flow_end *flow_ends; /* perfetto_flows.c's                  */
@@ -207,6 +210,28 @@ void pf_collect_free(struct pf *p);
 void pf_user_events(struct pf *p);
 void pf_user_tracks(struct pf *p, void (*track)(struct pf *, uint32_t, uint32_t, const char *, long));
 void pf_user_events_free(struct pf *p);
+/* The tracks the workload's events use, for pf_user_tracks: each of a
+ * CPU's records passed in its CPU's order (the JSON writer's
+ * pf_user_events, the protobuf writer's stream: proto/user.c) names the
+ * track it belongs to the first time, "CPU n TYPE" for a span's Begin,
+ * else "CPU n events" (not a counter's).  Bounded: 256 a CPU. */
+struct pf_user_seen {
+	uint32_t ncpus;
+	struct pf_user_seen_cpu {
+		uint16_t n, id[KPROF_EVENT_MAX_TYPES + 1]; /* in first use's order */
+		bool used[KPROF_EVENT_MAX_TYPES + 1];
+	} *cpu;
+};
+void pf_user_seen_add(struct pf *p, const struct kp_user_type *t, const struct kp_record *r);
+/* A counter event's series (its numeric fields, at most PF_SERIES_MAX):
+ * names and (r not NULL) values; how many. */
+unsigned pf_user_series(const struct kp_user_type *t, const struct kp_record *r, const char **series,
+			int64_t *value);
+/* The track of a CPU's events of type id (0: its instants). */
+static inline uint32_t pf_user_tid(uint32_t cpu, uint16_t id)
+{
+	return USER_TID + cpu * 256u + id;
+}
 /* perfetto_noise.c: scenario=noise's gaps, timer latency and the links
  * of correlated gaps (after the wake-up flows: their ids follow). */
 void pf_noise_events(struct pf *p);

@@ -268,7 +268,7 @@ void pb_emit(struct pb_writer *w)
 			track = e->track;
 			any = true;
 			uint32_t pid = (uint32_t)(w->keys[track] >> 32), tid = (uint32_t)w->keys[track];
-			t.uuid = pid ? pb_track_uuid(w, pid, tid) : tid;
+			t.uuid = pid ? pb_track_uuid(w, pid, tid) : pb_user_counter_uuid(w, tid);
 		}
 		if (!t.uuid) {
 			skipped++;

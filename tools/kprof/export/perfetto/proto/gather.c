@@ -15,10 +15,13 @@
  *   a Resource release that waited: the thread's wait (the threads' sort),
  *     as perfetto_threads.c takes it.
  *
+ *   the workload's own events: user.c draws them as they come (the
+ *     sink's `other`).
+ *
  * After the model, the rest goes through the JSON's own part files, whose
  * queue then holds only what the model kept (holes, stalls, clock steps)
- * and the workload's and scenario=noise's events: each is described
- * (pf_kind.describe) into the events' sort.
+ * and scenario=noise's events: each is described (pf_kind.describe) into
+ * the events' sort.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -239,28 +242,21 @@ static void record(void *ctx, const struct kp_record *r, uint16_t kind)
 	}
 }
 
-const struct kp_run_sink pb_gather_sink = { .start = start, .run = run, .record = record };
+const struct kp_run_sink pb_gather_sink = { .start = start, .run = run, .record = record, .other = pb_user_record };
 
 /* An event the JSON's part files queued, described into the events'
- * sort: a slice, an instant, a counter per series, a flow's end. */
+ * sort: a slice, an instant, a flow's end. */
 static void describe(struct pb_writer *w, const struct pf_item *it)
 {
 	struct pf_event d;
-	char name[320];
 
 	it->kind->describe(&w->pf, it, &d);
 	uint64_t ts = pf_ns(w->pf.m, d.start);
+	KP_ASSERT(d.ph != 'C', "a counter from the kept parts"); /* only the workload's: user.c */
 	switch (d.ph) {
 	case 'X': pb_add_slice(w, d.pid, d.tid, d.start, d.end, pb_intern_event(w, &d)); break;
 	case 'i':
 		pb_add(w, d.pid, d.tid, (struct pb_ev){ .ts = ts, .name = pb_intern_event(w, &d), .type = EV_INSTANT });
-		break;
-	case 'C':
-		for (unsigned i = 0; i < d.nseries; i++) {
-			snprintf(name, sizeof(name), "%s %s", d.name, d.series[i]);
-			pb_add(w, 0, pb_counter_uuid(w, name),
-			       (struct pb_ev){ .ts = ts, .end = (uint64_t)d.value[i], .type = EV_COUNTER });
-		}
 		break;
 	default: /* 's', 'f' */
 		pb_add(w, d.pid, d.tid,
@@ -270,34 +266,15 @@ static void describe(struct pb_writer *w, const struct pf_item *it)
 	}
 }
 
-/* The counter tracks, in the order the workload's events first name
- * them (before any other track is declared after them). */
-static void declare_counters(struct pb_writer *w)
-{
-	struct pf_event d;
-	char name[320];
-
-	for (size_t i = w->pf.user_first; i < w->pf.user_end; i++) {
-		w->pf.items[i].kind->describe(&w->pf, &w->pf.items[i], &d);
-		for (unsigned k = 0; d.ph == 'C' && k < d.nseries; k++) {
-			snprintf(name, sizeof(name), "%s %s", d.name, d.series[k]);
-			pb_counter_uuid(w, name);
-		}
-	}
-}
-
 void pb_gather_kept(struct pb_writer *w)
 {
 	struct pf *p = &w->pf;
 
 	pf_cpu_events(p); /* the model kept no run, wait, sample or ReadyThread */
-	p->user_first = p->nitems;
-	pf_user_events(p);
-	p->user_end = p->nitems;
 	p->flows = w->flows; /* the noise links' ids follow the wake-ups' */
 	pf_noise_events(p);
 	pb_tracks_declare(w);
-	declare_counters(w);
+	pb_user_declare(w); /* the workload's events came with the records */
 	for (size_t i = 0; i < p->nitems; i++)
 		describe(w, &p->items[i]);
 	for (size_t k = 0; k < p->narrays; k++) {

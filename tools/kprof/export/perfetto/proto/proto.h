@@ -29,7 +29,8 @@
  * the trace is made of into external sorts (spill.h: a buffer of 16 MiB
  * each, the rest on disk in $TMPDIR); sweeps over them in order nest the
  * spin-lock waits per CPU (waits.c) and lay out each thread's tracks
- * (threads.c); the events' sort gives each track's events in order
+ * (threads.c); the workload's own events are drawn as they come
+ * (user.c); the events' sort gives each track's events in order
  * (emit.c).  The JSON writer (perfetto.c) still keeps the model's
  * records: it is for small runs.
  */
@@ -123,6 +124,7 @@ struct pb_writer {
 	uint64_t flows;        /* flow ids given                             */
 	uint64_t resources;    /* Resource records met                       */
 	uint32_t ready_name;   /* "ReadyThread"'s iid, once interned        */
+	struct pb_user *user;  /* the workload's events as they come (user.c) */
 };
 
 /* names.c: a name's iid (interned once); an event's (by its key when it
@@ -155,6 +157,20 @@ void pb_add(struct pb_writer *w, uint32_t pid, uint32_t tid, struct pb_ev e);
 uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid);
 /* A slice from a to b (TSC) on the JSON track (pid, tid). */
 void pb_add_slice(struct pb_writer *w, uint32_t pid, uint32_t tid, uint64_t a, uint64_t b, uint32_t name);
+
+/* user.c: the workload's own events, streamed as the model's second
+ * pass meets them (the sink's `other`), drawn as perfetto_user.c draws
+ * them; after it, the spans never ended (finish) and the counters'
+ * tracks in the JSON's order (declare, after the JSON's tracks).  A
+ * counter's events are on the track (0, PB_COUNTER_KEY(type, series)),
+ * its uuid known once declared (pb_user_counter_uuid). */
+#define PB_COUNTER_KEY(id, k) ((uint32_t)(id) * PF_SERIES_MAX + (k))
+#define PB_COUNTER_KEYS       ((KPROF_EVENT_MAX_TYPES + 1) * PF_SERIES_MAX)
+void pb_user_record(void *ctx, const struct kp_record *r);
+void pb_user_finish(struct pb_writer *w);
+void pb_user_declare(struct pb_writer *w);
+uint32_t pb_user_counter_uuid(const struct pb_writer *w, uint32_t key);
+void pb_user_free(struct pb_writer *w);
 
 /* waits.c: the spin-lock waits nested per CPU (their CPU's track and,
  * into the threads' sort, their thread's).  threads.c: the threads'

@@ -70,6 +70,7 @@ void pb_writer_free(struct pb_writer *w)
 	kp_index_free(&w->key_ix);
 	pb_names_free(w);
 	pb_tracks_free(w);
+	pb_user_free(w);
 	free(w);
 }
 
@@ -82,6 +83,7 @@ void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m,
 	w->pf.syms = syms;
 	w->pf.log = log;
 	pb_gather_finish(w);
+	pb_user_finish(w);
 	pb_waits_nest(w);
 	pb_threads_lanes(w);
 	pb_gather_kept(w);
