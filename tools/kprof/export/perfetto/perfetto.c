@@ -109,8 +109,6 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 		struct kp_run_sink sink = pb_gather_sink;
 		sink.ctx = pb_writer_now = pb_writer_new();
 		pb_writer_now->pf.log = log;
-		if (!log->user_types || !log->user_types->n)
-			sink.other = NULL; /* no type: no record is the workload's own */
 		rc = kp_write_model(log, o, 0, &sink, lacks, write);
 		pb_writer_free(pb_writer_now);
 		pb_writer_now = NULL;

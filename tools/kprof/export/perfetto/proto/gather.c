@@ -15,19 +15,19 @@
  *   a Resource release that waited: the thread's wait (the threads' sort),
  *     as perfetto_threads.c takes it.
  *
- *   the workload's own events: user.c draws them as they come (the
- *     sink's `other`).
+ *   the workload's own events and scenario=noise's: user.c and noise.c
+ *     draw them as they come (the sink's `other`).
  *
  * After the model, the rest goes through the JSON's own part files, whose
- * queue then holds only what the model kept (holes, stalls, clock steps)
- * and scenario=noise's events: each is described (pf_kind.describe) into
- * the events' sort.
+ * queue then holds only what the model kept (holes, stalls, clock steps):
+ * each is described (pf_kind.describe) into the events' sort.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/read/frames.h"
+#include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/kpassert.h"
 
@@ -45,6 +45,7 @@ void pb_gather_init(struct pb_writer *w)
 	pb_spill_init(&w->waits, sizeof(struct pb_wait_fact), pb_wait_cmp, pb_wait_sort, NULL, budget);
 	pb_spill_init(&w->threads, sizeof(struct pb_thread_fact), pb_thread_cmp, pb_thread_sort, &pb_thread_codec,
 		      budget);
+	pb_spill_init(&w->links, sizeof(struct pb_noise_link), pb_link_cmp, pb_link_sort, NULL, budget);
 }
 
 uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid)
@@ -85,6 +86,7 @@ static void start(void *ctx, const struct kp_model *m)
 	w->ncpus = m->ncpus;
 	w->runs = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->runs));
 	w->cpu = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->cpu));
+	w->pf.noise_cpus = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->pf.noise_cpus));
 }
 
 /* ---------------------------------------------------------------- who readied */
@@ -242,7 +244,17 @@ static void record(void *ctx, const struct kp_record *r, uint16_t kind)
 	}
 }
 
-const struct kp_run_sink pb_gather_sink = { .start = start, .run = run, .record = record, .other = pb_user_record };
+/* A record of no kind the model reads: scenario=noise's, the workload's. */
+static void other(void *ctx, const struct kp_record *r)
+{
+	struct pb_writer *w = ctx;
+	const struct kp_user_types *u = w->pf.log->user_types;
+
+	if (!pb_noise_record(w, r) && u && u->n)
+		pb_user_record(w, r);
+}
+
+const struct kp_run_sink pb_gather_sink = { .start = start, .run = run, .record = record, .other = other };
 
 /* An event the JSON's part files queued, described into the events'
  * sort: a slice, an instant, a flow's end. */
@@ -272,7 +284,7 @@ void pb_gather_kept(struct pb_writer *w)
 
 	pf_cpu_events(p); /* the model kept no run, wait, sample or ReadyThread */
 	p->flows = w->flows; /* the noise links' ids follow the wake-ups' */
-	pf_noise_events(p);
+	pb_noise_links(w);
 	pb_tracks_declare(w);
 	pb_user_declare(w); /* the workload's events came with the records */
 	for (size_t i = 0; i < p->nitems; i++)

@@ -29,8 +29,9 @@
  * the trace is made of into external sorts (spill.h: a buffer of 16 MiB
  * each, the rest on disk in $TMPDIR); sweeps over them in order nest the
  * spin-lock waits per CPU (waits.c) and lay out each thread's tracks
- * (threads.c); the workload's own events are drawn as they come
- * (user.c); the events' sort gives each track's events in order
+ * (threads.c); the workload's own events and scenario=noise's are drawn
+ * as they come (user.c, noise.c); the events' sort gives each track's
+ * events in order
  * (emit.c).  The JSON writer (perfetto.c) still keeps the model's
  * records: it is for small runs.
  */
@@ -108,7 +109,7 @@ struct pb_writer {
 	uint64_t *last;        /* per track: its last packet's time (ns)    */
 	uint32_t *sent_on;     /* per iid: the track it was last interned on */
 	size_t nsent_on;
-	struct pb_spill events, waits, threads;
+	struct pb_spill events, waits, threads, links;
 	struct pb_cpu {        /* per CPU, who readied (gather.c): its last  */
 		uint64_t starts[PB_STARTS]; /* runs' starts, and the          */
 		uint64_t nstarts;  /* ReadyThread records waiting for the run */
@@ -171,6 +172,18 @@ void pb_user_finish(struct pb_writer *w);
 void pb_user_declare(struct pb_writer *w);
 uint32_t pb_user_counter_uuid(const struct pb_writer *w, uint32_t key);
 void pb_user_free(struct pb_writer *w);
+
+/* noise.c: scenario=noise's records as they come (true when r was one):
+ * its gaps and timer latency on "CPU n noise", the correlated gaps into
+ * the links' sort; after the wake-up flows, the links between them. */
+struct pb_noise_link {
+	uint64_t start, end;   /* TSC                                        */
+	uint32_t cpu, pad;
+};
+bool pb_noise_record(struct pb_writer *w, const struct kp_record *r);
+void pb_noise_links(struct pb_writer *w);
+int pb_link_cmp(const void *a, const void *b);
+void pb_link_sort(void *base, size_t n);
 
 /* waits.c: the spin-lock waits nested per CPU (their CPU's track and,
  * into the threads' sort, their thread's).  threads.c: the threads'

@@ -60,6 +60,7 @@ void pb_writer_free(struct pb_writer *w)
 	pb_spill_free(&w->events);
 	pb_spill_free(&w->waits);
 	pb_spill_free(&w->threads);
+	pb_spill_free(&w->links);
 	pb_free(&w->out);
 	free(w->last);
 	free(w->runs);
@@ -71,6 +72,8 @@ void pb_writer_free(struct pb_writer *w)
 	pb_names_free(w);
 	pb_tracks_free(w);
 	pb_user_free(w);
+	pf_user_events_free(&w->pf); /* what the stream made for the tracks, when */
+	pf_noise_events_free(&w->pf); /* the trace was not written (idempotent) */
 	free(w);
 }
 
