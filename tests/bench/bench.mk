@@ -110,10 +110,19 @@ $(BUILD)/bench/big.log: tests/bench/biglog.py $(BENCH_TOOL_SOURCE)
 $(BUILD)/bench/big-z.log: $(BUILD)/bench/big.log $(BUILD)/bench/recompress
 	$(Q)$(BUILD)/bench/recompress $< $@
 
-bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log $(BUILD)/bench/big-z.log
+# A log of the workload's own events (scenario=events) as big: the
+# protobuf writer streams them too (tools/kprof/export/perfetto/proto/user.c).
+BENCH_TOOL_EVENTS_SOURCE := tests/golden/events-2cpu.log
+$(BUILD)/bench/big-events.log: tests/bench/biglog.py $(BENCH_TOOL_EVENTS_SOURCE)
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) tests/bench/biglog.py $(BENCH_TOOL_EVENTS_SOURCE) $@ --records $(BENCH_TOOL_RECORDS)
+
+bench-tool: $(KPROF_TOOL) $(BUILD)/bench/big.log $(BUILD)/bench/big-z.log $(BUILD)/bench/big-events.log
 	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big.log --kernel tests/golden/report-kernel.elf
 	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big-z.log --kernel tests/golden/report-kernel.elf \
 		--only check decode etl ctf report flamegraph timeline
+	@$(PYTHON) tests/bench/tool_bench.py $(KPROF_TOOL) $(BUILD)/bench/big-events.log \
+		--kernel tests/golden/report-kernel.elf --only check perfetto
 
 .PHONY: bench bench-deps bench-build bench-stick bench-tool
 # Built by `make check` too, so the benchmarks cannot rot between runs.
