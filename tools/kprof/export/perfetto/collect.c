@@ -19,9 +19,7 @@ void pf_collect(struct pf *p, struct kp_log *log, bool stacks)
 	pf_cpu_events(p);
 	pf_thread_events(p);
 	pf_flow_events(p);
-	p->user_first = p->nitems;
 	pf_user_events(p);
-	p->user_end = p->nitems;
 	pf_noise_events(p);
 }
 

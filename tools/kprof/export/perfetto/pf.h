@@ -145,7 +145,6 @@ struct pf {
 	struct pf_array *arrays; /* and by the array                          */
 	size_t narrays, caparrays;
 	size_t queued;          /* the queue's length (the next seq)          */
-	size_t user_first, user_end; /* the workload's own events' items     */
 	bool first;             /* no event written yet                       */
 	const struct kp_log *log; /* its user event types                    */
 	struct pf_user *user;   /* perfetto_user.c's events                   */

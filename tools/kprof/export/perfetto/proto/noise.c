@@ -38,14 +38,6 @@ int pb_link_cmp(const void *a, const void *b)
 
 PB_SORT_DEFINE(pb_link_sort, struct pb_noise_link, pb_link_cmp_of)
 
-static uint32_t name(struct pb_writer *w, const char *s)
-{
-	struct pf_event d = { .ph = 'X' };
-
-	strcpy(d.name, s);
-	return pb_intern_event(w, &d);
-}
-
 static void on_track(struct pb_writer *w, uint32_t cpu)
 {
 	if (cpu < w->pf.m->ncpus)
@@ -60,7 +52,7 @@ bool pb_noise_record(struct pb_writer *w, const struct kp_record *r)
 		memcpy(&g, r->payload, sizeof(g));
 		on_track(w, r->cpu);
 		pb_add_slice(w, PF_CPUS_PID, NOISE_TID + r->cpu, g.Start, g.Start + g.Cycles,
-			     name(w, g.Pass == 2 ? "noise gap, alone" : "noise gap"));
+			     pb_intern(w, g.Pass == 2 ? "noise gap, alone" : "noise gap"));
 		if (g.Pass == 1 && (g.Flags & KPROF_NOISE_GAP_CORRELATED)) {
 			struct pb_noise_link l = { .start = g.Start, .end = g.Start + g.Cycles, .cpu = r->cpu };
 			pb_spill_add(&w->links, &l);
@@ -69,11 +61,9 @@ bool pb_noise_record(struct pb_writer *w, const struct kp_record *r)
 	}
 	if (r->h.HookId == KPROF_LOG_TYPE_TIMER_LATENCY && r->version == TIMER_LATENCY_VERSION &&
 	    r->payload_size >= sizeof(KPROF_TIMER_LATENCY)) {
-		struct pf_event d = { .ph = 'i' };
-		strcpy(d.name, "timer latency");
 		on_track(w, r->cpu);
 		pb_add(w, PF_CPUS_PID, NOISE_TID + r->cpu,
-		       (struct pb_ev){ .ts = pf_ns(w->pf.m, r->h.TimeStamp), .name = pb_intern_event(w, &d),
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, r->h.TimeStamp), .name = pb_intern(w, "timer latency"),
 				       .type = EV_INSTANT });
 		return true;
 	}
@@ -82,11 +72,8 @@ bool pb_noise_record(struct pb_writer *w, const struct kp_record *r)
 
 static void flow_end(struct pb_writer *w, const struct pb_noise_link *g, uint64_t id, bool in)
 {
-	struct pf_event d = { .ph = in ? 'f' : 's' };
-
-	strcpy(d.name, "noise");
 	pb_add(w, PF_CPUS_PID, NOISE_TID + g->cpu,
-	       (struct pb_ev){ .ts = pf_ns(w->pf.m, g->start), .end = id, .name = pb_intern_event(w, &d),
+	       (struct pb_ev){ .ts = pf_ns(w->pf.m, g->start), .end = id, .name = pb_intern(w, "noise"),
 			       .type = in ? EV_FLOW_IN : EV_FLOW_OUT });
 }
 

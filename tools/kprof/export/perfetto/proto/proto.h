@@ -167,7 +167,7 @@ void pb_add_slice(struct pb_writer *w, uint32_t pid, uint32_t tid, uint64_t a, u
  * its uuid known once declared (pb_user_counter_uuid). */
 #define PB_COUNTER_KEY(id, k) ((uint32_t)(id) * PF_SERIES_MAX + (k))
 #define PB_COUNTER_KEYS       ((KPROF_EVENT_MAX_TYPES + 1) * PF_SERIES_MAX)
-void pb_user_record(void *ctx, const struct kp_record *r);
+void pb_user_record(struct pb_writer *w, const struct kp_record *r);
 void pb_user_finish(struct pb_writer *w);
 void pb_user_declare(struct pb_writer *w);
 uint32_t pb_user_counter_uuid(const struct pb_writer *w, uint32_t key);

@@ -57,24 +57,17 @@ static struct pb_user_cpu *user_cpu(struct pb_writer *w, uint32_t cpu)
 
 static void instant(struct pb_writer *w, const struct kp_user_type *t, uint32_t cpu, uint64_t ts)
 {
-	struct pf_event d = { .ph = 'i' };
-
-	snprintf(d.name, sizeof(d.name), "%s", t->name);
 	pb_add(w, PF_CPUS_PID, pf_user_tid(cpu, 0),
-	       (struct pb_ev){ .ts = pf_ns(w->pf.m, ts), .name = pb_intern_event(w, &d), .type = EV_INSTANT });
+	       (struct pb_ev){ .ts = pf_ns(w->pf.m, ts), .name = pb_intern(w, t->name), .type = EV_INSTANT });
 }
 
 static void span(struct pb_writer *w, const struct kp_user_type *t, uint32_t cpu, uint64_t from, uint64_t to)
 {
-	struct pf_event d = { .ph = 'X' };
-
-	snprintf(d.name, sizeof(d.name), "%s", t->name);
-	pb_add_slice(w, PF_CPUS_PID, pf_user_tid(cpu, t->id), from, to, pb_intern_event(w, &d));
+	pb_add_slice(w, PF_CPUS_PID, pf_user_tid(cpu, t->id), from, to, pb_intern(w, t->name));
 }
 
-void pb_user_record(void *ctx, const struct kp_record *r)
+void pb_user_record(struct pb_writer *w, const struct kp_record *r)
 {
-	struct pb_writer *w = ctx;
 	const struct kp_user_type *t = kp_user_type_of(w->pf.log, r);
 
 	if (!t || r->cpu >= w->pf.m->ncpus)
