@@ -19,10 +19,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch/barrier.h>
 #include <arch/cpu.h>
+#include <arch/local.h>
 
 #include "include/kprof/wire.h"
 #include "include/kprof/wmi.h"
+#include "kernel/debug/kassert.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libk.h"
 
@@ -51,6 +54,9 @@ struct trace_cpu {
 	uint32_t nsub;        /* sub-buffers in the ring                       */
 	uint32_t cpu;         /* owner                                         */
 	uint32_t reserved;
+	uint64_t slot_at;     /* writer: a recent sub-buffer number n (low 32  */
+	                      /* bits) << 32 | its ring slot n % nsub, so the  */
+	                      /* writer divides only when n is a new one       */
 	int64_t clock_slope;  /* the correction's change a TSC cycle, x 2^32,  */
 	                      /* for clock_span cycles; 0: it stays tsc_adjust */
 	uint64_t clock_span;
@@ -184,6 +190,78 @@ static inline void tracebuf_stamp_take(const struct trace_cpu *tc, struct trace_
 
 bool tracebuf_reserve_stamped(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r,
 			      const struct trace_stamp *given);
+
+/* The writer's path, inline (writer.c, and the functions above): the
+ * common case here, everything else in tracebuf_reserve_slow (tracebuf.c),
+ * which does every step of every case and a pass again after a nested
+ * writer.  `clock` reads the clock (tracebuf_clock, or a test's model);
+ * `given` a read taken ahead, or NULL. */
+bool tracebuf_reserve_slow(struct trace_cpu *tc, uint32_t size, struct trace_reservation *r, uint64_t (*clock)(void),
+			   const struct trace_stamp *given);
+
+static inline uint64_t tracebuf_clock(void)
+{
+	return arch_rdtsc();
+}
+
+/* Ring slot of sub-buffer number n, n % nsub, without a division but for
+ * a new n (tracebuf.c: slot_at). */
+static inline uint32_t tracebuf_slot(struct trace_cpu *tc, uint64_t n)
+{
+	uint64_t at = READ_ONCE(tc->slot_at);
+
+	if (__builtin_expect((uint32_t)(at >> 32) == (uint32_t)n, 1))
+		return (uint32_t)at;
+	uint32_t slot = (uint32_t)(n % tc->nsub);
+	WRITE_ONCE(tc->slot_at, (uint64_t)(uint32_t)n << 32 | slot);
+	return slot;
+}
+
+/* The common case: the slow path's steps in the same order with nothing
+ * to decide: no drop pending, no slew in the correction, the stamp not
+ * below the last nor the read below the one before, the record after
+ * another in the current sub-buffer.  Anything else, or a failed CAS (a
+ * writer nested since the position was read), takes the slow path with
+ * this pass's position and clock read, as a read taken ahead: its first
+ * pass decides on them (so a step back is measured on the read that
+ * stepped, and the clock is read once), and its CAS fails if a writer has
+ * reserved since, and it reads both afresh.  A last_ts advanced here
+ * before a failed offset CAS is a true stamp of this CPU: the next pass
+ * stamps at or after it.  The size is checked once the common case is
+ * known (a size over a sub-buffer is the slow path's drop, not a bug). */
+static inline __attribute__((always_inline)) bool tracebuf_reserve_inline(struct trace_cpu *tc, uint32_t size,
+									   struct trace_reservation *r,
+									   uint64_t (*clock)(void),
+									   const struct trace_stamp *given)
+{
+	const uint32_t shift = tc->shift, mask = (1u << shift) - 1;
+	const bool ahead = given && given->tsc;
+	uint64_t old = ahead ? given->offset : READ_ONCE(tc->offset);
+	uint64_t last = READ_ONCE(tc->last_ts), prev = READ_ONCE(tc->prev_tsc);
+	uint64_t tsc = ahead ? given->tsc : clock();
+	uint64_t ts = tsc + (uint64_t)READ_ONCE(tc->tsc_adjust);
+	uint32_t pos = (uint32_t)(old & mask);
+
+	if (__builtin_expect((READ_ONCE(tc->clock_slope) | READ_ONCE(tc->pending_tsc)) != 0 ||
+				     (int64_t)(ts - last) < 0 || (int64_t)(tsc - prev) < 0 || pos == 0 ||
+				     pos + size > mask + 1,
+			     0) ||
+	    (ts != last && !arch_local_cmpxchg64(&tc->last_ts, last, ts)) ||
+	    !arch_local_cmpxchg64(&tc->offset, old, old + size))
+		return tracebuf_reserve_slow(tc, size, r, clock, &(struct trace_stamp){ .offset = old, .tsc = tsc });
+	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
+	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
+	tc->prev_tsc = tsc;
+	r->back = 0;
+	r->switched = false;
+	r->tc = tc;
+	r->sub = tracebuf_slot(tc, old >> shift);
+	r->size = size;
+	r->records = 1;
+	r->hdr = (PERFINFO_TRACE_HEADER *)(tc->data + ((uint64_t)r->sub << shift) + pos);
+	r->hdr->TimeStamp = ts;
+	return true;
+}
 /* The correction added to every later clock read on tc's CPU (kernel/
  * timekeep/watchdog.c), at once; stamps still never go back. */
 void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust);
@@ -191,7 +269,22 @@ void tracebuf_set_adjust(struct trace_cpu *tc, int64_t adjust);
  * boot skew correction): the watchdog's slew (kernel/timekeep/watchdog.c).
  * Called on tc's CPU (its clock tick). */
 void tracebuf_set_line(struct trace_cpu *tc, const struct trace_clock_line *l, int64_t offset);
-void tracebuf_commit(const struct trace_reservation *r);
+/* Publish a reservation: its counts, then its bytes (the reader takes a
+ * sub-buffer once all of them are committed: tracebuf.c). */
+static inline void tracebuf_commit(const struct trace_reservation *r)
+{
+	struct trace_cpu *tc = r->tc;
+	struct trace_subbuf *s = &tc->sub[r->sub];
+
+	KASSERT_OP(s->commit + r->size, <=, 1u << tc->shift); /* committed once */
+	arch_local_add32(&s->records, r->records);
+	arch_local_add64(&tc->records, r->records);
+	if (r->records > 1)
+		arch_local_add64(&tc->lost_records, 1);
+	arch_local_add64(&tc->bytes, r->size);
+	arch_smp_wmb(); /* the record and the counts before the commit */
+	arch_local_add32(&s->commit, r->size); /* last: makes the record visible */
+}
 void tracebuf_count_loss(struct trace_cpu *tc, enum kprof_loss_cause cause, uint64_t tsc);
 /* Size of a records-lost record (header and payload). */
 #define TRACEBUF_LOST_RECORD_SIZE ((uint32_t)(sizeof(PERFINFO_TRACE_HEADER) + sizeof(KPROF_RECORDS_LOST)))

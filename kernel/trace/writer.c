@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) void *begin(struct trace_record *re
 	if (rec->raised)
 		ke_raise_irql(DISPATCH_LEVEL); /* stay on this CPU until commit */
 	struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
-	if (!tc || !(given ? tracebuf_reserve_stamped(tc, size, &rec->r, given) : tracebuf_reserve(tc, size, &rec->r))) {
+	if (!tc || !tracebuf_reserve_inline(tc, size, &rec->r, tracebuf_clock, given)) {
 		if (rec->raised)
 			ke_lower_irql(rec->old_irql);
 		return NULL;

@@ -126,6 +126,46 @@ static void test_uncommitted_blocks_reader(void **state)
 	assert_int_equal(f.unsettled, 40);
 }
 
+/* A ring of three sub-buffers (not a power of two: the slot of sub-buffer
+ * number n is n % 3, which the writer keeps with n instead of dividing,
+ * tracebuf.c) lapped 40 times: every view is the slot its number says,
+ * and holds the records written into it, in order. */
+static void test_slots_of_a_ring_of_three(void **state)
+{
+	(void)state;
+	enum { RING = 3 };
+	static uint8_t ring[RING << SHIFT];
+	static struct trace_subbuf ring_subs[RING];
+	struct trace_cpu t;
+	uint16_t next = 0, expect = 0;
+	uint64_t seq = 0;
+
+	tracebuf_init(&t, 0, ring, ring_subs, SHIFT, RING);
+	while (seq < 40 * RING) {
+		struct trace_reservation r;
+		assert_true(tracebuf_reserve(&t, 48, &r)); /* 5 a sub-buffer: never full */
+		assert_int_equal(r.sub, (t.offset >> SHIFT) % RING);
+		assert_int_equal(((uint8_t *)r.hdr - ring) >> SHIFT, r.sub);
+		r.hdr->Marker = PERFINFO_MARKER_64;
+		r.hdr->Size = 48;
+		r.hdr->HookId = next++;
+		tracebuf_commit(&r);
+		struct trace_view v;
+		while (tracebuf_peek_full(&t, &v)) {
+			assert_int_equal(v.seq, seq);
+			assert_ptr_equal(v.data, ring + ((seq % RING) << SHIFT));
+			assert_int_equal(v.records, 5);
+			for (uint32_t off = 0; off < v.used; off += 48) {
+				const PERFINFO_TRACE_HEADER *h = (const void *)(v.data + off);
+				assert_int_equal(h->HookId, expect++);
+			}
+			tracebuf_release(&t);
+			seq++;
+		}
+	}
+	assert_int_equal(expect, 40 * RING * 5);
+}
+
 /* A writer thread streams numbered records while a reader thread takes
  * full sub-buffers: every record is seen once, in order, or counted lost. */
 #define STREAM 200000
@@ -231,6 +271,7 @@ int main(void)
 		cmocka_unit_test_setup(test_exact_fit_has_no_padding, setup),
 		cmocka_unit_test_setup(test_full_ring_drops_and_counts, setup),
 		cmocka_unit_test_setup(test_uncommitted_blocks_reader, setup),
+		cmocka_unit_test_setup(test_slots_of_a_ring_of_three, setup),
 		cmocka_unit_test_setup(test_concurrent_reader, setup),
 		cmocka_unit_test(test_crc_matches_zlib),
 		cmocka_unit_test(test_frame_header),

@@ -21,9 +21,10 @@
 #error "test_tracebuf_assert needs KPROF_ASSERTS"
 #endif
 
-/* The last bug check was a failed assertion in tracebuf.c whose message
- * holds `what` (the relation and its values). */
-#define assert_tripped(what) assert_true(shadow_assertion_failed(what, "kernel/trace/tracebuf.c:"))
+/* The last bug check was a failed assertion in the buffer's code (tracebuf.c,
+ * or the writer's inline path in tracebuf.h) whose message holds `what`
+ * (the relation and its values). */
+#define assert_tripped(what) assert_true(shadow_assertion_failed(what, "kernel/trace/tracebuf."))
 
 static void test_unaligned_size(void **state)
 {
