@@ -17,15 +17,16 @@
 /* One lock held by this CPU. */
 struct lock_hold {
 	const volatile void *Lock;
-	uint64_t TryTsc;        /* first test of the lock                */
+	uint64_t TryTsc;        /* first test of the lock; set only when */
+	                        /* Spins != 0 (else it is AcquireTsc)    */
 	uint64_t AcquireTsc;    /* AcquireTime                           */
 	uint32_t Spins;         /* SpinCount                             */
 	uint32_t Interrupts;    /* the CPU's InterruptCount at the try   */
 	uint8_t Mode;           /* enum spinlock_acquire_mode            */
 };
 
-/* Per-CPU counts, for the report and for checking the trace against
- * something that did not travel through it. */
+/* The counts, for the report and for checking the trace against
+ * something that did not travel through it (lockstat_totals). */
 struct lockstat_counts {
 	uint64_t Instrumented;        /* acquisitions timed (tracing on)          */
 	uint64_t Contended;           /* ... whose spins reached SpinThreshold    */
@@ -36,11 +37,24 @@ struct lockstat_counts {
 	uint64_t Untracked;           /* deeper than LOCKSTAT_DEPTH: not timed    */
 };
 
+/* What a CPU counts: one add for a timed acquisition that is neither
+ * contended nor long (the common case), the totals' others derived:
+ * Instrumented = Contended + Uncontended, UncontendedShort = Uncontended
+ * - UncontendedLong. */
+struct lockstat_cpu_counts {
+	uint64_t Contended;
+	uint64_t Uncontended;
+	uint64_t LongHolds;
+	uint64_t UncontendedLong;     /* uncontended and a long hold              */
+	uint64_t Traced;
+	uint64_t Untracked;
+};
+
 typedef struct lockstat_cpu {
 	uint32_t Depth;               /* entries of Stack in use                  */
 	uint32_t Reserved;
 	uint64_t Rng;                 /* xorshift state for the sampling draws    */
-	struct lockstat_counts Count;
+	struct lockstat_cpu_counts Count;
 	struct lock_hold Stack[LOCKSTAT_DEPTH];
 } LOCKSTAT_CPU;
 

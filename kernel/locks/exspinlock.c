@@ -104,16 +104,17 @@ bool ex_try_convert_shared_spin_lock_exclusive(EX_SPIN_LOCK *lock)
 
 static void release(EX_SPIN_LOCK *lock, bool exclusive, const void *caller)
 {
-	struct lock_hold *h = NULL;
+	struct lock_hold *h;
 	struct lockstat_release r;
+	bool record = false;
 
 	if (__builtin_expect(ki_lockstat_depth(), 0) && (h = lockstat_find(lock)))
-		lockstat_release_begin(h, &r);
+		record = lockstat_release_begin(h, &r);
 	if (exclusive)
 		__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 	else
 		__atomic_fetch_sub(lock, 1, __ATOMIC_RELEASE);
-	if (h)
+	if (record)
 		lockstat_released(&r, caller);
 }
 

@@ -14,9 +14,11 @@
  * on a stack of LOCKSTAT_DEPTH entries (AcquireDepth); an acquisition
  * deeper than that is not instrumented, only counted (Untracked).
  *
- * At release the lock is released first, then the sampling decides
- * whether a WMI_SPINLOCK record is written (EVENT_TRACE_SPINLOCK_
- * INFORMATION, kernel/ex/sysinfo.h):
+ * At release, just before the lock is released, the sampling decides
+ * whether a WMI_SPINLOCK record is written (a few instructions on this
+ * CPU's own data, so a hold not recorded copies nothing); the record is
+ * written after the release (EVENT_TRACE_SPINLOCK_INFORMATION,
+ * kernel/ex/sysinfo.h):
  *   - SpinCount >= SpinThreshold (contended): one in ContentionSampleRate;
  *   - otherwise (uncontended): one in AcquireSampleRate;
  *   - held for at least HoldThreshold cycles (when it is not 0): always.
@@ -67,10 +69,11 @@ static inline bool lockstat_on(void)
 /* The stack calls (lockstat_try, lockstat_acquired, lockstat_abandon,
  * lockstat_find, lockstat_release_begin) are in lockstat_stack.h. */
 
-/* At release (see lockstat_stack.h): the entry taken off the stack and the
- * ReleaseTime; after the lock is released (IRQL not yet restored),
- * lockstat_released() samples and writes the record.  `caller` is the
- * address the release was made from. */
+/* At release (see lockstat_stack.h): the ReleaseTime, the sampling
+ * decision and the entry taken off the stack, copied here when the hold is
+ * to be recorded; after the lock is released (IRQL not yet restored),
+ * lockstat_released() writes the record.  `caller` is the address the
+ * release was made from. */
 struct lockstat_release {
 	struct lock_hold Hold;
 	uint64_t ReleaseTsc;          /* = Stamp.tsc                              */

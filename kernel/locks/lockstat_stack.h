@@ -50,22 +50,27 @@ static inline struct lock_hold *lockstat_try(const volatile void *lock, uint8_t 
 	struct lock_hold *h = &ls->Stack[i];
 	h->Lock = lock;
 	h->Mode = mode;
+	h->Spins = 0; /* lockstat_acquired sets it only after a wait */
 	h->Interrupts = prcb->InterruptCount;
 	return h;
 }
 
+/* The first test's read: the AcquireTime of a lock taken at that test. */
 static inline void lockstat_tested(struct lock_hold *h)
 {
 	if (h)
-		h->TryTsc = arch_rdtsc();
+		h->AcquireTsc = arch_rdtsc();
 }
 
-/* The lock held after `spins` extra tests (0: at the first test). */
+/* The lock held after `spins` extra tests (0: at the first test, which
+ * stores nothing more: a timed path's stores are what it costs before the
+ * next locked exchange, docs/testing.md). */
 static inline void lockstat_acquired(struct lock_hold *h, uint32_t spins)
 {
-	if (!h)
+	if (!h || !spins)
 		return;
-	h->AcquireTsc = spins ? arch_rdtsc() : h->TryTsc;
+	h->TryTsc = h->AcquireTsc; /* the wait's start: the first test */
+	h->AcquireTsc = arch_rdtsc();
 	h->Spins = spins;
 }
 
@@ -98,21 +103,74 @@ static inline struct lock_hold *lockstat_find(const volatile void *lock)
 	return NULL;
 }
 
-/* Just before the lock is released: the ReleaseTime, the depth (every
- * lock held now, this one included) and the entry, taken off the stack.
- * The ReleaseTime's read is taken with the trace buffer's position, so
- * that a record of it has it as its TimeStamp too (tracebuf_stamp_take):
- * the two reads an uncontended acquisition's record needs, not three. */
-static inline void lockstat_release_begin(struct lock_hold *h, struct lockstat_release *r)
+/* xorshift64*: one draw, true with probability 1/n (within 2^-32): the
+ * draw's high 32 bits scaled to [0, n) by a multiply, the same bias as a
+ * modulo without its 64-bit divide (about 10 cycles of the timed path on
+ * the bench's CPU). */
+static inline bool lockstat_one_in(LOCKSTAT_CPU *ls, uint32_t n)
+{
+	if (n <= 1)
+		return true;
+	uint64_t x = ls->Rng;
+	if (!x)
+		x = 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)ls;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	ls->Rng = x;
+	return (((x * 0x2545F4914F6CDD1Dull) >> 32) * n) >> 32 == 0;
+}
+
+/* The sampling (lockstat.h) of hold h, released at TSC `release`: counted
+ * (one add for an uncontended, short hold), and whether it is recorded. */
+static inline bool lockstat_sample(LOCKSTAT_CPU *ls, const struct lock_hold *h, uint64_t release)
+{
+	uint32_t spin_threshold = __atomic_load_n(&lockstat_params.SpinThreshold, __ATOMIC_RELAXED);
+	uint32_t hold_threshold = __atomic_load_n(&lockstat_params.HoldThreshold, __ATOMIC_RELAXED);
+	bool long_hold = hold_threshold && release - h->AcquireTsc >= hold_threshold;
+	bool trace;
+
+	if (h->Spins >= spin_threshold) {
+		arch_local_add64(&ls->Count.Contended, 1);
+		trace = lockstat_one_in(ls, __atomic_load_n(&lockstat_params.ContentionSampleRate, __ATOMIC_RELAXED));
+	} else {
+		arch_local_add64(&ls->Count.Uncontended, 1);
+		if (long_hold)
+			arch_local_add64(&ls->Count.UncontendedLong, 1);
+		trace = lockstat_one_in(ls, __atomic_load_n(&lockstat_params.AcquireSampleRate, __ATOMIC_RELAXED));
+	}
+	if (long_hold) {
+		arch_local_add64(&ls->Count.LongHolds, 1);
+		trace = true;
+	}
+	return trace;
+}
+
+/* Just before the lock is released: the ReleaseTime, the counts and the
+ * sampling decision, and the entry taken off the stack.  True when the
+ * hold is to be recorded: then r holds the entry, the depth (every lock
+ * held now, this one included) and the ReleaseTime's read, taken with the
+ * trace buffer's position so that the record has it as its TimeStamp too
+ * (tracebuf_stamp_take): the two reads an uncontended acquisition's record
+ * needs, not three.  A hold not recorded is copied nowhere: its entry is
+ * closed over in place (the stores a timed path makes before the next
+ * locked exchange are what it costs, docs/testing.md). */
+static inline bool lockstat_release_begin(struct lock_hold *h, struct lockstat_release *r)
 {
 	KPRCB *prcb = ke_get_current_prcb();
 	LOCKSTAT_CPU *ls = &prcb->LockStat;
+	struct trace_stamp stamp;
 
-	tracebuf_stamp_take(prcb->TraceCpu, &r->Stamp);
-	r->ReleaseTsc = r->Stamp.tsc;
-	r->Hold = *h;
-	r->Depth = (uint8_t)ls->Depth;
+	tracebuf_stamp_take(prcb->TraceCpu, &stamp);
+	bool record = lockstat_sample(ls, h, stamp.tsc);
+	if (__builtin_expect(record, 0)) {
+		r->Stamp = stamp;
+		r->ReleaseTsc = stamp.tsc;
+		r->Hold = *h;
+		r->Depth = (uint8_t)ls->Depth;
+	}
 	lockstat_remove(ls, h);
+	return record;
 }
 
 #endif /* KPROF_KERNEL_LOCKS_LOCKSTAT_STACK_H */

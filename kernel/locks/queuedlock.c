@@ -116,7 +116,8 @@ void ki_release_queued_traced(KSPIN_LOCK_QUEUE *me, const void *caller)
 		return;
 	}
 	struct lockstat_release r;
-	lockstat_release_begin(h, &r);
+	bool record = lockstat_release_begin(h, &r);
 	dequeue(me);
-	lockstat_released(&r, caller);
+	if (record)
+		lockstat_released(&r, caller);
 }

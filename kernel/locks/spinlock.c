@@ -73,7 +73,8 @@ void ki_release_spin_lock_traced(KSPIN_LOCK *lock, const void *caller)
 		return;
 	}
 	struct lockstat_release r;
-	lockstat_release_begin(h, &r);
+	bool record = lockstat_release_begin(h, &r);
 	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
-	lockstat_released(&r, caller);
+	if (record)
+		lockstat_released(&r, caller);
 }
