@@ -52,8 +52,23 @@ void trace_record_commit(struct trace_record *rec);
 void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
 				 const struct trace_stamp *stamp);
 
-/* Write a whole record; false if dropped or the group is off. */
-bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size);
+/* Write a whole record; false if dropped or the group is off.  Inline, so
+ * that the copy of a payload of a size known where it is called is a few
+ * moves, not a call (every caller passes sizeof its payload). */
+static inline bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload,
+			     uint16_t payload_size)
+{
+	struct trace_record rec;
+
+	if (!trace_enabled(group_mask))
+		return false;
+	void *p = trace_record_begin(&rec, hook, version, payload_size);
+	if (!p)
+		return false;
+	__builtin_memcpy(p, payload, payload_size);
+	trace_record_commit(&rec);
+	return true;
+}
 
 /* Session: allocate buffers on every online CPU, as trace_configure()
  * settled them, and send the run header, which names the scenario (after

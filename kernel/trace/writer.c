@@ -82,17 +82,3 @@ void trace_record_commit(struct trace_record *rec)
 	if (rec->raised)
 		ke_lower_irql(rec->old_irql);
 }
-
-bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload, uint16_t payload_size)
-{
-	struct trace_record rec;
-
-	if (!trace_enabled(group_mask))
-		return false;
-	void *p = trace_record_begin(&rec, hook, version, payload_size);
-	if (!p)
-		return false;
-	memcpy(p, payload, payload_size);
-	trace_record_commit(&rec);
-	return true;
-}
