@@ -10,7 +10,9 @@
  * and the store of another stores its own true pair); the low 32 bits of
  * n tell two numbers apart, since it is stored again at every switch.
  *
- * Writer, on the owning CPU, at any IRQL:
+ * Writer, on the owning CPU, at any IRQL (these steps are the slow path,
+ * tracebuf_reserve_slow; the common case takes the same ones inline,
+ * tracebuf_reserve_inline in tracebuf.h, with nothing to decide):
  *   loop: old = offset; ts = max(TSC + adjust, last_ts); last_ts = ts
  *         (local CAS, retry on failure); need = size, plus a records-lost
  *         record when drops are pending (pending_tsc != 0);
