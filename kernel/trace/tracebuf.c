@@ -193,8 +193,8 @@ bool tracebuf_reserve_slow(struct trace_cpu *tc, uint32_t size, struct trace_res
 	uint64_t old, begin, ts, tsc, last, prev;
 	uint32_t pos, lost;
 
-	if (size > sbsize) {
-		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, clock());
+	if (size > sbsize) { /* the read taken ahead, if any: the clock read once */
+		tracebuf_count_loss(tc, KPROF_LOSS_TOO_LARGE, given && given->tsc ? given->tsc : clock());
 		return false;
 	}
 	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
@@ -288,6 +288,10 @@ void tracebuf_set_line(struct trace_cpu *tc, const struct trace_clock_line *l, i
 	WRITE_ONCE(tc->tsc_adjust, l->base + offset); /* read by this CPU's writers only */
 	WRITE_ONCE(tc->clock_from, l->from);
 	WRITE_ONCE(tc->clock_span, l->span);
+	/* where the slew ends, and the correction from there on: as
+	 * trace_clock_line_at computes it at from + span */
+	WRITE_ONCE(tc->clock_end, l->from + l->span);
+	WRITE_ONCE(tc->adjust_end, trace_clock_line_at(l->base + offset, l->from, l->span, l->slope, l->from + l->span));
 	WRITE_ONCE(tc->clock_slope, l->slope);
 	arch_irq_restore(flags);
 }

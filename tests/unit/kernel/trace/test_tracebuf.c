@@ -166,6 +166,116 @@ static void test_slots_of_a_ring_of_three(void **state)
 	assert_int_equal(expect, 40 * RING * 5);
 }
 
+/* The writer's inline path (tracebuf_reserve_inline, tracebuf.h) is the
+ * slow path's common case and nothing else: two rings driven by the same
+ * script, one through tracebuf_reserve_at (the inline path, falling back
+ * to the slow one), one through tracebuf_reserve_slow alone, make the
+ * same reservations and end byte for byte and count for count the same.
+ * The script: records of 16 to 248 bytes and now and then one too large,
+ * a clock that steps forward and now and then back, slews of the
+ * correction, a reader that takes a sub-buffer now and then (and drops
+ * when it lags, whose records-lost records follow). */
+#define SCRIPT 20000
+static uint64_t script_tsc[SCRIPT + 1];
+static size_t script_at[2];
+static int script_ring;
+
+static uint64_t script_clock(void)
+{
+	return script_tsc[script_at[script_ring]++];
+}
+
+static uint64_t script_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545F4914F6CDD1Dull;
+}
+
+static void test_inline_path_is_the_slow_paths(void **state)
+{
+	(void)state;
+	enum { RING = 5 };
+	static uint8_t ring[2][RING << SHIFT];
+	static struct trace_subbuf ring_subs[2][RING];
+	struct trace_cpu t[2];
+	struct trace_clock_line line[2] = { { 0 }, { 0 } };
+	uint64_t x = 0x9E3779B97F4A7C15ull, now = 1000000;
+
+	for (int i = 0; i <= SCRIPT; i++) {
+		uint64_t d = script_next(&x);
+		now = d % 61 == 0 ? now - d % 3000 : now + 1 + (d >> 8) % 700; /* back now and then */
+		script_tsc[i] = now;
+	}
+	memset(ring, 0xCC, sizeof(ring));
+	for (int c = 0; c < 2; c++) {
+		tracebuf_init(&t[c], 0, ring[c], ring_subs[c], SHIFT, RING);
+		script_at[c] = 0;
+	}
+	for (int i = 0; i < SCRIPT; i++) {
+		uint64_t d = script_next(&x);
+		uint32_t size = d % 211 == 0 ? 512 : 16 + 8 * (uint32_t)((d >> 8) % 30);
+		bool slew = (d >> 20) % 397 == 0, read = (d >> 32) % 3 == 0;
+		struct trace_reservation r[2];
+		bool ok[2];
+		for (int c = 0; c < 2; c++) {
+			script_ring = c;
+			if (slew) {
+				int64_t target = (int64_t)((d >> 40) % 4000) - 2000;
+				line[c] = trace_clock_slew(&line[c], target, script_tsc[script_at[c]], 8000);
+				tracebuf_set_line(&t[c], &line[c], 0);
+			}
+			ok[c] = c == 0 ? tracebuf_reserve_at(&t[c], size, &r[c], script_clock)
+				       : tracebuf_reserve_slow(&t[c], size, &r[c], script_clock, NULL);
+			if (ok[c]) {
+				r[c].hdr->Marker = PERFINFO_MARKER_64;
+				r[c].hdr->Size = (uint16_t)size;
+				r[c].hdr->HookId = (uint16_t)i;
+				tracebuf_commit(&r[c]);
+			}
+			struct trace_view v;
+			if (read && tracebuf_peek_full(&t[c], &v))
+				tracebuf_release(&t[c]);
+		}
+		assert_int_equal(ok[0], ok[1]);
+		assert_int_equal(script_at[0], script_at[1]); /* one clock read each */
+		if (!ok[0])
+			continue;
+		assert_int_equal((uint8_t *)r[0].hdr - ring[0], (uint8_t *)r[1].hdr - ring[1]);
+		assert_int_equal(r[0].hdr->TimeStamp, r[1].hdr->TimeStamp);
+		assert_int_equal(r[0].sub, r[1].sub);
+		assert_int_equal(r[0].size, r[1].size);
+		assert_int_equal(r[0].records, r[1].records);
+		assert_int_equal(r[0].switched, r[1].switched);
+		assert_int_equal(r[0].back, r[1].back);
+		if (r[0].back) {
+			assert_int_equal(r[0].raw, r[1].raw);
+			assert_int_equal(r[0].last, r[1].last);
+		}
+	}
+	assert_memory_equal(ring[0], ring[1], sizeof(ring[0]));
+	assert_memory_equal(ring_subs[0], ring_subs[1], sizeof(ring_subs[0]));
+	assert_int_equal(t[0].offset, t[1].offset);
+	assert_int_equal(t[0].last_ts, t[1].last_ts);
+	assert_int_equal(t[0].prev_tsc, t[1].prev_tsc);
+	assert_int_equal(t[0].pending_tsc, t[1].pending_tsc);
+	assert_int_equal(t[0].records, t[1].records);
+	assert_int_equal(t[0].lost_records, t[1].lost_records);
+	assert_int_equal(t[0].bytes, t[1].bytes);
+	assert_int_equal(t[0].steps_back, t[1].steps_back);
+	assert_int_equal(t[0].back_max, t[1].back_max);
+	assert_int_equal(t[0].consumed, t[1].consumed);
+	assert_memory_equal(t[0].lost, t[1].lost, sizeof(t[0].lost));
+	assert_memory_equal(t[0].pending, t[1].pending, sizeof(t[0].pending));
+	/* and the script went every way */
+	assert_true(t[0].records > SCRIPT / 2);
+	assert_true(t[0].steps_back > 0);
+	assert_true(t[0].lost[KPROF_LOSS_BUFFERS_FULL] > 0);
+	assert_true(t[0].lost[KPROF_LOSS_TOO_LARGE] > 0);
+	assert_true(t[0].lost_records > 0);
+}
+
 /* A writer thread streams numbered records while a reader thread takes
  * full sub-buffers: every record is seen once, in order, or counted lost. */
 #define STREAM 200000
@@ -272,6 +382,7 @@ int main(void)
 		cmocka_unit_test_setup(test_full_ring_drops_and_counts, setup),
 		cmocka_unit_test_setup(test_uncommitted_blocks_reader, setup),
 		cmocka_unit_test_setup(test_slots_of_a_ring_of_three, setup),
+		cmocka_unit_test_setup(test_inline_path_is_the_slow_paths, setup),
 		cmocka_unit_test_setup(test_concurrent_reader, setup),
 		cmocka_unit_test(test_crc_matches_zlib),
 		cmocka_unit_test(test_frame_header),
