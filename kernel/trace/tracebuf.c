@@ -288,10 +288,6 @@ void tracebuf_set_line(struct trace_cpu *tc, const struct trace_clock_line *l, i
 	WRITE_ONCE(tc->tsc_adjust, l->base + offset); /* read by this CPU's writers only */
 	WRITE_ONCE(tc->clock_from, l->from);
 	WRITE_ONCE(tc->clock_span, l->span);
-	/* where the slew ends, and the correction from there on: as
-	 * trace_clock_line_at computes it at from + span */
-	WRITE_ONCE(tc->clock_end, l->from + l->span);
-	WRITE_ONCE(tc->adjust_end, trace_clock_line_at(l->base + offset, l->from, l->span, l->slope, l->from + l->span));
 	WRITE_ONCE(tc->clock_slope, l->slope);
 	arch_irq_restore(flags);
 }

@@ -60,9 +60,6 @@ struct trace_cpu {
 	int64_t clock_slope;  /* the correction's change a TSC cycle, x 2^32,  */
 	                      /* for clock_span cycles; 0: it stays tsc_adjust */
 	uint64_t clock_span;
-	uint64_t clock_end;   /* with clock_slope: clock_from + clock_span,    */
-	int64_t adjust_end;   /* and the correction from there on (the slew   */
-	                      /* over: the writer's inline path takes it)      */
 	uint64_t consumed;    /* sub-buffers released by the reader (absolute) */
 	uint64_t lost[KPROF_LOSS_CAUSES]; /* records dropped, by cause         */
 	uint64_t pending[KPROF_LOSS_CAUSES]; /* ... not yet in a lost record  */
@@ -221,8 +218,8 @@ static inline uint32_t tracebuf_slot(struct trace_cpu *tc, uint64_t n)
 }
 
 /* The common case: the slow path's steps in the same order with nothing
- * to decide: no drop pending, no slew under way (one that is over gives
- * the correction it ended at: adjust_end), the stamp not
+ * to decide: no drop pending, the stamp (the read on the trace's clock,
+ * trace_clock_at, during a slew of its correction too) not
  * below the last nor the read below the one before, the record after
  * another in the current sub-buffer.  Anything else, or a failed CAS (a
  * writer nested since the position was read), takes the slow path with
@@ -243,17 +240,11 @@ static inline __attribute__((always_inline)) bool tracebuf_reserve_inline(struct
 	uint64_t old = ahead ? given->offset : READ_ONCE(tc->offset);
 	uint64_t last = READ_ONCE(tc->last_ts), prev = READ_ONCE(tc->prev_tsc);
 	uint64_t tsc = ahead ? given->tsc : clock();
-	int64_t adjust = READ_ONCE(tc->tsc_adjust);
-	bool slewing = false;
-	if (__builtin_expect(READ_ONCE(tc->clock_slope) != 0, 0)) { /* a slew set: over by now? */
-		slewing = (int64_t)(tsc - READ_ONCE(tc->clock_end)) < 0;
-		adjust = READ_ONCE(tc->adjust_end);
-	}
-	uint64_t ts = tsc + (uint64_t)adjust;
+	uint64_t ts = trace_clock_at(tc, tsc);
 	uint32_t pos = (uint32_t)(old & mask);
 
-	if (__builtin_expect(slewing || READ_ONCE(tc->pending_tsc) != 0 || (int64_t)(ts - last) < 0 ||
-				     (int64_t)(tsc - prev) < 0 || pos == 0 || pos + size > mask + 1,
+	if (__builtin_expect(READ_ONCE(tc->pending_tsc) != 0 || (int64_t)(ts - last) < 0 || (int64_t)(tsc - prev) < 0 ||
+				     pos == 0 || pos + size > mask + 1,
 			     0) ||
 	    (ts != last && !arch_local_cmpxchg64(&tc->last_ts, last, ts)) ||
 	    !arch_local_cmpxchg64(&tc->offset, old, old + size))

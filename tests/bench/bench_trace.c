@@ -87,10 +87,17 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 }
 
 /* Cycles per record of RECORDS calls of write_one into a fresh ring
- * (inlined with its argument, so the loop calls no function pointer). */
-static inline __attribute__((always_inline)) double timed(void (*write_one)(uint64_t i))
+ * (inlined with its argument, so the loop calls no function pointer);
+ * slew_over: with a slew of the clock's correction set that is over (the
+ * TSC watchdog's, kernel/timekeep/watchdog.c: its line keeps a slope). */
+static inline __attribute__((always_inline)) double timed_with(void (*write_one)(uint64_t i), bool slew_over)
 {
 	tracebuf_init(&tc, 0, ring, subs, SUBBUF_SHIFT, NSUB);
+	if (slew_over) {
+		struct trace_clock_line none = { 0 };
+		struct trace_clock_line l = trace_clock_slew(&none, -1000, __rdtsc() - 200000, 100000);
+		tracebuf_set_line(&tc, &l, 0);
+	}
 	uint64_t t0 = __rdtsc();
 	for (uint64_t i = 0; i < RECORDS; i++)
 		write_one(i);
@@ -100,6 +107,11 @@ static inline __attribute__((always_inline)) double timed(void (*write_one)(uint
 		exit(1);
 	}
 	return (double)(t1 - t0) / RECORDS;
+}
+
+static inline __attribute__((always_inline)) double timed(void (*write_one)(uint64_t i))
+{
+	return timed_with(write_one, false);
 }
 
 static inline __attribute__((always_inline)) void spinlock_record(uint64_t i)
@@ -114,24 +126,11 @@ static double run_ours(void)
 	return timed(spinlock_record);
 }
 
-/* The same after a slew of the clock's correction that is over (the TSC
- * watchdog's, kernel/timekeep/watchdog.c): its line keeps a slope, and
- * the writer's inline path must not leave every record to the slow one. */
+/* The same after a slew of the clock's correction that is over: the
+ * writer's inline path must not leave every record to the slow one. */
 static double run_ours_after_slew(void)
 {
-	tracebuf_init(&tc, 0, ring, subs, SUBBUF_SHIFT, NSUB);
-	uint64_t now = __rdtsc();
-	struct trace_clock_line none = { 0 }, l = trace_clock_slew(&none, -1000, now - 200000, 100000);
-	tracebuf_set_line(&tc, &l, 0);
-	uint64_t t0 = __rdtsc();
-	for (uint64_t i = 0; i < RECORDS; i++)
-		spinlock_record(i);
-	uint64_t t1 = __rdtsc();
-	if (tc.records != RECORDS) {
-		fprintf(stderr, "bench: only %llu records written\n", (unsigned long long)tc.records);
-		exit(1);
-	}
-	return (double)(t1 - t0) / RECORDS;
+	return timed_with(spinlock_record, true);
 }
 
 /* The SpinLock record as the kernel writes it (lockstat.c): reserved,
