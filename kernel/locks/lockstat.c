@@ -63,11 +63,6 @@ static inline __attribute__((always_inline)) void fill_record(WMI_SPINLOCK *w, c
 	};
 }
 
-void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, const void *caller)
-{
-	fill_record(w, r, caller);
-}
-
 void lockstat_released(const struct lockstat_release *r, const void *caller)
 {
 	struct trace_record rec;

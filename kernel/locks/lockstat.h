@@ -86,7 +86,4 @@ void lockstat_released(const struct lockstat_release *r, const void *caller);
 /* Totals over every online CPU. */
 void lockstat_totals(struct lockstat_counts *sum);
 
-/* Build the record for a release (exposed for tests). */
-void lockstat_fill_record(WMI_SPINLOCK *w, const struct lockstat_release *r, const void *caller);
-
 #endif /* KPROF_KERNEL_LOCKS_LOCKSTAT_H */
