@@ -25,7 +25,7 @@
 
 #include "support/xorshift.h"
 
-#include "tools/kprof/export/perfetto/proto/pb.h"
+#include "tools/kprof/export/protobuf/pb.h"
 #include "tools/kprof/export/perfetto/proto/spill.h"
 
 struct el {

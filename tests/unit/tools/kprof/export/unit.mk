@@ -8,4 +8,4 @@ UNIT_TESTS += tests/unit/tools/kprof/export/test_spill.c
 unit_spill_SRCS := tools/kprof/export/perfetto/proto/spill.c tools/kprof/util/alloc.c
 
 $(BUILD)/tests/unit/tools/kprof/export/test_spill: tools/kprof/export/perfetto/proto/spill.h \
-	tools/kprof/export/perfetto/proto/pb.h
+	tools/kprof/export/protobuf/pb.h

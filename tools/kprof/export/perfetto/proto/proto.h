@@ -39,7 +39,7 @@
 #define KPROF_TOOL_PERFETTO_PROTO_H
 
 #include "tools/kprof/export/perfetto/pf.h"
-#include "tools/kprof/export/perfetto/proto/pb.h"
+#include "tools/kprof/export/protobuf/pb.h"
 #include "tools/kprof/export/perfetto/proto/spill.h"
 #include "tools/kprof/util/hash.h"
 

@@ -1,18 +1,19 @@
 /*
  * pb.h - a write-only Protocol Buffers encoder: the wire format's varints,
  * tags and length-delimited fields into a growing byte buffer, enough for
- * the Perfetto trace (the messages themselves: schema.h, the writer:
- * proto.h).
+ * the Perfetto trace (the messages themselves:
+ * export/perfetto/proto/schema.h, the writer: proto.h there).
  *
  * A nested message is written in place: pb_open notes where it starts,
  * its fields follow, and pb_close moves them up to put the tag and the
  * length (a varint, so its size is known only then) in front.  Fields are
  * written in any order (protobuf parsers accept that); a repeated scalar
- * is one field per value (not packed: Perfetto's schema declares none of
- * those it uses packed).
+ * is one field per value, or, where the schema declares it packed, its
+ * values' varints gathered in a buffer of their own and written as one
+ * length-delimited field (pb_bytes).
  */
-#ifndef KPROF_TOOL_PERFETTO_PB_H
-#define KPROF_TOOL_PERFETTO_PB_H
+#ifndef KPROF_TOOL_PROTOBUF_PB_H
+#define KPROF_TOOL_PROTOBUF_PB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/kprof/export/perfetto/proto/pb.h"
+#include "tools/kprof/export/protobuf/pb.h"
 #include "tools/kprof/util/alloc.h"
 
 static void room(struct pb_buf *b, size_t more)
@@ -61,6 +61,8 @@ void pb_bytes(struct pb_buf *b, unsigned field, const void *p, size_t n)
 {
 	pb_tag(b, field, PB_LEN);
 	pb_varint(b, n);
+	if (!n) /* an empty packed column: p may be an empty buffer's NULL */
+		return;
 	room(b, n);
 	memcpy(b->d + b->n, p, n);
 	b->n += n;
