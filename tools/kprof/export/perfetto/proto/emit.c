@@ -8,8 +8,9 @@
  *   "i" (and a sample) an INSTANT;  "C" a COUNTER on its counter track;
  *   a flow's ends ("s", "f") as flow_ids and terminating_flow_ids on the
  *   first SLICE_BEGIN at the same time on the track (the longest: the
- *   JSON's flows sit at the start of a run), else on an INSTANT of their
- *   own.
+ *   JSON's flows sit at the start of a run), else on the first INSTANT
+ *   there with the flow's name (a wake-up's start on its ReadyThread
+ *   record: threads.c), else on an INSTANT of their own.
  *
  * A track's slices nest (threads.c gives overlapping ones their own
  * lanes), so in time order its ENDs close what its BEGINs opened.  At one
@@ -228,7 +229,10 @@ static void one_time(struct pb_writer *w, struct track *t)
 			continue;
 		}
 		size_t at = begin;
-		if (at == SIZE_MAX) /* no slice begins here: an instant carries it */
+		for (size_t k = 0; at == SIZE_MAX && k < events; k++) /* else an instant of its name */
+			if (t->held[k].type == EV_INSTANT && t->held[k].name == e->name)
+				at = k;
+		if (at == SIZE_MAX) /* else an instant of its own */
 			at = i;
 		struct flow f = { e->end, e->type == EV_FLOW_IN, t->flows[at] };
 		KP_PUSH(t->fl, t->nfl, t->capfl, f);

@@ -3,13 +3,12 @@
  * second pass meets it (pb_gather_sink), so that the model keeps none of
  * the records (proto.h):
  *
- *   a run: its slice on "CPU n" (named after its thread), its start for
- *     who readied (the ReadyThread records waiting for it), and, not the
- *     idle thread's, its slice for the thread's tracks (the threads' sort);
+ *   a run: its switch (sched.c: the runs' sort) and, not the idle
+ *     thread's, its slice for the thread's tracks (the threads' sort);
  *   a sample: an instant on "CPU n", named after its function when the
  *     events are written (--kernel is opened after the model is made);
- *   a ReadyThread record: an instant on "CPU n", and itself, once its
- *     readier's run is known, for the threads' sort;
+ *   a ReadyThread record: an instant on "CPU n", its waking (sched.c),
+ *     and itself for the threads' sort;
  *   a SpinLock record that waited: its wait, to nest with its CPU's (the
  *     waits' sort), as the model's events.c takes it;
  *   a Resource release that waited: the thread's wait (the threads' sort),
@@ -31,8 +30,8 @@
 #include "tools/kprof/util/alloc.h"
 #include "tools/kprof/util/kpassert.h"
 
-/* Each sort's buffer: three of them at once, so that the writer's own
- * memory stays near 64 MiB (with the merge sort's scratch while one
+/* Each sort's buffer: five of them at once, so that the writer's own
+ * memory stays near 96 MiB (with the merge sort's scratch while one
  * spills). */
 #define SORT_BUDGET (16u << 20)
 
@@ -46,6 +45,7 @@ void pb_gather_init(struct pb_writer *w)
 	pb_spill_init(&w->threads, sizeof(struct pb_thread_fact), pb_thread_cmp, pb_thread_sort, &pb_thread_codec,
 		      budget);
 	pb_spill_init(&w->links, sizeof(struct pb_noise_link), pb_link_cmp, pb_link_sort, NULL, budget);
+	pb_spill_init(&w->sched, sizeof(struct pb_run_fact), pb_run_cmp, pb_run_sort, &pb_run_codec, budget);
 }
 
 uint32_t pb_track_key(struct pb_writer *w, uint32_t pid, uint32_t tid)
@@ -85,92 +85,18 @@ static void start(void *ctx, const struct kp_model *m)
 	w->pf.m = m;
 	w->ncpus = m->ncpus;
 	w->runs = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->runs));
-	w->cpu = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->cpu));
 	w->pf.noise_cpus = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->pf.noise_cpus));
-}
-
-/* ---------------------------------------------------------------- who readied */
-
-/* A ReadyThread record's readier is its CPU's run that started last at
- * or before it (pf_running_at's rule), where the wake-up flow starts.
- * A CPU's records come in time order and its runs, end to end, each at
- * its end, so a record waits only for the run after the one it falls
- * in: once a run starting after it is made, the one before is its. */
-static void readied(struct pb_writer *w, uint32_t cpu, const struct pb_pending *r, bool any, uint64_t by)
-{
-	struct pb_thread_fact t = { .t = r->ts, .end = by, .order = (uint64_t)cpu << 44 | r->seq, .tid = r->tid,
-				    .what = cpu | PB_TF_READY | (any ? PB_TF_BY : 0) };
-	pb_spill_add(&w->threads, &t);
-}
-
-/* The CPU's run that started last at or before ts, from its last few
- * (a record older than its CPU's last run cannot come in time order). */
-static bool running_at(const struct pb_cpu *c, uint64_t ts, uint64_t *start)
-{
-	for (uint64_t k = c->nstarts; k && c->nstarts - k < PB_STARTS; k--)
-		if (c->starts[(k - 1) % PB_STARTS] <= ts) {
-			*start = c->starts[(k - 1) % PB_STARTS];
-			return true;
-		}
-	return false;
-}
-
-/* Run `start` made on the CPU: the records before it are the run
- * before's. */
-static void run_started(struct pb_writer *w, uint32_t cpu, uint64_t start)
-{
-	struct pb_cpu *c = &w->cpu[cpu];
-	uint64_t by = 0;
-	bool any = running_at(c, UINT64_MAX, &by);
-
-	for (; c->head < c->npending && c->pending[c->head].ts < start; c->head++)
-		readied(w, cpu, &c->pending[c->head], any, by);
-	if (c->head == c->npending)
-		c->head = c->npending = 0;
-	c->starts[c->nstarts++ % PB_STARTS] = start;
-}
-
-static void ready_on(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid)
-{
-	struct pb_cpu *c = &w->cpu[cpu];
-	struct pb_pending r = { ts, w->seq++, tid };
-	uint64_t by = 0;
-
-	KP_ASSERT(r.seq < (1ull << 44) && cpu <= UINT16_MAX, "record %llu of cpu %u", (unsigned long long)r.seq, cpu);
-	if (c->nstarts && ts < c->starts[(c->nstarts - 1) % PB_STARTS]) { /* not in time order */
-		bool any = running_at(c, ts, &by);
-		readied(w, cpu, &r, any, by);
-		return;
-	}
-	KP_PUSH(c->pending, c->npending, c->cappending, r);
-}
-
-/* After the last run: the records still waiting are the last run's. */
-void pb_gather_finish(struct pb_writer *w)
-{
-	for (uint32_t cpu = 0; cpu < w->pf.m->ncpus; cpu++) {
-		struct pb_cpu *c = &w->cpu[cpu];
-		uint64_t by = 0;
-		bool any = running_at(c, UINT64_MAX, &by);
-		for (; c->head < c->npending; c->head++)
-			readied(w, cpu, &c->pending[c->head], any, by);
-		free(c->pending);
-		c->pending = NULL;
-		c->head = c->npending = c->cappending = 0;
-	}
 }
 
 static void run(void *ctx, uint32_t cpu, const struct kp_run *r)
 {
 	struct pb_writer *w = ctx;
-	struct pf_event d = { .name_key = PF_NAME_KEY(PF_NAME_THREAD, r ? r->tid : 0) };
 
 	if (!r)
 		return;
 	KP_ASSERT(cpu <= UINT16_MAX && w->runs[cpu] < (1ull << 44), "run %llu of cpu %u",
 		  (unsigned long long)w->runs[cpu], cpu);
-	pb_add_slice(w, PF_CPUS_PID, CPU_TID + cpu, r->start, r->end, pb_intern_event(w, &d));
-	run_started(w, cpu, r->start);
+	pb_sched_run(w, cpu, r);
 	if (r->tid) {
 		struct pf_event on = { .name_key = PF_NAME_KEY(PF_NAME_ON_CPU, cpu) };
 		struct pb_thread_fact t = { .t = r->start, .end = r->end, .order = (uint64_t)cpu << 44 | w->runs[cpu],
@@ -203,7 +129,12 @@ static void ready(struct pb_writer *w, const struct kp_record *r)
 		w->ready_name = pb_intern(w, "ReadyThread");
 	pb_add(w, PF_CPUS_PID, CPU_TID + r->cpu,
 	       (struct pb_ev){ .ts = pf_ns(w->pf.m, r->h.TimeStamp), .name = w->ready_name, .type = EV_INSTANT });
-	ready_on(w, r->cpu, r->h.TimeStamp, p.TThreadId);
+	KP_ASSERT(w->seq < (1ull << 44) && r->cpu <= UINT16_MAX, "record %llu of cpu %u", (unsigned long long)w->seq,
+		  r->cpu);
+	struct pb_thread_fact t = { .t = r->h.TimeStamp, .end = r->h.TimeStamp, .order = (uint64_t)r->cpu << 44 | w->seq++,
+				    .tid = p.TThreadId, .what = r->cpu | PB_TF_READY };
+	pb_spill_add(&w->threads, &t);
+	pb_sched_ready(w, r->cpu, r->h.TimeStamp, p.TThreadId);
 }
 
 /* A release that waited: the thread's wait, "resource NAME". */

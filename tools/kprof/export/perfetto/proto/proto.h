@@ -3,6 +3,11 @@
  * same tracks, slices, instants, counters and flows as the JSON
  * (pf.h), in Perfetto's own format, a Trace of TracePackets:
  *
+ *   the schedule (sched.c): the runs the JSON draws as slices on "CPU n"
+ *     as Perfetto's kernel scheduling data, a CompactSched sched_switch
+ *     per run and a sched_waking per ReadyThread record, on a sequence
+ *     of their own; the trace processor makes its CPU tracks and the
+ *     threads' states of them;
  *   per track, a packet sequence of its own (trusted_packet_sequence_id =
  *     the track's uuid), opened by a packet with a ClockSnapshot and the
  *     sequence's defaults: clock 64 is incremental, in nanoseconds, 0 at
@@ -17,17 +22,21 @@
  *   TrackEvents (emit.c), a track at a time, each track's in time order:
  *     a slice as SLICE_BEGIN and SLICE_END (JSON "X"), an INSTANT ("i"),
  *     a COUNTER ("C"); a flow's ends as flow_ids and terminating_flow_ids
- *     on the slices the JSON's "s" and "f" bind to.  Names are interned
+ *     on the slices the JSON's "s" and "f" bind to (a wake-up's start on
+ *     its ReadyThread instant: the run it binds to in the JSON is a
+ *     switch here).  Names are interned
  *     (InternedData event_names, iid from 1, the same on every sequence),
  *     sent on a sequence with the first of its events that uses them.
  *
- * The JSON's args are left out: they are what makes it ~370 bytes a
+ * The JSON's args are left out (but for the runs' priorities and end
+ * states, in the switches): they are what makes it ~370 bytes a
  * record.  The protobuf trace is for big runs; the JSON keeps them.
  *
  * Streamed, in bounded memory: the model keeps no record for it.  Its
  * second pass hands every run and record to gather.c, which puts what
  * the trace is made of into external sorts (spill.h: a buffer of 16 MiB
- * each, the rest on disk in $TMPDIR); sweeps over them in order nest the
+ * each, the rest on disk in $TMPDIR); sweeps over them in order give the
+ * schedule a CPU at a time (sched.c), nest the
  * spin-lock waits per CPU (waits.c) and lay out each thread's tracks
  * (threads.c); the workload's own events and scenario=noise's are drawn
  * as they come (user.c, noise.c); the events' sort gives each track's
@@ -78,10 +87,9 @@ struct pb_track {
 
 /* What each sort holds: the events (emit.c), the spin-lock waits before
  * they nest (waits.c), the threads' runs, waits and the ReadyThread
- * records that readied them (threads.c).  Who readied is found as the
- * runs come (gather.c: pb_cpu). */
+ * records that readied them (threads.c), the noise's links (noise.c),
+ * the CPUs' runs and records for the schedule (sched.c). */
 #define PB_TRACK_HITS 1024 /* a power of two */
-#define PB_STARTS 8
 struct pb_writer {
 	struct pf pf;          /* first: the sinks get &w->pf                */
 	struct pb_buf out;     /* packets not yet written to pf.f            */
@@ -109,19 +117,11 @@ struct pb_writer {
 	uint64_t *last;        /* per track: its last packet's time (ns)    */
 	uint32_t *sent_on;     /* per iid: the track it was last interned on */
 	size_t nsent_on;
-	struct pb_spill events, waits, threads, links;
-	struct pb_cpu {        /* per CPU, who readied (gather.c): its last  */
-		uint64_t starts[PB_STARTS]; /* runs' starts, and the          */
-		uint64_t nstarts;  /* ReadyThread records waiting for the run */
-		struct pb_pending { /* after theirs                          */
-			uint64_t ts, seq;
-			uint32_t tid;
-		} *pending;
-		size_t head, npending, cappending;
-	} *cpu;
+	struct pb_spill events, waits, threads, links, sched;
 	uint64_t seq;          /* the next element's, in any of the sorts    */
 	uint32_t ncpus;
-	uint64_t *runs;        /* per CPU: its runs so far                   */
+	uint64_t *runs;        /* per CPU: its runs so far (none: no wake-up */
+	                       /* flows from it, threads.c)                  */
 	uint64_t flows;        /* flow ids given                             */
 	uint64_t resources;    /* Resource records met                       */
 	uint32_t ready_name;   /* "ReadyThread"'s iid, once interned        */
@@ -145,12 +145,10 @@ void pb_tracks_free(struct pb_writer *w);
 
 /* gather.c: the sink the model's second pass feeds (its runs and
  * records, into the sorts), made before the model is; after it, the
- * ReadyThread records still waiting for their CPU's next run (finish),
- * then the holes, stalls and steps the model kept, the workload's events
- * and scenario=noise's (kept). */
+ * holes, stalls and steps the model kept, the workload's events and
+ * scenario=noise's (kept). */
 void pb_gather_init(struct pb_writer *w);
 extern const struct kp_run_sink pb_gather_sink;
-void pb_gather_finish(struct pb_writer *w);
 void pb_gather_kept(struct pb_writer *w);
 /* An event into the events' sort on the JSON track (pid, tid) (its
  * track and seq given here); a counter's track is (0, its uuid). */
@@ -194,8 +192,7 @@ struct pb_wait_fact {
 };
 struct pb_thread_fact {
 	uint64_t t;            /* a slice's start, a ReadyThread's time      */
-	uint64_t end;          /* a slice's end; a record's readier's run's  */
-	                       /* start                                      */
+	uint64_t end;          /* a slice's end; a record's time again       */
 	uint64_t order;        /* its place among the thread's slices        */
 	uint32_t tid;
 	uint32_t what;         /* a slice's name (iid), a record's CPU, and: */
@@ -204,7 +201,6 @@ _Static_assert(sizeof(struct pb_thread_fact) == 32, "a thread's fact is 32 bytes
 #define PB_TF_VALUE   0x0FFFFFFFu /* the iid or the CPU                      */
 #define PB_TF_WAITS   (1u << 28)  /* a wait (else a run or a record)         */
 #define PB_TF_READY   (1u << 29)  /* a ReadyThread record                    */
-#define PB_TF_BY      (1u << 30)  /* ... whose CPU was running a thread      */
 int pb_wait_cmp(const void *a, const void *b);
 int pb_thread_cmp(const void *a, const void *b);
 void pb_wait_sort(void *base, size_t n);
@@ -219,6 +215,29 @@ int pb_ev_cmp(const void *a, const void *b);
 void pb_ev_sort(void *base, size_t n);
 extern const struct pb_spill_codec pb_ev_codec;
 void pb_emit(struct pb_writer *w);
+
+/* sched.c: the CPUs' runs and ReadyThread records (the model's second
+ * pass, through gather.c), into the runs' sort; then the schedule as
+ * Perfetto's kernel scheduling data (FtraceEventBundle CompactSched, a
+ * sched_switch per run, a sched_waking per record), a CPU at a time, on
+ * a sequence of its own (uuid ntracks + 1). */
+struct pb_run_fact {
+	uint64_t start, end;   /* ns (a record: its time, twice)             */
+	uint64_t order;        /* its CPU << 44 | its number on the CPU; a   */
+	                       /* record's: CPU << 44 | PB_WAKING | seq      */
+	uint32_t tid;          /* the thread run, or readied                 */
+	int8_t priority;
+	uint8_t end_state;     /* OldThreadState of the switch that ended it */
+	bool waking;           /* a ReadyThread record                       */
+};
+#define PB_WAKING (1ull << 43)
+_Static_assert(sizeof(struct pb_run_fact) == 32, "a run's fact is 32 bytes");
+int pb_run_cmp(const void *a, const void *b);
+void pb_run_sort(void *base, size_t n);
+extern const struct pb_spill_codec pb_run_codec;
+void pb_sched_run(struct pb_writer *w, uint32_t cpu, const struct kp_run *r);
+void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid);
+void pb_sched_write(struct pb_writer *w);
 
 /* packet.c: a packet's start and end on track's sequence, at ts (the
  * packet's fields go between, into w->out). */

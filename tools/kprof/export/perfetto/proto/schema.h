@@ -60,4 +60,21 @@
 #define TYPE_INSTANT     3
 #define TYPE_COUNTER     4
 
+/* TracePacket.ftrace_events: FtraceEventBundle, its CompactSched (packed
+ * columns, one entry per sched_switch). */
+#define PACKET_FTRACE_EVENTS           1
+#define BUNDLE_CPU                     1
+#define BUNDLE_COMPACT_SCHED           4
+#define COMPACT_SWITCH_TIMESTAMP       1  /* differences, the first whole  */
+#define COMPACT_SWITCH_PREV_STATE      2
+#define COMPACT_SWITCH_NEXT_PID        3
+#define COMPACT_SWITCH_NEXT_PRIO       4
+#define COMPACT_INTERN_TABLE           5
+#define COMPACT_SWITCH_NEXT_COMM_INDEX 6
+#define COMPACT_WAKING_TIMESTAMP       7  /* differences, the first whole  */
+#define COMPACT_WAKING_PID             8
+#define COMPACT_WAKING_TARGET_CPU      9
+#define COMPACT_WAKING_PRIO            10
+#define COMPACT_WAKING_COMM_INDEX      11
+
 #endif

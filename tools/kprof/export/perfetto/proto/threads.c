@@ -9,8 +9,12 @@
  *     run that starts at or after it; the run's ready time is a slice
  *     "ready" from the first of its records (or the end of the thread's
  *     runs before, if later) to its start; each of its records whose CPU
- *     was running something (waits.c) is a wake-up flow from that run's
- *     start on "CPU n" to this run's start;
+ *     was running something (a CPU with runs runs a thread from the
+ *     trace's beginning, model/schedule.c) is a wake-up flow from the
+ *     record's "ReadyThread" instant on "CPU n" to this run's start (the
+ *     JSON's starts at the run the CPU was running then, at its start:
+ *     that run is no TrackEvent here but a switch of the schedule,
+ *     sched.c, and a flow needs an event to sit on);
  *   group 1: its spin-lock waits (waits.c) and resource waits (gather.c)
  *     on "waits".
  *
@@ -53,7 +57,7 @@ PB_SORT_DEFINE(pb_thread_sort, struct pb_thread_fact, pb_thread_cmp_of)
 
 /* A thread's fact in a run of the threads' sort, against the one before
  * it (the same thread and group, mostly, a little later): what it is,
- * the thread's and the time's differences, its end (or readier) from its
+ * the thread's and the time's differences, its end from its
  * time, its place's difference.  About 12 bytes, not 32. */
 static size_t tf_encode(const void *prev_, const void *e_, unsigned char *out)
 {
@@ -100,7 +104,7 @@ struct sweep {
 	bool readied;           /* a record waits for the next run:            */
 	uint64_t from;          /* the first one's time (nonzero)              */
 	struct wake {           /* those whose CPU was running a thread        */
-		uint64_t by;
+		uint64_t at;    /* the record's time                           */
 		uint16_t cpu;
 	} *wakes;
 	size_t nwakes, capwakes;
@@ -134,11 +138,11 @@ static void run(struct pb_writer *w, struct sweep *s, const struct pb_thread_fac
 	uint32_t lane = lane_for(s, f->t, f->end);
 	pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), f->t, f->end, f->what & PB_TF_VALUE); /* "on CPU n" */
 	uint64_t at = pf_ns(w->pf.m, f->t);
-	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0;
+	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0, ready = s->nwakes ? pb_intern(w, "ReadyThread") : 0;
 	for (size_t i = 0; i < s->nwakes; i++) {
 		uint64_t id = ++w->flows;
 		pb_add(w, PF_CPUS_PID, CPU_TID + s->wakes[i].cpu,
-		       (struct pb_ev){ .ts = pf_ns(w->pf.m, s->wakes[i].by), .end = id, .name = wakeup, .type = EV_FLOW_OUT });
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, s->wakes[i].at), .end = id, .name = ready, .type = EV_FLOW_OUT });
 		pb_add(w, pid, PF_RUN_TID(f->tid, lane),
 		       (struct pb_ev){ .ts = at, .end = id, .name = wakeup, .type = EV_FLOW_IN });
 	}
@@ -174,9 +178,10 @@ void pb_threads_lanes(struct pb_writer *w)
 				s.readied = true;
 				s.from = f->t;
 			}
-			if (f->what & PB_TF_BY)
+			uint32_t cpu = f->what & PB_TF_VALUE;
+			if (cpu < m->ncpus && w->runs[cpu] && f->t >= m->begin) /* its CPU was running a thread */
 				KP_PUSH(s.wakes, s.nwakes, s.capwakes,
-					((struct wake){ f->end, (uint16_t)(f->what & PB_TF_VALUE) }));
+					((struct wake){ f->t, (uint16_t)cpu }));
 		} else {
 			run(w, &s, f);
 		}

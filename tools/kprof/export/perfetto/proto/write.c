@@ -1,9 +1,10 @@
 /*
  * write.c - the protobuf trace's packets, in the order proto.h gives:
  * per track its sequence's first packet (the clock and the defaults) and
- * its descriptor, then the events a track at a time (emit.c), once the
- * sweeps over the sorts the model's second pass filled have made them
- * (waits.c, threads.c) and the rest is gathered (gather.c).  A packet's
+ * its descriptor, then the CPUs' schedule (sched.c), then the events a
+ * track at a time (emit.c), once the sweeps over the sorts the model's
+ * second pass filled have made them (waits.c, threads.c) and the rest is
+ * gathered (gather.c).  A packet's
  * timestamp is the nanoseconds since the one before on its sequence
  * (clock 64, incremental).  A packet's start and end are packet.c's.
  */
@@ -61,12 +62,10 @@ void pb_writer_free(struct pb_writer *w)
 	pb_spill_free(&w->waits);
 	pb_spill_free(&w->threads);
 	pb_spill_free(&w->links);
+	pb_spill_free(&w->sched);
 	pb_free(&w->out);
 	free(w->last);
 	free(w->runs);
-	for (uint32_t c = 0; w->cpu && c < w->ncpus; c++) /* the model is gone: not w->pf.m */
-		free(w->cpu[c].pending);
-	free(w->cpu);
 	free(w->keys);
 	kp_index_free(&w->key_ix);
 	pb_names_free(w);
@@ -85,7 +84,6 @@ void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m,
 	w->pf.m = m;
 	w->pf.syms = syms;
 	w->pf.log = log;
-	pb_gather_finish(w);
 	pb_user_finish(w);
 	pb_waits_nest(w);
 	pb_threads_lanes(w);
@@ -94,6 +92,7 @@ void pf_write_proto(FILE *f, const struct kp_log *log, const struct kp_model *m,
 	for (uint32_t k = 1; k <= w->ntracks; k++)
 		open_sequence(w, k);
 	pb_write_descriptors(w);
+	pb_sched_write(w);
 	pb_emit(w);
 	fwrite(w->out.d, 1, w->out.n, f);
 	w->out.n = 0;

@@ -1,0 +1,299 @@
+/*
+ * sched.c - the CPUs' schedule in the protobuf trace as Perfetto's own
+ * kernel scheduling data, not as TrackEvents: per CPU, FtraceEventBundles
+ * whose CompactSched holds a sched_switch per run, what Perfetto's
+ * traced_probes writes for a Linux kernel.  The trace processor makes
+ * its sched table (the "Cpu n" tracks, CPU time by thread) and each
+ * thread's states from them.  A switch is about 6 bytes (its time's
+ * difference, the state, the thread, its priority, its name's index, a
+ * varint each, a column each); a run as a slice on "CPU n" took two
+ * TrackEvent packets, about 30.
+ *
+ * The runs come from the model's second pass (gather.c) into a sort by
+ * (CPU, run), since the passes give the CPUs' runs interleaved and the
+ * trace is written only after the model is made.  Then, a CPU at a time:
+ *
+ *   a switch to the idle thread (tid 0) at the CPU's first run's start:
+ *     the trace processor takes the first switch of a CPU only for the
+ *     thread it leaves running (it has no prev_* fields), so the first
+ *     run needs one before it;
+ *   a switch at each run's start to its thread (next_pid: the thread id;
+ *     next_prio: its Windows priority, 0-31, higher first: not Linux's
+ *     scale); prev_state says what the run before ended in (its CSwitch's
+ *     OldThreadState, as Linux's task state: Waiting and GateWait 1 "S",
+ *     Transition and WaitingForProcessInSwap 2 "D", Terminated 0x10 "X",
+ *     the rest 0 "R", still runnable);
+ *   a switch to the idle thread at the last run's end (the end of the
+ *     trace), which closes it; prev_state 0, the thread still running;
+ *   a sched_waking per ReadyThread record of the CPU (waking_pid: the
+ *     thread readied; waking_target_cpu: the CPU that readied it, as the
+ *     record names no other; waking_prio 0: it names no priority).  The
+ *     trace processor makes the thread Runnable from it, woken by the
+ *     thread running there then (the JSON's wake-up flow and "ready"
+ *     slice say the same).  A CPU without runs gets none: the trace
+ *     processor would drop them, knowing no thread running there.
+ *
+ * The runs of a CPU tile its time (model/schedule.c asserts it), so a run
+ * starts where the one before ended and the switches give every run, the
+ * idle thread's too, exactly as the JSON's "X" on "CPU n".  A thread's
+ * name (next_comm) is the model's, empty for one the log never names
+ * (the JSON's "thread N"); the bundle's intern table holds each once.  A
+ * bundle holds 8192 switches at most: what is held is one bundle.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/kprof/export/perfetto/proto/proto.h"
+#include "tools/kprof/export/perfetto/proto/schema.h"
+#include "tools/kprof/progress/progress.h"
+#include "tools/kprof/util/alloc.h"
+#include "tools/kprof/util/kpassert.h"
+#include "tools/kprof/util/sort.h"
+
+#define BUNDLE_EVENTS 8192
+
+static inline int pb_run_cmp_of(const struct pb_run_fact *x, const struct pb_run_fact *y)
+{
+	return kp_cmp_u64(x->order, y->order);
+}
+
+int pb_run_cmp(const void *a, const void *b)
+{
+	return pb_run_cmp_of(a, b);
+}
+
+PB_SORT_DEFINE(pb_run_sort, struct pb_run_fact, pb_run_cmp_of)
+
+/* A run in a run of the sort, against the one before it (mostly the same
+ * CPU's run before): its place's and start's differences, its length,
+ * thread, priority, end state and kind.  About 10 bytes, not 32. */
+static size_t rf_encode(const void *prev_, const void *e_, unsigned char *out)
+{
+	const struct pb_run_fact *prev = prev_, *e = e_;
+	size_t o = 0;
+
+	o += pb_put_varint(out + o, pb_zigzag(e->order, prev ? prev->order : 0));
+	o += pb_put_varint(out + o, pb_zigzag(e->start, prev ? prev->end : 0));
+	o += pb_put_varint(out + o, e->end - e->start);
+	o += pb_put_varint(out + o, e->tid);
+	out[o++] = (unsigned char)e->priority;
+	out[o++] = e->end_state;
+	out[o++] = e->waking;
+	return o;
+}
+
+static size_t rf_decode(const void *prev_, const unsigned char *in, void *e_)
+{
+	const struct pb_run_fact *prev = prev_;
+	struct pb_run_fact *e = e_;
+	uint64_t v;
+	size_t o = 0;
+
+	*e = (struct pb_run_fact){ 0 };
+	o += pb_get_varint(in + o, &v);
+	e->order = pb_unzigzag(v, prev ? prev->order : 0);
+	o += pb_get_varint(in + o, &v);
+	e->start = pb_unzigzag(v, prev ? prev->end : 0);
+	o += pb_get_varint(in + o, &v);
+	e->end = e->start + v;
+	o += pb_get_varint(in + o, &v);
+	e->tid = (uint32_t)v;
+	e->priority = (int8_t)in[o++];
+	e->end_state = in[o++];
+	e->waking = in[o++];
+	return o;
+}
+
+const struct pb_spill_codec pb_run_codec = { rf_encode, rf_decode, 48 };
+
+void pb_sched_run(struct pb_writer *w, uint32_t cpu, const struct kp_run *r)
+{
+	uint64_t a = pf_ns(w->pf.m, r->start), b = pf_ns(w->pf.m, r->end);
+	struct pb_run_fact f = { .start = a, .end = b < a ? a : b, .order = (uint64_t)cpu << 44 | w->runs[cpu],
+				 .tid = r->tid, .priority = r->priority, .end_state = r->end_state };
+
+	pb_spill_add(&w->sched, &f);
+}
+
+void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid)
+{
+	uint64_t at = pf_ns(w->pf.m, ts);
+	struct pb_run_fact f = { .start = at, .end = at, .order = (uint64_t)cpu << 44 | PB_WAKING | w->seq++,
+				 .tid = tid, .waking = true };
+
+	KP_ASSERT(w->seq < PB_WAKING, "%llu records", (unsigned long long)w->seq);
+	pb_spill_add(&w->sched, &f);
+}
+
+/* Linux's task state for what a run ended in (OldThreadState). */
+static uint64_t task_state(uint8_t state)
+{
+	switch (state) {
+	case Waiting:
+	case GateWaitObsolete: return 1;          /* S: sleeping            */
+	case Transition:
+	case WaitingForProcessInSwap: return 2;   /* D: waiting on memory   */
+	case Terminated: return 0x10;             /* X: dead                */
+	default: return 0;                        /* R: still runnable      */
+	}
+}
+
+/* One CPU's bundle being made: its switches' and wakings' columns,
+ * packed varints. */
+struct bundle {
+	uint32_t cpu;
+	size_t n, wn;           /* switches, wakings                          */
+	uint64_t last, wlast;   /* the last one's time (ns)                   */
+	struct pb_buf ts, state, pid, prio, comm;
+	struct pb_buf wts, wpid, wcpu, wprio, wcomm;
+	const char **names;     /* the intern table                           */
+	size_t nnames, capnames;
+	uint32_t *gen, *at;     /* per thread of the model (and one for those */
+	uint32_t generation;    /* not in it): its name's index + 1 in the    */
+};                              /* bundle whose generation gen says          */
+
+static const char *comm_of(const struct kp_model_thread *t)
+{
+	return t && t->named ? t->name : "";
+}
+
+/* The thread's name's index in the bundle's intern table. */
+static uint32_t comm_index(struct bundle *b, const struct kp_model *m, uint32_t tid)
+{
+	const struct kp_model_thread *t = kp_model_thread(m, tid);
+	size_t k = t ? (size_t)(t - m->threads) : m->nthreads;
+
+	if (b->gen[k] != b->generation) {
+		b->gen[k] = b->generation;
+		KP_PUSH(b->names, b->nnames, b->capnames, comm_of(t));
+		b->at[k] = (uint32_t)b->nnames;
+	}
+	return b->at[k] - 1;
+}
+
+static void put_switch(struct bundle *b, const struct kp_model *m, uint64_t ts, uint64_t state, uint32_t tid,
+		       int8_t prio)
+{
+	KP_ASSERT(ts >= b->last, "cpu %u: a switch at %llu after one at %llu", b->cpu, (unsigned long long)ts,
+		  (unsigned long long)b->last);
+	pb_varint(&b->ts, b->n ? ts - b->last : ts);
+	pb_varint(&b->state, state);
+	pb_varint(&b->pid, (uint64_t)(int64_t)(int32_t)tid);
+	pb_varint(&b->prio, (uint64_t)(int64_t)prio);
+	pb_varint(&b->comm, comm_index(b, m, tid));
+	b->last = ts;
+	b->n++;
+}
+
+static void put_waking(struct bundle *b, const struct kp_model *m, uint64_t ts, uint32_t tid)
+{
+	KP_ASSERT(ts >= b->wlast, "cpu %u: a waking at %llu after one at %llu", b->cpu, (unsigned long long)ts,
+		  (unsigned long long)b->wlast);
+	pb_varint(&b->wts, b->wn ? ts - b->wlast : ts);
+	pb_varint(&b->wpid, (uint64_t)(int64_t)(int32_t)tid);
+	pb_varint(&b->wcpu, b->cpu);
+	pb_varint(&b->wprio, 0);
+	pb_varint(&b->wcomm, comm_index(b, m, tid));
+	b->wlast = ts;
+	b->wn++;
+}
+
+static void flush(struct pb_writer *w, struct bundle *b)
+{
+	size_t packet, bundle, compact;
+
+	if (!b->n && !b->wn)
+		return;
+	packet = pb_open(&w->out);
+	bundle = pb_open(&w->out);
+	pb_uint(&w->out, BUNDLE_CPU, b->cpu);
+	compact = pb_open(&w->out);
+	for (size_t i = 0; i < b->nnames; i++)
+		pb_string(&w->out, COMPACT_INTERN_TABLE, b->names[i]);
+	pb_bytes(&w->out, COMPACT_SWITCH_TIMESTAMP, b->ts.d, b->ts.n);
+	pb_bytes(&w->out, COMPACT_SWITCH_PREV_STATE, b->state.d, b->state.n);
+	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_PID, b->pid.d, b->pid.n);
+	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_PRIO, b->prio.d, b->prio.n);
+	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_COMM_INDEX, b->comm.d, b->comm.n);
+	pb_bytes(&w->out, COMPACT_WAKING_TIMESTAMP, b->wts.d, b->wts.n);
+	pb_bytes(&w->out, COMPACT_WAKING_PID, b->wpid.d, b->wpid.n);
+	pb_bytes(&w->out, COMPACT_WAKING_TARGET_CPU, b->wcpu.d, b->wcpu.n);
+	pb_bytes(&w->out, COMPACT_WAKING_PRIO, b->wprio.d, b->wprio.n);
+	pb_bytes(&w->out, COMPACT_WAKING_COMM_INDEX, b->wcomm.d, b->wcomm.n);
+	pb_close(&w->out, BUNDLE_COMPACT_SCHED, compact);
+	pb_close(&w->out, PACKET_FTRACE_EVENTS, bundle);
+	pb_uint(&w->out, PACKET_SEQUENCE_ID, w->ntracks + 1);
+	pb_packet_close(w, packet);
+	b->ts.n = b->state.n = b->pid.n = b->prio.n = b->comm.n = 0;
+	b->wts.n = b->wpid.n = b->wcpu.n = b->wprio.n = b->wcomm.n = 0;
+	b->n = b->wn = b->nnames = 0;
+	b->generation++;
+}
+
+/* A switch, or a waking, into the CPU's bundle, which goes out when
+ * full. */
+static void add(struct pb_writer *w, struct bundle *b, uint64_t ts, uint64_t state, uint32_t tid, int8_t prio)
+{
+	if (b->n + b->wn == BUNDLE_EVENTS)
+		flush(w, b);
+	put_switch(b, w->pf.m, ts, state, tid, prio);
+}
+
+static void add_waking(struct pb_writer *w, struct bundle *b, uint64_t ts, uint32_t tid)
+{
+	if (b->n + b->wn == BUNDLE_EVENTS)
+		flush(w, b);
+	put_waking(b, w->pf.m, ts, tid);
+}
+
+void pb_sched_write(struct pb_writer *w)
+{
+	const struct kp_model *m = w->pf.m;
+	const struct pb_run_fact *f;
+	struct pb_run_fact prev = { 0 };
+	struct bundle b = { .cpu = UINT32_MAX, .generation = 1 };
+	bool any = false, runs = false; /* a CPU's facts came; its runs did */
+
+	b.gen = kp_xcalloc(m->nthreads + 1, sizeof(*b.gen));
+	b.at = kp_xcalloc(m->nthreads + 1, sizeof(*b.at));
+	pb_spill_sorted(&w->sched);
+	kp_progress_phase("writing the schedule", "runs", w->sched.count);
+	while ((f = pb_spill_next(&w->sched))) {
+		uint32_t cpu = (uint32_t)(f->order >> 44);
+		kp_progress_record(0);
+		if (!any || cpu != b.cpu) {
+			if (runs)
+				add(w, &b, prev.end, 0, 0, 0);
+			flush(w, &b);
+			any = true;
+			runs = false;
+			b.cpu = cpu;
+			b.last = b.wlast = 0;
+		}
+		if (f->waking) { /* after the CPU's runs */
+			if (runs)
+				add_waking(w, &b, f->start, f->tid);
+			continue;
+		}
+		if (!runs) {
+			runs = true;
+			add(w, &b, f->start, 0, 0, 0);
+			add(w, &b, f->start, 0, f->tid, f->priority);
+		} else {
+			KP_ASSERT(f->start == prev.end, "cpu %u: a run from %llu after one to %llu", cpu,
+				  (unsigned long long)f->start, (unsigned long long)prev.end);
+			add(w, &b, f->start, task_state(prev.end_state), f->tid, f->priority);
+		}
+		prev = *f;
+	}
+	if (runs)
+		add(w, &b, prev.end, 0, 0, 0);
+	flush(w, &b);
+	struct pb_buf *cols[] = { &b.ts, &b.state, &b.pid, &b.prio, &b.comm, &b.wts, &b.wpid, &b.wcpu, &b.wprio, &b.wcomm };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		pb_free(cols[i]);
+	free(b.names);
+	free(b.gen);
+	free(b.at);
+	pb_spill_free(&w->sched);
+}
