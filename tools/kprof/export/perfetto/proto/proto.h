@@ -5,9 +5,10 @@
  *
  *   the schedule (sched.c): the runs the JSON draws as slices on "CPU n"
  *     as Perfetto's kernel scheduling data, a CompactSched sched_switch
- *     per run and a sched_waking per ReadyThread record, on a sequence
- *     of their own; the trace processor makes its CPU tracks and the
- *     threads' states of them;
+ *     per run and a sched_waking per ReadyThread record, after a
+ *     ProcessTree of the named threads, on a sequence of their own; the
+ *     trace processor makes its CPU tracks and the threads' states of
+ *     them;
  *   per track, a packet sequence of its own (trusted_packet_sequence_id =
  *     the track's uuid), opened by a packet with a ClockSnapshot and the
  *     sequence's defaults: clock 64 is incremental, in nanoseconds, 0 at

@@ -33,6 +33,13 @@
  *     slice say the same).  A CPU without runs gets none: the trace
  *     processor would drop them, knowing no thread running there.
  *
+ * First, who the threads are, once (a ProcessTree): each named thread but
+ * the idle one as a thread (tid, name, tgid its process's id) and each of
+ * their processes but the idle one as a process (pid, its image name as
+ * its cmdline, cmdline_is_comm), so that Perfetto puts each thread's
+ * states under its process, as the JSON's runs name them (ProcessId,
+ * Process).  A thread the log never names is in no process.
+ *
  * The runs of a CPU tile its time (model/schedule.c asserts it), so a run
  * starts where the one before ended and the switches give every run, the
  * idle thread's too, exactly as the JSON's "X" on "CPU n".  A thread's
@@ -246,6 +253,53 @@ static void add_waking(struct pb_writer *w, struct bundle *b, uint64_t ts, uint3
 	put_waking(b, w->pf.m, ts, tid);
 }
 
+/* The named threads and their processes: the idle ones (0) are Linux's
+ * swapper already.  A process's name is its first thread's. */
+struct proc {
+	uint32_t pid, thread;
+};
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static void process_tree(struct pb_writer *w)
+{
+	const struct kp_model *m = w->pf.m;
+	size_t packet = pb_open(&w->out), tree = pb_open(&w->out), at, n = 0;
+	struct proc *procs = kp_xcalloc(m->nthreads + 1, sizeof(*procs));
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct kp_model_thread *t = &m->threads[i];
+		if (!t->named || !t->tid || !t->pid)
+			continue;
+		at = pb_open(&w->out);
+		pb_uint(&w->out, THREAD_TID, (uint64_t)(int64_t)(int32_t)t->tid);
+		pb_string(&w->out, THREAD_NAME, t->name);
+		pb_uint(&w->out, THREAD_TGID, (uint64_t)(int64_t)(int32_t)t->pid);
+		pb_close(&w->out, TREE_THREADS, at);
+		procs[n++] = (struct proc){ t->pid, (uint32_t)i };
+	}
+	qsort(procs, n, sizeof(*procs), proc_cmp);
+	for (size_t k = 0; k < n; k++) {
+		if (k && procs[k].pid == procs[k - 1].pid)
+			continue;
+		at = pb_open(&w->out);
+		pb_uint(&w->out, PROCESS_PID, (uint64_t)(int64_t)(int32_t)procs[k].pid);
+		pb_string(&w->out, PROCESS_CMDLINE, m->threads[procs[k].thread].process);
+		pb_uint(&w->out, PROCESS_CMDLINE_IS_COMM, 1);
+		pb_close(&w->out, TREE_PROCESSES, at);
+	}
+	free(procs);
+	pb_close(&w->out, PACKET_PROCESS_TREE, tree);
+	pb_uint(&w->out, PACKET_TIMESTAMP, 0);
+	pb_uint(&w->out, PACKET_SEQUENCE_ID, w->ntracks + 1);
+	pb_packet_close(w, packet);
+}
+
 void pb_sched_write(struct pb_writer *w)
 {
 	const struct kp_model *m = w->pf.m;
@@ -256,6 +310,7 @@ void pb_sched_write(struct pb_writer *w)
 
 	b.gen = kp_xcalloc(m->nthreads + 1, sizeof(*b.gen));
 	b.at = kp_xcalloc(m->nthreads + 1, sizeof(*b.at));
+	process_tree(w);
 	pb_spill_sorted(&w->sched);
 	kp_progress_phase("writing the schedule", "runs", w->sched.count);
 	while ((f = pb_spill_next(&w->sched))) {

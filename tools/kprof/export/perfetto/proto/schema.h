@@ -77,4 +77,15 @@
 #define COMPACT_WAKING_PRIO            10
 #define COMPACT_WAKING_COMM_INDEX      11
 
+/* TracePacket.process_tree: who the schedule's threads are. */
+#define PACKET_PROCESS_TREE            2
+#define TREE_PROCESSES                 1
+#define TREE_THREADS                   2
+#define PROCESS_PID                    1
+#define PROCESS_CMDLINE                3
+#define PROCESS_CMDLINE_IS_COMM        9
+#define THREAD_TID                     1
+#define THREAD_NAME                    2
+#define THREAD_TGID                    3
+
 #endif
