@@ -4,7 +4,7 @@
  * whose CompactSched holds a sched_switch per run, what Perfetto's
  * traced_probes writes for a Linux kernel.  The trace processor makes
  * its sched table (the "Cpu n" tracks, CPU time by thread) and each
- * thread's states from them.  A switch is about 6 bytes (its time's
+ * thread's states from them.  A switch is about 7 bytes (its time's
  * difference, the state, the thread, its priority, its name's index, a
  * varint each, a column each); a run as a slice on "CPU n" took two
  * TrackEvent packets, about 30.
@@ -30,8 +30,9 @@
  *     record names no other; waking_prio 0: it names no priority).  The
  *     trace processor makes the thread Runnable from it, woken by the
  *     thread running there then (the JSON's wake-up flow and "ready"
- *     slice say the same).  A CPU without runs gets none: the trace
- *     processor would drop them, knowing no thread running there.
+ *     slice say the same).  A CPU without runs gets none, nor does a
+ *     record before its CPU's first switch: the trace processor would
+ *     drop them, knowing no thread running there.
  *
  * First, who the threads are, once (a ProcessTree): each named thread but
  * the idle one as a thread (tid, name, tgid its process's id) and each of
@@ -45,7 +46,8 @@
  * idle thread's too, exactly as the JSON's "X" on "CPU n".  A thread's
  * name (next_comm) is the model's, empty for one the log never names
  * (the JSON's "thread N"); the bundle's intern table holds each once.  A
- * bundle holds 8192 switches at most: what is held is one bundle.
+ * bundle holds 8192 switches and wakings at most: what is held is one
+ * bundle.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +309,7 @@ void pb_sched_write(struct pb_writer *w)
 	struct pb_run_fact prev = { 0 };
 	struct bundle b = { .cpu = UINT32_MAX, .generation = 1 };
 	bool any = false, runs = false; /* a CPU's facts came; its runs did */
+	uint64_t first = 0;             /* its first switch's time            */
 
 	b.gen = kp_xcalloc(m->nthreads + 1, sizeof(*b.gen));
 	b.at = kp_xcalloc(m->nthreads + 1, sizeof(*b.at));
@@ -326,12 +329,13 @@ void pb_sched_write(struct pb_writer *w)
 			b.last = b.wlast = 0;
 		}
 		if (f->waking) { /* after the CPU's runs */
-			if (runs)
+			if (runs && f->start >= first)
 				add_waking(w, &b, f->start, f->tid);
 			continue;
 		}
 		if (!runs) {
 			runs = true;
+			first = f->start;
 			add(w, &b, f->start, 0, 0, 0);
 			add(w, &b, f->start, 0, f->tid, f->priority);
 		} else {
