@@ -7,8 +7,8 @@
  *     thread's, its slice for the thread's tracks (the threads' sort);
  *   a sample: an instant on "CPU n", named after its function when the
  *     events are written (--kernel is opened after the model is made);
- *   a ReadyThread record: an instant on "CPU n", its waking (sched.c),
- *     and itself for the threads' sort;
+ *   a ReadyThread record: an instant on "CPU n", and itself for the
+ *     threads' sort (whose sweep gives its waking to sched.c);
  *   a SpinLock record that waited: its wait, to nest with its CPU's (the
  *     waits' sort), as the model's events.c takes it;
  *   a Resource release that waited: the thread's wait (the threads' sort),
@@ -98,9 +98,8 @@ static void run(void *ctx, uint32_t cpu, const struct kp_run *r)
 		  (unsigned long long)w->runs[cpu], cpu);
 	pb_sched_run(w, cpu, r);
 	if (r->tid) {
-		struct pf_event on = { .name_key = PF_NAME_KEY(PF_NAME_ON_CPU, cpu) };
 		struct pb_thread_fact t = { .t = r->start, .end = r->end, .order = (uint64_t)cpu << 44 | w->runs[cpu],
-					    .tid = r->tid, .what = pb_intern_event(w, &on) };
+					    .tid = r->tid, .what = (uint8_t)r->priority };
 		pb_spill_add(&w->threads, &t);
 	}
 	w->runs[cpu]++;
@@ -129,12 +128,11 @@ static void ready(struct pb_writer *w, const struct kp_record *r)
 		w->ready_name = pb_intern(w, "ReadyThread");
 	pb_add(w, PF_CPUS_PID, CPU_TID + r->cpu,
 	       (struct pb_ev){ .ts = pf_ns(w->pf.m, r->h.TimeStamp), .name = w->ready_name, .type = EV_INSTANT });
-	KP_ASSERT(w->seq < (1ull << 44) && r->cpu <= UINT16_MAX, "record %llu of cpu %u", (unsigned long long)w->seq,
+	KP_ASSERT(w->seq < PB_WAKING && r->cpu <= UINT16_MAX, "record %llu of cpu %u", (unsigned long long)w->seq,
 		  r->cpu);
 	struct pb_thread_fact t = { .t = r->h.TimeStamp, .end = r->h.TimeStamp, .order = (uint64_t)r->cpu << 44 | w->seq++,
 				    .tid = p.TThreadId, .what = r->cpu | PB_TF_READY };
 	pb_spill_add(&w->threads, &t);
-	pb_sched_ready(w, r->cpu, r->h.TimeStamp, p.TThreadId);
 }
 
 /* A release that waited: the thread's wait, "resource NAME". */

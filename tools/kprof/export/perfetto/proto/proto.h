@@ -196,10 +196,11 @@ struct pb_thread_fact {
 	uint64_t end;          /* a slice's end; a record's time again       */
 	uint64_t order;        /* its place among the thread's slices        */
 	uint32_t tid;
-	uint32_t what;         /* a slice's name (iid), a record's CPU, and: */
+	uint32_t what;         /* PB_TF_VALUE and the flags below            */
 };
 _Static_assert(sizeof(struct pb_thread_fact) == 32, "a thread's fact is 32 bytes");
-#define PB_TF_VALUE   0x0FFFFFFFu /* the iid or the CPU                      */
+#define PB_TF_VALUE   0x0FFFFFFFu /* a wait's name's iid, a run's priority  */
+                                  /* (NT, as a byte), a record's CPU      */
 #define PB_TF_WAITS   (1u << 28)  /* a wait (else a run or a record)         */
 #define PB_TF_READY   (1u << 29)  /* a ReadyThread record                    */
 int pb_wait_cmp(const void *a, const void *b);
@@ -223,12 +224,14 @@ void pb_emit(struct pb_writer *w);
  * sched_switch per run, a sched_waking per record), a CPU at a time, on
  * a sequence of its own (uuid ntracks + 1). */
 struct pb_run_fact {
-	uint64_t start, end;   /* ns (a record: its time, twice)             */
+	uint64_t start, end;   /* ns; a record: its time, and its target CPU */
 	uint64_t order;        /* its CPU << 44 | its number on the CPU; a   */
 	                       /* record's: CPU << 44 | PB_WAKING | seq      */
 	uint32_t tid;          /* the thread run, or readied                 */
-	int8_t priority;
-	uint8_t end_state;     /* OldThreadState of the switch that ended it */
+	int8_t priority;       /* NT; a record's: the readied thread's next  */
+	                       /* run's (else its base priority)             */
+	uint8_t end_state;     /* OldThreadState and OldThreadWaitReason of  */
+	uint8_t end_reason;    /* the switch that ended it                   */
 	bool waking;           /* a ReadyThread record                       */
 };
 #define PB_WAKING (1ull << 43)
@@ -237,7 +240,11 @@ int pb_run_cmp(const void *a, const void *b);
 void pb_run_sort(void *base, size_t n);
 extern const struct pb_spill_codec pb_run_codec;
 void pb_sched_run(struct pb_writer *w, uint32_t cpu, const struct kp_run *r);
-void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid);
+/* A ReadyThread record of cpu (its seq, TSC time, the thread readied),
+ * once the sweep of the thread (threads.c) knows where it ran next:
+ * target, at priority (NT), or not (its own CPU, its base priority). */
+void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t seq, uint64_t ts, uint32_t tid, uint32_t target,
+		    int8_t priority);
 void pb_sched_write(struct pb_writer *w);
 
 /* packet.c: a packet's start and end on track's sequence, at ts (the

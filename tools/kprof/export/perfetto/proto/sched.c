@@ -18,16 +18,18 @@
  *     thread it leaves running (it has no prev_* fields), so the first
  *     run needs one before it;
  *   a switch at each run's start to its thread (next_pid: the thread id;
- *     next_prio: its Windows priority, 0-31, higher first: not Linux's
- *     scale); prev_state says what the run before ended in (its CSwitch's
- *     OldThreadState, as Linux's task state: Waiting and GateWait 1 "S",
- *     Transition and WaitingForProcessInSwap 2 "D", Terminated 0x10 "X",
- *     the rest 0 "R", still runnable);
+ *     next_prio: its priority on Linux's scale, pf_linux_prio); prev_state
+ *     says what the run before ended in (its CSwitch's OldThreadState and
+ *     OldThreadWaitReason as Linux's task state, pf_linux_state: R 0, S 1,
+ *     D 2, X 0x10), all as the JSON's ftrace text (perfetto_sched.c) says
+ *     them;
  *   a switch to the idle thread at the last run's end (the end of the
  *     trace), which closes it; prev_state 0, the thread still running;
  *   a sched_waking per ReadyThread record of the CPU (waking_pid: the
- *     thread readied; waking_target_cpu: the CPU that readied it, as the
- *     record names no other; waking_prio 0: it names no priority).  The
+ *     thread readied; waking_target_cpu and waking_prio: where and at what
+ *     priority it ran next, else its own CPU and the thread's base
+ *     priority, as the JSON's sched_wakeup: the sweep of the thread knows,
+ *     threads.c, which hands the waking here).  The
  *     trace processor makes the thread Runnable from it, woken by the
  *     thread running there then (the JSON's wake-up flow and "ready"
  *     slice say the same).  A CPU without runs gets none, nor does a
@@ -73,21 +75,23 @@ int pb_run_cmp(const void *a, const void *b)
 
 PB_SORT_DEFINE(pb_run_sort, struct pb_run_fact, pb_run_cmp_of)
 
-/* A run in a run of the sort, against the one before it (mostly the same
- * CPU's run before): its place's and start's differences, its length,
- * thread, priority, end state and kind.  About 10 bytes, not 32. */
+/* A run (or a record) in a run of the sort, against the one before it
+ * (mostly the same CPU's run before): its kind, its place's and start's
+ * differences, its length (a record's target CPU), thread, priority and
+ * end state and reason.  About 11 bytes, not 32. */
 static size_t rf_encode(const void *prev_, const void *e_, unsigned char *out)
 {
 	const struct pb_run_fact *prev = prev_, *e = e_;
 	size_t o = 0;
 
+	out[o++] = e->waking;
 	o += pb_put_varint(out + o, pb_zigzag(e->order, prev ? prev->order : 0));
-	o += pb_put_varint(out + o, pb_zigzag(e->start, prev ? prev->end : 0));
-	o += pb_put_varint(out + o, e->end - e->start);
+	o += pb_put_varint(out + o, pb_zigzag(e->start, prev ? prev->start : 0));
+	o += pb_put_varint(out + o, e->waking ? e->end : e->end - e->start);
 	o += pb_put_varint(out + o, e->tid);
 	out[o++] = (unsigned char)e->priority;
 	out[o++] = e->end_state;
-	out[o++] = e->waking;
+	out[o++] = e->end_reason;
 	return o;
 }
 
@@ -98,18 +102,18 @@ static size_t rf_decode(const void *prev_, const unsigned char *in, void *e_)
 	uint64_t v;
 	size_t o = 0;
 
-	*e = (struct pb_run_fact){ 0 };
+	*e = (struct pb_run_fact){ .waking = in[o++] };
 	o += pb_get_varint(in + o, &v);
 	e->order = pb_unzigzag(v, prev ? prev->order : 0);
 	o += pb_get_varint(in + o, &v);
-	e->start = pb_unzigzag(v, prev ? prev->end : 0);
+	e->start = pb_unzigzag(v, prev ? prev->start : 0);
 	o += pb_get_varint(in + o, &v);
-	e->end = e->start + v;
+	e->end = e->waking ? v : e->start + v;
 	o += pb_get_varint(in + o, &v);
 	e->tid = (uint32_t)v;
 	e->priority = (int8_t)in[o++];
 	e->end_state = in[o++];
-	e->waking = in[o++];
+	e->end_reason = in[o++];
 	return o;
 }
 
@@ -119,31 +123,30 @@ void pb_sched_run(struct pb_writer *w, uint32_t cpu, const struct kp_run *r)
 {
 	uint64_t a = pf_ns(w->pf.m, r->start), b = pf_ns(w->pf.m, r->end);
 	struct pb_run_fact f = { .start = a, .end = b < a ? a : b, .order = (uint64_t)cpu << 44 | w->runs[cpu],
-				 .tid = r->tid, .priority = r->priority, .end_state = r->end_state };
+				 .tid = r->tid, .priority = r->priority, .end_state = r->end_state,
+				 .end_reason = r->end_reason };
 
 	pb_spill_add(&w->sched, &f);
 }
 
-void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t ts, uint32_t tid)
+void pb_sched_ready(struct pb_writer *w, uint32_t cpu, uint64_t seq, uint64_t ts, uint32_t tid, uint32_t target,
+		    int8_t priority)
 {
-	uint64_t at = pf_ns(w->pf.m, ts);
-	struct pb_run_fact f = { .start = at, .end = at, .order = (uint64_t)cpu << 44 | PB_WAKING | w->seq++,
-				 .tid = tid, .waking = true };
+	struct pb_run_fact f = { .start = pf_ns(w->pf.m, ts), .end = target, .order = (uint64_t)cpu << 44 | PB_WAKING | seq,
+				 .tid = tid, .priority = priority, .waking = true };
 
-	KP_ASSERT(w->seq < PB_WAKING, "%llu records", (unsigned long long)w->seq);
 	pb_spill_add(&w->sched, &f);
 }
 
-/* Linux's task state for what a run ended in (OldThreadState). */
-static uint64_t task_state(uint8_t state)
+/* Linux's task state bits for what a run ended in, as the JSON's ftrace
+ * text says it (pf_linux_state). */
+static uint64_t task_state(const struct pb_run_fact *r)
 {
-	switch (state) {
-	case Waiting:
-	case GateWaitObsolete: return 1;          /* S: sleeping            */
-	case Transition:
-	case WaitingForProcessInSwap: return 2;   /* D: waiting on memory   */
-	case Terminated: return 0x10;             /* X: dead                */
-	default: return 0;                        /* R: still runnable      */
+	switch (pf_linux_state(r->end_state, r->end_reason)) {
+	case 'S': return 1;
+	case 'D': return 2;
+	case 'X': return 0x10;
+	default: return 0; /* R */
 	}
 }
 
@@ -181,7 +184,7 @@ static uint32_t comm_index(struct bundle *b, const struct kp_model *m, uint32_t 
 }
 
 static void put_switch(struct bundle *b, const struct kp_model *m, uint64_t ts, uint64_t state, uint32_t tid,
-		       int8_t prio)
+		       int prio)
 {
 	KP_ASSERT(ts >= b->last, "cpu %u: a switch at %llu after one at %llu", b->cpu, (unsigned long long)ts,
 		  (unsigned long long)b->last);
@@ -194,14 +197,15 @@ static void put_switch(struct bundle *b, const struct kp_model *m, uint64_t ts, 
 	b->n++;
 }
 
-static void put_waking(struct bundle *b, const struct kp_model *m, uint64_t ts, uint32_t tid)
+static void put_waking(struct bundle *b, const struct kp_model *m, uint64_t ts, uint32_t tid, uint64_t target,
+		       int prio)
 {
 	KP_ASSERT(ts >= b->wlast, "cpu %u: a waking at %llu after one at %llu", b->cpu, (unsigned long long)ts,
 		  (unsigned long long)b->wlast);
 	pb_varint(&b->wts, b->wn ? ts - b->wlast : ts);
 	pb_varint(&b->wpid, (uint64_t)(int64_t)(int32_t)tid);
-	pb_varint(&b->wcpu, b->cpu);
-	pb_varint(&b->wprio, 0);
+	pb_varint(&b->wcpu, target);
+	pb_varint(&b->wprio, (uint64_t)(int64_t)prio);
 	pb_varint(&b->wcomm, comm_index(b, m, tid));
 	b->wlast = ts;
 	b->wn++;
@@ -241,18 +245,18 @@ static void flush(struct pb_writer *w, struct bundle *b)
 
 /* A switch, or a waking, into the CPU's bundle, which goes out when
  * full. */
-static void add(struct pb_writer *w, struct bundle *b, uint64_t ts, uint64_t state, uint32_t tid, int8_t prio)
+static void add(struct pb_writer *w, struct bundle *b, uint64_t ts, uint64_t state, uint32_t tid, int8_t nt)
 {
 	if (b->n + b->wn == BUNDLE_EVENTS)
 		flush(w, b);
-	put_switch(b, w->pf.m, ts, state, tid, prio);
+	put_switch(b, w->pf.m, ts, state, tid, pf_linux_prio(nt, tid));
 }
 
-static void add_waking(struct pb_writer *w, struct bundle *b, uint64_t ts, uint32_t tid)
+static void add_waking(struct pb_writer *w, struct bundle *b, const struct pb_run_fact *f)
 {
 	if (b->n + b->wn == BUNDLE_EVENTS)
 		flush(w, b);
-	put_waking(b, w->pf.m, ts, tid);
+	put_waking(b, w->pf.m, f->start, f->tid, f->end, pf_linux_prio(f->priority, f->tid));
 }
 
 /* The named threads and their processes: the idle ones (0) are Linux's
@@ -330,7 +334,7 @@ void pb_sched_write(struct pb_writer *w)
 		}
 		if (f->waking) { /* after the CPU's runs */
 			if (runs && f->start >= first)
-				add_waking(w, &b, f->start, f->tid);
+				add_waking(w, &b, f);
 			continue;
 		}
 		if (!runs) {
@@ -341,7 +345,7 @@ void pb_sched_write(struct pb_writer *w)
 		} else {
 			KP_ASSERT(f->start == prev.end, "cpu %u: a run from %llu after one to %llu", cpu,
 				  (unsigned long long)f->start, (unsigned long long)prev.end);
-			add(w, &b, f->start, task_state(prev.end_state), f->tid, f->priority);
+			add(w, &b, f->start, task_state(&prev), f->tid, f->priority);
 		}
 		prev = *f;
 	}

@@ -4,7 +4,8 @@
  * time, ReadyThread records first, place), with what perfetto_threads.c
  * makes of the whole model for the JSON:
  *
- *   group 0: its runs ("on CPU n" on "running") and the ReadyThread
+ *   group 0: its runs ("on CPU n" on "running": its CPU from its place,
+ *     its priority in what, for the wakings) and the ReadyThread
  *     records that readied it.  A record belongs to the thread's first
  *     run that starts at or after it; the run's ready time is a slice
  *     "ready" from the first of its records (or the end of the thread's
@@ -14,7 +15,10 @@
  *     record's "ReadyThread" instant on "CPU n" to this run's start (the
  *     JSON's starts at the run the CPU was running then, at its start:
  *     that run is no TrackEvent here but a switch of the schedule,
- *     sched.c, and a flow needs an event to sit on);
+ *     sched.c, and a flow needs an event to sit on); and each of them
+ *     is the schedule's waking (sched.c) with where and at what priority
+ *     the thread then ran, or, for those no run of it follows, its base
+ *     priority on the record's own CPU (perfetto_sched.c's rules);
  *   group 1: its spin-lock waits (waits.c) and resource waits (gather.c)
  *     on "waits".
  *
@@ -105,6 +109,7 @@ struct sweep {
 	uint64_t from;          /* the first one's time (nonzero)              */
 	struct wake {           /* those whose CPU was running a thread        */
 		uint64_t at;    /* the record's time                           */
+		uint64_t seq;   /* its place among its CPU's records           */
 		uint16_t cpu;
 	} *wakes;
 	size_t nwakes, capwakes;
@@ -135,21 +140,36 @@ static void run(struct pb_writer *w, struct sweep *s, const struct pb_thread_fac
 			pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), from, f->t, pb_intern(w, "ready"));
 		}
 	}
-	uint32_t lane = lane_for(s, f->t, f->end);
-	pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), f->t, f->end, f->what & PB_TF_VALUE); /* "on CPU n" */
+	uint32_t lane = lane_for(s, f->t, f->end), cpu = (uint32_t)(f->order >> 44);
+	struct pf_event on = { .name_key = PF_NAME_KEY(PF_NAME_ON_CPU, cpu) };
+	pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), f->t, f->end, pb_intern_event(w, &on));
 	uint64_t at = pf_ns(w->pf.m, f->t);
 	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0, ready = s->nwakes ? pb_intern(w, "ReadyThread") : 0;
 	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct wake *k = &s->wakes[i];
 		uint64_t id = ++w->flows;
-		pb_add(w, PF_CPUS_PID, CPU_TID + s->wakes[i].cpu,
-		       (struct pb_ev){ .ts = pf_ns(w->pf.m, s->wakes[i].at), .end = id, .name = ready, .type = EV_FLOW_OUT });
+		pb_add(w, PF_CPUS_PID, CPU_TID + k->cpu,
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, k->at), .end = id, .name = ready, .type = EV_FLOW_OUT });
 		pb_add(w, pid, PF_RUN_TID(f->tid, lane),
 		       (struct pb_ev){ .ts = at, .end = id, .name = wakeup, .type = EV_FLOW_IN });
+		pb_sched_ready(w, k->cpu, k->seq, k->at, f->tid, cpu, (int8_t)(f->what & 0xFF));
 	}
 	s->readied = false;
 	s->nwakes = 0;
 	if (f->end > s->last_end)
 		s->last_end = f->end;
+}
+
+/* The thread's records no run of it followed: their wakings, at its base
+ * priority on their own CPU (perfetto_sched.c's sched_wakeup). */
+static void unclaimed(struct pb_writer *w, struct sweep *s)
+{
+	const struct kp_model_thread *t = kp_model_thread(w->pf.m, s->tid);
+
+	for (size_t i = 0; i < s->nwakes; i++)
+		pb_sched_ready(w, s->wakes[i].cpu, s->wakes[i].seq, s->wakes[i].at, s->tid, s->wakes[i].cpu,
+			       t ? t->base_priority : 0);
+	s->nwakes = 0;
 }
 
 void pb_threads_lanes(struct pb_writer *w)
@@ -165,6 +185,7 @@ void pb_threads_lanes(struct pb_writer *w)
 		kp_progress_record(0);
 		bool waits = f->what & PB_TF_WAITS;
 		if (f->tid != s.tid || waits != s.group) {
+			unclaimed(w, &s);
 			const struct kp_model_thread *t = kp_model_thread(m, f->tid);
 			s = (struct sweep){ .tid = f->tid, .group = waits, .wakes = s.wakes, .capwakes = s.capwakes,
 					    .lanes = t ? &w->pf.lanes[t - m->threads] : NULL };
@@ -181,11 +202,12 @@ void pb_threads_lanes(struct pb_writer *w)
 			uint32_t cpu = f->what & PB_TF_VALUE;
 			if (cpu < m->ncpus && w->runs[cpu] && f->t >= m->begin) /* its CPU was running a thread */
 				KP_PUSH(s.wakes, s.nwakes, s.capwakes,
-					((struct wake){ f->t, (uint16_t)cpu }));
+					((struct wake){ f->t, f->order & (PB_WAKING - 1), (uint16_t)cpu }));
 		} else {
 			run(w, &s, f);
 		}
 	}
+	unclaimed(w, &s);
 	free(s.wakes);
 	pb_spill_free(&w->threads);
 }
