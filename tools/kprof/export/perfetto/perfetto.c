@@ -1,7 +1,7 @@
 /*
  * perfetto.c - `kprof perfetto LOG [--kernel ELF] [--format proto|json]
  * -o FILE`: the trace for ui.perfetto.dev, as Perfetto's own protobuf
- * trace (proto/proto.h: about 40 bytes a record, for big runs) or in the
+ * trace (proto/proto.h: under 40 bytes a record, for big runs) or in the
  * Chrome JSON trace format (with every record's fields as args), which
  * ui.perfetto.dev, chrome://tracing, Chrome DevTools and speedscope open.
  * --format picks; without it a FILE ending ".json" is JSON, any other
