@@ -732,8 +732,9 @@ OUTPUTS = [
      ["flamegraph", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("timeline.svg", "per-CPU timeline: threads, waits, samples, phases; timeline-<phase>.svg per phase "
      "(any web browser)", ["timeline", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
-    ("trace.perfetto-trace", "interactive timeline in Perfetto's own format, about a twelfth of trace.json (open it in "
-     "https://ui.perfetto.dev)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
+    ("trace.perfetto-trace", "interactive timeline in Perfetto's own format, its CPU tracks and thread states, "
+     "about a fourteenth of trace.json (open it in https://ui.perfetto.dev)",
+     ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("trace.json", "interactive timeline with every record's fields (open it in https://ui.perfetto.dev or "
      "chrome://tracing)", ["perfetto", "{log}", "--kernel", "{kernel}", "-o", "{file}"]),
     ("trace.txt", "one line per record (less, grep)", ["decode", "{log}", "-o", "{file}"]),
