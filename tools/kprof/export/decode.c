@@ -113,18 +113,33 @@ static void l_hex(struct line *l, uint64_t v, unsigned width)
 	l_mem(l, t + k, sizeof(t) - k);
 }
 
-/* "%c%llu.%09llu": seconds since the run started (or the raw ticks). */
+/* ts as seconds and nanoseconds from the run's start (false: no run
+ * header, no clock rate); *after: at or after the start. */
+static bool split_time(const struct kp_log *log, uint64_t ts, uint64_t *sec, uint64_t *ns, bool *after)
+{
+	if (!log->have_header || !log->header.tsc_hz)
+		return false;
+	uint64_t hz = log->header.tsc_hz, start = log->header.start_tsc;
+	uint64_t rel = ts >= start ? ts - start : start - ts;
+	*sec = rel / hz;
+	*ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
+	*after = ts >= start;
+	return true;
+}
+
+/* "%c%llu.%09llu": seconds since the run started (or the raw ticks); the
+ * sign '+' only when asked. */
 static void l_time(struct line *l, const struct kp_log *log, uint64_t ts, bool sign)
 {
-	if (!log->have_header || !log->header.tsc_hz) {
+	uint64_t sec, ns;
+	bool after;
+
+	if (!split_time(log, ts, &sec, &ns, &after)) {
 		l_u64(l, ts);
 		return;
 	}
-	uint64_t hz = log->header.tsc_hz, start = log->header.start_tsc;
-	uint64_t rel = ts >= start ? ts - start : start - ts;
-	uint64_t sec = rel / hz, ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
-	if (sign || ts < start)
-		l_chr(l, ts >= start ? '+' : '-');
+	if (sign || !after)
+		l_chr(l, after ? '+' : '-');
 	l_u64(l, sec);
 	l_chr(l, '.');
 	char t[9];
@@ -135,14 +150,13 @@ static void l_time(struct line *l, const struct kp_log *log, uint64_t ts, bool s
 
 void kp_format_time(char *buf, size_t size, const struct kp_log *log, uint64_t ts)
 {
-	if (!log->have_header || !log->header.tsc_hz) {
+	uint64_t sec, ns;
+	bool after;
+
+	if (!split_time(log, ts, &sec, &ns, &after))
 		snprintf(buf, size, "%" PRIu64, ts);
-		return;
-	}
-	uint64_t hz = log->header.tsc_hz, start = log->header.start_tsc;
-	uint64_t rel = ts >= start ? ts - start : start - ts;
-	uint64_t sec = rel / hz, ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
-	snprintf(buf, size, "%c%" PRIu64 ".%09" PRIu64, ts >= start ? '+' : '-', sec, ns);
+	else
+		snprintf(buf, size, "%c%" PRIu64 ".%09" PRIu64, after ? '+' : '-', sec, ns);
 }
 
 static void print_value(struct line *l, const struct kp_field *fl, uint64_t v, bool json)
