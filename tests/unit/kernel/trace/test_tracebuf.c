@@ -16,6 +16,7 @@
 #include "kernel/trace/out/frame.h"
 #include "kernel/trace/tracebuf.h"
 #include "support/tracebuf_fixture.h"
+#include "support/xorshift.h"
 
 static void test_fill_switch_and_read(void **state)
 {
@@ -185,14 +186,6 @@ static uint64_t script_clock(void)
 	return script_tsc[script_at[script_ring]++];
 }
 
-static uint64_t script_next(uint64_t *x)
-{
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * 0x2545F4914F6CDD1Dull;
-}
-
 static void test_inline_path_is_the_slow_paths(void **state)
 {
 	(void)state;
@@ -204,7 +197,7 @@ static void test_inline_path_is_the_slow_paths(void **state)
 	uint64_t x = 0x9E3779B97F4A7C15ull, now = 1000000;
 
 	for (int i = 0; i <= SCRIPT; i++) {
-		uint64_t d = script_next(&x);
+		uint64_t d = xorshift64(&x);
 		now = d % 61 == 0 ? now - d % 3000 : now + 1 + (d >> 8) % 700; /* back now and then */
 		script_tsc[i] = now;
 	}
@@ -214,7 +207,7 @@ static void test_inline_path_is_the_slow_paths(void **state)
 		script_at[c] = 0;
 	}
 	for (int i = 0; i < SCRIPT; i++) {
-		uint64_t d = script_next(&x);
+		uint64_t d = xorshift64(&x);
 		uint32_t size = d % 211 == 0 ? 512 : 16 + 8 * (uint32_t)((d >> 8) % 30);
 		bool slew = (d >> 20) % 397 == 0, read = (d >> 32) % 3 == 0;
 		struct trace_reservation r[2];
