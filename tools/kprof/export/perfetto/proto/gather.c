@@ -83,7 +83,6 @@ static void start(void *ctx, const struct kp_model *m)
 	struct pb_writer *w = ctx;
 
 	w->pf.m = m;
-	w->ncpus = m->ncpus;
 	w->runs = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->runs));
 	w->pf.noise_cpus = kp_xcalloc(m->ncpus ? m->ncpus : 1, sizeof(*w->pf.noise_cpus));
 }

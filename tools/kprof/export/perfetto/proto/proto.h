@@ -120,7 +120,6 @@ struct pb_writer {
 	size_t nsent_on;
 	struct pb_spill events, waits, threads, links, sched;
 	uint64_t seq;          /* the next element's, in any of the sorts    */
-	uint32_t ncpus;
 	uint64_t *runs;        /* per CPU: its runs so far (none: no wake-up */
 	                       /* flows from it, threads.c)                  */
 	uint64_t flows;        /* flow ids given                             */

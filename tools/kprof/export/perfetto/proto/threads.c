@@ -144,12 +144,12 @@ static void run(struct pb_writer *w, struct sweep *s, const struct pb_thread_fac
 	struct pf_event on = { .name_key = PF_NAME_KEY(PF_NAME_ON_CPU, cpu) };
 	pb_add_slice(w, pid, PF_RUN_TID(f->tid, lane), f->t, f->end, pb_intern_event(w, &on));
 	uint64_t at = pf_ns(w->pf.m, f->t);
-	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0, ready = s->nwakes ? pb_intern(w, "ReadyThread") : 0;
+	uint32_t wakeup = s->nwakes ? pb_intern(w, "wakeup") : 0;
 	for (size_t i = 0; i < s->nwakes; i++) {
 		const struct wake *k = &s->wakes[i];
 		uint64_t id = ++w->flows;
 		pb_add(w, PF_CPUS_PID, CPU_TID + k->cpu,
-		       (struct pb_ev){ .ts = pf_ns(w->pf.m, k->at), .end = id, .name = ready, .type = EV_FLOW_OUT });
+		       (struct pb_ev){ .ts = pf_ns(w->pf.m, k->at), .end = id, .name = w->ready_name, .type = EV_FLOW_OUT });
 		pb_add(w, pid, PF_RUN_TID(f->tid, lane),
 		       (struct pb_ev){ .ts = at, .end = id, .name = wakeup, .type = EV_FLOW_IN });
 		pb_sched_ready(w, k->cpu, k->seq, k->at, f->tid, cpu, (int8_t)(f->what & 0xFF));
