@@ -113,50 +113,55 @@ static void l_hex(struct line *l, uint64_t v, unsigned width)
 	l_mem(l, t + k, sizeof(t) - k);
 }
 
-/* ts as seconds and nanoseconds from the run's start (false: no run
- * header, no clock rate); *after: at or after the start. */
-static bool split_time(const struct kp_log *log, uint64_t ts, uint64_t *sec, uint64_t *ns, bool *after)
+/* "%c%llu.%09llu": ts as seconds since the run started, with its sign
+ * (or "%llu", the raw ticks, with no run header or clock rate), into t
+ * (40 bytes at least); returns its length.  By hand, as the records'
+ * other numbers: every record's line has one. */
+static size_t format_time(char *t, const struct kp_log *log, uint64_t ts)
 {
-	if (!log->have_header || !log->header.tsc_hz)
-		return false;
+	char d[20];
+	size_t n = 0, k = sizeof(d);
+
+	if (!log->have_header || !log->header.tsc_hz) {
+		do
+			d[--k] = (char)('0' + ts % 10);
+		while (ts /= 10);
+		memcpy(t, d + k, sizeof(d) - k);
+		return sizeof(d) - k;
+	}
 	uint64_t hz = log->header.tsc_hz, start = log->header.start_tsc;
 	uint64_t rel = ts >= start ? ts - start : start - ts;
-	*sec = rel / hz;
-	*ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
-	*after = ts >= start;
-	return true;
+	uint64_t sec = rel / hz, ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
+	t[n++] = ts >= start ? '+' : '-';
+	do
+		d[--k] = (char)('0' + sec % 10);
+	while (sec /= 10);
+	memcpy(t + n, d + k, sizeof(d) - k);
+	n += sizeof(d) - k;
+	t[n++] = '.';
+	for (int i = 8; i >= 0; i--, ns /= 10)
+		t[n + (size_t)i] = (char)('0' + ns % 10);
+	return n + 9;
 }
 
-/* "%c%llu.%09llu": seconds since the run started (or the raw ticks); the
- * sign '+' only when asked. */
+/* The time as format_time makes it; without its '+' unless sign. */
 static void l_time(struct line *l, const struct kp_log *log, uint64_t ts, bool sign)
 {
-	uint64_t sec, ns;
-	bool after;
+	char t[40];
+	size_t n = format_time(t, log, ts);
 
-	if (!split_time(log, ts, &sec, &ns, &after)) {
-		l_u64(l, ts);
-		return;
-	}
-	if (sign || !after)
-		l_chr(l, after ? '+' : '-');
-	l_u64(l, sec);
-	l_chr(l, '.');
-	char t[9];
-	for (int k = 8; k >= 0; k--, ns /= 10)
-		t[k] = (char)('0' + ns % 10);
-	l_mem(l, t, sizeof(t));
+	if (!sign && t[0] == '+')
+		l_mem(l, t + 1, n - 1);
+	else
+		l_mem(l, t, n);
 }
 
 void kp_format_time(char *buf, size_t size, const struct kp_log *log, uint64_t ts)
 {
-	uint64_t sec, ns;
-	bool after;
+	char t[40];
+	size_t n = format_time(t, log, ts);
 
-	if (!split_time(log, ts, &sec, &ns, &after))
-		snprintf(buf, size, "%" PRIu64, ts);
-	else
-		snprintf(buf, size, "%c%" PRIu64 ".%09" PRIu64, after ? '+' : '-', sec, ns);
+	snprintf(buf, size, "%.*s", (int)n, t);
 }
 
 static void print_value(struct line *l, const struct kp_field *fl, uint64_t v, bool json)
