@@ -151,13 +151,14 @@ static uint64_t task_state(const struct pb_run_fact *r)
 }
 
 /* One CPU's bundle being made: its switches' and wakings' columns,
- * packed varints. */
+ * packed varints, each at its CompactSched field number (col[0] and
+ * col[COMPACT_INTERN_TABLE] unused). */
+#define COLUMNS (COMPACT_WAKING_COMM_INDEX + 1)
 struct bundle {
 	uint32_t cpu;
 	size_t n, wn;           /* switches, wakings                          */
 	uint64_t last, wlast;   /* the last one's time (ns)                   */
-	struct pb_buf ts, state, pid, prio, comm;
-	struct pb_buf wts, wpid, wcpu, wprio, wcomm;
+	struct pb_buf col[COLUMNS];
 	const char **names;     /* the intern table                           */
 	size_t nnames, capnames;
 	uint32_t *gen, *at;     /* per thread of the model (and one for those */
@@ -188,11 +189,11 @@ static void put_switch(struct bundle *b, const struct kp_model *m, uint64_t ts, 
 {
 	KP_ASSERT(ts >= b->last, "cpu %u: a switch at %llu after one at %llu", b->cpu, (unsigned long long)ts,
 		  (unsigned long long)b->last);
-	pb_varint(&b->ts, b->n ? ts - b->last : ts);
-	pb_varint(&b->state, state);
-	pb_varint(&b->pid, (uint64_t)(int64_t)(int32_t)tid);
-	pb_varint(&b->prio, (uint64_t)(int64_t)prio);
-	pb_varint(&b->comm, comm_index(b, m, tid));
+	pb_varint(&b->col[COMPACT_SWITCH_TIMESTAMP], b->n ? ts - b->last : ts);
+	pb_varint(&b->col[COMPACT_SWITCH_PREV_STATE], state);
+	pb_varint(&b->col[COMPACT_SWITCH_NEXT_PID], (uint64_t)(int64_t)(int32_t)tid);
+	pb_varint(&b->col[COMPACT_SWITCH_NEXT_PRIO], (uint64_t)(int64_t)prio);
+	pb_varint(&b->col[COMPACT_SWITCH_NEXT_COMM_INDEX], comm_index(b, m, tid));
 	b->last = ts;
 	b->n++;
 }
@@ -202,11 +203,11 @@ static void put_waking(struct bundle *b, const struct kp_model *m, uint64_t ts, 
 {
 	KP_ASSERT(ts >= b->wlast, "cpu %u: a waking at %llu after one at %llu", b->cpu, (unsigned long long)ts,
 		  (unsigned long long)b->wlast);
-	pb_varint(&b->wts, b->wn ? ts - b->wlast : ts);
-	pb_varint(&b->wpid, (uint64_t)(int64_t)(int32_t)tid);
-	pb_varint(&b->wcpu, target);
-	pb_varint(&b->wprio, (uint64_t)(int64_t)prio);
-	pb_varint(&b->wcomm, comm_index(b, m, tid));
+	pb_varint(&b->col[COMPACT_WAKING_TIMESTAMP], b->wn ? ts - b->wlast : ts);
+	pb_varint(&b->col[COMPACT_WAKING_PID], (uint64_t)(int64_t)(int32_t)tid);
+	pb_varint(&b->col[COMPACT_WAKING_TARGET_CPU], target);
+	pb_varint(&b->col[COMPACT_WAKING_PRIO], (uint64_t)(int64_t)prio);
+	pb_varint(&b->col[COMPACT_WAKING_COMM_INDEX], comm_index(b, m, tid));
 	b->wlast = ts;
 	b->wn++;
 }
@@ -223,22 +224,15 @@ static void flush(struct pb_writer *w, struct bundle *b)
 	compact = pb_open(&w->out);
 	for (size_t i = 0; i < b->nnames; i++)
 		pb_string(&w->out, COMPACT_INTERN_TABLE, b->names[i]);
-	pb_bytes(&w->out, COMPACT_SWITCH_TIMESTAMP, b->ts.d, b->ts.n);
-	pb_bytes(&w->out, COMPACT_SWITCH_PREV_STATE, b->state.d, b->state.n);
-	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_PID, b->pid.d, b->pid.n);
-	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_PRIO, b->prio.d, b->prio.n);
-	pb_bytes(&w->out, COMPACT_SWITCH_NEXT_COMM_INDEX, b->comm.d, b->comm.n);
-	pb_bytes(&w->out, COMPACT_WAKING_TIMESTAMP, b->wts.d, b->wts.n);
-	pb_bytes(&w->out, COMPACT_WAKING_PID, b->wpid.d, b->wpid.n);
-	pb_bytes(&w->out, COMPACT_WAKING_TARGET_CPU, b->wcpu.d, b->wcpu.n);
-	pb_bytes(&w->out, COMPACT_WAKING_PRIO, b->wprio.d, b->wprio.n);
-	pb_bytes(&w->out, COMPACT_WAKING_COMM_INDEX, b->wcomm.d, b->wcomm.n);
+	for (unsigned f = 1; f < COLUMNS; f++) /* every column, empty ones too */
+		if (f != COMPACT_INTERN_TABLE)
+			pb_bytes(&w->out, f, b->col[f].d, b->col[f].n);
 	pb_close(&w->out, BUNDLE_COMPACT_SCHED, compact);
 	pb_close(&w->out, PACKET_FTRACE_EVENTS, bundle);
 	pb_uint(&w->out, PACKET_SEQUENCE_ID, w->ntracks + 1);
 	pb_packet_close(w, packet);
-	b->ts.n = b->state.n = b->pid.n = b->prio.n = b->comm.n = 0;
-	b->wts.n = b->wpid.n = b->wcpu.n = b->wprio.n = b->wcomm.n = 0;
+	for (unsigned f = 0; f < COLUMNS; f++)
+		b->col[f].n = 0;
 	b->n = b->wn = b->nnames = 0;
 	b->generation++;
 }
@@ -352,9 +346,8 @@ void pb_sched_write(struct pb_writer *w)
 	if (runs)
 		add(w, &b, prev.end, 0, 0, 0);
 	flush(w, &b);
-	struct pb_buf *cols[] = { &b.ts, &b.state, &b.pid, &b.prio, &b.comm, &b.wts, &b.wpid, &b.wcpu, &b.wprio, &b.wcomm };
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		pb_free(cols[i]);
+	for (unsigned f = 0; f < COLUMNS; f++)
+		pb_free(&b.col[f]);
 	free(b.names);
 	free(b.gen);
 	free(b.at);
