@@ -32,7 +32,9 @@
  * ck_spinlock_mcs; cycles per hand-off = elapsed / hand-offs.  (Counting
  * only the owner's changes of a free-running loop made the two locks'
  * denominators differ: 78 to 98% of ours were hand-offs, 68 to 74% of
- * ck's, a thread often taking the lock again before the other queued.)  The
+ * ck's, a thread often taking the lock again before the other queued.)  Its
+ * lines move through fresh pages round by round (PLACES, below): where
+ * they sit in memory moved the ratio more than the locks did.  The
  * traced case forces every acquisition to be recorded (the sample rates
  * set to 1 directly, below the minimums the kernel call enforces), so each
  * one takes its three time stamps and writes a WMI_SPINLOCK record.
@@ -46,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <x86intrin.h>
 
 #include "tests/bench/bench_stats.h"
@@ -58,7 +61,7 @@
 #define ROUNDS 61
 #define BLOCKS 3 /* of each side of a pair in a round: the fastest counts */
 #define OPS 20000 /* 1.4 MB of records a round: the ring stays in the caches */
-#define HANDOFFS 40000
+#define HANDOFFS 5000 /* in each placement (PLACES a round) */
 #define SUBBUF_SHIFT 16
 #define NSUB 32 /* 2 MiB per CPU: one round of traced records without flushing */
 
@@ -236,90 +239,118 @@ static double floor_traced(void)
 
 /* ---------------------------------------------------------------- hand-off */
 
-/* On lines of their own: the start, what the holder writes (last), what
- * it reads while it waits (done). */
-static struct {
-	volatile int go __attribute__((aligned(128))), ready;
+/* Where a hand-off's lines live.  The ratio of the two locks depends on
+ * the physical pages under them: one process's lines gave 0.84 round after
+ * round, another's 1.16 (a scratch copy that moved the same lines through
+ * eight sets of pages in one process), so a program run with one set of
+ * pages measured its pages more than the locks (0.81 to 1.01 from run to
+ * run).  Each round's hand-offs move through PLACES sets of fresh pages,
+ * the same sets for ours and ck's, every round other ones: a run's
+ * medians are over ROUNDS x PLACES placements.  In a placement the lock,
+ * the two queue entries and the control words (the start, what the holder
+ * writes: last, what it reads while it waits: done) are each on a page
+ * of their own; the lock word and each entry are the same line for ours
+ * and ck's (their words are both a tail pointer, free at 0). */
+#define PLACES 8
+#define PAGE 4096
+
+union ho_lock {
+	KSPIN_LOCK ours;
+	struct ck_spinlock_mcs *ck;
+};
+union ho_node {
+	KLOCK_QUEUE_HANDLE ours;
+	struct ck_spinlock_mcs ck;
+};
+struct ho_control {
+	volatile int go, ready;
 	volatile int last __attribute__((aligned(128)));
 	volatile int done[2] __attribute__((aligned(128)));
 	uint64_t handoffs[2];
 	int use_ck;
-} ho;
+};
+enum { HO_LOCK, HO_NODE0, HO_NODE1, HO_CONTROL, HO_PAGES };
 
-/* The lock and each thread's queue entry are the same lines for ours and
- * ck's (their words are both a tail pointer, free at 0), each entry on a
- * line of its own (never across two): whatever a line's place costs,
- * both locks pay it.  (The ratio still moves by up to 12% from run to
- * run of the program on a virtual machine: docs/testing.md.) */
-static union {
-	KSPIN_LOCK ours;
-	struct ck_spinlock_mcs *ck;
-} ho_lock __attribute__((aligned(128)));
-static struct {
-	union {
-		KLOCK_QUEUE_HANDLE ours;
-		struct ck_spinlock_mcs ck;
-	} u __attribute__((aligned(128)));
-} ho_node[2];
+static uint8_t *ho_pages;           /* ROUNDS x PLACES placements of HO_PAGES pages */
+static int ho_round;                /* the round being measured                    */
+static union ho_lock *ho_lock;      /* the placement being measured                */
+static union ho_node *ho_node[2];
+static struct ho_control *ho;
+
+static void ho_place(int n)
+{
+	uint8_t *b = ho_pages + (size_t)n * HO_PAGES * PAGE;
+
+	memset(b, 0, HO_PAGES * PAGE);
+	ho_lock = (union ho_lock *)(b + HO_LOCK * PAGE);
+	ho_node[0] = (union ho_node *)(b + HO_NODE0 * PAGE);
+	ho_node[1] = (union ho_node *)(b + HO_NODE1 * PAGE);
+	ho = (struct ho_control *)(b + HO_CONTROL * PAGE);
+}
 
 static void handoff_loop(int me)
 {
-	KLOCK_QUEUE_HANDLE *h = &ho_node[me].u.ours;
-	struct ck_spinlock_mcs *node = &ho_node[me].u.ck;
+	KLOCK_QUEUE_HANDLE *h = &ho_node[me]->ours;
+	struct ck_spinlock_mcs *node = &ho_node[me]->ck;
 	uint64_t n = 0;
 	for (int i = 0; i < HANDOFFS; i++) {
-		if (ho.use_ck)
-			ck_spinlock_mcs_lock(&ho_lock.ck, node);
+		if (ho->use_ck)
+			ck_spinlock_mcs_lock(&ho_lock->ck, node);
 		else
-			ke_acquire_in_stack_queued_spin_lock_at_dpc_level(&ho_lock.ours, h);
-		if (ho.last != me) {
+			ke_acquire_in_stack_queued_spin_lock_at_dpc_level(&ho_lock->ours, h);
+		if (ho->last != me) {
 			n++;
-			ho.last = me;
+			ho->last = me;
 		}
 		/* Held until the other waits behind (its entry the queue's
 		 * tail), unless it is done: every acquisition a hand-off. */
-		if (ho.use_ck)
-			while (__atomic_load_n(&ho_lock.ck, __ATOMIC_ACQUIRE) == node && !ho.done[!me])
+		if (ho->use_ck)
+			while (__atomic_load_n(&ho_lock->ck, __ATOMIC_ACQUIRE) == node && !ho->done[!me])
 				_mm_pause();
 		else
-			while (__atomic_load_n(&ho_lock.ours, __ATOMIC_ACQUIRE) == (uintptr_t)&h->LockQueue && !ho.done[!me])
+			while (__atomic_load_n(&ho_lock->ours, __ATOMIC_ACQUIRE) == (uintptr_t)&h->LockQueue && !ho->done[!me])
 				_mm_pause();
-		if (ho.use_ck)
-			ck_spinlock_mcs_unlock(&ho_lock.ck, node);
+		if (ho->use_ck)
+			ck_spinlock_mcs_unlock(&ho_lock->ck, node);
 		else
 			ke_release_in_stack_queued_spin_lock_from_dpc_level(h);
 	}
-	ho.handoffs[me] = n;
-	ho.done[me] = 1;
+	ho->handoffs[me] = n;
+	ho->done[me] = 1;
 }
 
 static void *handoff_peer(void *arg)
 {
 	pin(1);
 	become_cpu(1);
-	__atomic_fetch_add(&ho.ready, 1, __ATOMIC_ACQ_REL);
-	while (!ho.go)
+	__atomic_fetch_add(&ho->ready, 1, __ATOMIC_ACQ_REL);
+	while (!ho->go)
 		_mm_pause();
 	handoff_loop(1);
 	return NULL;
 }
 
+/* Cycles per hand-off over the round's placements. */
 static double handoff(int use_ck)
 {
-	pthread_t peer;
-	memset((void *)&ho, 0, sizeof(ho));
-	ho.use_ck = use_ck;
-	ho.last = -1;
-	pthread_create(&peer, NULL, handoff_peer, NULL);
-	while (!ho.ready)
-		_mm_pause();
-	uint64_t t0 = __rdtsc();
-	ho.go = 1;
-	handoff_loop(0);
-	pthread_join(peer, NULL);
-	uint64_t t1 = __rdtsc();
-	uint64_t n = ho.handoffs[0] + ho.handoffs[1];
-	return n ? (double)(t1 - t0) / n : 0;
+	uint64_t cycles = 0, n = 0;
+
+	for (int k = 0; k < PLACES; k++) {
+		pthread_t peer;
+		ho_place(ho_round * PLACES + k);
+		ho->use_ck = use_ck;
+		ho->last = -1;
+		pthread_create(&peer, NULL, handoff_peer, NULL);
+		while (!ho->ready)
+			_mm_pause();
+		uint64_t t0 = __rdtsc();
+		ho->go = 1;
+		handoff_loop(0);
+		pthread_join(peer, NULL);
+		cycles += __rdtsc() - t0;
+		n += ho->handoffs[0] + ho->handoffs[1];
+	}
+	return n ? (double)cycles / n : 0;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -356,6 +387,12 @@ int main(void)
 		KiProcessorBlock[i] = &prcbs[i];
 	}
 	become_cpu(0);
+	ho_pages = mmap(NULL, (size_t)ROUNDS * PLACES * HO_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (ho_pages == MAP_FAILED) {
+		perror("bench locks: mmap");
+		return 1;
+	}
 	/* Every traced acquisition written: below the kernel call's minimums on purpose. */
 	lockstat_params = (struct spinlock_params){ 1, 1, 1, 0 };
 
@@ -387,6 +424,7 @@ int main(void)
 		for (int k = 0; k < PAIRS; k++) {
 			int p = (r + k) % PAIRS, blocks = pairs[p].ours == ours_handoff ? 1 : BLOCKS;
 			a[p][r] = b[p][r] = 1e12;
+			ho_round = r;
 			for (int n = 0; n < blocks; n++)
 				for (int side = 0; side < 2; side++) {
 					bool theirs = ((r + n) & 1) != side;
