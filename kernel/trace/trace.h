@@ -20,6 +20,8 @@
 #include "include/kprof/exit_status.h"
 #include "include/kprof/wmi.h"
 #include "kernel/ke/irql.h"
+#include "kernel/ke/prcb.h"
+#include "kernel/lib/libk.h"
 #include "kernel/trace/tracebuf.h"
 
 /* A CPU's ring holds at least this many sub-buffers (trace.buffer_kb /
@@ -41,22 +43,82 @@ struct trace_record {
 	bool raised;                /* raised to DISPATCH_LEVEL   */
 };
 
+#ifdef KPROF_TRACE_WRITER_CAPTURE
+/* A unit test's own writer, which captures the records (the test's
+ * program is built with -DKPROF_TRACE_WRITER_CAPTURE, tests/unit/...
+ * unit.mk), in place of the one below. */
+void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size);
+void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
+				 const struct trace_stamp *stamp);
+void trace_record_commit(struct trace_record *rec);
+#else
+/* The writer's path is inline (LTTng's ring buffer's reserve and commit
+ * are too): the calls into it and out again were 5 of the trace write's
+ * 45 cycles (docs/testing.md).  Its rare cases are out of line
+ * (writer.c, tracebuf.c): the reservation's slow path, a filled
+ * sub-buffer and a clock step. */
+void trace_record_after_commit(const struct trace_reservation *r, uint16_t hook);
+
+static inline __attribute__((always_inline)) void *trace_record_begin_at(struct trace_record *rec, uint16_t hook,
+									  uint8_t version, uint16_t payload_size,
+									  const struct trace_stamp *given)
+{
+	uint32_t size = ALIGN_UP((uint32_t)sizeof(PERFINFO_TRACE_HEADER) + payload_size, PERFINFO_RECORD_ALIGN);
+
+	rec->old_irql = ke_get_current_irql();
+	rec->raised = rec->old_irql < DISPATCH_LEVEL;
+	if (rec->raised)
+		ke_raise_irql(DISPATCH_LEVEL); /* stay on this CPU until commit */
+	struct trace_cpu *tc = ke_get_current_prcb()->TraceCpu;
+	if (!tc || !tracebuf_reserve_inline(tc, size, &rec->r, tracebuf_clock, given)) {
+		if (rec->raised)
+			ke_lower_irql(rec->old_irql);
+		return NULL;
+	}
+	PERFINFO_TRACE_HEADER *h = rec->r.hdr;
+	h->Marker = perfinfo_marker(version);
+	h->Size = (uint16_t)(sizeof(*h) + payload_size);
+	h->HookId = hook;
+	return h + 1;
+}
+
 /* Reserve a record with `payload_size` payload bytes and fill its header;
  * returns the payload to fill, or NULL if it was dropped (counted). */
-void *trace_record_begin(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size);
-void trace_record_commit(struct trace_record *rec);
+static inline __attribute__((always_inline)) void *trace_record_begin(struct trace_record *rec, uint16_t hook,
+								       uint8_t version, uint16_t payload_size)
+{
+	return trace_record_begin_at(rec, hook, version, payload_size, NULL);
+}
+
 /* The same, stamped with a clock read the caller took ahead on this CPU
  * (tracebuf_stamp_take) and put in its payload too: one read for both,
  * unless a record was written on this CPU since (then the header has a
  * read of its own, later). */
-void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook, uint8_t version, uint16_t payload_size,
-				 const struct trace_stamp *stamp);
+static inline __attribute__((always_inline)) void *trace_record_begin_stamped(struct trace_record *rec, uint16_t hook,
+									       uint8_t version,
+									       uint16_t payload_size,
+									       const struct trace_stamp *stamp)
+{
+	return trace_record_begin_at(rec, hook, version, payload_size, stamp);
+}
+
+static inline __attribute__((always_inline)) void trace_record_commit(struct trace_record *rec)
+{
+	uint16_t hook = rec->r.hdr->HookId; /* before the reader may take it */
+
+	tracebuf_commit(&rec->r);
+	if (__builtin_expect(rec->r.switched || rec->r.back, 0))
+		trace_record_after_commit(&rec->r, hook);
+	if (rec->raised)
+		ke_lower_irql(rec->old_irql);
+}
+#endif /* KPROF_TRACE_WRITER_CAPTURE */
 
 /* Write a whole record; false if dropped or the group is off.  Inline, so
  * that the copy of a payload of a size known where it is called is a few
  * moves, not a call (every caller passes sizeof its payload). */
-static inline bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version, const void *payload,
-			     uint16_t payload_size)
+static inline __attribute__((always_inline)) bool trace_log(uint32_t group_mask, uint16_t hook, uint8_t version,
+							    const void *payload, uint16_t payload_size)
 {
 	struct trace_record rec;
 

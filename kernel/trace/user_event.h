@@ -132,8 +132,10 @@ struct user_event {
 #define USER_EVENT_STORE(p, T, val) (((struct __attribute__((packed)) { T v_; } *)(p))->v_ = (val))
 
 /* The record of an event of t with size bytes of values (inline, below). */
-static inline bool user_event_reserve(struct user_event *e, const struct user_event_type *t,
-				      enum kprof_event_phase phase, uint16_t id, uint16_t size)
+static inline __attribute__((always_inline)) bool user_event_reserve(struct user_event *e,
+								      const struct user_event_type *t,
+								      enum kprof_event_phase phase, uint16_t id,
+								      uint16_t size)
 {
 	KPROF_USER_EVENT *r = (KPROF_USER_EVENT *)trace_record_begin(&e->rec, KPROF_LOG_TYPE_USER_EVENT,
 								     USER_EVENT_VERSION, (uint16_t)(sizeof(*r) + size));
@@ -152,8 +154,9 @@ static inline bool user_event_reserve(struct user_event *e, const struct user_ev
  * Begin or End for span types); false when nothing is traced, t is not
  * declared, or the record was dropped (counted).  Inline: the writer's
  * fast path, as the kernel's own records (trace.h). */
-static inline bool user_event_begin(struct user_event *e, const struct user_event_type *t,
-				    enum kprof_event_phase phase)
+static inline __attribute__((always_inline)) bool user_event_begin(struct user_event *e,
+								    const struct user_event_type *t,
+								    enum kprof_event_phase phase)
 {
 	uint16_t id = __atomic_load_n(&t->id, __ATOMIC_ACQUIRE); /* the description is whole */
 
@@ -174,8 +177,10 @@ void user_event_values_mismatch(struct user_event *e, const struct user_event_ty
  * compile time into a plain store.  When it is not, nothing is left to
  * the writer: the event is written with its values zero (as
  * USER_EVENT_VALUES's NULL leaves them) and this returns false. */
-static inline bool user_event_begin_values(struct user_event *e, const struct user_event_type *t,
-					   enum kprof_event_phase phase, uint16_t size)
+static inline __attribute__((always_inline)) bool user_event_begin_values(struct user_event *e,
+									   const struct user_event_type *t,
+									   enum kprof_event_phase phase,
+									   uint16_t size)
 {
 	uint16_t id = __atomic_load_n(&t->id, __ATOMIC_ACQUIRE);
 
@@ -191,7 +196,7 @@ static inline bool user_event_begin_values(struct user_event *e, const struct us
 /* The next field's value: an integer, pointer or enumeration field.  The
  * declaration checked the field's size (1, 2, 4 or 8), so the store is
  * one of four, with no call. */
-static inline void user_event_int(struct user_event *e, uint64_t v)
+static inline __attribute__((always_inline)) void user_event_int(struct user_event *e, uint64_t v)
 {
 	const struct user_event_type *t = e->t;
 	uint32_t at = e->at;
@@ -227,7 +232,7 @@ static inline void user_event_int(struct user_event *e, uint64_t v)
  * register and each check is one compare of the type's size with a
  * constant - none at all after user_event_begin_values. */
 #define USER_EVENT_PUT(bits)                                                          \
-	static inline void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
+	static inline __attribute__((always_inline)) void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
 	{                                                                             \
 		uint32_t at = e->at;                                                  \
 		if (at + sizeof(v) <= e->size) {                                      \
@@ -252,7 +257,7 @@ USER_EVENT_PUT(64)
  *     struct my_values *v = USER_EVENT_VALUES(&e, struct my_values);
  *     if (v) { v->bytes = n; ... }
  *     user_event_commit(&e); */
-static inline void *user_event_values(struct user_event *e, unsigned long size)
+static inline __attribute__((always_inline)) void *user_event_values(struct user_event *e, unsigned long size)
 {
 	if (size != e->size || e->at)
 		return 0;
@@ -265,7 +270,7 @@ static inline void *user_event_values(struct user_event *e, unsigned long size)
 void user_event_str(struct user_event *e, const char *s);
 
 /* Commit the event (fields not written stay zero). */
-static inline void user_event_commit(struct user_event *e)
+static inline __attribute__((always_inline)) void user_event_commit(struct user_event *e)
 {
 	uint32_t end = e->at & ~USER_EVENT_DROPPED; /* where the values stopped */
 

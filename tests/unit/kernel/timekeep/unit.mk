@@ -18,3 +18,6 @@ unit_fidelity_SRCS := kernel/timekeep/fidelity.c
 
 $(BUILD)/tests/unit/kernel/timekeep/test_timekeep: kernel/timekeep/tsc_check.h kernel/timekeep/skew.h kernel/trace/tracebuf.h
 $(BUILD)/tests/unit/kernel/timekeep/test_fidelity: include/kprof/lateness.h kernel/timekeep/fidelity.h
+# test_fidelity captures its records with a writer of its own
+# (kernel/trace/trace.h: KPROF_TRACE_WRITER_CAPTURE).
+$(BUILD)/tests/unit/kernel/timekeep/test_fidelity: UNIT_CFLAGS += -DKPROF_TRACE_WRITER_CAPTURE

@@ -25,3 +25,8 @@ unit_user_event_SRCS := kernel/trace/user_event.c kernel/lib/printf.c
 
 $(BUILD)/tests/unit/kernel/trace/test_tracebuf_loss: tests/unit/support/tracebuf_fixture.h
 $(BUILD)/tests/unit/kernel/trace/test_tracebuf_assert: tests/unit/support/tracebuf_fixture.h kernel/debug/kassert.h
+
+# objname and user_event capture their records with a writer of their own
+# (kernel/trace/trace.h: KPROF_TRACE_WRITER_CAPTURE).
+$(BUILD)/tests/unit/kernel/trace/test_objname $(BUILD)/tests/unit/kernel/trace/test_user_event: \
+	UNIT_CFLAGS += -DKPROF_TRACE_WRITER_CAPTURE

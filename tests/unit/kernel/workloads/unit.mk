@@ -14,6 +14,9 @@ UNIT_TESTS += tests/unit/kernel/workloads/test_phase.c tests/unit/kernel/workloa
 
 unit_phase_SRCS := kernel/workloads/phase.c kernel/ke/time/time.c kernel/lib/muldiv.c kernel/lib/printf.c
 $(BUILD)/tests/unit/kernel/workloads/test_phase: kernel/workloads/phase.h kernel/workloads/measure.h kernel/ke/prcb.h
+# It captures its records with a writer of its own (kernel/trace/trace.h:
+# KPROF_TRACE_WRITER_CAPTURE).
+$(BUILD)/tests/unit/kernel/workloads/test_phase: UNIT_CFLAGS += -DKPROF_TRACE_WRITER_CAPTURE
 
 unit_registry_SRCS := $(CMDLINE_UNIT_SRCS)
 $(BUILD)/tests/unit/kernel/workloads/test_registry: UNIT_CFLAGS += $(CMDLINE_UNIT_CFLAGS)
