@@ -125,17 +125,6 @@ static int refuse_input_as_output(const struct kp_options *o)
 	return 0;
 }
 
-/* The records the log's buffers say they hold: the progress line's total. */
-static uint64_t buffer_records(const struct kp_log *log)
-{
-	uint64_t n = 0;
-
-	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
-		for (size_t i = 0; i < log->cpus[cpu].nbuffers; i++)
-			n += log->cpus[cpu].buffers[i].records;
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	const struct kp_command *cmd = NULL;
@@ -165,7 +154,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	kp_build_id_expect(log.have_header ? log.build_id : NULL, o.force_kernel);
-	kp_progress_start(cmd->name, buffer_records(&log), log.size, o.quiet);
+	kp_progress_start(cmd->name, kp_log_records(&log), log.size, o.quiet);
 	rc = cmd->run(&log, &o);
 	kp_progress_end();
 	kp_log_free(&log);

@@ -298,6 +298,17 @@ void kp_log_free(struct kp_log *log);
 void kp_log_release(struct kp_log *log);
 #define KP_LOG_RELEASE_RECORDS (1u << 18)
 #define KP_LOG_RELEASE_BYTES ((size_t)16 << 20)
+/* The records of the frames kept, over every CPU: what the commands walk
+ * (a pass of the model, the progress line's whole). */
+static inline uint64_t kp_log_records(const struct kp_log *log)
+{
+	uint64_t n = 0;
+
+	for (uint32_t cpu = 0; cpu < log->ncpus; cpu++)
+		for (size_t i = 0; i < log->cpus[cpu].nbuffers; i++)
+			n += log->cpus[cpu].buffers[i].records;
+	return n;
+}
 /* finish.c: the checks once every frame is in (kp_log_scan's last step). */
 void kp_log_finish(struct kp_log *log);
 

@@ -23,7 +23,9 @@
  * the report and the timeline show.  The events are gathered by collect.c
  * from the model's records for this JSON writer; the protobuf one (proto/)
  * streams: it takes them as the model's second pass meets them
- * (pb_gather_sink), and the model keeps none.
+ * (pb_gather_sink), and the model keeps none.  The JSON writer holds the
+ * whole trace: asked for one of more than 2 M records, it says first what
+ * that will cost and which format streams (warn_big_json).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -33,6 +35,8 @@
 #include "tools/kprof/export/perfetto/pf.h"
 #include "tools/kprof/export/perfetto/proto/proto.h"
 #include "tools/kprof/kprof.h"
+#include "tools/kprof/read/frames.h"
+#include "tools/kprof/read/log.h"
 #include "tools/kprof/read/user_types.h"
 #include "tools/kprof/util/alloc.h"
 
@@ -94,6 +98,31 @@ static kp_model_writer *writer(const struct kp_options *o)
 	return n >= 5 && !strcmp(o->output + n - 5, ".json") ? write_perfetto : pf_write_proto;
 }
 
+/* The JSON writer holds the whole trace: past this many records it needs
+ * more than the 256 MiB every streaming command stays within.  Its bytes a
+ * record, written and held, as `make bench-tool` measured them on the 20 M
+ * record mix (tests/bench/tool_bench.py). */
+#define JSON_BIG_RECORDS 2000000u
+#define JSON_BYTES_A_RECORD 526.0
+#define JSON_HELD_A_RECORD 134.0
+
+/* Said before a big JSON is written, which the user asked for: what it
+ * will cost, and the format that streams. */
+static void warn_big_json(const struct kp_log *log)
+{
+	uint64_t n = kp_log_records(log);
+	/* KPROF_JSON_BIG_RECORDS: records, for tests (the note on a small log) */
+	size_t big = kp_env_number("KPROF_JSON_BIG_RECORDS", JSON_BIG_RECORDS, 0, SIZE_MAX);
+
+	if (n <= big)
+		return;
+	fprintf(stderr,
+		"kprof perfetto: %" PRIu64 " records as Chrome JSON: about %.1f GB of JSON, and about %.1f GiB of "
+		"memory while it is written (the JSON writer holds the whole trace); Perfetto's protobuf trace streams "
+		"in bounded memory at about 40 bytes a record: --format proto, or -o FILE.perfetto-trace\n",
+		n, (double)n * JSON_BYTES_A_RECORD / 1e9, (double)n * JSON_HELD_A_RECORD / (1u << 30));
+}
+
 int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 {
 	kp_model_writer *write = writer(o);
@@ -113,6 +142,7 @@ int kp_cmd_perfetto(struct kp_log *log, const struct kp_options *o)
 		pb_writer_free(pb_writer_now);
 		pb_writer_now = NULL;
 	} else {
+		warn_big_json(log);
 		rc = kp_write_model(log, o, KP_KEEP_RUNS | KP_KEEP_WAITS | KP_KEEP_READIES | KP_KEEP_SAMPLES | KP_KEEP_RESOURCES,
 				    NULL, lacks, write);
 	}
