@@ -231,16 +231,17 @@ static inline __attribute__((always_inline)) void user_event_int(struct user_eve
  * outside the record.  Inlined in a run of these, the offset stays in a
  * register and each check is one compare of the type's size with a
  * constant - none at all after user_event_begin_values. */
-#define USER_EVENT_PUT(bits)                                                          \
-	static inline __attribute__((always_inline)) void user_event_u##bits(struct user_event *e, uint##bits##_t v)   \
-	{                                                                             \
-		uint32_t at = e->at;                                                  \
-		if (at + sizeof(v) <= e->size) {                                      \
-			USER_EVENT_STORE(e->data + at, uint##bits##_t, v);            \
-			e->at = at + (uint32_t)sizeof(v);                             \
-		} else {                                                              \
-			e->at = at | USER_EVENT_DROPPED;                              \
-		}                                                                     \
+#define USER_EVENT_PUT(bits)                                                                       \
+	static inline __attribute__((always_inline)) void user_event_u##bits(struct user_event *e, \
+									  uint##bits##_t v)        \
+	{                                                                                          \
+		uint32_t at = e->at;                                                               \
+		if (at + sizeof(v) <= e->size) {                                                   \
+			USER_EVENT_STORE(e->data + at, uint##bits##_t, v);                         \
+			e->at = at + (uint32_t)sizeof(v);                                          \
+		} else {                                                                           \
+			e->at = at | USER_EVENT_DROPPED;                                           \
+		}                                                                                  \
 	}
 USER_EVENT_PUT(8)
 USER_EVENT_PUT(16)
