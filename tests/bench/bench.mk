@@ -12,7 +12,15 @@ BENCH_SENDER_ROUNDS ?= 3
 # trace.out=usb and both, raw and compressed (4 OVMF boots, about 6 min).
 BENCH_STICK_ROUNDS ?= 1
 
-BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+# The kernel's code generation, as far as a host program can have it: its
+# frame pointers, no red zone, no sibling calls, no stack protector (the
+# kernel's own flags, so that the benches time the code the kernel runs;
+# docs/testing.md).  Left out: what a program at a user address cannot be
+# (-mcmodel=kernel, -fno-pie) and -mgeneral-regs-only (the benches' own
+# statistics are in floating point, in the same files).
+BENCH_KERNEL_CODEGEN := $(filter-out -ffreestanding -fno-pie -fno-pic -mcmodel=kernel -mgeneral-regs-only \
+	-std=% -O% -g -W% -I% -M% -D%,$(KERNEL_CFLAGS))
+BENCH_CFLAGS := -std=gnu11 -O2 -g $(BENCH_KERNEL_CODEGEN) -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
 BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
 	kernel/ke/dpc.c kernel/ke/rawlock.c kernel/trace/user_event.c kernel/lib/printf.c tests/unit/shadow/shadow.c
