@@ -17,7 +17,8 @@ BENCH_STICK_ROUNDS ?= 1
 # kernel's own flags, so that the benches time the code the kernel runs;
 # docs/testing.md).  Left out: what a program at a user address cannot be
 # (-mcmodel=kernel, -fno-pie) and -mgeneral-regs-only (the benches' own
-# statistics are in floating point, in the same files).
+# statistics are in floating point, in the same files: bench_trace.c gives
+# its writers the kernel's instruction set with a pragma instead).
 BENCH_KERNEL_CODEGEN := $(filter-out -ffreestanding -fno-pie -fno-pic -mcmodel=kernel -mgeneral-regs-only \
 	-std=% -O% -g -W% -I% -M% -D%,$(KERNEL_CFLAGS))
 BENCH_CFLAGS := -std=gnu11 -O2 -g $(BENCH_KERNEL_CODEGEN) -Wall -Wextra -Werror -Wno-unused-parameter \

@@ -44,6 +44,15 @@
 
 #include "tests/bench/bench_stats.h"
 
+/* From here to the writers' table, the kernel's instruction set: general
+ * registers only (-mgeneral-regs-only, which the file as a whole cannot
+ * have: its statistics are floating point), so that the writer, the
+ * user event's forms and the floors are the instructions the kernel runs
+ * (a payload copied 8 bytes at a time, not with SSE).  The timed
+ * functions return whole cycles; the rounds below divide. */
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+
 #include "include/kprof/wmi.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/trace/trace.h"
@@ -86,11 +95,11 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 	memset(p->Reserved, 0, sizeof(p->Reserved));
 }
 
-/* Cycles per record of RECORDS calls of write_one into a fresh ring
+/* Cycles of RECORDS calls of write_one into a fresh ring
  * (inlined with its argument, so the loop calls no function pointer);
  * slew_over: with a slew of the clock's correction set that is over (the
  * TSC watchdog's, kernel/timekeep/watchdog.c: its line keeps a slope). */
-static inline __attribute__((always_inline)) double timed_with(void (*write_one)(uint64_t i), bool slew_over)
+static inline __attribute__((always_inline)) uint64_t timed_with(void (*write_one)(uint64_t i), bool slew_over)
 {
 	tracebuf_init(&tc, 0, ring, subs, SUBBUF_SHIFT, NSUB);
 	if (slew_over) {
@@ -106,10 +115,10 @@ static inline __attribute__((always_inline)) double timed_with(void (*write_one)
 		fprintf(stderr, "bench: only %llu records written\n", (unsigned long long)tc.records);
 		exit(1);
 	}
-	return (double)(t1 - t0) / RECORDS;
+	return t1 - t0;
 }
 
-static inline __attribute__((always_inline)) double timed(void (*write_one)(uint64_t i))
+static inline __attribute__((always_inline)) uint64_t timed(void (*write_one)(uint64_t i))
 {
 	return timed_with(write_one, false);
 }
@@ -121,14 +130,14 @@ static inline __attribute__((always_inline)) void spinlock_record(uint64_t i)
 	trace_log(PERF_SPINLOCK, PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, &p, sizeof(p));
 }
 
-static double run_ours(void)
+static uint64_t run_ours(void)
 {
 	return timed(spinlock_record);
 }
 
 /* The same after a slew of the clock's correction that is over: the
  * writer's inline path must not leave every record to the slow one. */
-static double run_ours_after_slew(void)
+static uint64_t run_ours_after_slew(void)
 {
 	return timed_with(spinlock_record, true);
 }
@@ -147,7 +156,7 @@ static inline __attribute__((always_inline)) void spinlock_in_place(uint64_t i)
 	trace_record_commit(&rec);
 }
 
-static double run_kernel(void)
+static uint64_t run_kernel(void)
 {
 	return timed(spinlock_in_place);
 }
@@ -233,7 +242,7 @@ static inline __attribute__((always_inline)) void user_one_by_one(uint64_t i, bo
 	{                                                                        \
 		form(i, sized);                                                  \
 	}                                                                        \
-	static double name(void)                                                 \
+	static uint64_t name(void)                                               \
 	{                                                                        \
 		return timed(name##_one);                                        \
 	}
@@ -265,7 +274,7 @@ static inline __attribute__((always_inline)) void user_fields(uint64_t i)
 	user_event_commit(&e);
 }
 
-static double run_user_fields(void)
+static uint64_t run_user_fields(void)
 {
 	return timed(user_fields);
 }
@@ -279,7 +288,7 @@ struct floor_record {
 	WMI_SPINLOCK p;
 };
 
-static double run_floor(void)
+static uint64_t run_floor(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -291,12 +300,12 @@ static double run_floor(void)
 		off += sizeof(*w);
 	}
 	uint64_t t1 = __rdtsc();
-	return (double)(t1 - t0) / RECORDS;
+	return t1 - t0;
 }
 
 /* The floor as it was measured before: the record built on the stack and
  * copied (printed for comparison; its cost moves with the stack's place). */
-static double run_floor_copy(void)
+static uint64_t run_floor_copy(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -309,18 +318,21 @@ static double run_floor_copy(void)
 		off += sizeof(rec);
 	}
 	uint64_t t1 = __rdtsc();
-	return (double)(t1 - t0) / RECORDS;
+	return t1 - t0;
 }
 
 /* The writers, run BLOCKS times each per round in a turning order. */
 enum { OURS, FLOOR, KERNEL, IN_PLACE, IN_PLACE_SIZED, ONE_BY_ONE, ONE_BY_ONE_SIZED, FIELDS, FLOOR_COPY, AFTER_SLEW,
        WRITERS };
-static double (*const run[WRITERS])(void) = {
+static uint64_t (*const run[WRITERS])(void) = {
 	run_ours,	    run_floor,	    run_kernel,		 run_in_place,	  run_in_place_sized,
 	run_one_by_one, run_one_by_one_sized, run_user_fields, run_floor_copy, run_ours_after_slew,
 };
 
-/* Round r: each writer's fastest of BLOCKS blocks in cycles[w][r]. */
+#pragma GCC pop_options
+
+/* Round r: each writer's fastest of BLOCKS blocks in cycles[w][r], per
+ * record. */
 static void __attribute__((noinline)) round_at(int r, double (*cycles)[ROUNDS])
 {
 	for (int w = 0; w < WRITERS; w++)
@@ -328,7 +340,7 @@ static void __attribute__((noinline)) round_at(int r, double (*cycles)[ROUNDS])
 	for (int b = 0; b < BLOCKS; b++)
 		for (int k = 0; k < WRITERS; k++) {
 			int w = (r + k) % WRITERS;
-			double c = run[w]();
+			double c = (double)run[w]() / RECORDS;
 			if (c < cycles[w][r])
 				cycles[w][r] = c; /* the block the other work on the host disturbed least */
 		}
