@@ -16,29 +16,45 @@ BENCH_STICK_ROUNDS ?= 1
 # frame pointers, no red zone, no sibling calls, no stack protector (the
 # kernel's own flags, so that the benches time the code the kernel runs;
 # docs/testing.md).  Left out: what a program at a user address cannot be
-# (-mcmodel=kernel, -fno-pie) and -mgeneral-regs-only (the benches' own
-# statistics are in floating point, in the same files: bench_trace.c gives
-# its writers the kernel's instruction set with a pragma instead).
+# (-mcmodel=kernel, -fno-pie), and -mgeneral-regs-only here: the benches'
+# statistics are floating point; the kernel's files get it below
+# (BENCH_KOBJ), the benches' timed parts from a pragma.
 BENCH_KERNEL_CODEGEN := $(filter-out -ffreestanding -fno-pie -fno-pic -mcmodel=kernel -mgeneral-regs-only \
 	-std=% -O% -g -W% -I% -M% -D%,$(KERNEL_CFLAGS))
 BENCH_CFLAGS := -std=gnu11 -O2 -g $(BENCH_KERNEL_CODEGEN) -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/unit/shadow -Itests/unit -I. -Iinclude -I$(BUILD)/include
-BENCH_TRACE_SRCS := tests/bench/bench_trace.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
-	kernel/ke/dpc.c kernel/ke/rawlock.c kernel/trace/user_event.c kernel/lib/printf.c tests/unit/shadow/shadow.c
-
-$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) tests/bench/bench_stats.h $(wildcard kernel/trace/*.h kernel/trace/*/*.h include/kprof/*.h) $(VERSION_H)
+# The kernel's .c files a bench times are compiled apart, with the kernel's
+# instruction set too (-mgeneral-regs-only: no SSE); the bench's own file
+# gives its timed part the same with a pragma, and its statistics are
+# floating point.
+BENCH_KOBJ := $(BUILD)/bench/kobj
+BENCH_KHDRS := $(wildcard kernel/*/*.h kernel/*/*/*.h include/kprof/*.h tests/unit/shadow/*.h \
+	tests/unit/shadow/arch/*.h) $(VERSION_H)
+$(BENCH_KOBJ)/%.o: %.c $(BENCH_KHDRS)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
-	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS)
+	$(Q)$(CC) $(BENCH_CFLAGS) -mgeneral-regs-only -c -o $@ $<
 
-BENCH_LOCKS_SRCS := tests/bench/bench_locks.c kernel/locks/spinlock.c kernel/locks/queuedlock.c \
-	kernel/locks/exspinlock.c kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c \
-	kernel/ke/dpc.c kernel/ke/rawlock.c tests/unit/shadow/shadow.c
+BENCH_TRACE_KSRCS := kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c kernel/ke/dpc.c \
+	kernel/ke/rawlock.c kernel/trace/user_event.c kernel/lib/printf.c
+BENCH_TRACE_SRCS := tests/bench/bench_trace.c tests/unit/shadow/shadow.c
 
-$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) tests/bench/bench_stats.h $(wildcard kernel/locks/*.h kernel/trace/*.h kernel/trace/*/*.h include/kprof/*.h) $(VERSION_H)
+$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h \
+		$(BENCH_KHDRS)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
-	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) -lck -lpthread
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o)
+
+BENCH_LOCKS_KSRCS := kernel/locks/spinlock.c kernel/locks/queuedlock.c kernel/locks/exspinlock.c \
+	kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c kernel/ke/dpc.c \
+	kernel/ke/rawlock.c
+BENCH_LOCKS_SRCS := tests/bench/bench_locks.c tests/unit/shadow/shadow.c
+
+$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h \
+		$(BENCH_KHDRS)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) -lck -lpthread
 
 BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/codec/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
 	tests/unit/support/golden_records.c

@@ -41,7 +41,6 @@
  * Cycles are TSC cycles.  Benchmarks report; they do not fail.
  */
 #define _GNU_SOURCE
-#include <ck_spinlock.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -52,11 +51,34 @@
 #include <x86intrin.h>
 
 #include "tests/bench/bench_stats.h"
+
+/* What a timed function returns: whole cycles over ops operations (the
+ * per-operation figure is divided out below, in floating point). */
+struct bench_cycles {
+	uint64_t cycles, ops;
+};
+
+/* From here to the pairs' table, the kernel's instruction set: general
+ * registers only (-mgeneral-regs-only, which the file as a whole cannot
+ * have: its statistics are floating point; the kernel's .c files are
+ * compiled with it, tests/bench/bench.mk), for ours and for the floors and
+ * Concurrency Kit's locks alike. */
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+
+#include <ck_spinlock.h>
+
 #include "kernel/locks/lockstat.h"
 #include "kernel/locks/spinlock.h"
 #include "kernel/ke/prcb.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace.h"
+
+/* PAUSE, as _mm_pause (an SSE intrinsic, refused in this part). */
+static inline __attribute__((always_inline)) void spin_pause(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
 
 #define ROUNDS 61
 #define BLOCKS 3 /* of each side of a pair in a round: the fastest counts */
@@ -102,7 +124,7 @@ static KSPIN_LOCK our_lock;
 static ck_spinlock_fas_t fas = CK_SPINLOCK_FAS_INITIALIZER;
 static struct ck_spinlock_mcs *mcs_lock = CK_SPINLOCK_MCS_INITIALIZER;
 
-static double ours_ordinary(void)
+static struct bench_cycles ours_ordinary(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
@@ -110,10 +132,10 @@ static double ours_ordinary(void)
 		__asm__ volatile("" ::: "memory");
 		ke_release_spin_lock_from_dpc_level(&our_lock);
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
-static double ck_fas(void)
+static struct bench_cycles ck_fas(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
@@ -121,10 +143,10 @@ static double ck_fas(void)
 		__asm__ volatile("" ::: "memory");
 		ck_spinlock_fas_unlock(&fas);
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
-static double ours_queued(void)
+static struct bench_cycles ours_queued(void)
 {
 	KLOCK_QUEUE_HANDLE h;
 	uint64_t t0 = __rdtsc();
@@ -133,10 +155,10 @@ static double ours_queued(void)
 		__asm__ volatile("" ::: "memory");
 		ke_release_in_stack_queued_spin_lock_from_dpc_level(&h);
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
-static double ck_mcs(void)
+static struct bench_cycles ck_mcs(void)
 {
 	struct ck_spinlock_mcs node;
 	uint64_t t0 = __rdtsc();
@@ -145,10 +167,10 @@ static double ck_mcs(void)
 		__asm__ volatile("" ::: "memory");
 		ck_spinlock_mcs_unlock(&mcs_lock, &node);
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
-static double ours_traced(void)
+static struct bench_cycles ours_traced(void)
 {
 	tracebuf_init(&tcs[0], 0, rings[0], subs[0], SUBBUF_SHIFT, NSUB);
 	perfinfo_group_set(&trace_groups, PERF_SPINLOCK);
@@ -166,10 +188,10 @@ static double ours_traced(void)
 			(unsigned long long)(tcs[0].records - records), OPS);
 		exit(1);
 	}
-	return (double)(t1 - t0) / OPS;
+	return (struct bench_cycles){ t1 - t0, OPS };
 }
 
-static double ours_instrumented_unsampled(void)
+static struct bench_cycles ours_instrumented_unsampled(void)
 {
 	lockstat_params.AcquireSampleRate = 1000000000; /* timed, almost never written */
 	perfinfo_group_set(&trace_groups, PERF_SPINLOCK);
@@ -182,7 +204,7 @@ static double ours_instrumented_unsampled(void)
 	uint64_t t1 = __rdtsc();
 	memset(&trace_groups, 0, sizeof(trace_groups));
 	lockstat_params.AcquireSampleRate = 1;
-	return (double)(t1 - t0) / OPS;
+	return (struct bench_cycles){ t1 - t0, OPS };
 }
 
 /* The floors: ck_spinlock_fas with the time reads a record needs
@@ -209,16 +231,16 @@ static inline __attribute__((always_inline)) void floor_hold_once(void)
 	ck_spinlock_fas_unlock(&fas);
 }
 
-static double floor_timed(void)
+static struct bench_cycles floor_timed(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
 		floor_hold_once();
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
-static double floor_traced(void)
+static struct bench_cycles floor_traced(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -234,7 +256,7 @@ static double floor_traced(void)
 		__asm__ volatile("" ::: "memory");
 		off += sizeof(*w);
 	}
-	return (double)(__rdtsc() - t0) / OPS;
+	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
 
 /* ---------------------------------------------------------------- hand-off */
@@ -306,10 +328,10 @@ static void handoff_loop(int me)
 		 * tail), unless it is done: every acquisition a hand-off. */
 		if (ho->use_ck)
 			while (__atomic_load_n(&ho_lock->ck, __ATOMIC_ACQUIRE) == node && !ho->done[!me])
-				_mm_pause();
+				spin_pause();
 		else
 			while (__atomic_load_n(&ho_lock->ours, __ATOMIC_ACQUIRE) == (uintptr_t)&h->LockQueue && !ho->done[!me])
-				_mm_pause();
+				spin_pause();
 		if (ho->use_ck)
 			ck_spinlock_mcs_unlock(&ho_lock->ck, node);
 		else
@@ -325,13 +347,13 @@ static void *handoff_peer(void *arg)
 	become_cpu(1);
 	__atomic_fetch_add(&ho->ready, 1, __ATOMIC_ACQ_REL);
 	while (!ho->go)
-		_mm_pause();
+		spin_pause();
 	handoff_loop(1);
 	return NULL;
 }
 
 /* Cycles per hand-off over the round's placements. */
-static double handoff(int use_ck)
+static struct bench_cycles handoff(int use_ck)
 {
 	uint64_t cycles = 0, n = 0;
 
@@ -342,7 +364,7 @@ static double handoff(int use_ck)
 		ho->last = -1;
 		pthread_create(&peer, NULL, handoff_peer, NULL);
 		while (!ho->ready)
-			_mm_pause();
+			spin_pause();
 		uint64_t t0 = __rdtsc();
 		ho->go = 1;
 		handoff_loop(0);
@@ -350,25 +372,27 @@ static double handoff(int use_ck)
 		cycles += __rdtsc() - t0;
 		n += ho->handoffs[0] + ho->handoffs[1];
 	}
-	return n ? (double)cycles / n : 0;
+	return (struct bench_cycles){ cycles, n };
 }
 
 /* ---------------------------------------------------------------- main */
 
+#pragma GCC pop_options
+
 struct pair {
 	const char *name;
-	double (*ours)(void);
-	double (*theirs)(void);
+	struct bench_cycles (*ours)(void);
+	struct bench_cycles (*theirs)(void);
 	const char *baseline;
 	double goal;
 };
 
-static double ours_handoff(void)
+static struct bench_cycles ours_handoff(void)
 {
 	return handoff(0);
 }
 
-static double ck_handoff(void)
+static struct bench_cycles ck_handoff(void)
 {
 	return handoff(1);
 }
@@ -428,7 +452,8 @@ int main(void)
 			for (int n = 0; n < blocks; n++)
 				for (int side = 0; side < 2; side++) {
 					bool theirs = ((r + n) & 1) != side;
-					double c = theirs ? pairs[p].theirs() : pairs[p].ours();
+					struct bench_cycles x = theirs ? pairs[p].theirs() : pairs[p].ours();
+					double c = x.ops ? (double)x.cycles / x.ops : 0;
 					double *slot = theirs ? &b[p][r] : &a[p][r];
 					if (c < *slot)
 						*slot = c;
