@@ -78,16 +78,23 @@ static void l_chr(struct line *l, char c)
 	l->n++;
 }
 
+/* %llu into t (20 bytes at least); returns its length. */
+static size_t dec(char *t, uint64_t v)
+{
+	char d[20];
+	size_t k = sizeof(d);
+
+	do
+		d[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(t, d + k, sizeof(d) - k);
+	return sizeof(d) - k;
+}
+
 /* %llu */
 static void l_u64(struct line *l, uint64_t v)
 {
-	char t[20];
-	size_t k = sizeof(t);
-
-	do
-		t[--k] = (char)('0' + v % 10);
-	while (v /= 10);
-	l_mem(l, t + k, sizeof(t) - k);
+	l->n += dec(l_room(l, 20), v);
 }
 
 /* %lld */
@@ -119,25 +126,15 @@ static void l_hex(struct line *l, uint64_t v, unsigned width)
  * other numbers: every record's line has one. */
 static size_t format_time(char *t, const struct kp_log *log, uint64_t ts)
 {
-	char d[20];
-	size_t n = 0, k = sizeof(d);
+	size_t n = 0;
 
-	if (!log->have_header || !log->header.tsc_hz) {
-		do
-			d[--k] = (char)('0' + ts % 10);
-		while (ts /= 10);
-		memcpy(t, d + k, sizeof(d) - k);
-		return sizeof(d) - k;
-	}
+	if (!log->have_header || !log->header.tsc_hz)
+		return dec(t, ts);
 	uint64_t hz = log->header.tsc_hz, start = log->header.start_tsc;
 	uint64_t rel = ts >= start ? ts - start : start - ts;
 	uint64_t sec = rel / hz, ns = (uint64_t)((unsigned __int128)(rel % hz) * 1000000000u / hz);
 	t[n++] = ts >= start ? '+' : '-';
-	do
-		d[--k] = (char)('0' + sec % 10);
-	while (sec /= 10);
-	memcpy(t + n, d + k, sizeof(d) - k);
-	n += sizeof(d) - k;
+	n += dec(t + n, sec);
 	t[n++] = '.';
 	for (int i = 8; i >= 0; i--, ns /= 10)
 		t[n + (size_t)i] = (char)('0' + ns % 10);
