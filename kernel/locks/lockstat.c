@@ -43,24 +43,25 @@ static inline __attribute__((always_inline)) void fill_record(WMI_SPINLOCK *w, c
 	uint64_t wait = h->Spins ? h->AcquireTsc - h->TryTsc : 0; /* taken at the first test: no wait */
 	KTHREAD *t = prcb->CurrentThread;
 
-	*w = (WMI_SPINLOCK){
-		.SpinLockAddress = (uint64_t)(uintptr_t)h->Lock,
-		.CallerAddress = (uint64_t)(uintptr_t)caller,
-		/* each read with its own correction, as a stamp would have it:
-		 * with the release's for both, a long hold during a slew moved
-		 * its AcquireTime over the previous holder's release */
-		.AcquireTime = trace_clock_read(h->AcquireTsc),
-		.ReleaseTime = trace_clock_read(r->ReleaseTsc),
-		.WaitTimeInCycles = wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait,
-		.SpinCount = h->Spins,
-		.ThreadId = t ? t->ThreadId : 0,
-		.InterruptCount = prcb->InterruptCount - h->Interrupts,
-		.Irql = ke_get_current_irql(),
-		.AcquireDepth = r->Depth,
-		.Flags = (uint8_t)((h->Mode & SPINLOCK_ACQUIRE_MODE_MASK) |
-				   (prcb->DpcRoutineActive ? SPINLOCK_FLAG_EXECUTE_DPC : 0) |
-				   (prcb->InterruptNesting ? SPINLOCK_FLAG_EXECUTE_ISR : 0)),
-	};
+	/* Field by field, not a compound literal: assigned whole to the
+	 * packed record, GCC zeroed it with a rep stos first (docs/testing.md) */
+	w->SpinLockAddress = (uint64_t)(uintptr_t)h->Lock;
+	w->CallerAddress = (uint64_t)(uintptr_t)caller;
+	/* each read with its own correction, as a stamp would have it: with
+	 * the release's for both, a long hold during a slew moved its
+	 * AcquireTime over the previous holder's release */
+	w->AcquireTime = trace_clock_read(h->AcquireTsc);
+	w->ReleaseTime = trace_clock_read(r->ReleaseTsc);
+	w->WaitTimeInCycles = wait > UINT32_MAX ? UINT32_MAX : (uint32_t)wait;
+	w->SpinCount = h->Spins;
+	w->ThreadId = t ? t->ThreadId : 0;
+	w->InterruptCount = prcb->InterruptCount - h->Interrupts;
+	w->Irql = ke_get_current_irql();
+	w->AcquireDepth = r->Depth;
+	w->Flags = (uint8_t)((h->Mode & SPINLOCK_ACQUIRE_MODE_MASK) |
+			     (prcb->DpcRoutineActive ? SPINLOCK_FLAG_EXECUTE_DPC : 0) |
+			     (prcb->InterruptNesting ? SPINLOCK_FLAG_EXECUTE_ISR : 0));
+	__builtin_memset(w->Reserved, 0, sizeof(w->Reserved));
 }
 
 void lockstat_released(const struct lockstat_release *r, const void *caller)

@@ -107,8 +107,10 @@ static inline __attribute__((always_inline)) void trace_record_commit(struct tra
 	uint16_t hook = rec->r.hdr->HookId; /* before the reader may take it */
 
 	tracebuf_commit(&rec->r);
-	if (__builtin_expect(rec->r.switched || rec->r.back, 0))
-		trace_record_after_commit(&rec->r, hook);
+	if (__builtin_expect(rec->r.switched || rec->r.back, 0)) {
+		struct trace_reservation after = rec->r; /* a copy: rec stays in registers */
+		trace_record_after_commit(&after, hook);
+	}
 	if (rec->raised)
 		ke_lower_irql(rec->old_irql);
 }

@@ -247,8 +247,14 @@ static inline __attribute__((always_inline)) bool tracebuf_reserve_inline(struct
 				     pos == 0 || pos + size > mask + 1,
 			     0) ||
 	    (ts != last && !arch_local_cmpxchg64(&tc->last_ts, last, ts)) ||
-	    !arch_local_cmpxchg64(&tc->offset, old, old + size))
-		return tracebuf_reserve_slow(tc, size, r, clock, &(struct trace_stamp){ .offset = old, .tsc = tsc });
+	    !arch_local_cmpxchg64(&tc->offset, old, old + size)) {
+		/* the slow path fills a copy: r's address never leaves the
+		 * inline path, so the compiler keeps r in registers */
+		struct trace_reservation slow;
+		bool ok = tracebuf_reserve_slow(tc, size, &slow, clock, &(struct trace_stamp){ .offset = old, .tsc = tsc });
+		*r = slow;
+		return ok;
+	}
 	KASSERT_OP(size % PERFINFO_RECORD_ALIGN, ==, 0u);
 	KASSERT_OP(size, >=, (uint32_t)sizeof(PERFINFO_TRACE_HEADER)); /* stamped below */
 	tc->prev_tsc = tsc;

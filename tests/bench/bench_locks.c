@@ -247,12 +247,22 @@ static struct bench_cycles floor_traced(void)
 	for (int i = 0; i < OPS; i++) {
 		floor_hold_once();
 		struct floor_record *w = (struct floor_record *)(floor_ring + off); /* written in place */
+		/* field by field: a compound literal assigned to the packed
+		 * record is a rep stos and then the fields (docs/testing.md) */
 		w->h = (PERFINFO_TRACE_HEADER){ .TimeStamp = floor_hold.release, .Size = sizeof(*w),
 						.HookId = PERFINFO_LOG_TYPE_SPINLOCK };
-		w->p = (WMI_SPINLOCK){ .SpinLockAddress = (uint64_t)(uintptr_t)&fas,
-				       .CallerAddress = (uint64_t)(uintptr_t)floor_traced,
-				       .AcquireTime = floor_hold.acquire, .ReleaseTime = floor_hold.release,
-				       .ThreadId = thread0.ThreadId, .Irql = DISPATCH_LEVEL, .AcquireDepth = 1 };
+		w->p.SpinLockAddress = (uint64_t)(uintptr_t)&fas;
+		w->p.CallerAddress = (uint64_t)(uintptr_t)floor_traced;
+		w->p.AcquireTime = floor_hold.acquire;
+		w->p.ReleaseTime = floor_hold.release;
+		w->p.WaitTimeInCycles = 0;
+		w->p.SpinCount = 0;
+		w->p.ThreadId = thread0.ThreadId;
+		w->p.InterruptCount = 0;
+		w->p.Irql = DISPATCH_LEVEL;
+		w->p.AcquireDepth = 1;
+		w->p.Flags = 0;
+		memset(w->p.Reserved, 0, sizeof(w->p.Reserved));
 		__asm__ volatile("" ::: "memory");
 		off += sizeof(*w);
 	}
