@@ -43,7 +43,7 @@ $(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_
 		$(BENCH_KHDRS)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
-	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o)
+	$(Q)$(CC) $(BENCH_CFLAGS) -fno-toplevel-reorder -fno-ipa-icf -o $@ $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o)
 
 BENCH_LOCKS_KSRCS := kernel/locks/spinlock.c kernel/locks/queuedlock.c kernel/locks/exspinlock.c \
 	kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c kernel/ke/dpc.c \

@@ -30,10 +30,12 @@
  *
  * Every writer runs in each of ROUNDS rounds: BLOCKS blocks of RECORDS
  * records each, interleaved with the other writers' in an order that turns
- * round by round (none always follows the same one); a round counts each
- * writer's fastest block (the one the other work on a shared host
- * disturbed least); the process is pinned to one CPU, and each ratio is
- * of the medians of the rounds, with its interval over the rounds.
+ * round by round (none always follows the same one), at each of PLACES
+ * places of its code (below: where the code falls moved a writer's cost
+ * by a tenth); a round counts each writer's fastest block at each place
+ * (the one the other work on a shared host disturbed least) and their
+ * mean over the places; the process is pinned to one CPU, and each ratio
+ * is of the medians of the rounds, with its interval over the rounds.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -95,6 +97,40 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 	memset(p->Reserved, 0, sizeof(p->Reserved));
 }
 
+/* Each writer's code at PLACES places: a copy starting at each 16 bytes
+ * of a 64-byte line (the copies' code is the same, and so is its
+ * alignment to 16).  Where a writer's loop falls against the CPU's fetch
+ * windows moved its cost by a tenth (the trace write 36 cycles at three
+ * of the places, 41 at the fourth: docs/testing.md), so a change anywhere
+ * in the file, which moves the code after it, moved the ratio as much.  A
+ * round's figure for a writer is the mean over its places.  The file is
+ * compiled with -fno-toplevel-reorder (bench.mk), so that the functions
+ * are emitted in order between the directives. */
+#define PLACES 4
+#define PLACE(skip) __asm__(".text\n\t.p2align 6\n\t" skip "\n")
+#define PLACED(name, expr)                            \
+	PLACE("");                                    \
+	static uint64_t name##_at0(void)              \
+	{                                             \
+		return expr;                          \
+	}                                             \
+	PLACE(".skip 16, 0xcc");                      \
+	static uint64_t name##_at1(void)              \
+	{                                             \
+		return expr;                          \
+	}                                             \
+	PLACE(".skip 32, 0xcc");                      \
+	static uint64_t name##_at2(void)              \
+	{                                             \
+		return expr;                          \
+	}                                             \
+	PLACE(".skip 48, 0xcc");                      \
+	static uint64_t name##_at3(void)              \
+	{                                             \
+		return expr;                          \
+	}
+#define PLACES_OF(name) { name##_at0, name##_at1, name##_at2, name##_at3 }
+
 /* Cycles of RECORDS calls of write_one into a fresh ring
  * (inlined with its argument, so the loop calls no function pointer);
  * slew_over: with a slew of the clock's correction set that is over (the
@@ -130,17 +166,11 @@ static inline __attribute__((always_inline)) void spinlock_record(uint64_t i)
 	trace_log(PERF_SPINLOCK, PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, &p, sizeof(p));
 }
 
-static uint64_t run_ours(void)
-{
-	return timed(spinlock_record);
-}
+PLACED(run_ours, timed(spinlock_record))
 
 /* The same after a slew of the clock's correction that is over: the
  * writer's inline path must not leave every record to the slow one. */
-static uint64_t run_ours_after_slew(void)
-{
-	return timed_with(spinlock_record, true);
-}
+PLACED(run_ours_after_slew, timed_with(spinlock_record, true))
 
 /* The SpinLock record as the kernel writes it (lockstat.c): reserved,
  * filled in place, committed. */
@@ -156,10 +186,7 @@ static inline __attribute__((always_inline)) void spinlock_in_place(uint64_t i)
 	trace_record_commit(&rec);
 }
 
-static uint64_t run_kernel(void)
-{
-	return timed(spinlock_in_place);
-}
+PLACED(run_kernel, timed(spinlock_in_place))
 
 /* WMI_SPINLOCK's fields as a user event type: 52 bytes of values. */
 static const struct user_event_field lock_fields[] = {
@@ -242,10 +269,7 @@ static inline __attribute__((always_inline)) void user_one_by_one(uint64_t i, bo
 	{                                                                        \
 		form(i, sized);                                                  \
 	}                                                                        \
-	static uint64_t name(void)                                               \
-	{                                                                        \
-		return timed(name##_one);                                        \
-	}
+	PLACED(name, timed(name##_one))
 USER_WRITER(user_in_place, false, run_in_place)
 USER_WRITER(user_in_place, true, run_in_place_sized)
 USER_WRITER(user_one_by_one, false, run_one_by_one)
@@ -274,10 +298,7 @@ static inline __attribute__((always_inline)) void user_fields(uint64_t i)
 	user_event_commit(&e);
 }
 
-static uint64_t run_user_fields(void)
-{
-	return timed(user_fields);
-}
+PLACED(run_user_fields, timed(user_fields))
 
 /* The floor's record is written in place in its ring, not built on the
  * stack and copied: where the stack falls (moved round by round, and by
@@ -288,7 +309,7 @@ struct floor_record {
 	WMI_SPINLOCK p;
 };
 
-static uint64_t run_floor(void)
+static inline __attribute__((always_inline)) uint64_t floor_in_place(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -305,7 +326,7 @@ static uint64_t run_floor(void)
 
 /* The floor as it was measured before: the record built on the stack and
  * copied (printed for comparison; its cost moves with the stack's place). */
-static uint64_t run_floor_copy(void)
+static inline __attribute__((always_inline)) uint64_t floor_copied(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -320,30 +341,55 @@ static uint64_t run_floor_copy(void)
 	uint64_t t1 = __rdtsc();
 	return t1 - t0;
 }
+PLACED(run_floor, floor_in_place())
+PLACED(run_floor_copy, floor_copied())
 
-/* The writers, run BLOCKS times each per round in a turning order. */
+/* The writers, run BLOCKS times each per round in a turning order, each
+ * at its PLACES places. */
 enum { OURS, FLOOR, KERNEL, IN_PLACE, IN_PLACE_SIZED, ONE_BY_ONE, ONE_BY_ONE_SIZED, FIELDS, FLOOR_COPY, AFTER_SLEW,
        WRITERS };
-static uint64_t (*const run[WRITERS])(void) = {
-	run_ours,	    run_floor,	    run_kernel,		 run_in_place,	  run_in_place_sized,
-	run_one_by_one, run_one_by_one_sized, run_user_fields, run_floor_copy, run_ours_after_slew,
+static uint64_t (*const run[WRITERS][PLACES])(void) = {
+	PLACES_OF(run_ours),	   PLACES_OF(run_floor),	    PLACES_OF(run_kernel),
+	PLACES_OF(run_in_place),   PLACES_OF(run_in_place_sized),   PLACES_OF(run_one_by_one),
+	PLACES_OF(run_one_by_one_sized), PLACES_OF(run_user_fields), PLACES_OF(run_floor_copy),
+	PLACES_OF(run_ours_after_slew),
 };
 
 #pragma GCC pop_options
 
-/* Round r: each writer's fastest of BLOCKS blocks in cycles[w][r], per
- * record. */
+/* Each writer at each place: per record, each round's fastest block. */
+static double at_place[WRITERS][PLACES][ROUNDS];
+
+/* Round r: each writer's fastest of BLOCKS blocks at each of its places,
+ * per record, in at_place; in cycles[w][r] their mean over the places. */
 static void __attribute__((noinline)) round_at(int r, double (*cycles)[ROUNDS])
 {
 	for (int w = 0; w < WRITERS; w++)
-		cycles[w][r] = 1e9;
+		for (int p = 0; p < PLACES; p++)
+			at_place[w][p][r] = 1e9;
 	for (int b = 0; b < BLOCKS; b++)
-		for (int k = 0; k < WRITERS; k++) {
-			int w = (r + k) % WRITERS;
-			double c = (double)run[w]() / RECORDS;
-			if (c < cycles[w][r])
-				cycles[w][r] = c; /* the block the other work on the host disturbed least */
-		}
+		for (int k = 0; k < WRITERS; k++)
+			for (int j = 0; j < PLACES; j++) {
+				int w = (r + k) % WRITERS, p = (r + b + j) % PLACES;
+				double c = (double)run[w][p]() / RECORDS;
+				if (c < at_place[w][p][r])
+					at_place[w][p][r] = c; /* the block the host's other work disturbed least */
+			}
+	for (int w = 0; w < WRITERS; w++) {
+		double sum = 0;
+		for (int p = 0; p < PLACES; p++)
+			sum += at_place[w][p][r];
+		cycles[w][r] = sum / PLACES;
+	}
+}
+
+/* The median of each of writer w's places over the rounds. */
+static void print_places(const char *what, int w)
+{
+	printf("  %s at its %d places (16 bytes apart in a 64-byte line):", what, PLACES);
+	for (int p = 0; p < PLACES; p++)
+		printf(" %.1f", bench_median(at_place[w][p], ROUNDS));
+	printf(" cycles\n");
 }
 
 /* Round r with the writers' stack moved by a different multiple of 16
@@ -386,17 +432,21 @@ int main(void)
 	}
 
 	for (int w = 0; w < WRITERS; w++)
-		run[w](); /* warm the caches and the page tables */
+		for (int p = 0; p < PLACES; p++)
+			run[w][p](); /* warm the caches and the page tables */
 	double tsc[ROUNDS];
 	for (int r = 0; r < ROUNDS; r++) {
 		round_shifted(r, cycles);
 		tsc[r] = bench_tsc_read_cost();
 	}
 	struct bench_ratio q = bench_ratio_of(cycles[OURS], cycles[FLOOR], ROUNDS);
-	printf("bench trace-write (CPU %d, %d interleaved rounds, medians): one time read (rdtsc) %.1f cycles; "
-	       "ours %.1f cycles/record, floor (rdtsc + the 72 bytes written in place) %.1f: ",
-	       cpu, ROUNDS, bench_median(tsc, ROUNDS), q.ours, q.floor);
+	printf("bench trace-write (CPU %d, %d interleaved rounds, medians, each writer the mean of %d code places): "
+	       "one time read (rdtsc) %.1f cycles; ours %.1f cycles/record, floor (rdtsc + the 72 bytes written in "
+	       "place) %.1f: ",
+	       cpu, ROUNDS, PLACES, bench_median(tsc, ROUNDS), q.ours, q.floor);
 	bench_print_ratio(&q, 1.10);
+	print_places("ours", OURS);
+	print_places("floor", FLOOR);
 	struct bench_ratio c = bench_ratio_of(cycles[OURS], cycles[FLOOR_COPY], ROUNDS);
 	printf("  against the floor measured before (the record built on the stack and copied) %.1f: ", c.floor);
 	bench_print_ratio(&c, 0);
