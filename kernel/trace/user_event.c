@@ -273,11 +273,12 @@ void user_event_str(struct user_event *e, const char *s)
 		memset(e->data + at, 0, f->size);
 }
 
-void user_event_values_mismatch(struct user_event *e, const struct user_event_type *t,
-				enum kprof_event_phase phase)
+void user_event_values_mismatch(const struct user_event_type *t, enum kprof_event_phase phase)
 {
-	if (user_event_begin(e, t, phase))
-		user_event_commit(e); /* its values zero */
+	struct user_event e;
+
+	if (user_event_begin(&e, t, phase))
+		user_event_commit(&e); /* its values zero */
 }
 
 void user_event_rundown(void)

@@ -166,9 +166,9 @@ static inline __attribute__((always_inline)) bool user_event_begin(struct user_e
 }
 
 /* The slow path of user_event_begin_values when size is not t's: the
- * event written with its values zero. */
-void user_event_values_mismatch(struct user_event *e, const struct user_event_type *t,
-				enum kprof_event_phase phase);
+ * event written with its values zero.  With an event of its own: the
+ * caller's never leaves the inline path, so it stays in registers. */
+void user_event_values_mismatch(const struct user_event_type *t, enum kprof_event_phase phase);
 
 /* As user_event_begin, for a writer that then writes the values one by
  * one (user_event_u8..u64) and says how many bytes they take in all:
@@ -187,7 +187,7 @@ static inline __attribute__((always_inline)) bool user_event_begin_values(struct
 	if (!trace_enabled(PERF_KPROF_USER) || !id)
 		return false;
 	if (t->data_size != size) {
-		user_event_values_mismatch(e, t, phase);
+		user_event_values_mismatch(t, phase);
 		return false; /* known here: the writer's calls are skipped */
 	}
 	return user_event_reserve(e, t, phase, id, size);
