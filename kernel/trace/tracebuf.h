@@ -154,8 +154,11 @@ struct trace_clock_line trace_clock_slew(const struct trace_clock_line *l, int64
  * there, which is 0 where the new one starts. */
 static inline int64_t trace_clock_adjust_at(const struct trace_cpu *tc, uint64_t tsc)
 {
-	return trace_clock_line_at(READ_ONCE(tc->tsc_adjust), READ_ONCE(tc->clock_from), READ_ONCE(tc->clock_span),
-				   READ_ONCE(tc->clock_slope), tsc);
+	int64_t slope = READ_ONCE(tc->clock_slope), base = READ_ONCE(tc->tsc_adjust);
+
+	if (__builtin_expect(slope != 0, 0)) /* a slew: its start and span too */
+		return trace_clock_line_at(base, READ_ONCE(tc->clock_from), READ_ONCE(tc->clock_span), slope, tsc);
+	return base;
 }
 
 /* A read of the TSC at `tsc` on the trace's clock of tc's CPU: what the
