@@ -97,39 +97,38 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 	memset(p->Reserved, 0, sizeof(p->Reserved));
 }
 
-/* Each writer's code at PLACES places: a copy starting at each 16 bytes
- * of a 64-byte line (the copies' code is the same, and so is its
- * alignment to 16).  Where a writer's loop falls against the CPU's fetch
- * windows moved its cost by a tenth (the trace write 36 cycles at three
- * of the places, 41 at the fourth: docs/testing.md), so a change anywhere
- * in the file, which moves the code after it, moved the ratio as much.  A
- * round's figure for a writer is the mean over its places.  The file is
- * compiled with -fno-toplevel-reorder (bench.mk), so that the functions
- * are emitted in order between the directives. */
-#define PLACES 4
+/* Each writer's code at PLACES places: a copy starting at each 8 bytes of
+ * a 64-byte line.  Where a writer's code falls against the CPU's fetch
+ * windows moved its cost by a tenth (the trace write 36 cycles at some
+ * places, 41 at others; which ones changed with any change to the code
+ * before its loop: docs/testing.md), so a change anywhere in the file or
+ * in a header it inlines moved a ratio as much.  A round's figure for a
+ * writer is the mean over its places.  The file is compiled (bench.mk)
+ * with -fno-toplevel-reorder, so that the functions are emitted in order
+ * between the directives, -fno-ipa-icf, so that the copies are not folded
+ * into one, and -falign-functions=8, so that each starts where its
+ * directive leaves it. */
+#define PLACES 8
 #define PLACE(skip) __asm__(".text\n\t.p2align 6\n\t" skip "\n")
-#define PLACED(name, expr)                            \
-	PLACE("");                                    \
-	static uint64_t name##_at0(void)              \
-	{                                             \
-		return expr;                          \
-	}                                             \
-	PLACE(".skip 16, 0xcc");                      \
-	static uint64_t name##_at1(void)              \
-	{                                             \
-		return expr;                          \
-	}                                             \
-	PLACE(".skip 32, 0xcc");                      \
-	static uint64_t name##_at2(void)              \
-	{                                             \
-		return expr;                          \
-	}                                             \
-	PLACE(".skip 48, 0xcc");                      \
-	static uint64_t name##_at3(void)              \
-	{                                             \
-		return expr;                          \
+#define PLACED_AT(name, at, skip, expr)     \
+	PLACE(skip);                        \
+	static uint64_t name##_at##at(void) \
+	{                                   \
+		return expr;                \
 	}
-#define PLACES_OF(name) { name##_at0, name##_at1, name##_at2, name##_at3 }
+#define PLACED(name, expr)                         \
+	PLACED_AT(name, 0, "", expr)               \
+	PLACED_AT(name, 1, ".skip 8, 0xcc", expr)  \
+	PLACED_AT(name, 2, ".skip 16, 0xcc", expr) \
+	PLACED_AT(name, 3, ".skip 24, 0xcc", expr) \
+	PLACED_AT(name, 4, ".skip 32, 0xcc", expr) \
+	PLACED_AT(name, 5, ".skip 40, 0xcc", expr) \
+	PLACED_AT(name, 6, ".skip 48, 0xcc", expr) \
+	PLACED_AT(name, 7, ".skip 56, 0xcc", expr)
+#define PLACES_OF(name)                                                                                   \
+	{                                                                                                 \
+		name##_at0, name##_at1, name##_at2, name##_at3, name##_at4, name##_at5, name##_at6, name##_at7 \
+	}
 
 /* Cycles of RECORDS calls of write_one into a fresh ring
  * (inlined with its argument, so the loop calls no function pointer);
@@ -386,7 +385,7 @@ static void __attribute__((noinline)) round_at(int r, double (*cycles)[ROUNDS])
 /* The median of each of writer w's places over the rounds. */
 static void print_places(const char *what, int w)
 {
-	printf("  %s at its %d places (16 bytes apart in a 64-byte line):", what, PLACES);
+	printf("  %s at its %d places (8 bytes apart in a 64-byte line):", what, PLACES);
 	for (int p = 0; p < PLACES; p++)
 		printf(" %.1f", bench_median(at_place[w][p], ROUNDS));
 	printf(" cycles\n");
