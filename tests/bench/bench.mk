@@ -39,25 +39,27 @@ BENCH_TRACE_KSRCS := kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irq
 	kernel/ke/rawlock.c kernel/trace/user_event.c kernel/lib/printf.c
 BENCH_TRACE_SRCS := tests/bench/bench_trace.c tests/unit/shadow/shadow.c
 
-# bench_trace measures each writer at 8 places of its code, in order between
-# alignment directives: no reordering, no folding of the identical copies,
-# functions aligned no further than the places are apart (bench_trace.c).
-$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h \
+# bench_trace and bench_locks measure each timed function at 8 places of its
+# code, in order between alignment directives: no reordering, no folding of
+# the identical copies, functions aligned no further than the places are
+# apart (tests/bench/bench_places.h).
+BENCH_PLACES_CFLAGS := -fno-toplevel-reorder -fno-ipa-icf -falign-functions=8
+$(BUILD)/bench/bench_trace: $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h tests/bench/bench_places.h \
 		$(BENCH_KHDRS)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
-	$(Q)$(CC) $(BENCH_CFLAGS) -fno-toplevel-reorder -fno-ipa-icf -falign-functions=8 -o $@ $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o)
+	$(Q)$(CC) $(BENCH_CFLAGS) $(BENCH_PLACES_CFLAGS) -o $@ $(BENCH_TRACE_SRCS) $(BENCH_TRACE_KSRCS:%.c=$(BENCH_KOBJ)/%.o)
 
 BENCH_LOCKS_KSRCS := kernel/locks/spinlock.c kernel/locks/queuedlock.c kernel/locks/exspinlock.c \
 	kernel/locks/lockstat.c kernel/trace/writer.c kernel/trace/tracebuf.c kernel/ke/irql.c kernel/ke/dpc.c \
 	kernel/ke/rawlock.c
 BENCH_LOCKS_SRCS := tests/bench/bench_locks.c tests/unit/shadow/shadow.c
 
-$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h \
+$(BUILD)/bench/bench_locks: $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) tests/bench/bench_stats.h tests/bench/bench_places.h \
 		$(BENCH_KHDRS)
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $@
-	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) -lck -lpthread
+	$(Q)$(CC) $(BENCH_CFLAGS) $(BENCH_PLACES_CFLAGS) -o $@ $(BENCH_LOCKS_SRCS) $(BENCH_LOCKS_KSRCS:%.c=$(BENCH_KOBJ)/%.o) -lck -lpthread
 
 BENCH_LZ4_SRCS := tests/bench/bench_lz4.c kernel/lib/codec/lz4.c kernel/lib/stats.c kernel/trace/trace_delta.c \
 	tests/unit/support/golden_records.c

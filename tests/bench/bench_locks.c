@@ -38,7 +38,10 @@
  * traced case forces every acquisition to be recorded (the sample rates
  * set to 1 directly, below the minimums the kernel call enforces), so each
  * one takes its three time stamps and writes a WMI_SPINLOCK record.
- * Cycles are TSC cycles.  Benchmarks report; they do not fail.
+ * Every timed loop but the hand-off's, ours and the floors alike, runs at
+ * CODE_PLACES places of its code (bench_places.h), and a round's figure
+ * is the mean over them.  Cycles are TSC cycles.  Benchmarks report; they
+ * do not fail.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -50,6 +53,7 @@
 #include <sys/mman.h>
 #include <x86intrin.h>
 
+#include "tests/bench/bench_places.h"
 #include "tests/bench/bench_stats.h"
 
 /* What a timed function returns: whole cycles over ops operations (the
@@ -124,7 +128,7 @@ static KSPIN_LOCK our_lock;
 static ck_spinlock_fas_t fas = CK_SPINLOCK_FAS_INITIALIZER;
 static struct ck_spinlock_mcs *mcs_lock = CK_SPINLOCK_MCS_INITIALIZER;
 
-static struct bench_cycles ours_ordinary(void)
+static inline __attribute__((always_inline)) struct bench_cycles ours_ordinary_loop(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
@@ -134,8 +138,9 @@ static struct bench_cycles ours_ordinary(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, ours_ordinary, ours_ordinary_loop())
 
-static struct bench_cycles ck_fas(void)
+static inline __attribute__((always_inline)) struct bench_cycles ck_fas_loop(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
@@ -145,8 +150,9 @@ static struct bench_cycles ck_fas(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, ck_fas, ck_fas_loop())
 
-static struct bench_cycles ours_queued(void)
+static inline __attribute__((always_inline)) struct bench_cycles ours_queued_loop(void)
 {
 	KLOCK_QUEUE_HANDLE h;
 	uint64_t t0 = __rdtsc();
@@ -157,8 +163,9 @@ static struct bench_cycles ours_queued(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, ours_queued, ours_queued_loop())
 
-static struct bench_cycles ck_mcs(void)
+static inline __attribute__((always_inline)) struct bench_cycles ck_mcs_loop(void)
 {
 	struct ck_spinlock_mcs node;
 	uint64_t t0 = __rdtsc();
@@ -169,8 +176,9 @@ static struct bench_cycles ck_mcs(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, ck_mcs, ck_mcs_loop())
 
-static struct bench_cycles ours_traced(void)
+static inline __attribute__((always_inline)) struct bench_cycles ours_traced_loop(void)
 {
 	tracebuf_init(&tcs[0], 0, rings[0], subs[0], SUBBUF_SHIFT, NSUB);
 	perfinfo_group_set(&trace_groups, PERF_SPINLOCK);
@@ -190,8 +198,9 @@ static struct bench_cycles ours_traced(void)
 	}
 	return (struct bench_cycles){ t1 - t0, OPS };
 }
+PLACED(struct bench_cycles, ours_traced, ours_traced_loop())
 
-static struct bench_cycles ours_instrumented_unsampled(void)
+static inline __attribute__((always_inline)) struct bench_cycles ours_instrumented_unsampled_loop(void)
 {
 	lockstat_params.AcquireSampleRate = 1000000000; /* timed, almost never written */
 	perfinfo_group_set(&trace_groups, PERF_SPINLOCK);
@@ -206,6 +215,7 @@ static struct bench_cycles ours_instrumented_unsampled(void)
 	lockstat_params.AcquireSampleRate = 1;
 	return (struct bench_cycles){ t1 - t0, OPS };
 }
+PLACED(struct bench_cycles, ours_instrumented_unsampled, ours_instrumented_unsampled_loop())
 
 /* The floors: ck_spinlock_fas with the time reads a record needs
  * (AcquireTime at the first test, ReleaseTime before the release), kept
@@ -231,7 +241,7 @@ static inline __attribute__((always_inline)) void floor_hold_once(void)
 	ck_spinlock_fas_unlock(&fas);
 }
 
-static struct bench_cycles floor_timed(void)
+static inline __attribute__((always_inline)) struct bench_cycles floor_timed_loop(void)
 {
 	uint64_t t0 = __rdtsc();
 	for (int i = 0; i < OPS; i++) {
@@ -239,8 +249,9 @@ static struct bench_cycles floor_timed(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, floor_timed, floor_timed_loop())
 
-static struct bench_cycles floor_traced(void)
+static inline __attribute__((always_inline)) struct bench_cycles floor_traced_loop(void)
 {
 	size_t off = 0;
 	uint64_t t0 = __rdtsc();
@@ -252,7 +263,7 @@ static struct bench_cycles floor_traced(void)
 		w->h = (PERFINFO_TRACE_HEADER){ .TimeStamp = floor_hold.release, .Size = sizeof(*w),
 						.HookId = PERFINFO_LOG_TYPE_SPINLOCK };
 		w->p.SpinLockAddress = (uint64_t)(uintptr_t)&fas;
-		w->p.CallerAddress = (uint64_t)(uintptr_t)floor_traced;
+		w->p.CallerAddress = 0xffffffff80212345ULL; /* a return address */
 		w->p.AcquireTime = floor_hold.acquire;
 		w->p.ReleaseTime = floor_hold.release;
 		w->p.WaitTimeInCycles = 0;
@@ -268,6 +279,7 @@ static struct bench_cycles floor_traced(void)
 	}
 	return (struct bench_cycles){ __rdtsc() - t0, OPS };
 }
+PLACED(struct bench_cycles, floor_traced, floor_traced_loop())
 
 /* ---------------------------------------------------------------- hand-off */
 
@@ -391,8 +403,8 @@ static struct bench_cycles handoff(int use_ck)
 
 struct pair {
 	const char *name;
-	struct bench_cycles (*ours)(void);
-	struct bench_cycles (*theirs)(void);
+	struct bench_cycles (*ours[CODE_PLACES])(void); /* at each place of its code */
+	struct bench_cycles (*theirs[CODE_PLACES])(void);
 	const char *baseline;
 	double goal;
 };
@@ -431,15 +443,19 @@ int main(void)
 	lockstat_params = (struct spinlock_params){ 1, 1, 1, 0 };
 
 	const struct pair pairs[] = {
-		{ "ordinary spin lock, uncontended, tracing off", ours_ordinary, ck_fas, "ck_spinlock_fas", 1.6 },
-		{ "queued spin lock, uncontended, tracing off", ours_queued, ck_mcs, "ck_spinlock_mcs", 1.0 },
-		{ "queued spin lock, hand-off between two threads", ours_handoff, ck_handoff, "ck_spinlock_mcs", 1.25 },
-		{ "ordinary spin lock, traced (every acquisition recorded)", ours_traced, floor_traced,
-		  "floor: ck_spinlock_fas + 2 time reads + the 72-byte record", 1.15 },
-		{ "ordinary spin lock, timed but not recorded (tracing on)", ours_instrumented_unsampled, floor_timed,
-		  "floor: ck_spinlock_fas + 2 time reads", 1.15 },
-		{ "ordinary spin lock, traced, against ck_spinlock_fas alone", ours_traced, ck_fas, "ck_spinlock_fas",
-		  0 },
+		{ "ordinary spin lock, uncontended, tracing off", PLACES_OF(ours_ordinary), PLACES_OF(ck_fas),
+		  "ck_spinlock_fas", 1.6 },
+		{ "queued spin lock, uncontended, tracing off", PLACES_OF(ours_queued), PLACES_OF(ck_mcs),
+		  "ck_spinlock_mcs", 1.0 },
+		/* one place: the hand-off's time is the lines', not the code's */
+		{ "queued spin lock, hand-off between two threads", { ours_handoff }, { ck_handoff }, "ck_spinlock_mcs",
+		  1.25 },
+		{ "ordinary spin lock, traced (every acquisition recorded)", PLACES_OF(ours_traced),
+		  PLACES_OF(floor_traced), "floor: ck_spinlock_fas + 2 time reads + the 72-byte record", 1.15 },
+		{ "ordinary spin lock, timed but not recorded (tracing on)", PLACES_OF(ours_instrumented_unsampled),
+		  PLACES_OF(floor_timed), "floor: ck_spinlock_fas + 2 time reads", 1.15 },
+		{ "ordinary spin lock, traced, against ck_spinlock_fas alone", PLACES_OF(ours_traced), PLACES_OF(ck_fas),
+		  "ck_spinlock_fas", 0 },
 	};
 	double tsc[ROUNDS];
 	for (int r = 0; r < ROUNDS; r++)
@@ -447,27 +463,37 @@ int main(void)
 	printf("bench locks (CPU %d, %d interleaved rounds, medians): one time read (rdtsc) %.1f cycles\n", cpu,
 	       ROUNDS, bench_median(tsc, ROUNDS));
 	/* Every pair in every round, in an order that turns round by round,
-	 * ours and the floor alternating which goes first, each the fastest
-	 * of BLOCKS blocks (the one the host's other work disturbed least;
-	 * the hand-off, a thread started each time, once): a slow spell of
-	 * the host falls on a few rounds of every pair, and the medians of
-	 * the rounds pass over it. */
+	 * ours and the floor alternating which goes first, at each place of
+	 * their code (bench_places.h), each the fastest of BLOCKS blocks (the
+	 * one the host's other work disturbed least; the hand-off, a thread
+	 * started each time, once), and a round's figure the mean over the
+	 * places: a slow spell of the host falls on a few rounds of every
+	 * pair, and the medians of the rounds pass over it. */
 	enum { PAIRS = sizeof(pairs) / sizeof(pairs[0]) };
 	static double a[PAIRS][ROUNDS], b[PAIRS][ROUNDS];
 	for (int r = 0; r < ROUNDS; r++)
 		for (int k = 0; k < PAIRS; k++) {
-			int p = (r + k) % PAIRS, blocks = pairs[p].ours == ours_handoff ? 1 : BLOCKS;
-			a[p][r] = b[p][r] = 1e12;
+			int p = (r + k) % PAIRS, places = pairs[p].ours[1] ? CODE_PLACES : 1;
+			int blocks = places > 1 ? BLOCKS : 1;
+			double best[2][CODE_PLACES];
+			for (int q = 0; q < places; q++)
+				best[0][q] = best[1][q] = 1e12;
 			ho_round = r;
 			for (int n = 0; n < blocks; n++)
-				for (int side = 0; side < 2; side++) {
-					bool theirs = ((r + n) & 1) != side;
-					struct bench_cycles x = theirs ? pairs[p].theirs() : pairs[p].ours();
-					double c = x.ops ? (double)x.cycles / x.ops : 0;
-					double *slot = theirs ? &b[p][r] : &a[p][r];
-					if (c < *slot)
-						*slot = c;
-				}
+				for (int j = 0; j < places; j++)
+					for (int side = 0; side < 2; side++) {
+						int q = (r + n + j) % places;
+						bool theirs = ((r + n + j) & 1) != side;
+						struct bench_cycles x = theirs ? pairs[p].theirs[q]() : pairs[p].ours[q]();
+						double c = x.ops ? (double)x.cycles / x.ops : 0;
+						if (c < best[theirs][q])
+							best[theirs][q] = c;
+					}
+			a[p][r] = b[p][r] = 0;
+			for (int q = 0; q < places; q++) {
+				a[p][r] += best[0][q] / places;
+				b[p][r] += best[1][q] / places;
+			}
 		}
 	for (int p = 0; p < PAIRS; p++) {
 		struct bench_ratio q = bench_ratio_of(a[p], b[p], ROUNDS);

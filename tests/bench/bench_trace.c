@@ -30,8 +30,8 @@
  *
  * Every writer runs in each of ROUNDS rounds: BLOCKS blocks of RECORDS
  * records each, interleaved with the other writers' in an order that turns
- * round by round (none always follows the same one), at each of PLACES
- * places of its code (below: where the code falls moved a writer's cost
+ * round by round (none always follows the same one), at each of CODE_PLACES
+ * places of its code (bench_places.h: where the code falls moved a cost
  * by a tenth); a round counts each writer's fastest block at each place
  * (the one the other work on a shared host disturbed least) and their
  * mean over the places; the process is pinned to one CPU, and each ratio
@@ -44,6 +44,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
+#include "tests/bench/bench_places.h"
 #include "tests/bench/bench_stats.h"
 
 /* From here to the writers' table, the kernel's instruction set: general
@@ -97,38 +98,7 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 	memset(p->Reserved, 0, sizeof(p->Reserved));
 }
 
-/* Each writer's code at PLACES places: a copy starting at each 8 bytes of
- * a 64-byte line.  Where a writer's code falls against the CPU's fetch
- * windows moved its cost by a tenth (the trace write 36 cycles at some
- * places, 41 at others; which ones changed with any change to the code
- * before its loop: docs/testing.md), so a change anywhere in the file or
- * in a header it inlines moved a ratio as much.  A round's figure for a
- * writer is the mean over its places.  The file is compiled (bench.mk)
- * with -fno-toplevel-reorder, so that the functions are emitted in order
- * between the directives, -fno-ipa-icf, so that the copies are not folded
- * into one, and -falign-functions=8, so that each starts where its
- * directive leaves it. */
-#define PLACES 8
-#define PLACE(skip) __asm__(".text\n\t.p2align 6\n\t" skip "\n")
-#define PLACED_AT(name, at, skip, expr)     \
-	PLACE(skip);                        \
-	static uint64_t name##_at##at(void) \
-	{                                   \
-		return expr;                \
-	}
-#define PLACED(name, expr)                         \
-	PLACED_AT(name, 0, "", expr)               \
-	PLACED_AT(name, 1, ".skip 8, 0xcc", expr)  \
-	PLACED_AT(name, 2, ".skip 16, 0xcc", expr) \
-	PLACED_AT(name, 3, ".skip 24, 0xcc", expr) \
-	PLACED_AT(name, 4, ".skip 32, 0xcc", expr) \
-	PLACED_AT(name, 5, ".skip 40, 0xcc", expr) \
-	PLACED_AT(name, 6, ".skip 48, 0xcc", expr) \
-	PLACED_AT(name, 7, ".skip 56, 0xcc", expr)
-#define PLACES_OF(name)                                                                                   \
-	{                                                                                                 \
-		name##_at0, name##_at1, name##_at2, name##_at3, name##_at4, name##_at5, name##_at6, name##_at7 \
-	}
+/* Each writer at CODE_PLACES places of its code (bench_places.h). */
 
 /* Cycles of RECORDS calls of write_one into a fresh ring
  * (inlined with its argument, so the loop calls no function pointer);
@@ -165,11 +135,11 @@ static inline __attribute__((always_inline)) void spinlock_record(uint64_t i)
 	trace_log(PERF_SPINLOCK, PERFINFO_LOG_TYPE_SPINLOCK, SPINLOCK_VERSION, &p, sizeof(p));
 }
 
-PLACED(run_ours, timed(spinlock_record))
+PLACED(uint64_t, run_ours, timed(spinlock_record))
 
 /* The same after a slew of the clock's correction that is over: the
  * writer's inline path must not leave every record to the slow one. */
-PLACED(run_ours_after_slew, timed_with(spinlock_record, true))
+PLACED(uint64_t, run_ours_after_slew, timed_with(spinlock_record, true))
 
 /* The SpinLock record as the kernel writes it (lockstat.c): reserved,
  * filled in place, committed. */
@@ -185,7 +155,7 @@ static inline __attribute__((always_inline)) void spinlock_in_place(uint64_t i)
 	trace_record_commit(&rec);
 }
 
-PLACED(run_kernel, timed(spinlock_in_place))
+PLACED(uint64_t, run_kernel, timed(spinlock_in_place))
 
 /* WMI_SPINLOCK's fields as a user event type: 52 bytes of values. */
 static const struct user_event_field lock_fields[] = {
@@ -268,7 +238,7 @@ static inline __attribute__((always_inline)) void user_one_by_one(uint64_t i, bo
 	{                                                                        \
 		form(i, sized);                                                  \
 	}                                                                        \
-	PLACED(name, timed(name##_one))
+	PLACED(uint64_t, name, timed(name##_one))
 USER_WRITER(user_in_place, false, run_in_place)
 USER_WRITER(user_in_place, true, run_in_place_sized)
 USER_WRITER(user_one_by_one, false, run_one_by_one)
@@ -297,7 +267,7 @@ static inline __attribute__((always_inline)) void user_fields(uint64_t i)
 	user_event_commit(&e);
 }
 
-PLACED(run_user_fields, timed(user_fields))
+PLACED(uint64_t, run_user_fields, timed(user_fields))
 
 /* The floor's record is written in place in its ring, not built on the
  * stack and copied: where the stack falls (moved round by round, and by
@@ -340,14 +310,14 @@ static inline __attribute__((always_inline)) uint64_t floor_copied(void)
 	uint64_t t1 = __rdtsc();
 	return t1 - t0;
 }
-PLACED(run_floor, floor_in_place())
-PLACED(run_floor_copy, floor_copied())
+PLACED(uint64_t, run_floor, floor_in_place())
+PLACED(uint64_t, run_floor_copy, floor_copied())
 
 /* The writers, run BLOCKS times each per round in a turning order, each
- * at its PLACES places. */
+ * at its CODE_PLACES places. */
 enum { OURS, FLOOR, KERNEL, IN_PLACE, IN_PLACE_SIZED, ONE_BY_ONE, ONE_BY_ONE_SIZED, FIELDS, FLOOR_COPY, AFTER_SLEW,
        WRITERS };
-static uint64_t (*const run[WRITERS][PLACES])(void) = {
+static uint64_t (*const run[WRITERS][CODE_PLACES])(void) = {
 	PLACES_OF(run_ours),	   PLACES_OF(run_floor),	    PLACES_OF(run_kernel),
 	PLACES_OF(run_in_place),   PLACES_OF(run_in_place_sized),   PLACES_OF(run_one_by_one),
 	PLACES_OF(run_one_by_one_sized), PLACES_OF(run_user_fields), PLACES_OF(run_floor_copy),
@@ -357,36 +327,36 @@ static uint64_t (*const run[WRITERS][PLACES])(void) = {
 #pragma GCC pop_options
 
 /* Each writer at each place: per record, each round's fastest block. */
-static double at_place[WRITERS][PLACES][ROUNDS];
+static double at_place[WRITERS][CODE_PLACES][ROUNDS];
 
 /* Round r: each writer's fastest of BLOCKS blocks at each of its places,
  * per record, in at_place; in cycles[w][r] their mean over the places. */
 static void __attribute__((noinline)) round_at(int r, double (*cycles)[ROUNDS])
 {
 	for (int w = 0; w < WRITERS; w++)
-		for (int p = 0; p < PLACES; p++)
+		for (int p = 0; p < CODE_PLACES; p++)
 			at_place[w][p][r] = 1e9;
 	for (int b = 0; b < BLOCKS; b++)
 		for (int k = 0; k < WRITERS; k++)
-			for (int j = 0; j < PLACES; j++) {
-				int w = (r + k) % WRITERS, p = (r + b + j) % PLACES;
+			for (int j = 0; j < CODE_PLACES; j++) {
+				int w = (r + k) % WRITERS, p = (r + b + j) % CODE_PLACES;
 				double c = (double)run[w][p]() / RECORDS;
 				if (c < at_place[w][p][r])
 					at_place[w][p][r] = c; /* the block the host's other work disturbed least */
 			}
 	for (int w = 0; w < WRITERS; w++) {
 		double sum = 0;
-		for (int p = 0; p < PLACES; p++)
+		for (int p = 0; p < CODE_PLACES; p++)
 			sum += at_place[w][p][r];
-		cycles[w][r] = sum / PLACES;
+		cycles[w][r] = sum / CODE_PLACES;
 	}
 }
 
 /* The median of each of writer w's places over the rounds. */
 static void print_places(const char *what, int w)
 {
-	printf("  %s at its %d places (8 bytes apart in a 64-byte line):", what, PLACES);
-	for (int p = 0; p < PLACES; p++)
+	printf("  %s at its %d places (8 bytes apart in a 64-byte line):", what, CODE_PLACES);
+	for (int p = 0; p < CODE_PLACES; p++)
 		printf(" %.1f", bench_median(at_place[w][p], ROUNDS));
 	printf(" cycles\n");
 }
@@ -431,7 +401,7 @@ int main(void)
 	}
 
 	for (int w = 0; w < WRITERS; w++)
-		for (int p = 0; p < PLACES; p++)
+		for (int p = 0; p < CODE_PLACES; p++)
 			run[w][p](); /* warm the caches and the page tables */
 	double tsc[ROUNDS];
 	for (int r = 0; r < ROUNDS; r++) {
@@ -442,7 +412,7 @@ int main(void)
 	printf("bench trace-write (CPU %d, %d interleaved rounds, medians, each writer the mean of %d code places): "
 	       "one time read (rdtsc) %.1f cycles; ours %.1f cycles/record, floor (rdtsc + the 72 bytes written in "
 	       "place) %.1f: ",
-	       cpu, ROUNDS, PLACES, bench_median(tsc, ROUNDS), q.ours, q.floor);
+	       cpu, ROUNDS, CODE_PLACES, bench_median(tsc, ROUNDS), q.ours, q.floor);
 	bench_print_ratio(&q, 1.10);
 	print_places("ours", OURS);
 	print_places("floor", FLOOR);
