@@ -98,8 +98,6 @@ static void make_payload(WMI_SPINLOCK *p, uint64_t i)
 	memset(p->Reserved, 0, sizeof(p->Reserved));
 }
 
-/* Each writer at CODE_PLACES places of its code (bench_places.h). */
-
 /* Cycles of RECORDS calls of write_one into a fresh ring
  * (inlined with its argument, so the loop calls no function pointer);
  * slew_over: with a slew of the clock's correction set that is over (the
