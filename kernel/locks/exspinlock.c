@@ -34,14 +34,25 @@ static inline uint32_t take_shared(EX_SPIN_LOCK *lock, struct lock_hold *h)
 	}
 }
 
+/* Claim bit 31, then wait for the sharers the claim found to drain.  A
+ * claim that found sharers did not take the lock: every look at them is
+ * counted, the one that finds them gone included, so spins > 0 and
+ * lockstat_acquired reads AcquireTime after the last sharer left.
+ * Counting only the looks that still found sharers gave 0 when the last
+ * one left between the claim's clock read and the first look, and the
+ * hold was stamped from the claim, over that sharer's (CI's locks-4: an
+ * exclusive hold of ex0 over a shared one; the queued lock had the same
+ * hole, queuedlock.c: wait_behind). */
 static inline uint32_t take_exclusive(EX_SPIN_LOCK *lock, struct lock_hold *h)
 {
 	uint32_t spins = 0;
+	int32_t sharers;
 
-	for (;;) { /* claim bit 31 */
-		int32_t v = __atomic_load_n(lock, __ATOMIC_RELAXED);
-		bool got = !(v & EX_EXCLUSIVE) && __atomic_compare_exchange_n(lock, &v, v | EX_EXCLUSIVE, false,
-									     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	for (;;) {
+		sharers = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		bool got = !(sharers & EX_EXCLUSIVE) &&
+			   __atomic_compare_exchange_n(lock, &sharers, sharers | EX_EXCLUSIVE, false, __ATOMIC_ACQUIRE,
+						       __ATOMIC_RELAXED);
 		if (spins == 0)
 			lockstat_tested(h);
 		if (got)
@@ -49,11 +60,14 @@ static inline uint32_t take_exclusive(EX_SPIN_LOCK *lock, struct lock_hold *h)
 		arch_cpu_relax();
 		spins++;
 	}
-	while (__atomic_load_n(lock, __ATOMIC_ACQUIRE) != EX_EXCLUSIVE) { /* sharers drain */
-		arch_cpu_relax();
+	if (!sharers)
+		return spins; /* none at the claim, and none can enter now */
+	for (;;) {
 		spins++;
+		if (__atomic_load_n(lock, __ATOMIC_ACQUIRE) == EX_EXCLUSIVE)
+			return spins;
+		arch_cpu_relax();
 	}
-	return spins;
 }
 
 void ex_acquire_spin_lock_shared_at_dpc_level(EX_SPIN_LOCK *lock)

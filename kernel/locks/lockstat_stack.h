@@ -25,9 +25,12 @@
  *   h = lockstat_try(lock, mode);      reserve this CPU's next entry
  *   ...the first test of the lock...
  *   lockstat_tested(h);                the first time stamp, right after it
- *   ...if that test failed, spin until the lock is taken...
+ *   ...if that test did not take the lock, spin until it is taken...
  *   lockstat_acquired(h, spins);       AcquireTime
- * The first stamp follows the first test, so a lock taken at that test
+ * A first test that did not wholly take the lock (a queued waiter's swap
+ * behind another, an exclusive claim that found sharers) is a wait, and
+ * spins counts at least the look that found the lock free.  The first
+ * stamp follows the first test, so a lock taken at that test
  * has AcquireTime = that stamp and no wait, and a recorded hold never
  * begins before the lock was really taken (an interrupt, or the host not
  * running this virtual CPU, between a stamp and a test can only make the
@@ -55,11 +58,21 @@ static inline struct lock_hold *lockstat_try(const volatile void *lock, uint8_t 
 	return h;
 }
 
+/* A unit test's seam (tests/unit/kernel/locks/test_locks.c): what another
+ * CPU does right after a first test's clock read.  Nothing in the kernel. */
+#ifdef KPROF_LOCKSTAT_TEST_SEAM
+void lockstat_test_after_first_test(const struct lock_hold *h);
+#else
+#define lockstat_test_after_first_test(h) ((void)0)
+#endif
+
 /* The first test's read: the AcquireTime of a lock taken at that test. */
 static inline void lockstat_tested(struct lock_hold *h)
 {
-	if (h)
+	if (h) {
 		h->AcquireTsc = arch_rdtsc();
+		lockstat_test_after_first_test(h);
+	}
 }
 
 /* The lock held after `spins` extra tests (0: at the first test, which

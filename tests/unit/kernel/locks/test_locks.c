@@ -431,6 +431,68 @@ static void test_times_join_the_header(void **state)
 	assert_true(h->TimeStamp <= after);
 }
 
+/* The seam in lockstat_tested (KPROF_LOCKSTAT_TEST_SEAM): the one sharer
+ * of seam.lock, on another CPU, leaves right after an exclusive claim's
+ * clock read, before the claimer's first look at the sharers: its
+ * ReleaseTime read, then its release. */
+static struct {
+	EX_SPIN_LOCK *lock;
+	uint64_t released;
+	int fired;
+} seam;
+
+void lockstat_test_after_first_test(const struct lock_hold *h)
+{
+	if (!seam.lock || h->Lock != seam.lock || !(*seam.lock & (int32_t)0x80000000))
+		return;
+	seam.released = arch_rdtsc();
+	__atomic_fetch_sub(seam.lock, 1, __ATOMIC_RELEASE);
+	seam.lock = NULL;
+	seam.fired++;
+}
+
+/* An exclusive acquirer whose claim found a sharer waited for it, however
+ * soon it left: SpinCount > 0, and AcquireTime after the sharer's
+ * ReleaseTime.  Before, a sharer gone by the first look left 0 spins and
+ * the hold stamped from the claim, over the sharer's (CI's locks-4: an
+ * exclusive hold of ex0 overlapping a shared one). */
+static void test_exclusive_claim_waits_for_the_sharer(void **state)
+{
+	(void)state;
+	EX_SPIN_LOCK ex = 1; /* one sharer, on another CPU */
+	WMI_SPINLOCK r[1];
+	tracing(true);
+	set_params(1, 1000, 1, 1000000);
+	seam = (__typeof__(seam)){ .lock = &ex };
+	KIRQL old = ex_acquire_spin_lock_exclusive(&ex);
+	assert_int_equal(seam.fired, 1);
+	assert_int_equal(ex, (int32_t)0x80000000);
+	spin_cycles(1100000); /* past HoldThreshold: traced whatever its spins */
+	ex_release_spin_lock_exclusive(&ex, old);
+	tracing(false);
+
+	assert_int_equal(records_of(0, r, 1), 1);
+	assert_int_equal(r[0].Flags & SPINLOCK_ACQUIRE_MODE_MASK, SpinLockModeExecutiveExclusive);
+	assert_true(r[0].SpinCount >= 1);
+	assert_true(r[0].AcquireTime >= seam.released); /* no correction set: the trace's clock is the TSC */
+	assert_true(r[0].WaitTimeInCycles > 0);
+	struct lockstat_counts c;
+	lockstat_totals(&c);
+	assert_int_equal(c.Contended, 1);
+
+	/* A claim that found no sharer took the lock at its first test. */
+	tracing(true);
+	ex = 0;
+	old = ex_acquire_spin_lock_exclusive(&ex);
+	spin_cycles(1100000);
+	ex_release_spin_lock_exclusive(&ex, old);
+	tracing(false);
+	WMI_SPINLOCK two[2];
+	assert_int_equal(records_of(0, two, 2), 2);
+	assert_int_equal(two[1].SpinCount, 0);
+	assert_int_equal(two[1].WaitTimeInCycles, 0);
+}
+
 static void test_modes_dpc_and_out_of_order(void **state)
 {
 	(void)state;
@@ -630,6 +692,7 @@ int main(void)
 		cmocka_unit_test_setup(test_untraced_takes_no_time_stamps, setup),
 		cmocka_unit_test_setup(test_record_fields_and_depth, setup),
 		cmocka_unit_test_setup(test_times_join_the_header, setup),
+		cmocka_unit_test_setup(test_exclusive_claim_waits_for_the_sharer, setup),
 		cmocka_unit_test_setup(test_modes_dpc_and_out_of_order, setup),
 		cmocka_unit_test_setup(test_sampling, setup),
 		cmocka_unit_test_setup(test_parameters, setup),
