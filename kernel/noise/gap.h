@@ -16,6 +16,9 @@
 #include <stdint.h>
 
 #define NOISE_GAPS_MAX 256 /* the longest gaps one scan keeps; the others counted */
+/* A step that includes a gap's bookkeeping lengthens that gap only above
+ * this many thresholds: below, it is the bookkeeping's own cost (gap.c). */
+#define NOISE_BOOKKEEPING_FACTOR 16
 
 struct noise_gap {
 	uint64_t start;      /* the clock's last read before the gap          */

@@ -57,6 +57,16 @@ static void scan(struct noise_scan *s, struct model *m, uint64_t begin, uint64_t
 	noise_scan_run(s);
 }
 
+/* A scan from 0 to `end` of a script of n jumps (no SMI count). */
+static void scan_script(struct noise_scan *s, const uint64_t *at, const uint64_t *len, uint32_t n, uint64_t end,
+			uint64_t threshold)
+{
+	static struct model m;
+
+	m = (struct model){ .at = at, .len = len, .n = n };
+	scan(s, &m, 0, end, threshold, false);
+}
+
 /* Three gaps over a threshold of 10 cycles: found with their start and
  * length; a step of exactly the threshold is not a gap. */
 static void test_gaps_found(void **state)
@@ -172,11 +182,24 @@ static void test_longest_kept(void **state)
 	}
 }
 
-/* The machine stopped while a gap was being kept (the clock read right
- * after the gap's bookkeeping jumps): the gap lasts to that read, it is
- * counted once, and its SMI count is read again after it.  A detector
- * that read the clock again after its bookkeeping without checking the
- * step lost such a stop (under TCG, 1 run in 4 of the noise-stop test). */
+/* The scan found one gap, from `start`, `cycles` long: counted, kept,
+ * the total and the longest. */
+static void assert_only_gap(const struct noise_scan *s, uint64_t start, uint64_t cycles)
+{
+	assert_int_equal(s->count, 1);
+	assert_int_equal(s->kept, 1);
+	assert_int_equal(s->gap[0].start, start);
+	assert_int_equal(s->gap[0].cycles, cycles);
+	assert_int_equal(s->total, cycles);
+	assert_int_equal(s->max, cycles);
+}
+
+/* The machine stopped while a gap was being kept (the read after the
+ * gap's bookkeeping jumps by more than the bookkeeping limit, 16
+ * thresholds): the gap lasts to that read, it is counted once, and its
+ * SMI count is read again after it.  A detector that read the clock
+ * again after its bookkeeping without checking the step lost such a stop
+ * (under TCG, 1 run in 4 of the noise-stop test). */
 static void test_stop_in_bookkeeping(void **state)
 {
 	(void)state;
@@ -185,32 +208,59 @@ static void test_stop_in_bookkeeping(void **state)
 	static struct noise_scan s;
 
 	scan(&s, &m, 0, 200000, 20, true);
-	assert_int_equal(s.count, 1);
-	assert_int_equal(s.kept, 1);
-	assert_int_equal(s.gap[0].start, 100);
-	assert_int_equal(s.gap[0].cycles, 100050);
-	assert_int_equal(s.total, 100050);
-	assert_int_equal(s.max, 100050);
+	assert_only_gap(&s, 100, 100050);
 	assert_int_equal(s.gap[0].smi_before, 3);
 	assert_int_equal(s.gap[0].smi_after, 5); /* both jumps' SMIs */
 }
 
-/* A bookkeeping slower than the threshold lengthens its gap, once: the
- * lengthening's own bookkeeping is not checked again, so a slow one
- * does not start a chain of gaps (here every read after bookkeeping is
- * 30 cycles late against a threshold of 20). */
+/* The machine stopped again during the lengthened gap's own bookkeeping,
+ * and again: every step after a bookkeeping is checked, so the one gap
+ * lasts through all of them.  The detector before checked only the first
+ * bookkeeping, and a 300 ms stop that fell into the second went unseen
+ * (1 noise-stop run in 10 under TCG): here it ended at 500 cycles. */
+static void test_stop_in_lengthening(void **state)
+{
+	(void)state;
+	static const uint64_t at[] = { 100, 150, 550, 950 }, len[] = { 50, 400, 400, 400 };
+	static struct noise_scan s;
+
+	scan_script(&s, at, len, 4, 5000, 20);
+	assert_only_gap(&s, 100, 1250);
+}
+
+/* A bookkeeping slower than the threshold but within the limit is its
+ * own cost: no gap, and it starts no chain (here the read after each
+ * gap's bookkeeping is 30 cycles late against a threshold of 20); the
+ * next step is held against the threshold again. */
 static void test_slow_bookkeeping_no_chain(void **state)
 {
 	(void)state;
-	static const uint64_t at[] = { 100, 150, 180 }, len[] = { 50, 30, 30 };
-	struct model m = { .at = at, .len = len, .n = 3 };
+	static const uint64_t at[] = { 100, 150, 300, 340 }, len[] = { 50, 30, 40, 30 };
 	static struct noise_scan s;
 
-	scan(&s, &m, 0, 1000, 20, false);
-	assert_int_equal(s.count, 1);
+	scan_script(&s, at, len, 4, 1000, 20);
+	assert_int_equal(s.count, 2);
 	assert_int_equal(s.gap[0].start, 100);
-	assert_int_equal(s.gap[0].cycles, 80);
-	assert_int_equal(s.total, 80);
+	assert_int_equal(s.gap[0].cycles, 50);
+	assert_int_equal(s.gap[1].start, 300);
+	assert_int_equal(s.gap[1].cycles, 40);
+	assert_int_equal(s.total, 90);
+	assert_int_equal(s.max, 50);
+}
+
+/* A step of exactly the limit after a bookkeeping is the bookkeeping's;
+ * one cycle more lengthens the gap. */
+static void test_bookkeeping_limit(void **state)
+{
+	(void)state;
+	static const uint64_t at[] = { 100, 150, 600, 650 }, len[] = { 50, 16 * 20, 50, 16 * 20 + 1 };
+	static struct noise_scan s;
+
+	scan_script(&s, at, len, 4, 2000, 20);
+	assert_int_equal(s.count, 2);
+	assert_int_equal(s.gap[0].cycles, 50);
+	assert_int_equal(s.gap[1].start, 600);
+	assert_int_equal(s.gap[1].cycles, 50 + 16 * 20 + 1);
 }
 
 /* With every slot taken, a gap too short to be kept that the machine
@@ -353,7 +403,9 @@ int main(void)
 		cmocka_unit_test(test_smi_counts),
 		cmocka_unit_test(test_longest_kept),
 		cmocka_unit_test(test_stop_in_bookkeeping),
+		cmocka_unit_test(test_stop_in_lengthening),
 		cmocka_unit_test(test_slow_bookkeeping_no_chain),
+		cmocka_unit_test(test_bookkeeping_limit),
 		cmocka_unit_test(test_lengthened_gap_kept),
 		cmocka_unit_test(test_correlate),
 		cmocka_unit_test(test_correlate_counts_cpus),
