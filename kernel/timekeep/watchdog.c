@@ -200,16 +200,19 @@ static void copy_line(struct trace_cpu *tc, struct wd_cpu *d, uint32_t cpu)
  * boot skew at `now`).  The slew starts WATCHDOG_SLEW_DELAY_TICKS clock
  * ticks on, when every running CPU has copied the new line at a tick:
  * until then the new line and the old one are the same (the old one
- * has ended), so no two CPUs ever use lines that differ.  Skipped while
- * a slew is under way or due (another CPU's check as fresh as this one),
- * or another CPU is setting one. */
+ * has ended by `now`: trace_clock_line_settled), so no two CPUs ever use
+ * lines that differ.  Skipped while a slew is under way or due (another
+ * CPU's check as fresh as this one), or another CPU is setting one.
+ * (Skipped only when the old slew would outlast the new one's start, a
+ * check late in a slew set a line the CPUs took while the old one still
+ * slewed: each jumped to its end as it took it.) */
 static void slew_line(int64_t target, uint64_t now)
 {
 	uint64_t start = now + ke_us_to_tsc(WATCHDOG_SLEW_DELAY_TICKS * 1000000ULL / ke_config->tick_hz);
 
 	if (__atomic_exchange_n(&wdline.lock, 1, __ATOMIC_ACQUIRE))
 		return;
-	if (wdline.line.slope && (int64_t)(wdline.line.from + wdline.line.span - start) > 0) {
+	if (!trace_clock_line_settled(&wdline.line, now)) {
 		__atomic_store_n(&wdline.lock, 0, __ATOMIC_RELEASE);
 		return;
 	}

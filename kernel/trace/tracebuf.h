@@ -138,6 +138,17 @@ static inline int64_t trace_clock_line_at(int64_t base, uint64_t from, uint64_t 
 	return base;
 }
 
+/* Has `l` done changing by TSC `now` (constant, or its slew ended)?  Only
+ * then may a new line replace it (trace_clock_slew): the new one is the
+ * old one's last value up to its own start, so it agrees with `l` from
+ * `now` on, and a CPU that takes it at once and one that takes it ticks
+ * later stamp alike.  A line replaced mid-slew jumped to that last value
+ * on each CPU as it took the new one, the others still slewing. */
+static inline bool trace_clock_line_settled(const struct trace_clock_line *l, uint64_t now)
+{
+	return !l->slope || (int64_t)(l->from + l->span - now) <= 0;
+}
+
 /* The slew from where `l` stands at TSC `start` to `target`, over `span`
  * TSC cycles from there (before `start` the new line is l's value there:
  * the same as l wherever l has ended by then); a change of more than half

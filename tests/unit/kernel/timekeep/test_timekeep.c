@@ -344,6 +344,43 @@ static void test_slew_restarts_from_where_it_stands(void **state)
 			  300 * STEP) <= 1);
 }
 
+/* A new line replaces the old only once the old has done changing
+ * (trace_clock_line_settled): from then on the two agree up to the new
+ * one's start, so CPUs that take it at different ticks stamp alike.
+ * Replaced earlier, mid-slew, the new line stands at the old one's end
+ * value at once: a CPU that took it jumped by what the old slew had
+ * left, against one still on the old line. */
+static void test_slew_replaced_only_when_settled(void **state)
+{
+	(void)state;
+	const uint64_t span = 1000 * STEP, from = 1000000, end = from + span;
+	const struct trace_clock_line none = { 0 };
+	struct trace_clock_line l = trace_clock_slew(&none, -400 * STEP, from, span);
+
+	assert_true(trace_clock_line_settled(&none, 0));
+	assert_false(trace_clock_line_settled(&l, from - STEP)); /* due */
+	assert_false(trace_clock_line_settled(&l, from + span / 2)); /* under way */
+	assert_false(trace_clock_line_settled(&l, end - 1));
+	assert_true(trace_clock_line_settled(&l, end));
+	/* settled at `now`: the next line agrees with l from now to its start */
+	for (uint64_t now = end; now < end + 3 * span; now += 97 * STEP) {
+		uint64_t start = now + 100 * STEP;
+		struct trace_clock_line next = trace_clock_slew(&l, -100 * STEP, start, span);
+		for (uint64_t t = now; t <= start; t += 13 * STEP)
+			assert_int_equal(trace_clock_line_at(next.base, next.from, next.span, next.slope, t),
+					 trace_clock_line_at(l.base, l.from, l.span, l.slope, t));
+	}
+	/* not settled: a line set at `now` mid-slew stands at once where l
+	 * would be at the new start (a jump of the old slope times the
+	 * delay), and holds there while CPUs still on l slew on to its end */
+	uint64_t now = from + span / 2;
+	struct trace_clock_line early = trace_clock_slew(&l, -100 * STEP, now + 100 * STEP, span);
+	int64_t had = trace_clock_line_at(l.base, l.from, l.span, l.slope, now);
+	int64_t jumped = trace_clock_line_at(early.base, early.from, early.span, early.slope, now);
+	assert_true(llabs(had + 200 * STEP) <= 1);
+	assert_true(llabs(jumped - had + 40 * STEP) <= 1);
+}
+
 /* A change of more than half the span is not slewed (the stamps would run
  * backwards along the line): it is made at once and the clamp holds. */
 static void test_slew_too_large_is_a_step(void **state)
@@ -542,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup(test_adjust_down_never_goes_back, setup_buffers),
 		cmocka_unit_test_setup(test_slew_down_never_stands_still, setup_buffers),
 		cmocka_unit_test_setup(test_slew_restarts_from_where_it_stands, setup_buffers),
+		cmocka_unit_test_setup(test_slew_replaced_only_when_settled, setup_buffers),
 		cmocka_unit_test_setup(test_slew_too_large_is_a_step, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_taken_ahead_is_the_records, setup_buffers),
 		cmocka_unit_test_setup(test_stamp_ahead_after_a_nested_record_is_read_again, setup_buffers),
