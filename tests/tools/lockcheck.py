@@ -172,18 +172,28 @@ def check(kprof, log, quiet=False):
     # exclusion as the trace shows it
     by_lock = {}
     for r in sl:
-        by_lock.setdefault(r["SpinLockAddress"], []).append((r["AcquireTime"], r["ReleaseTime"], r["AcquireMode"]))
+        by_lock.setdefault(r["SpinLockAddress"], []).append(r)
+
+    def hold(r):
+        return "cpu %d mode %d spins %d held %d..%d" % (r["cpu"], r["AcquireMode"], r["SpinCount"],
+                                                        r["AcquireTime"], r["ReleaseTime"])
+
     overlaps = 0
     for addr, holds in by_lock.items():
-        holds.sort()
-        active = []  # (release, mode) of holds still open
-        for acq, rel, mode in holds:
-            active = [(e, md) for e, md in active if e > acq]
-            if any(not (mode in SHARED_PHASE and md in SHARED_PHASE) for e, md in active):
+        holds.sort(key=lambda r: (r["AcquireTime"], r["ReleaseTime"]))
+        active = []  # holds still open
+        for r in holds:
+            acq, mode = r["AcquireTime"], r["AcquireMode"]
+            active = [o for o in active if o["ReleaseTime"] > acq]
+            clash = [o for o in active if not (mode in SHARED_PHASE and o["AcquireMode"] in SHARED_PHASE)]
+            if clash:
                 overlaps += 1
                 if overlaps <= 3:
-                    problems.append("exclusion: lock 0x%x held twice at %d" % (addr, acq))
-            active.append((rel, mode))
+                    # both holds in full: a CI log shows this line, not the trace
+                    problems.append("exclusion: lock 0x%x (%s) held twice at %d: %s over %s, by %d cycles"
+                                    % (addr, locks.get(addr, ("?", "?"))[1], acq, hold(r), hold(clash[0]),
+                                       clash[0]["ReleaseTime"] - acq))
+            active.append(r)
     say("exclusion: %d locks, %d overlapping holds" % (len(by_lock), overlaps))
     return problems
 
