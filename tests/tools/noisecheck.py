@@ -135,6 +135,29 @@ def stop_gaps(gaps, stopped_s, cpus):
     return large
 
 
+def around_stop(gaps, cpu):
+    """What a CI log needs when cpu shows no gap for the stop: the longest
+    pass-1 gap of another CPU (where the stop most likely is) and cpu's
+    kept gaps nearest it on either side, in cycles from its start."""
+    others = [g for g in gaps if g["Pass"] == 1 and g["cpu"] != cpu]
+    mine = sorted((g for g in gaps if g["Pass"] == 1 and g["cpu"] == cpu), key=lambda g: g["Start"])
+    if not others or not mine:
+        return "no pass-1 gaps to compare (cpu %d: %d, the others: %d)" % (cpu, len(mine), len(others))
+    stop = max(others, key=lambda g: g["Cycles"])
+    before = [g for g in mine if g["Start"] + g["Cycles"] <= stop["Start"]]
+    after = [g for g in mine if g["Start"] >= stop["Start"] + stop["Cycles"]]
+    within = [g for g in mine if g not in before and g not in after]
+
+    def say(g):
+        return "%d cycles long at %+d" % (g["Cycles"], g["Start"] - stop["Start"])
+
+    return ("cpu %d's longest pass-1 gap is %d cycles at %d; cpu %d's kept gaps: the last before it %s, the first "
+            "after it %s, %d overlapping it (longest %d cycles); cpu %d's longest %d cycles"
+            % (stop["cpu"], stop["Cycles"], stop["Start"], cpu, say(before[-1]) if before else "none",
+               say(after[0]) if after else "none", len(within), max((g["Cycles"] for g in within), default=0),
+               cpu, max(g["Cycles"] for g in mine)))
+
+
 def check_noise_stop(stopper, cpus):
     """The boot test's check: the console's per-CPU lines, then the trace's
     gaps against the stop as the host measured it."""
@@ -142,13 +165,13 @@ def check_noise_stop(stopper, cpus):
         ctx.expect(r"^noise: done$", "the noise workload's end")
         if stopper.stopped_s is None:
             raise Failure("the machine was never stopped (no line matched %r)" % stopper.pattern)
+        gaps = noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap")
         for cpu in range(cpus):
             m = ctx.expect(r"^noise: pass 1 cpu %d: (\d+) gaps \((\d+) correlated, \d+ not kept\), total \d+ us, "
                            r"max (\d+) us" % cpu, "pass 1's line for cpu %d" % cpu)
             if int(m.group(2)) < 1 or int(m.group(3)) * 1000 < least_gap_ns(stopper.stopped_s):
-                raise Failure("cpu %d's console line shows no correlated gap as long as the stop: %s"
-                              % (cpu, m.group(0)))
-        gaps = noise_records(ctx.kprof, ctx.log_path, "KprofNoiseGap")
+                raise Failure("cpu %d's console line shows no correlated gap as long as the stop: %s; %s"
+                              % (cpu, m.group(0), around_stop(gaps, cpu)))
         large = stop_gaps(gaps, stopper.stopped_s, cpus)
         # The ETL file holds the same gaps (as TraceLogging events), the stop's among them.
         key = ("cpu", "TimeStamp", "Start", "Cycles", "LengthNs", "Pass", "Correlated", "OtherCpus")
