@@ -110,6 +110,11 @@ def least_gap_ns(stopped_s):
     return RATE_SLACK * stopped_s[0] * 1e9 - 1e6
 
 
+def overlap(a, b):
+    """Do gaps a and b overlap in time (kernel/noise/gap.c: noise_gaps_overlap)?"""
+    return a["Start"] < b["Start"] + b["Cycles"] and b["Start"] < a["Start"] + a["Cycles"]
+
+
 def stop_gaps(gaps, stopped_s, cpus):
     """The gaps the stop made: one per CPU, in pass 1, at least as long as
     the stop (least_gap_ns) and at most as long as the host's whole stop call plus the
@@ -130,7 +135,7 @@ def stop_gaps(gaps, stopped_s, cpus):
                           % (g["cpu"], g["LengthNs"] / 1e6, least_ns / 1e6, most_ns / 1e6))
     for a in large:
         for b in large:
-            if not (a["Start"] < b["Start"] + b["Cycles"] and b["Start"] < a["Start"] + a["Cycles"]):
+            if not overlap(a, b):
                 raise Failure("the stop gaps of cpus %d and %d do not overlap in time" % (a["cpu"], b["cpu"]))
     return large
 
@@ -146,7 +151,7 @@ def around_stop(gaps, cpu):
     stop = max(others, key=lambda g: g["Cycles"])
     before = [g for g in mine if g["Start"] + g["Cycles"] <= stop["Start"]]
     after = [g for g in mine if g["Start"] >= stop["Start"] + stop["Cycles"]]
-    within = [g for g in mine if g not in before and g not in after]
+    within = [g for g in mine if overlap(g, stop)]
 
     def say(g):
         return "%d cycles long at %+d" % (g["Cycles"], g["Start"] - stop["Start"])
