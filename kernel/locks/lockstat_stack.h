@@ -58,12 +58,16 @@ static inline struct lock_hold *lockstat_try(const volatile void *lock, uint8_t 
 	return h;
 }
 
-/* A unit test's seam (tests/unit/kernel/locks/test_locks.c): what another
- * CPU does right after a first test's clock read.  Nothing in the kernel. */
+/* A unit test's seams (tests/unit/kernel/locks/test_locks.c): what another
+ * CPU does right after a first test's clock read, and right after a
+ * queued waiter linked itself behind its predecessor (queuedlock.c),
+ * before its first look.  Nothing in the kernel. */
 #ifdef KPROF_LOCKSTAT_TEST_SEAM
 void lockstat_test_after_first_test(const struct lock_hold *h);
+void lockstat_test_after_link(const void *me, const void *pred);
 #else
 #define lockstat_test_after_first_test(h) ((void)0)
+#define lockstat_test_after_link(me, pred) ((void)0)
 #endif
 
 /* The first test's read: the AcquireTime of a lock taken at that test. */

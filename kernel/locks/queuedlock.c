@@ -65,6 +65,7 @@ static uint32_t wait_behind(KSPIN_LOCK_QUEUE *me, KSPIN_LOCK_QUEUE *pred)
 	} else {
 		__atomic_store_n(&pred->Next, me, __ATOMIC_RELEASE);
 	}
+	lockstat_test_after_link(me, pred);
 	for (;;) {
 		spins++;
 		if (!(__atomic_load_n(&me->Lock, __ATOMIC_ACQUIRE) & LOCK_QUEUE_WAIT))

@@ -431,6 +431,22 @@ static void test_times_join_the_header(void **state)
 	assert_true(h->TimeStamp <= after);
 }
 
+/* CPU 0's one record: a hold in `mode` that waited (SpinCount > 0, a
+ * wait) and began no earlier than `released`, another CPU's release of
+ * the lock; and one contended acquisition counted. */
+static void assert_waited_after(uint8_t mode, uint64_t released)
+{
+	WMI_SPINLOCK r[1];
+	assert_int_equal(records_of(0, r, 1), 1);
+	assert_int_equal(r[0].Flags & SPINLOCK_ACQUIRE_MODE_MASK, mode);
+	assert_true(r[0].SpinCount >= 1);
+	assert_true(r[0].AcquireTime >= released); /* no correction set: the trace's clock is the TSC */
+	assert_true(r[0].WaitTimeInCycles > 0);
+	struct lockstat_counts c;
+	lockstat_totals(&c);
+	assert_int_equal(c.Contended, 1);
+}
+
 /* The seam in lockstat_tested (KPROF_LOCKSTAT_TEST_SEAM): the one sharer
  * of seam.lock, on another CPU, leaves right after an exclusive claim's
  * clock read, before the claimer's first look at the sharers: its
@@ -460,7 +476,6 @@ static void test_exclusive_claim_waits_for_the_sharer(void **state)
 {
 	(void)state;
 	EX_SPIN_LOCK ex = 1; /* one sharer, on another CPU */
-	WMI_SPINLOCK r[1];
 	tracing(true);
 	set_params(1, 1000, 1, 1000000);
 	seam = (__typeof__(seam)){ .lock = &ex };
@@ -471,14 +486,7 @@ static void test_exclusive_claim_waits_for_the_sharer(void **state)
 	ex_release_spin_lock_exclusive(&ex, old);
 	tracing(false);
 
-	assert_int_equal(records_of(0, r, 1), 1);
-	assert_int_equal(r[0].Flags & SPINLOCK_ACQUIRE_MODE_MASK, SpinLockModeExecutiveExclusive);
-	assert_true(r[0].SpinCount >= 1);
-	assert_true(r[0].AcquireTime >= seam.released); /* no correction set: the trace's clock is the TSC */
-	assert_true(r[0].WaitTimeInCycles > 0);
-	struct lockstat_counts c;
-	lockstat_totals(&c);
-	assert_int_equal(c.Contended, 1);
+	assert_waited_after(SpinLockModeExecutiveExclusive, seam.released);
 
 	/* A claim that found no sharer took the lock at its first test. */
 	tracing(true);
@@ -491,6 +499,53 @@ static void test_exclusive_claim_waits_for_the_sharer(void **state)
 	assert_int_equal(records_of(0, two, 2), 2);
 	assert_int_equal(two[1].SpinCount, 0);
 	assert_int_equal(two[1].WaitTimeInCycles, 0);
+}
+
+/* The seam after a queued waiter's link (queuedlock.c's wait_behind): its
+ * predecessor, on another CPU, releases at once: its ReleaseTime read,
+ * then the hand-over, before the waiter's first look at its wait bit. */
+static struct {
+	KSPIN_LOCK_QUEUE *pred;
+	uint64_t released;
+	int fired;
+} link_seam;
+
+void lockstat_test_after_link(const void *me, const void *pred)
+{
+	if (!link_seam.pred || pred != link_seam.pred)
+		return;
+	assert_ptr_equal(link_seam.pred->Next, me);
+	link_seam.released = arch_rdtsc();
+	ki_queued_handoff(link_seam.pred);
+	link_seam.pred = NULL;
+	link_seam.fired++;
+}
+
+/* A queued waiter behind a predecessor that handed over before the
+ * waiter's first look waited all the same: SpinCount > 0, and AcquireTime
+ * after the predecessor's ReleaseTime.  Before 2026-11-29 the look that
+ * found the lock handed over was not counted: 0 spins, and the hold
+ * stamped from the swap, over the predecessor's (locks-4 beside a hog:
+ * two holds of one queued lock overlapping by 910 us). */
+static void test_queued_waiter_handed_over_before_its_first_look(void **state)
+{
+	(void)state;
+	KSPIN_LOCK lock = 0;
+	KSPIN_LOCK_QUEUE other = { .Next = NULL, .Lock = (uintptr_t)&lock }; /* held on another CPU */
+	KLOCK_QUEUE_HANDLE mine;
+	lock = (uintptr_t)&other;
+	tracing(true);
+	set_params(1, 1000, 1, 1000000);
+	link_seam = (__typeof__(link_seam)){ .pred = &other };
+	ke_acquire_in_stack_queued_spin_lock(&lock, &mine);
+	assert_int_equal(link_seam.fired, 1);
+	assert_ptr_equal((void *)lock, &mine.LockQueue);
+	spin_cycles(1100000); /* past HoldThreshold: traced whatever its spins */
+	ke_release_in_stack_queued_spin_lock(&mine);
+	tracing(false);
+	assert_int_equal(lock, 0);
+
+	assert_waited_after(SpinLockModeQueued, link_seam.released);
 }
 
 static void test_modes_dpc_and_out_of_order(void **state)
@@ -693,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup(test_record_fields_and_depth, setup),
 		cmocka_unit_test_setup(test_times_join_the_header, setup),
 		cmocka_unit_test_setup(test_exclusive_claim_waits_for_the_sharer, setup),
+		cmocka_unit_test_setup(test_queued_waiter_handed_over_before_its_first_look, setup),
 		cmocka_unit_test_setup(test_modes_dpc_and_out_of_order, setup),
 		cmocka_unit_test_setup(test_sampling, setup),
 		cmocka_unit_test_setup(test_parameters, setup),

@@ -14,8 +14,8 @@ unit_locks_SRCS := kernel/locks/spinlock.c kernel/locks/queuedlock.c kernel/lock
 unit_locks_assert_SRCS = $(unit_locks_SRCS)
 
 $(BUILD)/tests/unit/kernel/locks/test_locks_assert: kernel/debug/kassert.h
-# test_locks plays another CPU at the first test's clock read
-# (kernel/locks/lockstat_stack.h: KPROF_LOCKSTAT_TEST_SEAM).
+# test_locks plays another CPU at the first test's clock read and after a
+# queued waiter's link (kernel/locks/lockstat_stack.h: KPROF_LOCKSTAT_TEST_SEAM).
 $(BUILD)/tests/unit/kernel/locks/test_locks: UNIT_CFLAGS += -DKPROF_LOCKSTAT_TEST_SEAM
 $(BUILD)/tests/unit/tsan/kernel/locks/test_locks: UNIT_TSAN_CFLAGS += -DKPROF_LOCKSTAT_TEST_SEAM
 
