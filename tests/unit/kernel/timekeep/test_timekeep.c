@@ -314,6 +314,12 @@ static void test_slew_down_never_stands_still(void **state)
 	assert_int_equal(tcs[0].steps_back, 0);
 }
 
+/* Line l's correction at TSC t (trace_clock_line_at, its fields given). */
+static int64_t line_at(const struct trace_clock_line *l, uint64_t t)
+{
+	return trace_clock_line_at(l->base, l->from, l->span, l->slope, t);
+}
+
 /* Slews one after another (checks on any CPU): each starts where the line
  * stands, not where the last one aimed; a CPU's copy carries its own boot
  * skew on top. */
@@ -324,12 +330,11 @@ static void test_slew_restarts_from_where_it_stands(void **state)
 	const struct trace_clock_line none = { 0 };
 
 	struct trace_clock_line l = trace_clock_slew(&none, 400 * STEP, 1000000, span);
-	int64_t mid = trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4);
+	int64_t mid = line_at(&l, 1000000 + span / 4);
 	assert_true(llabs(mid - 100 * STEP) <= 1); /* the slope's 2^-32 rounding */
 	l = trace_clock_slew(&l, -200 * STEP, 1000000 + span / 4, span);
-	assert_int_equal(trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4), mid);
-	assert_true(llabs(trace_clock_line_at(l.base, l.from, l.span, l.slope, 1000000 + span / 4 + span) +
-			  200 * STEP) <= 1);
+	assert_int_equal(line_at(&l, 1000000 + span / 4), mid);
+	assert_true(llabs(line_at(&l, 1000000 + span / 4 + span) + 200 * STEP) <= 1);
 	tracebuf_set_line(&tcs[1], &l, 5 * STEP);
 	assert_int_equal(trace_clock_adjust_at(&tcs[1], 1000000 + span / 4), mid + 5 * STEP);
 	/* a slew that starts later, once this one has ended: the same line up
@@ -338,10 +343,8 @@ static void test_slew_restarts_from_where_it_stands(void **state)
 	uint64_t end = 1000000 + span / 4 + span, start = end + 50 * STEP;
 	struct trace_clock_line next = trace_clock_slew(&l, 300 * STEP, start, span);
 	for (uint64_t t = 1000000; t <= start; t += 7 * STEP)
-		assert_int_equal(trace_clock_line_at(next.base, next.from, next.span, next.slope, t),
-				 t <= end ? next.base : trace_clock_line_at(l.base, l.from, l.span, l.slope, t));
-	assert_true(llabs(trace_clock_line_at(next.base, next.from, next.span, next.slope, start + span) -
-			  300 * STEP) <= 1);
+		assert_int_equal(line_at(&next, t), t <= end ? next.base : line_at(&l, t));
+	assert_true(llabs(line_at(&next, start + span) - 300 * STEP) <= 1);
 }
 
 /* A new line replaces the old only once the old has done changing
@@ -367,16 +370,15 @@ static void test_slew_replaced_only_when_settled(void **state)
 		uint64_t start = now + 100 * STEP;
 		struct trace_clock_line next = trace_clock_slew(&l, -100 * STEP, start, span);
 		for (uint64_t t = now; t <= start; t += 13 * STEP)
-			assert_int_equal(trace_clock_line_at(next.base, next.from, next.span, next.slope, t),
-					 trace_clock_line_at(l.base, l.from, l.span, l.slope, t));
+			assert_int_equal(line_at(&next, t), line_at(&l, t));
 	}
 	/* not settled: a line set at `now` mid-slew stands at once where l
 	 * would be at the new start (a jump of the old slope times the
 	 * delay), and holds there while CPUs still on l slew on to its end */
 	uint64_t now = from + span / 2;
 	struct trace_clock_line early = trace_clock_slew(&l, -100 * STEP, now + 100 * STEP, span);
-	int64_t had = trace_clock_line_at(l.base, l.from, l.span, l.slope, now);
-	int64_t jumped = trace_clock_line_at(early.base, early.from, early.span, early.slope, now);
+	int64_t had = line_at(&l, now);
+	int64_t jumped = line_at(&early, now);
 	assert_true(llabs(had + 200 * STEP) <= 1);
 	assert_true(llabs(jumped - had + 40 * STEP) <= 1);
 }
