@@ -23,7 +23,7 @@ order the stamps never decrease.
 
 Prints each protocol's states and violations, the first violation's
 buffer; exits 1 when the kernel's protocol has one.  A design aid
-(docs/testing.md, "What the trace write's cycles over its floor are"):
+(docs/testing.md, "What the trace write's 16 cycles over its floor are made of"):
 the two cheaper protocols each have violations.
 """
 
